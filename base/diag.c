@@ -1,0 +1,133 @@
+/* diag.c: formatting and dispatch of diagnostics, and did-you-mean. */
+#include "base/diag.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void diag_emitv(struct diag *d, enum diag_level lvl, const char *path,
+		       const struct source *src, int line, int col, const char *fmt, va_list ap)
+{
+	if (lvl == DIAG_ERROR)
+		d->errors++;
+	else if (lvl == DIAG_WARNING)
+		d->warnings++;
+	if (!d->emit)
+		return;
+	char buf[4096];
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	struct diag_msg m = {lvl, path, src, line, col, buf};
+	d->emit(d->user, &m);
+}
+
+void diag_at(struct diag *d, enum diag_level lvl, const struct source *src, int line, int col,
+	     const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	diag_emitv(d, lvl, src ? src->path : NULL, src, line, col, fmt, ap);
+	va_end(ap);
+}
+
+void diag_path(struct diag *d, enum diag_level lvl, const char *path, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	diag_emitv(d, lvl, path, NULL, 0, 0, fmt, ap);
+	va_end(ap);
+}
+
+void diag_msg(struct diag *d, enum diag_level lvl, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	diag_emitv(d, lvl, NULL, NULL, 0, 0, fmt, ap);
+	va_end(ap);
+}
+
+void diag_errno(struct diag *d, const char *path, const char *what)
+{
+	diag_path(d, DIAG_ERROR, path, "%s: %s", what, strerror(errno));
+}
+
+void source_linecol(const struct source *src, size_t off, int *line, int *col)
+{
+	int l = 1, c = 1;
+	if (off > src->len)
+		off = src->len;
+	for (size_t i = 0; i < off; i++) {
+		if (src->text[i] == '\n') {
+			l++;
+			c = 1;
+		} else if (((unsigned char)src->text[i] & 0xC0) != 0x80) {
+			c++; /* columns count characters, not UTF-8 continuation bytes */
+		}
+	}
+	*line = l;
+	*col = c;
+}
+
+const char *source_line(const struct source *src, int line, size_t *len)
+{
+	const char *p = src->text, *end = src->text + src->len;
+	for (int l = 1; l < line && p < end; l++) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl) {
+			p = end;
+			break;
+		}
+		p = nl + 1;
+	}
+	const char *e = memchr(p, '\n', (size_t)(end - p));
+	if (!e)
+		e = end;
+	if (e > p && e[-1] == '\r')
+		e--;
+	*len = (size_t)(e - p);
+	return p;
+}
+
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	if (la > 64 || lb > 64)
+		return (size_t)-1;
+	size_t row[65];
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t prev = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t cur = row[j];
+			size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+			size_t best = prev + cost;
+			if (row[j] + 1 < best)
+				best = row[j] + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			prev = cur;
+		}
+	}
+	return row[lb];
+}
+
+const char *diag_did_you_mean(const char *word, const char *const *candidates, size_t n)
+{
+	size_t limit = strlen(word) / 3;
+	if (limit < 2)
+		limit = 2;
+	const char *best = NULL;
+	size_t best_d = limit + 1;
+	for (size_t i = 0; i < n; i++) {
+		size_t dist = edit_distance(word, candidates[i]);
+		if (dist < best_d) {
+			best_d = dist;
+			best = candidates[i];
+		}
+	}
+	return best;
+}

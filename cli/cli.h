@@ -1,0 +1,55 @@
+/* cli.h: what every subcommand receives, and the helpers they share. Only cli/ prints to the
+ * terminal and decides exit codes. */
+#ifndef CUWHEEL_CLI_CLI_H
+#define CUWHEEL_CLI_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "base/arena.h"
+#include "base/diag.h"
+
+enum cli_exit {
+	CLI_OK = 0,
+	CLI_FAIL = 1,
+	CLI_USAGE = 2,
+	CLI_NOTHING = 3, /* nothing selected */
+};
+
+struct cli {
+	struct arena arena;
+	struct diag diag;
+	const char *project_dir; /* -C DIR, default "." */
+	bool color;              /* stderr is a terminal and NO_COLOR is unset */
+	const char *const *env;  /* environ */
+};
+
+typedef int cli_cmd_fn(struct cli *c, int argc, char **argv);
+
+/* name, function, one-line summary. Long help lives beside each function as cmd_X_help. */
+#define CLI_COMMANDS(X)                                                                            \
+	X(plan, "Expand the build matrix and show every cell, its wheel and whether it can build")\
+	X(build, "Build the matrix: kernels once per toolkit, a binding per Python, the wheels")   \
+	X(doctor, "Show the CUDA toolkits and Pythons found on this machine, and where we looked") \
+	X(pack, "Write a wheel from a staged tree and the project's metadata")                     \
+	X(retag, "Change a wheel's local version or tags without recompressing its payload")        \
+	X(audit, "Check wheels: ELF dependencies, symbol versions, CUDA policy, zip and RECORD")    \
+	X(test, "Install each wheel into a fresh venv of its Python and run the project's tests")  \
+	X(index, "Write a PEP 503/691 simple index (one per local variant) for a dist directory")  \
+	X(toolkit, "Install, list or remove CUDA toolkits provisioned from PyPI")                  \
+	X(internal, "Developer tools: toml-decode")
+
+#define X(name, summary)                                                                           \
+	int cmd_##name(struct cli *c, int argc, char **argv);                                      \
+	extern const char cmd_##name##_help[];
+CLI_COMMANDS(X)
+#undef X
+
+/* The diagnostic printer installed on c->diag (cuwheel: file:line:col: error: msg + caret). */
+void cli_print_diag(void *user, const struct diag_msg *m);
+/* Reports a usage error for command cmd and returns CLI_USAGE. */
+int cli_usage(struct cli *c, const char *cmd, const char *fmt, ...) CW_PRINTF(3, 4);
+/* Parses a positive integer option value; reports a usage error and returns false otherwise. */
+bool cli_parse_int(struct cli *c, const char *cmd, const char *opt, const char *val, int *out);
+
+#endif

@@ -1,0 +1,43 @@
+/* cmd_internal.c: developer tools that are not part of the user-facing CLI. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/os.h"
+#include "base/strbuf.h"
+#include "cli/cli.h"
+#include "matrix/toml.h"
+
+const char cmd_internal_help[] =
+    "usage: cuwheel internal toml-decode < FILE.toml\n"
+    "\n"
+    "toml-decode  read a TOML document on stdin and print it as toml-test's tagged JSON on\n"
+    "             stdout (exit 0), or a located error on stderr (exit 1).\n";
+
+static int internal_toml_decode(struct cli *c)
+{
+	struct source src;
+	if (!os_read_fd(&c->arena, &c->diag, 0, "<stdin>", &src))
+		return CLI_FAIL;
+	struct toml_value *root = toml_parse(&c->arena, &c->diag, &src);
+	if (!root)
+		return CLI_FAIL;
+	struct strbuf sb = {0};
+	toml_to_tagged_json(root, &sb);
+	sb_putc(&sb, '\n');
+	fwrite(sb.buf, 1, sb.len, stdout);
+	sb_release(&sb);
+	return CLI_OK;
+}
+
+int cmd_internal(struct cli *c, int argc, char **argv)
+{
+	if (argc < 2)
+		return cli_usage(c, "internal", "missing tool name (toml-decode)");
+	if (strcmp(argv[1], "toml-decode") == 0) {
+		if (argc > 2)
+			return cli_usage(c, "internal", "toml-decode takes no arguments");
+		return internal_toml_decode(c);
+	}
+	return cli_usage(c, "internal", "unknown tool '%s'", argv[1]);
+}

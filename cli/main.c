@@ -1,0 +1,154 @@
+/* main.c: cuwheel's entry point: global options, the command table, help, exit codes. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/os.h"
+#include "cli/cli.h"
+
+extern char **environ;
+
+struct command {
+	const char *name;
+	cli_cmd_fn *fn;
+	const char *summary;
+	const char *help;
+};
+
+static const struct command commands[] = {
+#define X(name, summary) {#name, cmd_##name, summary, cmd_##name##_help},
+    CLI_COMMANDS(X)
+#undef X
+};
+enum { N_COMMANDS = sizeof(commands) / sizeof(commands[0]) };
+
+static const char main_help[] =
+    "usage: cuwheel [-C DIR] [--version] [--help] COMMAND [ARGS]\n"
+    "\n"
+    "Builds the prebuilt-wheel matrix of a Python package with CUDA kernels: every\n"
+    "Python x CUDA toolkit (x PyTorch) x platform, with the kernels compiled once per toolkit.\n"
+    "\n"
+    "Global options:\n"
+    "  -C DIR        run as if started in DIR (the project holding pyproject.toml)\n"
+    "  --version     print cuwheel's version\n"
+    "  -h, --help    show this help; 'cuwheel help COMMAND' or 'cuwheel COMMAND --help'\n"
+    "\n"
+    "Exit status: 0 ok, 1 failure, 2 usage error, 3 nothing selected.\n"
+    "\n"
+    "Commands:\n";
+
+static void print_main_help(FILE *f)
+{
+	fputs(main_help, f);
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+}
+
+static const struct command *find_command(const char *name)
+{
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+static int unknown_command(struct cli *c, const char *name)
+{
+	const char *names[N_COMMANDS];
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		names[i] = commands[i].name;
+	const char *close = diag_did_you_mean(name, names, N_COMMANDS);
+	fprintf(stderr, "cuwheel: error: '%s' is not a cuwheel command\n", name);
+	if (close)
+		fprintf(stderr, "  hint: did you mean 'cuwheel %s'?\n", close);
+	else
+		fprintf(stderr, "  hint: see 'cuwheel --help'\n");
+	(void)c;
+	return CLI_USAGE;
+}
+
+static void print_command_help(const struct command *cmd)
+{
+	printf("cuwheel %s: %s\n\n%s", cmd->name, cmd->summary, cmd->help);
+}
+
+/* True when argv asks for help before any "--". */
+static bool wants_help(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			return false;
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+			return true;
+	}
+	return false;
+}
+
+int main(int argc, char **argv)
+{
+	struct cli c = {0};
+	c.project_dir = ".";
+	c.env = (const char *const *)environ;
+	c.color = isatty(2) && !getenv("NO_COLOR");
+	c.diag.emit = cli_print_diag;
+	c.diag.user = &c;
+	os_install_signal_cleanup();
+
+	int i = 1;
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "--version") == 0) {
+			printf("cuwheel %s\n", CUWHEEL_VERSION);
+			return CLI_OK;
+		} else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			print_main_help(stdout);
+			return CLI_OK;
+		} else if (strcmp(a, "-C") == 0) {
+			if (i + 1 >= argc)
+				return cli_usage(&c, NULL, "-C needs a directory");
+			c.project_dir = argv[++i];
+		} else if (strncmp(a, "-C", 2) == 0) {
+			c.project_dir = a + 2;
+		} else {
+			return cli_usage(&c, NULL, "unknown option '%s'", a);
+		}
+	}
+	if (i >= argc) {
+		print_main_help(stderr);
+		return CLI_USAGE;
+	}
+	if (!os_is_dir(c.project_dir))
+		return cli_usage(&c, NULL, "-C %s: not a directory", c.project_dir);
+
+	const char *name = argv[i];
+	if (strcmp(name, "help") == 0) {
+		if (i + 1 >= argc) {
+			print_main_help(stdout);
+			return CLI_OK;
+		}
+		const struct command *cmd = find_command(argv[i + 1]);
+		if (!cmd)
+			return unknown_command(&c, argv[i + 1]);
+		print_command_help(cmd);
+		return CLI_OK;
+	}
+	const struct command *cmd = find_command(name);
+	if (!cmd)
+		return unknown_command(&c, name);
+	int cargc = argc - i;
+	char **cargv = argv + i;
+	if (wants_help(cargc, cargv)) {
+		print_command_help(cmd);
+		return CLI_OK;
+	}
+	int rc = cmd->fn(&c, cargc, cargv);
+	os_tmp_cleanup();
+	arena_free(&c.arena);
+	fflush(stdout);
+	if (ferror(stdout) && rc == CLI_OK) {
+		fprintf(stderr, "cuwheel: error: cannot write to standard output\n");
+		rc = CLI_FAIL;
+	}
+	return rc;
+}

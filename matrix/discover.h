@@ -1,0 +1,85 @@
+/* discover.h: what this machine has: CUDA toolkits and Python interpreters (with torch). */
+#ifndef CUWHEEL_MATRIX_DISCOVER_H
+#define CUWHEEL_MATRIX_DISCOVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/arena.h"
+#include "base/diag.h"
+#include "matrix/config.h"
+
+struct toolkit {
+	const char *root;     /* absolute, resolved */
+	const char *nvcc;     /* absolute path of nvcc */
+	const char *version;  /* "13.0.88" as nvcc reports it */
+	int major, minor;
+	const char *found_by; /* "explicit", "CUDA_HOME", "PATH", "/usr/local/cuda-*", "cache" */
+	int *sm;              /* real targets nvcc can generate code for: 75, 80, 90, ... */
+	size_t n_sm;
+	int *compute;         /* virtual targets (PTX): 75, 80, ... */
+	size_t n_compute;
+	bool has_cudart_static; /* lib64/libcudart_static.a or lib/ */
+	const char *lib_dir;    /* the directory holding libcudart* */
+	const char *include_dir;
+};
+
+struct torch_info {
+	bool present;
+	const char *version;      /* "2.11.0+cu130" */
+	const char *version_short; /* "2.11" */
+	const char *cuda;         /* "13.0", or NULL for CPU builds */
+	int cxx11_abi;            /* torch._C._GLIBCXX_USE_CXX11_ABI: 0/1, -1 unknown */
+	struct strv include_dirs;
+	const char *lib_dir;
+	const char *pybind11_compiler_type, *pybind11_stdlib, *pybind11_build_abi;
+	const char *error;        /* why import torch failed, when it did and torch was asked for */
+};
+
+struct interp {
+	const char *path;         /* as found */
+	const char *version;      /* "3.12.1" */
+	int major, minor;
+	const char *implementation; /* "cpython" */
+	const char *abiflags;     /* "", "t" */
+	bool freethreaded;
+	const char *ext_suffix;   /* ".cpython-312-x86_64-linux-gnu.so" */
+	const char *soabi;
+	const char *include_dir;
+	const char *platform;     /* wheel platform tag: "linux_x86_64" */
+	const char *found_by;     /* "explicit", "PATH", "pyenv", "manylinux", "uv" */
+	struct torch_info torch;
+};
+
+/* Where discovery looked and what it found there or why not. */
+struct looked {
+	const char *what;  /* "toolkit" or "python" */
+	const char *where; /* a path or a variable */
+	const char *result; /* "found 13.0.88", "no nvcc", "not a directory", ... */
+};
+
+struct discovery {
+	struct toolkit *toolkits; /* sorted by version, newest first; no duplicates by root */
+	size_t n_toolkits;
+	struct interp *pythons;   /* sorted by version, newest first; one per (version, abiflags) */
+	size_t n_pythons;
+	struct looked *looked;
+	size_t n_looked, cap_looked;
+};
+
+/* Finds toolkits and interpreters as the config and environment say; probes are cached in
+ * cache_dir (may be NULL: no cache). Never fails for a missing tool: it is recorded in looked.
+ * Returns false only for errors that make discovery meaningless (unwritable cache dir). */
+bool discover(struct arena *a, struct diag *d, const struct config *cfg, const char *cache_dir,
+	      struct discovery *out);
+/* Returns the toolkit with the given "MAJOR.MINOR", or NULL. */
+const struct toolkit *discover_toolkit(const struct discovery *ds, const char *version);
+/* Returns the interpreter for "3.12" / "3.13t", or NULL. */
+const struct interp *discover_python(const struct discovery *ds, const char *version);
+/* Returns true when toolkit tk can generate code (SASS) for sm (e.g. 90). */
+bool toolkit_has_sm(const struct toolkit *tk, int sm);
+/* Returns the default cuwheel cache directory ($CUWHEEL_CACHE_DIR, $XDG_CACHE_HOME/cuwheel,
+ * ~/.cache/cuwheel). */
+const char *cuwheel_cache_dir(struct arena *a);
+
+#endif
