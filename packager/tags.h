@@ -21,10 +21,11 @@ struct wheel_tag {
 };
 
 struct wheel_name {
-	const char *distribution; /* escaped */
-	const char *version;      /* normalised, local included */
-	const char *build;        /* NULL or e.g. "1" / "1abc" */
-	struct wheel_tag *tags;   /* expanded */
+	const char *distribution;            /* escaped */
+	const char *distribution_as_written; /* as in the file name (legacy "Foo.Bar") */
+	const char *version;                 /* normalised, local included */
+	const char *build;                   /* NULL or e.g. "1" / "1abc" */
+	struct wheel_tag *tags;              /* expanded */
 	size_t n_tags;
 	const char *python, *abi, *platform; /* compressed, '.'-joined and sorted */
 };

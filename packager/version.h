@@ -35,7 +35,8 @@ char *pep440_normalize_local(struct arena *a, const char *label, const char **er
 int pep440_cmp(const struct pep440 *x, const struct pep440 *y);
 /* Returns true when version v satisfies a specifier set string such as ">=3.10,<3.14"
  * (operators ~= == != <= >= < > === and ==X.*). Returns false with *err on a malformed
- * specifier (set *err NULL on a plain non-match). An empty set matches everything. */
+ * specifier (set *err NULL on a plain non-match). An empty set matches everything; v is a
+ * concrete version, so pre-releases are not excluded (packaging's prereleases=True). */
 bool pep440_satisfies(struct arena *a, const struct pep440 *v, const char *specifiers,
                       const char **err);
 /* Returns true when s is a PEP 440 version already in canonical normalised form. */
