@@ -10,7 +10,7 @@
 #include "base/arena.h"
 #include "base/diag.h"
 
-#define TOML_TYPES(X)                                                                               \
+#define TOML_TYPES(X)                                                                              \
 	X(TOML_TABLE, "table")                                                                     \
 	X(TOML_ARRAY, "array")                                                                     \
 	X(TOML_STRING, "string")                                                                   \
@@ -28,11 +28,16 @@ enum toml_type {
 #undef X
 };
 
+/* Arrays and tables may nest this deep (the root table is level 0); deeper is an error, so
+ * hostile input cannot exhaust the stack of the parser or of code that walks the tree. */
+#define TOML_MAX_DEPTH 128
+
 struct toml_value;
 
 /* One key of a table, in document order. */
 struct toml_kv {
-	const char *key; /* decoded (escapes resolved), NUL-terminated; may contain NUL: see keylen */
+	const char
+	    *key; /* decoded (escapes resolved), NUL-terminated; may contain NUL: see keylen */
 	size_t keylen;
 	int line, col; /* where the key was written (for a dotted key: its last part) */
 	struct toml_value *value;
@@ -53,7 +58,7 @@ struct toml_value {
 		struct {
 			const char *s; /* decoded UTF-8, NUL-terminated; may contain NUL: see len */
 			size_t len;
-		} str;              /* strings, and the four date-time types in RFC 3339 text */
+		} str; /* strings, and the four date-time types in RFC 3339 text */
 		int64_t i;
 		double f;
 		bool b;
