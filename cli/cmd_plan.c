@@ -1,12 +1,63 @@
-/* cmd_plan.c: placeholder until the command lands; removed from the table if it does not. */
+/* cmd_plan.c: `cuwheel plan`: the expanded matrix, explained. */
+#include <getopt.h>
 #include <stdio.h>
 
-#include "cli/cli.h"
+#include "cli/plan_common.h"
 
-const char cmd_plan_help[] = "usage: cuwheel plan\n\nNot implemented yet.\n";
+const char cmd_plan_help[] =
+    "usage: cuwheel plan [--json] [--only ID]...\n"
+    "\n"
+    "Expands [tool.cuwheel.matrix] (python x cuda x torch x platform, include/exclude,\n"
+    "build/skip globs) against the toolkits and Pythons found here, and prints every cell:\n"
+    "its identifier (cp312-cu130-linux_x86_64, cp310-abi3-cu130-..., cp312-pt26-cu124-...),\n"
+    "the wheel it will produce, and whether this machine can build it or why not. It also\n"
+    "shows, per toolkit, the GPU targets the kernels will be compiled for and the requested\n"
+    "ones the toolkit cannot build.\n"
+    "\n"
+    "Options:\n"
+    "  --json       print the plan as JSON (format 1: project, toolkits[], cells[])\n"
+    "  --only ID    keep only cells matching ID (an identifier or a glob); repeatable\n"
+    "\n"
+    "Exit status: 0 when at least one cell is selected, 3 when none is, 1 on errors.\n";
 
 int cmd_plan(struct cli *c, int argc, char **argv)
 {
-	fprintf(stderr, "cuwheel: error: 'plan' is not implemented yet\n");
-	return CLI_FAIL;
+	static const struct option opts[] = {
+	    {"json", no_argument, NULL, 'j'},
+	    {"only", required_argument, NULL, 'o'},
+	    {NULL, 0, NULL, 0},
+	};
+	bool json = false;
+	struct matrix_opts mo = {0};
+	optind = 0;
+	opterr = 0;
+	int ch;
+	while ((ch = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'j':
+			json = true;
+			break;
+		case 'o':
+			strv_push(&c->arena, &mo.only, optarg);
+			break;
+		default:
+			return cli_usage(c, "plan", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return cli_usage(c, "plan", "unexpected argument '%s'", argv[optind]);
+	struct plan_ctx pc;
+	int rc = plan_load(c, &mo, &pc);
+	if (rc != CLI_OK)
+		return rc;
+	if (json)
+		rc = plan_print_json(&pc, stdout);
+	else
+		plan_print_table(&pc, stdout);
+	if (rc == CLI_OK && pc.plan.n_selected == 0) {
+		fprintf(stderr, "cuwheel: nothing selected: every cell is excluded, skipped or not "
+				"named by --only\n");
+		return CLI_NOTHING;
+	}
+	return rc;
 }

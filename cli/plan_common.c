@@ -1,0 +1,152 @@
+/* plan_common.c: loading a plan, and printing it as a table or JSON. */
+#include "cli/plan_common.h"
+
+#include <jansson.h>
+#include <string.h>
+
+#include "base/os.h"
+#include "base/strbuf.h"
+
+int plan_load(struct cli *c, const struct matrix_opts *o, struct plan_ctx *pc)
+{
+	memset(pc, 0, sizeof(*pc));
+	if (!config_load(&c->arena, &c->diag, c->project_dir, c->env, &pc->cfg))
+		return CLI_FAIL;
+	char *probes = os_join(&c->arena, pc->cfg.build_dir, "probes");
+	if (!discover(&c->arena, &c->diag, &pc->cfg, probes, &pc->ds))
+		return CLI_FAIL;
+	if (!matrix_expand(&c->arena, &c->diag, &pc->cfg, &pc->ds, o, &pc->plan))
+		return CLI_USAGE;
+	return CLI_OK;
+}
+
+static char *arch_list(struct arena *a, const struct arch *v, size_t n)
+{
+	struct strbuf sb = {0};
+	for (size_t i = 0; i < n; i++) {
+		sb_printf(&sb, "%s%s", i ? " " : "", matrix_arch_name(a, &v[i], false));
+		if (v[i].ptx)
+			sb_printf(&sb, "+PTX");
+	}
+	return sb_to_arena(&sb, a);
+}
+
+void plan_print_table(const struct plan_ctx *pc, FILE *f)
+{
+	struct arena a = {0};
+	const struct plan *p = &pc->plan;
+	fprintf(f, "%s %s: %zu cells, %zu selected, %zu buildable on this machine (%s)\n\n",
+		pc->cfg.project.name, pc->cfg.project.version, p->n_cells, p->n_selected,
+		p->n_buildable, p->host_platform);
+	fprintf(f, "Kernels (compiled once per toolkit; requested: %s)\n", pc->cfg.kernels.archs_text);
+	for (size_t i = 0; i < p->n_toolkits; i++) {
+		const struct toolkit_plan *tp = &p->toolkits[i];
+		if (!tp->tk) {
+			fprintf(f, "  CUDA %-6s not on this machine: archs decided where it is built\n",
+				tp->cuda);
+			continue;
+		}
+		fprintf(f, "  CUDA %-6s %s (nvcc %s): %s\n", tp->cuda, tp->tk->root, tp->tk->version,
+			arch_list(&a, tp->archs, tp->n_archs));
+		for (size_t k = 0; k < tp->n_dropped; k++)
+			fprintf(f, "               dropped %s: %s\n",
+				matrix_arch_name(&a, &tp->dropped[k].arch, tp->dropped[k].arch.ptx),
+				tp->dropped[k].why);
+	}
+	size_t wid = 2, wwheel = 5;
+	for (size_t i = 0; i < p->n_cells; i++) {
+		size_t n = strlen(p->cells[i].id), w = strlen(p->cells[i].wheel);
+		wid = n > wid ? n : wid;
+		wwheel = w > wwheel ? w : wwheel;
+	}
+	fprintf(f, "\n%-*s  %-*s  %s\n", (int)wid, "ID", (int)wwheel, "WHEEL", "STATUS");
+	for (size_t i = 0; i < p->n_cells; i++) {
+		const struct cell *c = &p->cells[i];
+		const char *status;
+		if (!c->selected)
+			status = arena_printf(&a, "not selected (%s)", c->unselected_by);
+		else if (c->buildable)
+			status = arena_printf(&a, "build (Python %s at %s)", c->py->version,
+					      c->py->path);
+		else
+			status = arena_printf(&a, "cannot build here: %s", c->why_not);
+		fprintf(f, "%-*s  %-*s  %s\n", (int)wid, c->id, (int)wwheel, c->wheel, status);
+	}
+	fprintf(f, "\nThe platform tag linux_* is replaced by the manylinux tag the audit finds.\n");
+	arena_free(&a);
+}
+
+int plan_print_json(const struct plan_ctx *pc, FILE *f)
+{
+	struct arena a = {0};
+	const struct plan *p = &pc->plan;
+	json_t *root = json_object();
+	json_object_set_new(root, "format", json_integer(1));
+	json_object_set_new(root, "project", json_string(pc->cfg.project.name));
+	json_object_set_new(root, "version", json_string(pc->cfg.project.version));
+	json_object_set_new(root, "host_platform", json_string(p->host_platform));
+	json_object_set_new(root, "archs", json_string(pc->cfg.kernels.archs_text));
+	json_t *tks = json_array();
+	for (size_t i = 0; i < p->n_toolkits; i++) {
+		const struct toolkit_plan *tp = &p->toolkits[i];
+		json_t *t = json_object();
+		json_object_set_new(t, "cuda", json_string(tp->cuda));
+		json_object_set_new(t, "found", json_boolean(tp->tk != NULL));
+		json_object_set_new(t, "root", tp->tk ? json_string(tp->tk->root) : json_null());
+		json_object_set_new(t, "nvcc_version",
+				    tp->tk ? json_string(tp->tk->version) : json_null());
+		json_t *archs = json_array();
+		for (size_t k = 0; k < tp->n_archs; k++) {
+			json_array_append_new(archs,
+					      json_string(matrix_arch_name(&a, &tp->archs[k], false)));
+			if (tp->archs[k].ptx)
+				json_array_append_new(
+				    archs, json_string(matrix_arch_name(&a, &tp->archs[k], true)));
+		}
+		json_object_set_new(t, "targets", archs);
+		json_t *dropped = json_array();
+		for (size_t k = 0; k < tp->n_dropped; k++) {
+			json_t *dj = json_object();
+			json_object_set_new(dj, "arch",
+					    json_string(matrix_arch_name(&a, &tp->dropped[k].arch,
+									 tp->dropped[k].arch.ptx)));
+			json_object_set_new(dj, "reason", json_string(tp->dropped[k].why));
+			json_array_append_new(dropped, dj);
+		}
+		json_object_set_new(t, "dropped", dropped);
+		json_object_set_new(t, "used", json_boolean(tp->used));
+		json_array_append_new(tks, t);
+	}
+	json_object_set_new(root, "toolkits", tks);
+	json_t *cells = json_array();
+	for (size_t i = 0; i < p->n_cells; i++) {
+		const struct cell *c = &p->cells[i];
+		json_t *j = json_object();
+		json_object_set_new(j, "id", json_string(c->id));
+		json_object_set_new(j, "python", json_string(c->python));
+		json_object_set_new(j, "cuda", json_string(c->cuda));
+		json_object_set_new(j, "torch", c->torch ? json_string(c->torch) : json_null());
+		json_object_set_new(j, "platform", json_string(c->platform));
+		json_object_set_new(j, "abi3", json_boolean(c->abi3));
+		json_object_set_new(j, "python_tag", json_string(c->py_tag));
+		json_object_set_new(j, "abi_tag", json_string(c->abi_tag));
+		json_object_set_new(j, "local", c->local ? json_string(c->local) : json_null());
+		json_object_set_new(j, "version", json_string(c->version));
+		json_object_set_new(j, "wheel", json_string(c->wheel));
+		json_object_set_new(j, "selected", json_boolean(c->selected));
+		json_object_set_new(j, "unselected_by",
+				    c->unselected_by ? json_string(c->unselected_by) : json_null());
+		json_object_set_new(j, "buildable", json_boolean(c->buildable));
+		json_object_set_new(j, "reason", c->why_not ? json_string(c->why_not) : json_null());
+		json_object_set_new(j, "interpreter", c->py ? json_string(c->py->path) : json_null());
+		json_array_append_new(cells, j);
+	}
+	json_object_set_new(root, "cells", cells);
+	json_object_set_new(root, "selected", json_integer((json_int_t)p->n_selected));
+	json_object_set_new(root, "buildable", json_integer((json_int_t)p->n_buildable));
+	int rc = json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	fputc('\n', f);
+	json_decref(root);
+	arena_free(&a);
+	return rc == 0 ? CLI_OK : CLI_FAIL;
+}

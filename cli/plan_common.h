@@ -1,0 +1,23 @@
+/* plan_common.h: what plan, build and ci share: load the config, discover, expand. */
+#ifndef CUWHEEL_CLI_PLAN_COMMON_H
+#define CUWHEEL_CLI_PLAN_COMMON_H
+
+#include "cli/cli.h"
+#include "matrix/config.h"
+#include "matrix/discover.h"
+#include "matrix/matrix.h"
+
+struct plan_ctx {
+	struct config cfg;
+	struct discovery ds;
+	struct plan plan;
+};
+
+/* Loads, discovers and expands; returns CLI_OK or the exit code to return. */
+int plan_load(struct cli *c, const struct matrix_opts *o, struct plan_ctx *pc);
+/* Prints the plan as a table (stdout). */
+void plan_print_table(const struct plan_ctx *pc, FILE *f);
+/* Prints the plan as JSON (stdout). */
+int plan_print_json(const struct plan_ctx *pc, FILE *f);
+
+#endif

@@ -1,0 +1,434 @@
+/* config.c: loads pyproject.toml, applies CUWHEEL_* overrides and checks what spans tables. */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/os.h"
+#include "matrix/config_internal.h"
+#include "packager/version.h"
+
+static const char *const platforms[] = {
+    "linux_x86_64", "linux_aarch64", "win_amd64", "win_arm64",
+};
+static const char *const template_fields[] = {
+    "cuda", "cuda_nodot", "cuda_major", "torch", "torch_nodot", "python", "python_nodot",
+};
+#define N(a) (sizeof(a) / sizeof(*(a)))
+
+/* Axis value checks: NULL when fine, else the reason. */
+static const char *check_python(struct arena *a, const char *v)
+{
+	const char *p = v;
+	if (*p++ != '3' || *p++ != '.' || !isdigit((unsigned char)*p))
+		return arena_printf(a, "'%s' is not a CPython version like \"3.12\" or \"3.13t\"", v);
+	while (isdigit((unsigned char)*p))
+		p++;
+	if (*p == 't')
+		p++;
+	if (*p)
+		return arena_printf(a, "'%s' is not a CPython version like \"3.12\" or \"3.13t\"", v);
+	return NULL;
+}
+
+static const char *check_dotted(struct arena *a, const char *v, const char *what, bool glob)
+{
+	const char *p = v;
+	if (glob && strchr(v, '*'))
+		return NULL;
+	if (!isdigit((unsigned char)*p))
+		goto bad;
+	while (isdigit((unsigned char)*p))
+		p++;
+	if (*p++ != '.' || !isdigit((unsigned char)*p))
+		goto bad;
+	while (isdigit((unsigned char)*p))
+		p++;
+	if (*p)
+		goto bad;
+	return NULL;
+bad:
+	return arena_printf(a, "'%s' is not a %s version like \"%s\"", v, what,
+			    strcmp(what, "CUDA") ? "2.6" : "12.4");
+}
+
+static const char *check_platform(struct arena *a, const char *v)
+{
+	for (size_t i = 0; i < N(platforms); i++)
+		if (!strcmp(v, platforms[i]))
+			return NULL;
+	const char *close = diag_did_you_mean(v, platforms, N(platforms));
+	return arena_printf(a, "'%s' is not a platform cuwheel builds for (%s)%s%s%s", v,
+			    "linux_x86_64, linux_aarch64, win_amd64, win_arm64",
+			    close ? "; did you mean '" : "", close ? close : "", close ? "'?" : "");
+}
+
+static const char *check_template(struct arena *a, const char *t)
+{
+	for (const char *p = t; *p; p++) {
+		if (*p == '}')
+			return arena_printf(a, "unbalanced '}' in '%s'", t);
+		if (*p != '{')
+			continue;
+		const char *e = strchr(p, '}');
+		if (!e)
+			return arena_printf(a, "unclosed '{' in '%s'", t);
+		bool known = false;
+		for (size_t i = 0; i < N(template_fields); i++)
+			if (strlen(template_fields[i]) == (size_t)(e - p - 1) &&
+			    !strncmp(p + 1, template_fields[i], (size_t)(e - p - 1)))
+				known = true;
+		if (!known)
+			return arena_printf(a, "unknown field '{%.*s}' in '%s' (fields: cuda, "
+					       "cuda_nodot, cuda_major, torch, torch_nodot, python, "
+					       "python_nodot)", (int)(e - p - 1), p + 1, t);
+		p = e;
+	}
+	for (const char *p = t; *p; p++)
+		if (!(isalnum((unsigned char)*p) || strchr("{}._-", *p)))
+			return arena_printf(a, "'%s' contains '%c', which a local version label "
+					       "cannot hold", t, *p);
+	return NULL;
+}
+
+typedef const char *axis_check_fn(struct arena *a, const char *v);
+static const char *check_cuda(struct arena *a, const char *v)
+{
+	return check_dotted(a, v, "CUDA", true);
+}
+static const char *check_torch(struct arena *a, const char *v)
+{
+	return check_dotted(a, v, "torch", false);
+}
+
+static bool check_axis(struct cfg_reader *r, const struct toml_value *m, const char *key,
+		       const struct strv *vals, axis_check_fn *fn)
+{
+	bool ok = true;
+	const struct toml_value *tv = toml_get(m, key);
+	for (size_t i = 0; i < vals->n; i++) {
+		const char *why = fn(r->a, vals->v[i]);
+		if (!why)
+			continue;
+		const struct toml_value *at = tv;
+		if (tv && tv->type == TOML_ARRAY && i < tv->u.array.len)
+			at = tv->u.array.items[i];
+		cfg_error(r, at, "[tool.cuwheel.matrix].%s: %s", key, why);
+		ok = false;
+	}
+	return ok;
+}
+
+bool config_check(struct cfg_reader *r, struct config *cfg)
+{
+	bool ok = true;
+	const struct toml_value *tool = toml_get(toml_get(cfg->root, "tool"), "cuwheel");
+	const struct toml_value *m = toml_get(tool, "matrix");
+	ok &= check_axis(r, m, "python", &cfg->matrix.python, check_python);
+	ok &= check_axis(r, m, "cuda", &cfg->matrix.cuda, check_cuda);
+	ok &= check_axis(r, m, "torch", &cfg->matrix.torch, check_torch);
+	ok &= check_axis(r, m, "platform", &cfg->matrix.platform, check_platform);
+	for (size_t i = 0; i < cfg->matrix.n_include + cfg->matrix.n_exclude; i++) {
+		bool inc = i < cfg->matrix.n_include;
+		const struct matrix_entry *e =
+		    inc ? &cfg->matrix.include[i] : &cfg->matrix.exclude[i - cfg->matrix.n_include];
+		const char *why = NULL;
+		if (e->python && !strchr(e->python, '*'))
+			why = check_python(r->a, e->python);
+		if (!why && e->cuda)
+			why = check_cuda(r->a, e->cuda);
+		if (!why && e->torch && !strchr(e->torch, '*'))
+			why = check_torch(r->a, e->torch);
+		if (!why && e->platform && !strchr(e->platform, '*'))
+			why = check_platform(r->a, e->platform);
+		if (why) {
+			cfg_error(r, e->where, "%s", why);
+			ok = false;
+		}
+		if (inc && (!e->python || !e->cuda)) {
+			cfg_error(r, e->where, "an include entry adds a cell: it needs at least "
+					       "python and cuda");
+			ok = false;
+		}
+	}
+	if (cfg->matrix.local_version) {
+		const char *why = check_template(r->a, cfg->matrix.local_version);
+		if (why) {
+			cfg_error(r, toml_get(m, "local-version"), "local-version: %s", why);
+			ok = false;
+		}
+	}
+
+	/* Python axis values that requires-python excludes can never be built. */
+	if (cfg->project.requires_python) {
+		for (size_t i = 0; i < cfg->matrix.python.n; i++) {
+			struct pep440 v;
+			const char *err = NULL;
+			char *ver = arena_strdup(r->a, cfg->matrix.python.v[i]);
+			size_t n = strlen(ver);
+			if (n && ver[n - 1] == 't')
+				ver[n - 1] = '\0';
+			if (!pep440_parse(r->a, ver, &v, &err))
+				continue;
+			if (!pep440_satisfies(r->a, &v, cfg->project.requires_python, &err) && !err) {
+				const struct toml_value *pv = toml_get(m, "python");
+				if (pv && pv->type == TOML_ARRAY && i < pv->u.array.len)
+					pv = pv->u.array.items[i];
+				cfg_error(r, pv, "Python %s is excluded by requires-python '%s'",
+					  cfg->matrix.python.v[i], cfg->project.requires_python);
+				ok = false;
+			}
+		}
+	}
+
+	if (cfg->n_extensions == 0) {
+		cfg_error(r, tool, "[tool.cuwheel] declares no extension: cuwheel builds CUDA "
+				   "extension modules");
+		diag_msg(r->d, DIAG_HINT, "add [tool.cuwheel.extension] with module and sources");
+		return false;
+	}
+	bool has_torch_ext = false;
+	for (size_t i = 0; i < cfg->n_extensions; i++) {
+		const struct extension_cfg *x = &cfg->extensions[i];
+		if (x->kind == EXT_TORCH)
+			has_torch_ext = true;
+		for (size_t j = 0; j < i; j++) {
+			if (x->module && cfg->extensions[j].module &&
+			    !strcmp(x->module, cfg->extensions[j].module)) {
+				cfg_error(r, toml_get(x->where, "module"),
+					  "extension module '%s' is declared twice", x->module);
+				ok = false;
+			}
+		}
+		if (!x->module || !strchr(x->module, '.'))
+			continue;
+		const char *dot = strchr(x->module, '.');
+		char *top = arena_strndup(r->a, x->module, (size_t)(dot - x->module));
+		bool shipped = false;
+		for (size_t p = 0; p < cfg->packages.n; p++) {
+			const char *base = strrchr(cfg->packages.v[p], '/');
+			base = base ? base + 1 : cfg->packages.v[p];
+			if (!strcmp(base, top))
+				shipped = true;
+		}
+		if (!shipped) {
+			cfg_error(r, toml_get(x->where, "module"),
+				  "extension module '%s' lives in package '%s', which "
+				  "[tool.cuwheel].packages does not ship", x->module, top);
+			diag_msg(r->d, DIAG_HINT, "add the directory of package '%s' to packages",
+				 top);
+			ok = false;
+		}
+	}
+	if (has_torch_ext && cfg->matrix.torch.n == 0) {
+		const struct extension_cfg *x = &cfg->extensions[0];
+		cfg_error(r, toml_get(x->where, "kind"),
+			  "extension kind 'torch' needs a torch axis in [tool.cuwheel.matrix]");
+		diag_msg(r->d, DIAG_HINT, "add torch = [\"2.6\"] (the torch versions to build for)");
+		ok = false;
+	}
+	if (cfg->matrix.torch.n && !has_torch_ext && cfg->kernels.uses_torch != TRI_ON) {
+		cfg_error(r, toml_get(m, "torch"),
+			  "a torch axis needs an extension of kind 'torch' (or kernels with "
+			  "uses-torch = \"on\")");
+		ok = false;
+	}
+	if (cfg->kernels.rdc && cfg->kernels.files.n == 0) {
+		cfg_error(r, toml_get(cfg->kernels.where, "rdc"), "rdc = true needs kernel sources");
+		ok = false;
+	}
+	return ok;
+}
+
+/* CUWHEEL_* overrides. Values that are lists are split on spaces and commas. */
+enum env_kind { ENV_LIST, ENV_STRING, ENV_ARCHS, ENV_CUDART, ENV_TRI, ENV_INT };
+static const struct {
+	const char *name;
+	enum env_kind kind;
+} env_vars[] = {
+    {"CUWHEEL_BUILD", ENV_LIST},          {"CUWHEEL_SKIP", ENV_LIST},
+    {"CUWHEEL_MATRIX_PYTHON", ENV_LIST},  {"CUWHEEL_MATRIX_CUDA", ENV_LIST},
+    {"CUWHEEL_MATRIX_TORCH", ENV_LIST},   {"CUWHEEL_MATRIX_PLATFORM", ENV_LIST},
+    {"CUWHEEL_ARCHS", ENV_ARCHS},         {"CUWHEEL_CUDART", ENV_CUDART},
+    {"CUWHEEL_LOCAL_VERSION", ENV_STRING}, {"CUWHEEL_CCACHE", ENV_TRI},
+    {"CUWHEEL_CACHE_REMOTE", ENV_STRING}, {"CUWHEEL_BUILD_DIR", ENV_STRING},
+    {"CUWHEEL_DIST_DIR", ENV_STRING},     {"CUWHEEL_TEST_COMMAND", ENV_STRING},
+    {"CUWHEEL_TEST_REQUIRES", ENV_LIST},  {"CUWHEEL_COMPRESSION", ENV_INT},
+    {"CUWHEEL_MIN_MANYLINUX", ENV_STRING},
+};
+/* Variables cuwheel reads elsewhere (not config overrides), so they are not misspellings. */
+static const char *const env_other[] = {
+    "CUWHEEL_CACHE_DIR", "CUWHEEL_PYTHON", "CUWHEEL_TOOLKIT_WHEELS", "CUWHEEL",
+    "CUWHEEL_SOURCE_DIR", "CUWHEEL_TEST_BASE_PYTHON", "CUWHEEL_NINJA", "CUWHEEL_JOBS",
+};
+
+static void env_split(struct arena *a, const char *val, struct strv *out)
+{
+	out->n = 0;
+	const char *p = val;
+	while (*p) {
+		while (*p == ',' || isspace((unsigned char)*p))
+			p++;
+		const char *s = p;
+		while (*p && *p != ',' && !isspace((unsigned char)*p))
+			p++;
+		if (p > s)
+			strv_push(a, out, arena_strndup(a, s, (size_t)(p - s)));
+	}
+}
+
+static bool env_check_list(struct cfg_reader *r, const char *name, const struct strv *v,
+			   axis_check_fn *fn)
+{
+	bool ok = true;
+	for (size_t i = 0; i < v->n; i++) {
+		const char *why = fn(r->a, v->v[i]);
+		if (why) {
+			diag_path(r->d, DIAG_ERROR, name, "%s", why);
+			ok = r->ok = false;
+		}
+	}
+	return ok;
+}
+
+bool config_apply_env(struct cfg_reader *r, struct config *cfg, const char *const *env)
+{
+	if (!env)
+		return true;
+	bool ok = true;
+	for (size_t i = 0; env[i]; i++) {
+		if (strncmp(env[i], "CUWHEEL_", 8) != 0)
+			continue;
+		const char *eq = strchr(env[i], '=');
+		if (!eq)
+			continue;
+		char *name = arena_strndup(r->a, env[i], (size_t)(eq - env[i]));
+		const char *val = eq + 1;
+		size_t k = 0;
+		while (k < N(env_vars) && strcmp(env_vars[k].name, name))
+			k++;
+		if (k == N(env_vars)) {
+			bool other = false;
+			for (size_t j = 0; j < N(env_other); j++)
+				other |= !strcmp(env_other[j], name);
+			if (other)
+				continue;
+			const char *names[N(env_vars)];
+			for (size_t j = 0; j < N(env_vars); j++)
+				names[j] = env_vars[j].name;
+			const char *close = diag_did_you_mean(name, names, N(env_vars));
+			diag_path(r->d, DIAG_WARNING, name, "unknown cuwheel environment variable, "
+							    "ignored");
+			if (close)
+				diag_msg(r->d, DIAG_HINT, "did you mean %s?", close);
+			continue;
+		}
+		struct strv list = {0};
+		if (env_vars[k].kind == ENV_LIST)
+			env_split(r->a, val, &list);
+		const char *err = NULL;
+		if (!strcmp(name, "CUWHEEL_BUILD"))
+			cfg->matrix.build = list;
+		else if (!strcmp(name, "CUWHEEL_SKIP"))
+			cfg->matrix.skip = list;
+		else if (!strcmp(name, "CUWHEEL_MATRIX_PYTHON"))
+			ok &= env_check_list(r, name, &list, check_python), cfg->matrix.python = list;
+		else if (!strcmp(name, "CUWHEEL_MATRIX_CUDA"))
+			ok &= env_check_list(r, name, &list, check_cuda), cfg->matrix.cuda = list;
+		else if (!strcmp(name, "CUWHEEL_MATRIX_TORCH"))
+			ok &= env_check_list(r, name, &list, check_torch), cfg->matrix.torch = list;
+		else if (!strcmp(name, "CUWHEEL_MATRIX_PLATFORM"))
+			ok &= env_check_list(r, name, &list, check_platform),
+			    cfg->matrix.platform = list;
+		else if (!strcmp(name, "CUWHEEL_TEST_REQUIRES"))
+			cfg->test.requires = list;
+		else if (!strcmp(name, "CUWHEEL_ARCHS")) {
+			if (!config_parse_archs(r->a, val, &cfg->kernels.archs, &cfg->kernels.n_archs,
+						&err)) {
+				diag_path(r->d, DIAG_ERROR, name, "%s", err);
+				ok = false;
+			} else {
+				cfg->kernels.archs_text = val;
+			}
+		} else if (!strcmp(name, "CUWHEEL_CUDART")) {
+			if (!strcmp(val, "static"))
+				cfg->kernels.cudart = CUDART_STATIC;
+			else if (!strcmp(val, "shared"))
+				cfg->kernels.cudart = CUDART_SHARED;
+			else
+				diag_path(r->d, DIAG_ERROR, name, "must be 'static' or 'shared', not "
+								  "'%s'", val), ok = false;
+		} else if (!strcmp(name, "CUWHEEL_CCACHE")) {
+			size_t t = 0;
+			while (t < 3 && strcmp(val, tristate_name((enum tristate)t)))
+				t++;
+			if (t == 3)
+				diag_path(r->d, DIAG_ERROR, name, "must be auto, on or off, not '%s'",
+					  val), ok = false;
+			else
+				cfg->cache.ccache = (enum tristate)t;
+		} else if (!strcmp(name, "CUWHEEL_COMPRESSION")) {
+			char *end;
+			long lv = strtol(val, &end, 10);
+			if (!*val || *end || lv < 0 || lv > 9)
+				diag_path(r->d, DIAG_ERROR, name, "must be 0 (stored) to 9, not '%s'",
+					  val), ok = false;
+			else
+				cfg->compression = (int)lv;
+		} else if (!strcmp(name, "CUWHEEL_LOCAL_VERSION")) {
+			const char *why = val[0] ? check_template(r->a, val) : NULL;
+			if (why)
+				diag_path(r->d, DIAG_ERROR, name, "%s", why), ok = false;
+			else
+				cfg->matrix.local_version = val;
+		} else if (!strcmp(name, "CUWHEEL_CACHE_REMOTE"))
+			cfg->cache.remote = val[0] ? val : NULL;
+		else if (!strcmp(name, "CUWHEEL_BUILD_DIR"))
+			cfg->build_dir = os_abspath(r->a, val);
+		else if (!strcmp(name, "CUWHEEL_DIST_DIR"))
+			cfg->dist_dir = os_abspath(r->a, val);
+		else if (!strcmp(name, "CUWHEEL_TEST_COMMAND"))
+			cfg->test.command = val;
+		else if (!strcmp(name, "CUWHEEL_MIN_MANYLINUX"))
+			cfg->audit.min_manylinux = val[0] ? val : NULL;
+	}
+	if (!ok)
+		r->ok = false;
+	return ok;
+}
+
+bool config_load(struct arena *a, struct diag *d, const char *project_dir,
+		 const char *const *env, struct config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->project_dir = os_realpath(a, project_dir);
+	if (!cfg->project_dir) {
+		diag_errno(d, project_dir, "cannot open the project directory");
+		return false;
+	}
+	cfg->pyproject = os_join(a, cfg->project_dir, "pyproject.toml");
+	if (!os_exists(cfg->pyproject)) {
+		diag_path(d, DIAG_ERROR, cfg->pyproject, "no pyproject.toml in the project directory");
+		diag_msg(d, DIAG_HINT, "run cuwheel in the project, or pass -C DIR");
+		return false;
+	}
+	if (!os_read_file(a, d, cfg->pyproject, &cfg->src))
+		return false;
+	/* Show paths relative to where the user is when the project is the current directory. */
+	if (!strcmp(project_dir, "."))
+		cfg->src.path = "pyproject.toml";
+	else
+		cfg->src.path = os_join(a, project_dir, "pyproject.toml");
+	struct toml_value *root = toml_parse(a, d, &cfg->src);
+	if (!root)
+		return false;
+	cfg->root = root;
+	struct cfg_reader r = {a, d, &cfg->src, true};
+	config_read_project(&r, cfg);
+	config_read_tool(&r, cfg);
+	config_apply_env(&r, cfg, env);
+	if (r.ok)
+		config_check(&r, cfg);
+	if (cfg->matrix.platform.n == 0)
+		strv_push(a, &cfg->matrix.platform, "linux_x86_64");
+	return r.ok;
+}

@@ -1,0 +1,28 @@
+/* config_internal.h: what the config loader's files share with each other (not public). */
+#ifndef CUWHEEL_MATRIX_CONFIG_INTERNAL_H
+#define CUWHEEL_MATRIX_CONFIG_INTERNAL_H
+
+#include <stdlib.h>
+#include <strings.h>
+
+#include "matrix/config.h"
+#include "matrix/config_read.h"
+
+/* Reads [project] into cfg->project. */
+bool config_read_project(struct cfg_reader *r, struct config *cfg);
+/* Reads [tool.cuwheel] (defaults for what is absent). */
+bool config_read_tool(struct cfg_reader *r, struct config *cfg);
+/* Applies CUWHEEL_* overrides from env. */
+bool config_apply_env(struct cfg_reader *r, struct config *cfg, const char *const *env);
+/* Checks rules that span several tables (after env overrides). */
+bool config_check(struct cfg_reader *r, struct config *cfg);
+/* True when a project-relative path stays inside the project (no absolute, no '..' escape). */
+bool config_path_inside(const char *rel);
+/* True when s is a syntactically valid SPDX license expression. */
+bool config_spdx_valid(const char *s);
+/* Expands a project-relative glob (with ** for any depth) to sorted regular files; an error at
+ * `at` when it escapes the project or matches nothing. */
+bool config_glob(struct cfg_reader *r, struct config *cfg, const struct toml_value *at,
+		 const char *pattern, struct strv *out);
+
+#endif

@@ -1,0 +1,442 @@
+/* matrix.c: expands the axes into cells, applies include/exclude and build/skip/--only, filters
+ * the arch list per toolkit, and decides what this machine can build. */
+#include "matrix/matrix.h"
+
+#include <ctype.h>
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "base/strbuf.h"
+#include "packager/tags.h"
+#include "packager/version.h"
+
+/* CPython minor versions considered when the python axis is absent (then filtered by
+ * requires-python); fixed so that a plan does not depend on what this machine has. */
+static const char *const default_pythons[] = {"3.9", "3.10", "3.11", "3.12", "3.13", "3.14"};
+
+const char *matrix_host_platform(struct arena *a)
+{
+	struct utsname u;
+	if (uname(&u) != 0)
+		return "linux_x86_64";
+	return arena_printf(a, "linux_%s", u.machine);
+}
+
+char *matrix_arch_name(struct arena *a, const struct arch *ar, bool ptx)
+{
+	return arena_printf(a, "%s_%d%d%s", ptx ? "compute" : "sm", ar->major, ar->minor,
+			    ar->suffix == 'a' ? "a" : ar->suffix == 'f' ? "f" : "");
+}
+
+static char *nodot(struct arena *a, const char *s)
+{
+	struct strbuf sb = {0};
+	for (const char *p = s; p && *p; p++)
+		if (*p != '.')
+			sb_putc(&sb, *p);
+	return sb_to_arena(&sb, a);
+}
+
+char *matrix_local_label(struct arena *a, const char *tmpl, const char *python, const char *cuda,
+			 const char *torch)
+{
+	struct strbuf sb = {0};
+	for (const char *p = tmpl; *p; p++) {
+		if (*p != '{') {
+			sb_putc(&sb, *p);
+			continue;
+		}
+		const char *e = strchr(p, '}');
+		if (!e)
+			break;
+		size_t n = (size_t)(e - p - 1);
+		const char *f = p + 1;
+		const char *val = "";
+		if (n == 4 && !strncmp(f, "cuda", 4))
+			val = cuda;
+		else if (n == 10 && !strncmp(f, "cuda_nodot", 10))
+			val = nodot(a, cuda);
+		else if (n == 10 && !strncmp(f, "cuda_major", 10))
+			val = arena_strndup(a, cuda, strcspn(cuda, "."));
+		else if (n == 5 && !strncmp(f, "torch", 5))
+			val = torch ? torch : "";
+		else if (n == 11 && !strncmp(f, "torch_nodot", 11))
+			val = torch ? nodot(a, torch) : "";
+		else if (n == 6 && !strncmp(f, "python", 6))
+			val = python;
+		else if (n == 12 && !strncmp(f, "python_nodot", 12))
+			val = nodot(a, python);
+		sb_puts(&sb, val ? val : "");
+		p = e;
+	}
+	return sb_to_arena(&sb, a);
+}
+
+static bool glob_match(const char *pat, const char *s)
+{
+	return pat == NULL || fnmatch(pat, s, 0) == 0;
+}
+
+static bool entry_matches(const struct matrix_entry *e, const struct cell *c)
+{
+	return glob_match(e->python, c->python) && glob_match(e->cuda, c->cuda) &&
+	       (!e->torch || (c->torch && glob_match(e->torch, c->torch))) &&
+	       glob_match(e->platform, c->platform);
+}
+
+static int parse_minor(const char *py, bool *ft)
+{
+	int minor = atoi(py + 2);
+	*ft = py[strlen(py) - 1] == 't';
+	return minor;
+}
+
+static bool python_allowed(struct arena *a, const struct config *cfg, const char *py)
+{
+	if (!cfg->project.requires_python)
+		return true;
+	struct pep440 v;
+	const char *err = NULL;
+	char *ver = arena_strndup(a, py, strspn(py, "0123456789."));
+	if (!pep440_parse(a, ver, &v, &err))
+		return false;
+	return pep440_satisfies(a, &v, cfg->project.requires_python, &err);
+}
+
+/* The oldest CPython 3.x that requires-python admits: the abi3 baseline. */
+static const char *abi3_minimum(struct arena *a, const struct config *cfg)
+{
+	for (int minor = 2; minor < 40; minor++) {
+		char *py = arena_printf(a, "3.%d", minor);
+		if (python_allowed(a, cfg, py))
+			return py;
+	}
+	return "3.2";
+}
+
+static size_t toolkit_index(struct arena *a, struct plan *p, const char *cuda)
+{
+	for (size_t i = 0; i < p->n_toolkits; i++)
+		if (!strcmp(p->toolkits[i].cuda, cuda))
+			return i;
+	p->toolkits = arena_realloc(a, p->toolkits, p->n_toolkits, p->n_toolkits + 1,
+				    sizeof(*p->toolkits));
+	struct toolkit_plan *tp = &p->toolkits[p->n_toolkits];
+	tp->cuda = cuda;
+	tp->tk = p->ds ? discover_toolkit(p->ds, cuda) : NULL;
+	return p->n_toolkits++;
+}
+
+static void filter_archs(struct arena *a, const struct config *cfg, struct toolkit_plan *tp)
+{
+	const struct kernels_cfg *k = &cfg->kernels;
+	tp->archs = arena_calloc(a, k->n_archs ? k->n_archs : 1, sizeof(*tp->archs));
+	tp->dropped = arena_calloc(a, k->n_archs ? k->n_archs : 1, sizeof(*tp->dropped));
+	if (!tp->tk)
+		return;
+	char *range = NULL;
+	if (tp->tk->n_sm)
+		range = arena_printf(a, "sm_%d-sm_%d", tp->tk->sm[0], tp->tk->sm[tp->tk->n_sm - 1]);
+	for (size_t i = 0; i < k->n_archs; i++) {
+		const struct arch *ar = &k->archs[i];
+		int sm = ar->major * 10 + ar->minor;
+		bool has_ptx = false;
+		for (size_t j = 0; j < tp->tk->n_compute; j++)
+			has_ptx |= tp->tk->compute[j] == sm;
+		if (!toolkit_has_sm(tp->tk, sm)) {
+			tp->dropped[tp->n_dropped].arch = *ar;
+			tp->dropped[tp->n_dropped].why = arena_printf(
+			    a, "CUDA %s cannot generate %s (it supports %s)", tp->tk->version,
+			    matrix_arch_name(a, ar, false), range ? range : "no targets");
+			tp->n_dropped++;
+			continue;
+		}
+		tp->archs[tp->n_archs] = *ar;
+		if (ar->ptx && !has_ptx) {
+			tp->archs[tp->n_archs].ptx = false;
+			tp->dropped[tp->n_dropped].arch = *ar;
+			tp->dropped[tp->n_dropped].why = arena_printf(
+			    a, "CUDA %s cannot emit PTX for %s; SASS only", tp->tk->version,
+			    matrix_arch_name(a, ar, true));
+			tp->n_dropped++;
+		}
+		tp->n_archs++;
+	}
+}
+
+static void add_cell(struct arena *a, struct plan *p, size_t *cap, const char *python,
+		     const char *cuda, const char *torch, const char *platform, bool abi3)
+{
+	for (size_t i = 0; i < p->n_cells; i++) {
+		const struct cell *c = &p->cells[i];
+		if (!strcmp(c->python, python) && !strcmp(c->cuda, cuda) &&
+		    !strcmp(c->platform, platform) && c->abi3 == abi3 &&
+		    ((!c->torch && !torch) || (c->torch && torch && !strcmp(c->torch, torch))))
+			return;
+	}
+	if (p->n_cells == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 32;
+		p->cells = arena_realloc(a, p->cells, *cap, ncap, sizeof(*p->cells));
+		*cap = ncap;
+	}
+	struct cell *c = &p->cells[p->n_cells++];
+	c->python = python;
+	c->cuda = cuda;
+	c->torch = torch;
+	c->platform = platform;
+	c->abi3 = abi3;
+}
+
+/* Fills the derived fields of a cell and decides whether this host can build it. */
+static void describe_cell(struct arena *a, struct plan *p, struct cell *c)
+{
+	const struct config *cfg = p->cfg;
+	bool ft;
+	int minor = parse_minor(c->python, &ft);
+	c->py_tag = tag_python(a, 3, minor);
+	c->abi_tag = c->abi3 ? "abi3" : tag_abi(a, 3, minor, ft);
+	char *cu = nodot(a, c->cuda);
+	char *pt = c->torch ? nodot(a, c->torch) : NULL;
+	const char *pyid = ft ? arena_printf(a, "%st", c->py_tag) : c->py_tag;
+	if (c->abi3)
+		c->id = arena_printf(a, "%s-abi3-cu%s-%s", c->py_tag, cu, c->platform);
+	else if (c->torch)
+		c->id = arena_printf(a, "%s-pt%s-cu%s-%s", pyid, pt, cu, c->platform);
+	else
+		c->id = arena_printf(a, "%s-cu%s-%s", pyid, cu, c->platform);
+	const char *tmpl = cfg->matrix.local_version;
+	if (!tmpl)
+		tmpl = c->torch ? "pt{torch_nodot}cu{cuda_nodot}" : "cu{cuda_nodot}";
+	c->local = tmpl[0] ? matrix_local_label(a, tmpl, c->python, c->cuda, c->torch) : NULL;
+	c->version = c->local ? arena_printf(a, "%s+%s", cfg->project.version, c->local)
+			      : cfg->project.version;
+	c->wheel = wheel_filename(a, cfg->project.name, c->version, NULL, c->py_tag, c->abi_tag,
+				  c->platform);
+	c->toolkit = toolkit_index(a, p, c->cuda);
+
+	/* Why not: other OS first, then the toolchain, then the interpreter and torch. */
+	c->buildable = false;
+	if (strcmp(c->platform, p->host_platform) != 0) {
+		if (!strncmp(c->platform, "win_", 4))
+			c->why_not = "Windows cell: needs a Windows runner with MSVC (see cuwheel ci)";
+		else
+			c->why_not = arena_printf(a, "built on %s runners; this machine is %s",
+						  c->platform, p->host_platform);
+		return;
+	}
+	const struct toolkit_plan *tp = &p->toolkits[c->toolkit];
+	if (!tp->tk) {
+		c->why_not = arena_printf(a, "CUDA %s toolkit not found on this machine", c->cuda);
+		return;
+	}
+	if (tp->n_archs == 0) {
+		c->why_not = arena_printf(a, "CUDA %s supports none of the requested archs (%s)",
+					  c->cuda, cfg->kernels.archs_text);
+		return;
+	}
+	const struct interp *py = p->ds ? discover_python(p->ds, c->python) : NULL;
+	if (c->abi3 && !py && p->ds) {
+		/* Any interpreter at or above the baseline can compile a limited-API module. */
+		for (size_t i = p->ds->n_pythons; i-- > 0;) {
+			const struct interp *q = &p->ds->pythons[i];
+			if (!q->freethreaded && q->major == 3 && q->minor >= minor) {
+				py = q;
+				break;
+			}
+		}
+	}
+	if (!py) {
+		c->why_not = arena_printf(a, "Python %s%s not found on this machine", c->python,
+					  c->abi3 ? " or newer" : "");
+		return;
+	}
+	c->py = py;
+	if (c->torch) {
+		if (!py->torch.present) {
+			c->why_not = arena_printf(a, "Python %s has no torch (%s)", c->python,
+						  py->torch.error ? py->torch.error
+								  : "import torch failed");
+			return;
+		}
+		if (!py->torch.version_short || strcmp(py->torch.version_short, c->torch)) {
+			c->why_not = arena_printf(a, "Python %s has torch %s, the cell wants %s",
+						  c->python, py->torch.version, c->torch);
+			return;
+		}
+		if (py->torch.cuda && strcspn(py->torch.cuda, ".") == strcspn(c->cuda, ".") &&
+		    strncmp(py->torch.cuda, c->cuda, strcspn(c->cuda, ".")) == 0) {
+			/* same CUDA major: fine */
+		} else {
+			c->why_not = arena_printf(
+			    a, "torch %s was built for CUDA %s; a CUDA %s toolkit would not match "
+			       "its runtime (the CUDA majors must agree)",
+			    py->torch.version, py->torch.cuda ? py->torch.cuda : "none (CPU build)",
+			    c->cuda);
+			return;
+		}
+	}
+	c->buildable = true;
+}
+
+static bool ext_kind_any(const struct config *cfg, enum ext_kind k)
+{
+	for (size_t i = 0; i < cfg->n_extensions; i++)
+		if (cfg->extensions[i].kind == k)
+			return true;
+	return false;
+}
+
+/* Expands "13.*" against the toolkits discovery found; plain versions pass through. */
+static void expand_cuda(struct arena *a, const struct config *cfg, const struct discovery *ds,
+			struct strv *out)
+{
+	for (size_t i = 0; i < cfg->matrix.cuda.n; i++) {
+		const char *v = cfg->matrix.cuda.v[i];
+		if (!strchr(v, '*')) {
+			if (!strv_contains(out, v))
+				strv_push(a, out, v);
+			continue;
+		}
+		for (size_t k = 0; ds && k < ds->n_toolkits; k++) {
+			char *mm = arena_printf(a, "%d.%d", ds->toolkits[k].major, ds->toolkits[k].minor);
+			if (fnmatch(v, mm, 0) == 0 && !strv_contains(out, mm))
+				strv_push(a, out, mm);
+		}
+	}
+	if (cfg->matrix.cuda.n == 0 && ds) {
+		for (size_t k = 0; k < ds->n_toolkits; k++) {
+			char *mm = arena_printf(a, "%d.%d", ds->toolkits[k].major, ds->toolkits[k].minor);
+			if (!strv_contains(out, mm))
+				strv_push(a, out, mm);
+		}
+	}
+}
+
+bool matrix_expand(struct arena *a, struct diag *d, const struct config *cfg,
+		   const struct discovery *ds, const struct matrix_opts *o, struct plan *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->cfg = cfg;
+	out->ds = ds;
+	out->host_platform = matrix_host_platform(a);
+	const struct matrix_cfg *m = &cfg->matrix;
+
+	struct strv pythons = {0}, cudas = {0};
+	if (m->python.n) {
+		pythons = m->python;
+	} else {
+		for (size_t i = 0; i < sizeof(default_pythons) / sizeof(*default_pythons); i++)
+			if (python_allowed(a, cfg, default_pythons[i]))
+				strv_push(a, &pythons, default_pythons[i]);
+	}
+	expand_cuda(a, cfg, ds, &cudas);
+	if (cudas.n == 0 && cfg->matrix.cuda.n == 0) {
+		diag_msg(d, DIAG_ERROR, "no cuda axis in [tool.cuwheel.matrix] and no CUDA toolkit "
+					"found on this machine");
+		diag_msg(d, DIAG_HINT, "set cuda = [\"13.0\"] in [tool.cuwheel.matrix], or see "
+				       "'cuwheel doctor'");
+		return false;
+	}
+	struct strv torches = m->torch;
+	if (torches.n == 0)
+		strv_push(a, &torches, NULL), torches.n = 1;
+	bool abi3 = ext_kind_any(cfg, EXT_ABI3);
+	const char *abi3_min = abi3 ? abi3_minimum(a, cfg) : NULL;
+
+	size_t cap = 0;
+	for (size_t pl = 0; pl < m->platform.n; pl++)
+		for (size_t cu = 0; cu < cudas.n; cu++)
+			for (size_t t = 0; t < torches.n; t++) {
+				if (abi3)
+					add_cell(a, out, &cap, abi3_min, cudas.v[cu], torches.v[t],
+						 m->platform.v[pl], true);
+				if (abi3 && !m->abi3_per_python)
+					continue;
+				for (size_t py = 0; py < pythons.n; py++)
+					add_cell(a, out, &cap, pythons.v[py], cudas.v[cu],
+						 torches.v[t], m->platform.v[pl], false);
+			}
+	for (size_t i = 0; i < m->n_include; i++) {
+		const struct matrix_entry *e = &m->include[i];
+		add_cell(a, out, &cap, e->python, e->cuda, e->torch,
+			 e->platform ? e->platform : m->platform.v[0], false);
+	}
+	/* Exclusions remove cells entirely, as in GitHub Actions. */
+	size_t kept = 0;
+	for (size_t i = 0; i < out->n_cells; i++) {
+		bool excluded = false;
+		for (size_t e = 0; e < m->n_exclude && !excluded; e++)
+			excluded = entry_matches(&m->exclude[e], &out->cells[i]);
+		if (!excluded)
+			out->cells[kept++] = out->cells[i];
+	}
+	out->n_cells = kept;
+
+	for (size_t i = 0; i < out->n_cells; i++)
+		toolkit_index(a, out, out->cells[i].cuda);
+	for (size_t i = 0; i < out->n_toolkits; i++)
+		filter_archs(a, cfg, &out->toolkits[i]);
+	for (size_t i = 0; i < out->n_cells; i++)
+		describe_cell(a, out, &out->cells[i]);
+
+	/* Selection: build/skip globs, then --only. */
+	bool ok = true;
+	for (size_t i = 0; i < out->n_cells; i++) {
+		struct cell *c = &out->cells[i];
+		c->selected = m->build.n == 0;
+		for (size_t b = 0; b < m->build.n && !c->selected; b++)
+			c->selected = fnmatch(m->build.v[b], c->id, 0) == 0;
+		if (!c->selected)
+			c->unselected_by = "not matched by build";
+		for (size_t s = 0; s < m->skip.n && c->selected; s++) {
+			if (fnmatch(m->skip.v[s], c->id, 0) == 0) {
+				c->selected = false;
+				c->unselected_by = arena_printf(a, "skip = %s", m->skip.v[s]);
+			}
+		}
+	}
+	if (o && o->only.n) {
+		for (size_t k = 0; k < o->only.n; k++) {
+			bool any = false;
+			for (size_t i = 0; i < out->n_cells; i++)
+				any |= fnmatch(o->only.v[k], out->cells[i].id, 0) == 0;
+			if (!any) {
+				const char **ids = arena_calloc(a, out->n_cells + 1, sizeof(*ids));
+				for (size_t i = 0; i < out->n_cells; i++)
+					ids[i] = out->cells[i].id;
+				const char *close = diag_did_you_mean(o->only.v[k], ids, out->n_cells);
+				diag_path(d, DIAG_ERROR, "--only", "'%s' names no cell of the matrix",
+					  o->only.v[k]);
+				if (close)
+					diag_msg(d, DIAG_HINT, "did you mean '%s'?", close);
+				else
+					diag_msg(d, DIAG_HINT, "'cuwheel plan' lists the identifiers");
+				ok = false;
+			}
+		}
+		for (size_t i = 0; i < out->n_cells; i++) {
+			struct cell *c = &out->cells[i];
+			bool hit = false;
+			for (size_t k = 0; k < o->only.n; k++)
+				hit |= fnmatch(o->only.v[k], c->id, 0) == 0;
+			if (!hit && c->selected) {
+				c->selected = false;
+				c->unselected_by = "not named by --only";
+			}
+		}
+	}
+	for (size_t i = 0; i < out->n_cells; i++) {
+		struct cell *c = &out->cells[i];
+		if (!c->selected)
+			continue;
+		out->n_selected++;
+		if (c->buildable) {
+			out->n_buildable++;
+			out->toolkits[c->toolkit].used = true;
+		}
+	}
+	return ok;
+}
