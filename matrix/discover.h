@@ -10,14 +10,14 @@
 #include "matrix/config.h"
 
 struct toolkit {
-	const char *root;     /* absolute, resolved */
-	const char *nvcc;     /* absolute path of nvcc */
-	const char *version;  /* "13.0.88" as nvcc reports it */
+	const char *root;    /* absolute, resolved */
+	const char *nvcc;    /* absolute path of nvcc */
+	const char *version; /* "13.0.88" as nvcc reports it */
 	int major, minor;
 	const char *found_by; /* "explicit", "CUDA_HOME", "PATH", "/usr/local/cuda-*", "cache" */
 	int *sm;              /* real targets nvcc can generate code for: 75, 80, 90, ... */
 	size_t n_sm;
-	int *compute;         /* virtual targets (PTX): 75, 80, ... */
+	int *compute; /* virtual targets (PTX): 75, 80, ... */
 	size_t n_compute;
 	bool has_cudart_static; /* lib64/libcudart_static.a or lib/ */
 	const char *lib_dir;    /* the directory holding libcudart* */
@@ -26,52 +26,68 @@ struct toolkit {
 
 struct torch_info {
 	bool present;
-	const char *version;      /* "2.11.0+cu130" */
+	const char *version;       /* "2.11.0+cu130" */
 	const char *version_short; /* "2.11" */
-	const char *cuda;         /* "13.0", or NULL for CPU builds */
-	int cxx11_abi;            /* torch._C._GLIBCXX_USE_CXX11_ABI: 0/1, -1 unknown */
+	const char *cuda;          /* "13.0", or NULL for CPU builds */
+	int cxx11_abi;             /* torch._C._GLIBCXX_USE_CXX11_ABI: 0/1, -1 unknown */
 	struct strv include_dirs;
 	const char *lib_dir;
 	const char *pybind11_compiler_type, *pybind11_stdlib, *pybind11_build_abi;
-	const char *error;        /* why import torch failed, when it did and torch was asked for */
+	const char *error; /* why import torch failed, when it did and torch was asked for */
 };
 
 struct interp {
-	const char *path;         /* as found */
-	const char *version;      /* "3.12.1" */
+	const char *path;    /* as found */
+	const char *version; /* "3.12.1" */
 	int major, minor;
 	const char *implementation; /* "cpython" */
-	const char *abiflags;     /* "", "t" */
+	const char *abiflags;       /* "", "t" */
 	bool freethreaded;
-	const char *ext_suffix;   /* ".cpython-312-x86_64-linux-gnu.so" */
+	const char *ext_suffix; /* ".cpython-312-x86_64-linux-gnu.so" */
 	const char *soabi;
 	const char *include_dir;
-	const char *platform;     /* wheel platform tag: "linux_x86_64" */
-	const char *found_by;     /* "explicit", "PATH", "pyenv", "manylinux", "uv" */
+	const char *platform; /* wheel platform tag: "linux_x86_64" */
+	const char *found_by; /* "explicit", "PATH", "pyenv", "manylinux", "uv" */
 	struct torch_info torch;
 };
 
 /* Where discovery looked and what it found there or why not. */
 struct looked {
-	const char *what;  /* "toolkit" or "python" */
-	const char *where; /* a path or a variable */
+	const char *what;   /* "toolkit" or "python" */
+	const char *where;  /* a path or a variable */
 	const char *result; /* "found 13.0.88", "no nvcc", "not a directory", ... */
 };
 
 struct discovery {
 	struct toolkit *toolkits; /* sorted by version, newest first; no duplicates by root */
 	size_t n_toolkits;
-	struct interp *pythons;   /* sorted by version, newest first; one per (version, abiflags) */
+	struct interp *pythons; /* sorted by version, newest first; one per (version, abiflags) */
 	size_t n_pythons;
 	struct looked *looked;
 	size_t n_looked, cap_looked;
+};
+
+/* Knobs for discover_with(); a zeroed struct means the defaults discover() uses. */
+struct discover_opts {
+	const char *sysroot; /* prefix for /usr/local/cuda*, /opt/cuda*, /opt/python (tests) */
+	bool probe_torch;    /* import torch even when the config does not need it */
+	int jobs;            /* interpreters probed at once; 0: one per CPU */
 };
 
 /* Finds toolkits and interpreters as the config and environment say; probes are cached in
  * cache_dir (may be NULL: no cache). Never fails for a missing tool: it is recorded in looked.
  * Returns false only for errors that make discovery meaningless (unwritable cache dir). */
 bool discover(struct arena *a, struct diag *d, const struct config *cfg, const char *cache_dir,
-	      struct discovery *out);
+              struct discovery *out);
+/* discover() with options (NULL: defaults). Same contract. */
+bool discover_with(struct arena *a, struct diag *d, const struct config *cfg, const char *cache_dir,
+                   const struct discover_opts *o, struct discovery *out);
+/* Returns true when the config needs torch facts (a torch axis, a torch extension, kernels
+ * that include torch headers), so the probes import torch. */
+bool discover_needs_torch(const struct config *cfg);
+/* Returns where a project's probes are cached: <build_dir>/cuwheel/probes when the config has
+ * a build dir, else <cuwheel_cache_dir()>/probes. */
+const char *discover_cache_dir(struct arena *a, const struct config *cfg);
 /* Returns the toolkit with the given "MAJOR.MINOR", or NULL. */
 const struct toolkit *discover_toolkit(const struct discovery *ds, const char *version);
 /* Returns the interpreter for "3.12" / "3.13t", or NULL. */

@@ -1,0 +1,362 @@
+/* probe.c: runs each Python interpreter once with an embedded script, in parallel, and caches
+ * the JSON it prints. */
+#include "matrix/probe.h"
+
+#include <jansson.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/os.h"
+#include "base/strbuf.h"
+
+/* Printed before the JSON line so that whatever else the interpreter writes (torch warnings on
+ * the merged stderr, a sitecustomize banner) cannot be mistaken for the answer. */
+#define PROBE_MARK "@@cuwheel-probe@@"
+
+/* Python 2-compatible syntax on purpose: an old interpreter must still say its version so that
+ * the message is "Python 2.7 skipped", not a syntax error. */
+static const char probe_script[] =
+    "import sys, json, sysconfig, platform\n"
+    "v = sys.version_info\n"
+    "p = sysconfig.get_paths()\n"
+    "r = {'version': '%d.%d.%d' % (v[0], v[1], v[2]), 'major': v[0], 'minor': v[1],\n"
+    "     'implementation': platform.python_implementation().lower(),\n"
+    "     'abiflags': getattr(sys, 'abiflags', ''),\n"
+    "     'gil_disabled': bool(sysconfig.get_config_var('Py_GIL_DISABLED')),\n"
+    "     'ext_suffix': sysconfig.get_config_var('EXT_SUFFIX') or '',\n"
+    "     'soabi': sysconfig.get_config_var('SOABI') or '',\n"
+    "     'include': p.get('include', ''), 'purelib': p.get('purelib', ''),\n"
+    "     'platform': sysconfig.get_platform(), 'executable': sys.executable}\n"
+    "if sys.argv[-1] == 'torch':\n"
+    "    try:\n"
+    "        import os, torch\n"
+    "        d = os.path.dirname(torch.__file__)\n"
+    "        c = torch._C\n"
+    "        inc = [os.path.join(d, 'include'),\n"
+    "               os.path.join(d, 'include', 'torch', 'csrc', 'api', 'include')]\n"
+    "        abi = getattr(c, '_GLIBCXX_USE_CXX11_ABI', None)\n"
+    "        t = {'present': True, 'version': str(torch.__version__),\n"
+    "             'cuda': getattr(torch.version, 'cuda', None),\n"
+    "             'cxx11_abi': -1 if abi is None else int(bool(abi)),\n"
+    "             'include_dirs': [i for i in inc if os.path.isdir(i)],\n"
+    "             'lib_dir': os.path.join(d, 'lib'),\n"
+    "             'pybind11_compiler_type': getattr(c, '_PYBIND11_COMPILER_TYPE', None),\n"
+    "             'pybind11_stdlib': getattr(c, '_PYBIND11_STDLIB', None),\n"
+    "             'pybind11_build_abi': getattr(c, '_PYBIND11_BUILD_ABI', None)}\n"
+    "    except Exception as e:\n"
+    "        t = {'present': False, 'error': '%s: %s' % (type(e).__name__, e)}\n"
+    "    r['torch'] = t\n"
+    "sys.stdout.write('\\n" PROBE_MARK "' + json.dumps(r) + '\\n')\n";
+
+char *probe_hash(struct arena *a, const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		h ^= *p;
+		h *= 0x100000001b3ull;
+	}
+	return arena_printf(a, "%016llx", (unsigned long long)h);
+}
+
+char *probe_cache_path(struct arena *a, const char *cache_dir, const char *interp)
+{
+	return arena_printf(a, "%s/probe-%s.json", cache_dir, probe_hash(a, interp));
+}
+
+static const char *jstr(struct arena *a, json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	return s ? arena_strdup(a, s) : NULL;
+}
+
+/* Turns "linux-x86_64" / "macosx-11.0-arm64" into a wheel platform tag. */
+static const char *platform_tag(struct arena *a, const char *plat)
+{
+	char *t = arena_strdup(a, plat);
+	for (char *p = t; *p; p++)
+		if (*p == '-' || *p == '.')
+			*p = '_';
+	return t;
+}
+
+static void parse_torch(struct arena *a, json_t *t, struct torch_info *ti)
+{
+	ti->cxx11_abi = -1;
+	if (!json_is_object(t))
+		return;
+	ti->present = json_is_true(json_object_get(t, "present"));
+	ti->error = jstr(a, t, "error");
+	if (!ti->present)
+		return;
+	ti->version = jstr(a, t, "version");
+	if (ti->version) {
+		/* "2.11.0+cu130" -> "2.11" */
+		const char *dot = strchr(ti->version, '.');
+		size_t n = dot ? strspn(dot + 1, "0123456789") + (size_t)(dot + 1 - ti->version)
+		               : strlen(ti->version);
+		ti->version_short = arena_strndup(a, ti->version, n);
+	}
+	ti->cuda = jstr(a, t, "cuda");
+	json_t *abi = json_object_get(t, "cxx11_abi");
+	ti->cxx11_abi = json_is_integer(abi) ? (int)json_integer_value(abi) : -1;
+	size_t i;
+	json_t *v;
+	json_array_foreach(json_object_get(t, "include_dirs"), i, v)
+	{
+		if (json_is_string(v))
+			strv_push(a, &ti->include_dirs, arena_strdup(a, json_string_value(v)));
+	}
+	ti->lib_dir = jstr(a, t, "lib_dir");
+	ti->pybind11_compiler_type = jstr(a, t, "pybind11_compiler_type");
+	ti->pybind11_stdlib = jstr(a, t, "pybind11_stdlib");
+	ti->pybind11_build_abi = jstr(a, t, "pybind11_build_abi");
+}
+
+static bool parse_obj(struct arena *a, json_t *r, struct interp *ip, const char **executable,
+                      const char **err)
+{
+	if (!json_is_object(r) || !json_is_integer(json_object_get(r, "major")) ||
+	    !json_is_integer(json_object_get(r, "minor")) || !jstr(a, r, "version")) {
+		*err = "the probe printed JSON without a version";
+		return false;
+	}
+	memset(ip, 0, sizeof(*ip));
+	ip->version = jstr(a, r, "version");
+	ip->major = (int)json_integer_value(json_object_get(r, "major"));
+	ip->minor = (int)json_integer_value(json_object_get(r, "minor"));
+	ip->implementation = jstr(a, r, "implementation");
+	ip->abiflags = jstr(a, r, "abiflags");
+	if (!ip->abiflags)
+		ip->abiflags = "";
+	ip->freethreaded = json_is_true(json_object_get(r, "gil_disabled"));
+	ip->ext_suffix = jstr(a, r, "ext_suffix");
+	ip->soabi = jstr(a, r, "soabi");
+	ip->include_dir = jstr(a, r, "include");
+	const char *plat = jstr(a, r, "platform");
+	ip->platform = plat ? platform_tag(a, plat) : NULL;
+	if (executable)
+		*executable = jstr(a, r, "executable");
+	ip->torch.cxx11_abi = -1;
+	json_t *t = json_object_get(r, "torch");
+	if (t)
+		parse_torch(a, t, &ip->torch);
+	return true;
+}
+
+bool probe_parse(struct arena *a, const char *json, struct interp *ip, const char **executable,
+                 const char **err)
+{
+	json_error_t je;
+	json_t *r = json_loads(json, 0, &je);
+	if (!r) {
+		*err = arena_printf(a, "the probe printed invalid JSON: %s", je.text);
+		return false;
+	}
+	bool ok = parse_obj(a, r, ip, executable, err);
+	json_decref(r);
+	return ok;
+}
+
+/* One interpreter run, done by a worker thread: no arena, no diag, only heap buffers. */
+struct probe_task {
+	const char *path;
+	bool torch;
+	struct strbuf out;
+	int status;
+	bool started;
+};
+
+struct probe_pool {
+	pthread_mutex_t mu;
+	struct probe_task *tasks;
+	size_t n, next;
+};
+
+/* Runs the interpreter with the isolation flags given (NULL-terminated) and the script. */
+static void task_run_flags(struct probe_task *t, const char *const *flags)
+{
+	const char *argv[8];
+	size_t k = 0;
+	argv[k++] = t->path;
+	while (*flags)
+		argv[k++] = *flags++;
+	argv[k++] = "-c";
+	argv[k++] = probe_script;
+	if (t->torch)
+		argv[k++] = "torch";
+	argv[k] = NULL;
+	struct diag quiet = {0};
+	struct os_run r = {.argv = argv, .capture = true};
+	sb_reset(&t->out);
+	t->started = os_run(&quiet, &r, &t->out, &t->status);
+}
+
+static void task_run(struct probe_task *t)
+{
+	static const char *const isolated[] = {"-I", NULL};
+	static const char *const old_isolated[] = {"-E", "-s", NULL};
+	task_run_flags(t, isolated);
+	/* Python 2 has no -I ("Unknown option: -I"); -E -s is the closest it offers. */
+	if (t->started && t->status != 0 && strstr(sb_str(&t->out), "option: -I"))
+		task_run_flags(t, old_isolated);
+}
+
+static void *pool_worker(void *arg)
+{
+	struct probe_pool *p = arg;
+	for (;;) {
+		pthread_mutex_lock(&p->mu);
+		size_t i = p->next < p->n ? p->next++ : p->n;
+		pthread_mutex_unlock(&p->mu);
+		if (i >= p->n)
+			return NULL;
+		task_run(&p->tasks[i]);
+	}
+}
+
+static void pool_run(struct probe_task *tasks, size_t n, int jobs_max)
+{
+	if (n == 0)
+		return;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t nthreads = jobs_max > 0 ? (size_t)jobs_max : (size_t)(ncpu > 0 ? ncpu : 4);
+	if (nthreads < 4)
+		nthreads = 4; /* probes mostly wait on imports and disk, not on a CPU */
+	if (nthreads > n)
+		nthreads = n;
+	struct probe_pool p = {.tasks = tasks, .n = n};
+	pthread_mutex_init(&p.mu, NULL);
+	pthread_t *th = calloc(nthreads, sizeof(*th));
+	size_t started = 0;
+	for (; th && started < nthreads; started++)
+		if (pthread_create(&th[started], NULL, pool_worker, &p) != 0)
+			break;
+	if (started == 0)
+		pool_worker(&p); /* no thread could start: run them here, one by one */
+	for (size_t i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	free(th);
+	pthread_mutex_destroy(&p.mu);
+}
+
+/* Returns the cached probe object when its key matches (a new reference), else NULL. */
+static json_t *cache_load(struct arena *a, const char *file, const char *interp, bool torch)
+{
+	if (!os_exists(file))
+		return NULL;
+	struct diag quiet = {0};
+	struct source src;
+	if (!os_read_file(a, &quiet, file, &src))
+		return NULL;
+	json_t *c = json_loads(src.text, 0, NULL);
+	if (!c)
+		return NULL;
+	json_t *probe = json_object_get(c, "probe");
+	const char *path = json_string_value(json_object_get(c, "path"));
+	bool match = json_integer_value(json_object_get(c, "format")) == PROBE_CACHE_FORMAT &&
+	             path && strcmp(path, interp) == 0 &&
+	             json_integer_value(json_object_get(c, "mtime")) == os_mtime_ns(interp) &&
+	             json_is_boolean(json_object_get(c, "torch")) &&
+	             json_is_true(json_object_get(c, "torch")) == torch && json_is_object(probe);
+	/* Installing or removing torch changes site-packages, not the interpreter: with torch
+	 * probed, the site-packages mtime is part of the key too. */
+	if (match && torch) {
+		const char *purelib = json_string_value(json_object_get(probe, "purelib"));
+		match = purelib && json_integer_value(json_object_get(c, "purelib_mtime")) ==
+		                       os_mtime_ns(purelib);
+	}
+	json_t *out = match ? json_incref(probe) : NULL;
+	json_decref(c);
+	return out;
+}
+
+static void cache_store(struct diag *d, const char *file, const char *interp, bool torch,
+                        json_t *probe)
+{
+	const char *purelib = json_string_value(json_object_get(probe, "purelib"));
+	json_t *c = json_pack("{s:i, s:s, s:I, s:b, s:I, s:O}", "format", PROBE_CACHE_FORMAT,
+	                      "path", interp, "mtime", (json_int_t)os_mtime_ns(interp), "torch",
+	                      torch, "purelib_mtime",
+	                      (json_int_t)(purelib ? os_mtime_ns(purelib) : -1), "probe", probe);
+	char *text = c ? json_dumps(c, JSON_SORT_KEYS | JSON_INDENT(1)) : NULL;
+	if (text) {
+		struct diag local = {0};
+		if (!os_write_atomic(&local, file, text, strlen(text), 0644))
+			diag_path(d, DIAG_WARNING, file, "cannot write the probe cache");
+	}
+	free(text);
+	json_decref(c);
+}
+
+/* Returns the first non-empty line of s, for "probe failed: <line>". */
+static const char *first_line(struct arena *a, const char *s)
+{
+	while (*s == '\n' || *s == '\r')
+		s++;
+	size_t n = strcspn(s, "\r\n");
+	return arena_strndup(a, s, n);
+}
+
+/* Takes the JSON from the last marked line of a run's output; NULL when there is none. */
+static json_t *output_json(const char *out)
+{
+	const char *m = NULL;
+	for (const char *p = strstr(out, PROBE_MARK); p; p = strstr(p + 1, PROBE_MARK))
+		m = p;
+	if (!m)
+		return NULL;
+	m += strlen(PROBE_MARK);
+	return json_loadb(m, strcspn(m, "\n"), 0, NULL);
+}
+
+void probe_run(struct arena *a, struct diag *d, const char *cache_dir, struct probe_job *jobs,
+               size_t n, int jobs_max)
+{
+	struct probe_task *tasks = arena_calloc(a, n ? n : 1, sizeof(*tasks));
+	json_t **answers = arena_calloc(a, n ? n : 1, sizeof(*answers));
+	size_t *idx = arena_calloc(a, n ? n : 1, sizeof(*idx));
+	size_t nt = 0;
+	for (size_t i = 0; i < n; i++) {
+		jobs[i].ok = jobs[i].cached = false;
+		jobs[i].error = NULL;
+		if (cache_dir) {
+			const char *file = probe_cache_path(a, cache_dir, jobs[i].path);
+			answers[i] = cache_load(a, file, jobs[i].path, jobs[i].torch);
+			if (answers[i]) {
+				jobs[i].cached = true;
+				continue;
+			}
+		}
+		tasks[nt] = (struct probe_task){.path = jobs[i].path, .torch = jobs[i].torch};
+		idx[nt++] = i;
+	}
+	pool_run(tasks, nt, jobs_max);
+	for (size_t k = 0; k < nt; k++) {
+		struct probe_task *t = &tasks[k];
+		struct probe_job *j = &jobs[idx[k]];
+		const char *out = sb_str(&t->out);
+		if (!t->started) {
+			j->error = "cannot run it";
+		} else if (!(answers[idx[k]] = output_json(out))) {
+			const char *line = first_line(a, out);
+			j->error = *line ? arena_printf(a, "exit %d: %s", t->status, line)
+			                 : arena_printf(a, "exit %d and no output", t->status);
+		} else if (cache_dir) {
+			cache_store(d, probe_cache_path(a, cache_dir, j->path), j->path, j->torch,
+			            answers[idx[k]]);
+		}
+		sb_release(&t->out);
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!answers[i])
+			continue;
+		const char *err = NULL;
+		jobs[i].ok = parse_obj(a, answers[i], &jobs[i].info, &jobs[i].executable, &err);
+		if (!jobs[i].ok)
+			jobs[i].error = err;
+		json_decref(answers[i]);
+	}
+}
