@@ -74,7 +74,7 @@ const char *cuwheel_cache_dir(struct arena *a)
 const char *discover_cache_dir(struct arena *a, const struct config *cfg)
 {
 	if (cfg && cfg->build_dir)
-		return os_join(a, cfg->build_dir, "cuwheel/probes");
+		return os_join(a, cfg->build_dir, "probes");
 	return os_join(a, cuwheel_cache_dir(a), "probes");
 }
 
@@ -86,6 +86,17 @@ bool discover_needs_torch(const struct config *cfg)
 		if (cfg->extensions[i].kind == EXT_TORCH)
 			return true;
 	return false;
+}
+
+/* os_list_dir, with the vector allocated first: os_list_dir qsorts out->v even when the
+ * directory is empty, and qsort(NULL, 0) is undefined behaviour (UBSan stops there). */
+static bool list_dir(struct arena *a, const char *dir, struct strv *out)
+{
+	if (!out->v) {
+		strv_push(a, out, "");
+		out->n = 0;
+	}
+	return os_list_dir(a, dir, out);
 }
 
 /* Runs argv and returns its merged output, or NULL when it could not start. */
@@ -243,7 +254,7 @@ static const char *find_in_root(struct disc *x, const char *root, const char *su
 	if (strcmp(sub, "lib64") != 0) {
 		struct strv targets = {0};
 		const char *tdir = os_join(x->a, root, "targets");
-		if (os_list_dir(x->a, tdir, &targets))
+		if (list_dir(x->a, tdir, &targets))
 			for (size_t i = 0; i < targets.n; i++)
 				strv_push(x->a, &cands,
 				          arena_printf(x->a, "%s/%s/%s", tdir, targets.v[i], sub));
@@ -334,10 +345,6 @@ static void toolkit_try(struct disc *x, const char *where, const char *path, con
 		} else if (want && !version_matches(want, tk.version, tk.major, tk.minor)) {
 			looked_add(x, "toolkit", where,
 			           "version mismatch: expected %s, nvcc says %s", want, tk.version);
-			if (warn)
-				diag_path(x->d, DIAG_WARNING, path,
-				          "the toolkits table says CUDA %s, but its nvcc is %s",
-				          want, tk.version);
 		} else {
 			parse_targets(x->a, f.code, "sm_", &tk.sm, &tk.n_sm);
 			parse_targets(x->a, f.arch, "compute_", &tk.compute, &tk.n_compute);
@@ -363,7 +370,7 @@ static void toolkit_try(struct disc *x, const char *where, const char *path, con
 static void toolkit_scan(struct disc *x, const char *dir, const char *prefix, const char *found_by)
 {
 	struct strv names = {0};
-	if (!os_list_dir(x->a, dir, &names)) {
+	if (!list_dir(x->a, dir, &names)) {
 		looked_add(x, "toolkit", arena_printf(x->a, "%s/%s*", dir, prefix),
 		           "%s: not a directory", dir);
 		return;
@@ -385,7 +392,7 @@ static void toolkit_cache_scan(struct disc *x)
 {
 	const char *dir = os_join(x->a, cuwheel_cache_dir(x->a), "toolkits");
 	struct strv names = {0};
-	if (!os_list_dir(x->a, dir, &names)) {
+	if (!list_dir(x->a, dir, &names)) {
 		looked_add(x, "toolkit", dir,
 		           "not a directory (no toolkit provisioned by cuwheel)");
 		return;
@@ -594,7 +601,7 @@ static void find_path_pythons(struct disc *x)
 			continue;
 		strv_push(x->a, &dirs, dir);
 		struct strv names = {0};
-		if (!os_list_dir(x->a, dir, &names))
+		if (!list_dir(x->a, dir, &names))
 			continue;
 		for (size_t i = 0; i < names.n; i++) {
 			if (!is_python3x_name(names.v[i]))
@@ -617,7 +624,7 @@ static void find_tree_pythons(struct disc *x, const char *dir, const char *const
 	struct strv names = {0};
 	if (!dir)
 		return;
-	if (!os_list_dir(x->a, dir, &names)) {
+	if (!list_dir(x->a, dir, &names)) {
 		looked_add(x, "python", dir, "not a directory");
 		return;
 	}

@@ -85,8 +85,8 @@ bool discover_with(struct arena *a, struct diag *d, const struct config *cfg, co
 /* Returns true when the config needs torch facts (a torch axis, a torch extension, kernels
  * that include torch headers), so the probes import torch. */
 bool discover_needs_torch(const struct config *cfg);
-/* Returns where a project's probes are cached: <build_dir>/cuwheel/probes when the config has
- * a build dir, else <cuwheel_cache_dir()>/probes. */
+/* Returns where a project's probes are cached: <build_dir>/probes (build/cuwheel/probes by
+ * default) when the config has a build dir, else <cuwheel_cache_dir()>/probes. */
 const char *discover_cache_dir(struct arena *a, const struct config *cfg);
 /* Returns the toolkit with the given "MAJOR.MINOR", or NULL. */
 const struct toolkit *discover_toolkit(const struct discovery *ds, const char *version);

@@ -1,0 +1,401 @@
+/* test_discover.c: discovery on fake machines: toolkit trees with a shell-script nvcc, fake
+ * interpreters that print probe JSON, the explicit tables, the provisioned-toolkit contract and
+ * the probe and nvcc caches. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/os.h"
+#include "matrix/discover.h"
+#include "matrix/probe.h"
+
+struct fx {
+	struct arena a;
+	struct diag d;
+	char *tmp;     /* the fake machine */
+	char *sysroot; /* tmp/root: its /usr/local and /opt */
+	char *cache;   /* tmp/cache: $CUWHEEL_CACHE_DIR */
+	char *probes;  /* tmp/probes: the probe cache dir */
+	struct config cfg;
+};
+
+static void write_file(const char *path, const char *text, mode_t mode)
+{
+	struct diag d = {0};
+	char *dir = strdup(path);
+	*strrchr(dir, '/') = '\0';
+	assert_true(os_mkdir_p(&d, dir));
+	free(dir);
+	assert_true(os_write_atomic(&d, path, text, strlen(text), mode));
+}
+
+static int count_lines(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	int n = 0, ch;
+	while ((ch = fgetc(f)) != EOF)
+		n += ch == '\n';
+	fclose(f);
+	return n;
+}
+
+/* A toolkit tree at root whose nvcc says `release` and lists sm_<each of sms>. */
+static void fake_toolkit(struct fx *f, const char *root, const char *release, const char *full,
+                         const char *sms, const char *count_file)
+{
+	struct strbuf sb = {0};
+	sb_printf(&sb,
+	          "#!/bin/sh\n"
+	          "echo \"$1\" >> '%s'\n"
+	          "case \"$1\" in\n"
+	          "--version) printf 'nvcc: NVIDIA (R) Cuda compiler driver\\n"
+	          "Cuda compilation tools, release %s, V%s\\nBuild cuda_%s\\n' ;;\n"
+	          "--list-gpu-code) for s in %s; do echo sm_$s; done ;;\n"
+	          "--list-gpu-arch) for s in %s; do echo compute_$s; done ;;\n"
+	          "*) exit 1 ;;\n"
+	          "esac\n",
+	          count_file, release, full, release, sms, sms);
+	write_file(os_join(&f->a, root, "bin/nvcc"), sb_str(&sb), 0755);
+	sb_release(&sb);
+	write_file(os_join(&f->a, root, "include/cuda_runtime.h"), "/* fake */\n", 0644);
+	write_file(os_join(&f->a, root, "lib64/libcudart_static.a"), "!<arch>\n", 0644);
+}
+
+/* An interpreter that appends to count_file and prints probe JSON for 3.<minor>, after some
+ * noise, with a torch answer when the probe asks for torch. */
+static const char *fake_python(struct fx *f, const char *name, int major, int minor,
+                               const char *count_file)
+{
+	const char *path = arena_printf(&f->a, "%s/py/%s", f->tmp, name);
+	const char *inc = arena_printf(&f->a, "%s/py/include-%d.%d", f->tmp, major, minor);
+	write_file(os_join(&f->a, inc, "Python.h"), "/* fake */\n", 0644);
+	struct strbuf sb = {0};
+	sb_printf(&sb,
+	          "#!/bin/sh\n"
+	          "echo run >> '%s'\n"
+	          "echo 'some noise a sitecustomize printed'\n"
+	          "T=''\n"
+	          "for a in \"$@\"; do [ \"$a\" = torch ] && T=',\"torch\":{\"present\":true,"
+	          "\"version\":\"2.11.0+cu130\",\"cuda\":\"13.0\",\"cxx11_abi\":1,"
+	          "\"include_dirs\":[\"/t/include\"],\"lib_dir\":\"/t/lib\","
+	          "\"pybind11_compiler_type\":\"_gcc\",\"pybind11_stdlib\":\"_libstdcpp\","
+	          "\"pybind11_build_abi\":\"_cxxabi1018\"}'; done\n"
+	          "printf '\\n@@cuwheel-probe@@{\"version\":\"%d.%d.7\",\"major\":%d,\"minor\":%d,"
+	          "\"implementation\":\"cpython\",\"abiflags\":\"\",\"gil_disabled\":false,"
+	          "\"ext_suffix\":\".cpython-%d%d-x86_64-linux-gnu.so\",\"soabi\":\"x\","
+	          "\"include\":\"%s\",\"purelib\":\"%s\",\"platform\":\"linux-x86_64\","
+	          "\"executable\":\"%s\"%%s}\\n' \"$T\"\n",
+	          count_file, major, minor, major, minor, major, minor, inc, f->tmp, path);
+	write_file(path, sb_str(&sb), 0755);
+	sb_release(&sb);
+	return path;
+}
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	char tmpl[] = "/tmp/cuwheel-test-discover.XXXXXX";
+	assert_non_null(mkdtemp(tmpl));
+	f->tmp = arena_strdup(&f->a, tmpl);
+	f->sysroot = os_join(&f->a, f->tmp, "root");
+	f->cache = os_join(&f->a, f->tmp, "cache");
+	f->probes = os_join(&f->a, f->tmp, "probes");
+	assert_true(os_mkdir_p(&f->d, os_join(&f->a, f->sysroot, "usr/local")));
+	/* Nothing of the real machine may leak in: an empty PATH and HOME, no CUDA variables. */
+	setenv("PATH", os_join(&f->a, f->tmp, "emptybin"), 1);
+	setenv("HOME", os_join(&f->a, f->tmp, "home"), 1);
+	setenv("CUWHEEL_CACHE_DIR", f->cache, 1);
+	unsetenv("CUDA_HOME");
+	unsetenv("CUDA_PATH");
+	unsetenv("PYENV_ROOT");
+	unsetenv("PYENV_VERSION");
+	unsetenv("UV_PYTHON_INSTALL_DIR");
+	unsetenv("XDG_DATA_HOME");
+	f->cfg.project_dir = f->tmp;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	struct diag d = {0};
+	os_rm_rf(&d, f->tmp);
+	arena_free(&f->a);
+	free(f);
+	return 0;
+}
+
+static bool run_discover(struct fx *f, const char *cache, struct discovery *ds)
+{
+	struct discover_opts o = {.sysroot = f->sysroot};
+	return discover_with(&f->a, &f->d, &f->cfg, cache, &o, ds);
+}
+
+/* The result recorded for where, or NULL. */
+static const char *looked_at(const struct discovery *ds, const char *where)
+{
+	for (size_t i = 0; i < ds->n_looked; i++)
+		if (strcmp(ds->looked[i].where, where) == 0)
+			return ds->looked[i].result;
+	return NULL;
+}
+
+static void test_fake_toolkit_in_usr_local_found_with_version_and_targets(void **state)
+{
+	struct fx *f = *state;
+	const char *root = os_join(&f->a, f->sysroot, "usr/local/cuda-12.4");
+	fake_toolkit(f, root, "12.4", "12.4.131", "50 60 70 75 80 86 89 90 90a",
+	             os_join(&f->a, f->tmp, "nvcc-runs"));
+	struct discovery ds;
+	assert_true(run_discover(f, NULL, &ds));
+	assert_int_equal(ds.n_toolkits, 1);
+	const struct toolkit *tk = &ds.toolkits[0];
+	assert_string_equal(tk->version, "12.4.131");
+	assert_int_equal(tk->major, 12);
+	assert_int_equal(tk->minor, 4);
+	assert_string_equal(tk->found_by, "/usr/local/cuda-*");
+	assert_string_equal(tk->root, os_realpath(&f->a, root));
+	assert_int_equal(tk->n_sm, 8); /* 90a folds into 90 */
+	assert_int_equal(tk->sm[0], 50);
+	assert_int_equal(tk->sm[7], 90);
+	assert_int_equal(tk->n_compute, 8);
+	assert_true(toolkit_has_sm(tk, 86));
+	assert_false(toolkit_has_sm(tk, 100));
+	assert_true(tk->has_cudart_static);
+	assert_non_null(tk->lib_dir);
+	assert_non_null(tk->include_dir);
+	assert_ptr_equal(discover_toolkit(&ds, "12.4"), tk);
+	assert_ptr_equal(discover_toolkit(&ds, "12.4.131"), tk);
+	assert_null(discover_toolkit(&ds, "13.0"));
+	assert_string_equal(looked_at(&ds, root), "found 12.4.131");
+	assert_string_equal(looked_at(&ds, "PATH"), "no nvcc on PATH");
+}
+
+static void test_toolkits_sorted_newest_first_and_deduplicated_by_root(void **state)
+{
+	struct fx *f = *state;
+	const char *runs = os_join(&f->a, f->tmp, "nvcc-runs");
+	const char *old = os_join(&f->a, f->sysroot, "usr/local/cuda-11.8");
+	const char *new = os_join(&f->a, f->sysroot, "opt/cuda-13.0");
+	fake_toolkit(f, old, "11.8", "11.8.89", "35 50 90", runs);
+	fake_toolkit(f, new, "13.0", "13.0.88", "75 121", runs);
+	/* /usr/local/cuda -> cuda-11.8 and CUDA_HOME pointing at it are the same toolkit. */
+	assert_int_equal(symlink(old, os_join(&f->a, f->sysroot, "usr/local/cuda")), 0);
+	setenv("CUDA_HOME", old, 1);
+	struct discovery ds;
+	assert_true(run_discover(f, NULL, &ds));
+	assert_int_equal(ds.n_toolkits, 2);
+	assert_string_equal(ds.toolkits[0].version, "13.0.88");
+	assert_string_equal(ds.toolkits[0].found_by, "/opt/cuda*");
+	assert_string_equal(ds.toolkits[1].version, "11.8.89");
+	assert_string_equal(ds.toolkits[1].found_by, "CUDA_HOME");
+	const char *dup = looked_at(&ds, os_join(&f->a, f->sysroot, "usr/local/cuda"));
+	assert_non_null(dup);
+	assert_non_null(strstr(dup, "duplicate of"));
+}
+
+static void test_explicit_toolkit_table_found_missing_and_mismatch_warn(void **state)
+{
+	struct fx *f = *state;
+	const char *runs = os_join(&f->a, f->tmp, "nvcc-runs");
+	const char *good = os_join(&f->a, f->tmp, "toolkits/cuda-12.6");
+	const char *liar = os_join(&f->a, f->tmp, "toolkits/cuda-says-12.1");
+	fake_toolkit(f, good, "12.6", "12.6.85", "50 90", runs);
+	fake_toolkit(f, liar, "12.1", "12.1.105", "50 90", runs);
+	struct str_pair pairs[] = {
+	    {"12.6", good},
+	    {"11.8", liar},
+	    {"13.0", os_join(&f->a, f->tmp, "nowhere")},
+	};
+	f->cfg.toolkits = (struct str_pairs){pairs, 3};
+	struct discovery ds;
+	assert_true(run_discover(f, NULL, &ds));
+	assert_int_equal(ds.n_toolkits, 1);
+	assert_string_equal(ds.toolkits[0].found_by, "explicit");
+	assert_string_equal(ds.toolkits[0].version, "12.6.85");
+	assert_int_equal(f->d.warnings, 2);
+	assert_non_null(strstr(looked_at(&ds, "toolkits.\"11.8\""), "version mismatch"));
+	assert_non_null(strstr(looked_at(&ds, "toolkits.\"13.0\""), "does not exist"));
+}
+
+static void test_provisioned_toolkit_needs_its_marker_file(void **state)
+{
+	struct fx *f = *state;
+	const char *dir = os_join(&f->a, f->cache, "toolkits/13.1.80");
+	fake_toolkit(f, dir, "13.1", "13.1.80", "75 80 90 100 120",
+	             os_join(&f->a, f->tmp, "nvcc-runs"));
+	struct discovery ds;
+	assert_true(run_discover(f, NULL, &ds));
+	assert_int_equal(ds.n_toolkits, 0);
+	assert_non_null(strstr(looked_at(&ds, dir), "incomplete"));
+
+	write_file(os_join(&f->a, dir, "cuwheel-toolkit.json"), "{}\n", 0644);
+	assert_true(run_discover(f, NULL, &ds));
+	assert_int_equal(ds.n_toolkits, 1);
+	assert_string_equal(ds.toolkits[0].found_by, "cache");
+	assert_string_equal(ds.toolkits[0].version, "13.1.80");
+}
+
+static void test_nvcc_answers_cached_until_nvcc_changes(void **state)
+{
+	struct fx *f = *state;
+	const char *runs = os_join(&f->a, f->tmp, "nvcc-runs");
+	const char *root = os_join(&f->a, f->sysroot, "usr/local/cuda-12.8");
+	fake_toolkit(f, root, "12.8", "12.8.61", "75 100 120", runs);
+	struct discovery ds;
+	assert_true(run_discover(f, f->probes, &ds));
+	assert_int_equal(count_lines(runs), 3); /* --version, --list-gpu-code, --list-gpu-arch */
+	assert_true(run_discover(f, f->probes, &ds));
+	assert_int_equal(count_lines(runs), 3);
+	assert_int_equal(ds.toolkits[0].n_sm, 3);
+	struct timespec ts[2] = {{.tv_sec = 1000000000}, {.tv_sec = 1000000000}};
+	assert_int_equal(utimensat(AT_FDCWD, os_join(&f->a, root, "bin/nvcc"), ts, 0), 0);
+	assert_true(run_discover(f, f->probes, &ds));
+	assert_int_equal(count_lines(runs), 6);
+}
+
+static void test_probe_cache_reused_until_interpreter_mtime_changes(void **state)
+{
+	struct fx *f = *state;
+	const char *runs = os_join(&f->a, f->tmp, "py-runs");
+	const char *py = fake_python(f, "python3.12", 3, 12, runs);
+	struct str_pair pairs[] = {{"3.12", py}};
+	f->cfg.pythons = (struct str_pairs){pairs, 1};
+	struct discovery ds;
+	assert_true(run_discover(f, f->probes, &ds));
+	assert_int_equal(count_lines(runs), 1);
+	assert_int_equal(ds.n_pythons, 1);
+	assert_string_equal(ds.pythons[0].version, "3.12.7");
+	assert_string_equal(ds.pythons[0].found_by, "explicit");
+	assert_string_equal(ds.pythons[0].platform, "linux_x86_64");
+	assert_true(os_exists(probe_cache_path(&f->a, f->probes, py)));
+
+	assert_true(run_discover(f, f->probes, &ds));
+	assert_int_equal(count_lines(runs), 1); /* reused */
+	assert_string_equal(ds.pythons[0].ext_suffix, ".cpython-312-x86_64-linux-gnu.so");
+	assert_non_null(strstr(looked_at(&ds, py), "cached"));
+
+	struct timespec ts[2] = {{.tv_sec = 1000000000}, {.tv_sec = 1000000000}};
+	assert_int_equal(utimensat(AT_FDCWD, py, ts, 0), 0);
+	assert_true(run_discover(f, f->probes, &ds));
+	assert_int_equal(count_lines(runs), 2); /* rebuilt */
+
+	/* Asking for torch is part of the key: it probes again, once. */
+	f->cfg.matrix.torch.n = 1;
+	assert_true(run_discover(f, f->probes, &ds));
+	assert_true(run_discover(f, f->probes, &ds));
+	assert_int_equal(count_lines(runs), 3);
+	const struct torch_info *t = &ds.pythons[0].torch;
+	assert_true(t->present);
+	assert_string_equal(t->version_short, "2.11");
+	assert_string_equal(t->cuda, "13.0");
+	assert_int_equal(t->cxx11_abi, 1);
+	assert_int_equal(t->include_dirs.n, 1);
+	assert_string_equal(t->pybind11_build_abi, "_cxxabi1018");
+
+	/* A cache file of another format version is rebuilt. */
+	write_file(probe_cache_path(&f->a, f->probes, py), "{\"format\": 0}\n", 0644);
+	assert_true(run_discover(f, f->probes, &ds));
+	assert_int_equal(count_lines(runs), 4);
+}
+
+static void test_pythons_one_per_version_old_and_broken_ones_explained(void **state)
+{
+	struct fx *f = *state;
+	const char *runs = os_join(&f->a, f->tmp, "py-runs");
+	const char *explicit = fake_python(f, "explicit-3.11", 3, 11, runs);
+	/* pyenv versions: another 3.11 (a duplicate), a 3.7 (too old), a 3.13, one that fails. */
+	const char *pyenv = os_join(&f->a, f->tmp, "home/.pyenv/versions");
+	const char *p311 = fake_python(f, "pyenv-3.11", 3, 11, runs);
+	const char *p37 = fake_python(f, "pyenv-3.7", 3, 7, runs);
+	const char *p313 = fake_python(f, "pyenv-3.13", 3, 13, runs);
+	const char *broken = os_join(&f->a, pyenv, "3.14-dev/bin/python3");
+	write_file(broken, "#!/bin/sh\necho 'boom: no such module' >&2\nexit 1\n", 0755);
+	assert_true(os_mkdir_p(&f->d, os_join(&f->a, pyenv, "3.11.7/bin")));
+	assert_true(os_mkdir_p(&f->d, os_join(&f->a, pyenv, "3.7.16/bin")));
+	assert_true(os_mkdir_p(&f->d, os_join(&f->a, pyenv, "3.13.0/bin")));
+	assert_true(os_mkdir_p(&f->d, os_join(&f->a, pyenv, "empty")));
+	assert_int_equal(symlink(p311, os_join(&f->a, pyenv, "3.11.7/bin/python3")), 0);
+	assert_int_equal(symlink(p37, os_join(&f->a, pyenv, "3.7.16/bin/python3")), 0);
+	assert_int_equal(symlink(p313, os_join(&f->a, pyenv, "3.13.0/bin/python3")), 0);
+	struct str_pair pairs[] = {{"3.11", explicit}};
+	f->cfg.pythons = (struct str_pairs){pairs, 1};
+	struct discovery ds;
+	assert_true(run_discover(f, NULL, &ds));
+	assert_int_equal(ds.n_pythons, 2);
+	assert_string_equal(ds.pythons[0].version, "3.13.7"); /* newest first */
+	assert_string_equal(ds.pythons[0].found_by, "pyenv");
+	assert_string_equal(ds.pythons[1].path, explicit); /* explicit beats pyenv */
+	assert_ptr_equal(discover_python(&ds, "3.11"), &ds.pythons[1]);
+	assert_null(discover_python(&ds, "3.11t"));
+	assert_null(discover_python(&ds, "3.12"));
+	const char *dup = looked_at(&ds, os_join(&f->a, pyenv, "3.11.7/bin/python3"));
+	assert_non_null(strstr(dup, "duplicate of"));
+	assert_string_equal(looked_at(&ds, os_join(&f->a, pyenv, "3.7.16/bin/python3")),
+	                    "Python 3.7 skipped: cuwheel needs CPython >= 3.8");
+	assert_string_equal(looked_at(&ds, broken), "probe failed: exit 1: boom: no such module");
+	assert_string_equal(looked_at(&ds, os_join(&f->a, pyenv, "empty")), "no bin/python3");
+	assert_int_equal(f->d.warnings, 0);
+}
+
+static void test_real_interpreter_probe_script_runs_isolated(void **state)
+{
+	struct fx *f = *state;
+	const char *py = "/usr/bin/python3";
+	if (!os_is_exec(py))
+		skip();
+	struct probe_job job = {.path = py, .torch = true};
+	probe_run(&f->a, &f->d, NULL, &job, 1, 0);
+	assert_true(job.ok);
+	assert_string_equal(job.info.implementation, "cpython");
+	assert_int_equal(job.info.major, 3);
+	assert_non_null(job.info.ext_suffix);
+	assert_non_null(strstr(job.info.ext_suffix, ".so"));
+	assert_non_null(job.info.include_dir);
+	/* torch was asked for: either present, or absent with the reason. */
+	assert_true(job.info.torch.present || job.info.torch.error);
+}
+
+static void test_no_cache_dir_given_means_probe_every_time(void **state)
+{
+	struct fx *f = *state;
+	const char *runs = os_join(&f->a, f->tmp, "py-runs");
+	struct str_pair pairs[] = {{"3.10", fake_python(f, "python3.10", 3, 10, runs)}};
+	f->cfg.pythons = (struct str_pairs){pairs, 1};
+	struct discovery ds;
+	assert_true(run_discover(f, NULL, &ds));
+	assert_true(run_discover(f, NULL, &ds));
+	assert_int_equal(count_lines(runs), 2);
+	assert_false(os_exists(f->probes));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+	    T(test_fake_toolkit_in_usr_local_found_with_version_and_targets),
+	    T(test_toolkits_sorted_newest_first_and_deduplicated_by_root),
+	    T(test_explicit_toolkit_table_found_missing_and_mismatch_warn),
+	    T(test_provisioned_toolkit_needs_its_marker_file),
+	    T(test_nvcc_answers_cached_until_nvcc_changes),
+	    T(test_probe_cache_reused_until_interpreter_mtime_changes),
+	    T(test_pythons_one_per_version_old_and_broken_ones_explained),
+	    T(test_real_interpreter_probe_script_runs_isolated),
+	    T(test_no_cache_dir_given_means_probe_every_time),
+#undef T
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
