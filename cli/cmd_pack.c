@@ -1,12 +1,137 @@
-/* cmd_pack.c: placeholder until the command lands; removed from the table if it does not. */
+/* cmd_pack.c: `cuwheel pack`: a staged tree + the project's [project] table -> one wheel. */
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "base/os.h"
 #include "cli/cli.h"
+#include "matrix/config.h"
+#include "packager/wheel.h"
 
-const char cmd_pack_help[] = "usage: cuwheel pack\n\nNot implemented yet.\n";
+const char cmd_pack_help[] =
+    "usage: cuwheel pack STAGED_DIR --tag PY-ABI-PLATFORM [--local LABEL] [-o DIR]\n"
+    "                    [--build N] [--compression N] [--purelib] [-j N]\n"
+    "\n"
+    "Writes one wheel from STAGED_DIR (its contents become the wheel's root) and the\n"
+    "metadata of the project's pyproject.toml ([project], read from -C DIR). The version\n"
+    "is the project's, with the local label stamped (+cu130). The wheel is reproducible:\n"
+    "members sorted with the .dist-info last, modes 0644/0755, timestamps from\n"
+    "SOURCE_DATE_EPOCH (else 1980-01-01), never the files' mtimes. It is written to a hidden\n"
+    "temp file in DIR and renamed into place when complete; on an error or a signal nothing\n"
+    "is left behind (a temp file left by SIGKILL is removed by the next pack of that wheel).\n"
+    "Symbolic links in STAGED_DIR are refused: stage a copy of the target.\n"
+    "Prints the path of the wheel written.\n"
+    "\n"
+    "Options:\n"
+    "  --tag PY-ABI-PLATFORM  the wheel's tags; each part may be a '.'-joined set\n"
+    "                         (cp312-cp312-linux_x86_64, cp310-abi3-manylinux_2_28_x86_64)\n"
+    "  --local LABEL          local version label (cu130, pt26.cu124); default: the one\n"
+    "                         written in the version, if any\n"
+    "  -o, --out-dir DIR      where to write the wheel (default: the project's dist dir)\n"
+    "  --build N              build tag (starts with a digit)\n"
+    "  --compression N        0 = stored, 1..9 = deflate level (default: the project's, 6)\n"
+    "  --purelib              Root-Is-Purelib: true (a pure-Python wheel)\n"
+    "  -j, --jobs N           deflate threads (default: one per CPU)\n"
+    "\n"
+    "Examples:\n"
+    "  cuwheel pack build/stage/cp312 --tag cp312-cp312-linux_x86_64 --local cu130 -o dist/\n"
+    "  SOURCE_DATE_EPOCH=$(git log -1 --format=%ct) cuwheel -C proj pack stage --tag \\\n"
+    "      py3-none-any --purelib\n";
+
+/* Parses 0..9. */
+static bool pack_level(struct cli *c, const char *val, int *out)
+{
+	char *end;
+	long v = strtol(val, &end, 10);
+	if (!*val || *end || v < 0 || v > 9) {
+		cli_usage(c, "pack", "--compression expects 0..9, got '%s'", val);
+		return false;
+	}
+	*out = (int)v;
+	return true;
+}
 
 int cmd_pack(struct cli *c, int argc, char **argv)
 {
-	fprintf(stderr, "cuwheel: error: 'pack' is not implemented yet\n");
-	return CLI_FAIL;
+	static const struct option opts[] = {
+	    {"tag", required_argument, NULL, 't'},         {"local", required_argument, NULL, 'l'},
+	    {"out-dir", required_argument, NULL, 'o'},     {"build", required_argument, NULL, 'b'},
+	    {"compression", required_argument, NULL, 'z'}, {"purelib", no_argument, NULL, 'p'},
+	    {"jobs", required_argument, NULL, 'j'},        {NULL, 0, NULL, 0},
+	};
+	struct pack_opts po = {0};
+	const char *tag = NULL, *out = NULL;
+	int level = -1;
+	optind = 0;
+	opterr = 0;
+	int ch;
+	while ((ch = getopt_long(argc, argv, "o:j:", opts, NULL)) != -1) {
+		switch (ch) {
+		case 't':
+			tag = optarg;
+			break;
+		case 'l':
+			po.local = optarg;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'b':
+			po.build = optarg;
+			break;
+		case 'z':
+			if (!pack_level(c, optarg, &level))
+				return CLI_USAGE;
+			break;
+		case 'p':
+			po.root_is_purelib = true;
+			break;
+		case 'j':
+			if (!cli_parse_int(c, "pack", "--jobs", optarg, &po.threads))
+				return CLI_USAGE;
+			break;
+		default:
+			return cli_usage(c, "pack", "unknown option or missing value '%s'",
+			                 argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return cli_usage(c, "pack", "missing STAGED_DIR");
+	if (optind + 1 < argc)
+		return cli_usage(c, "pack", "unexpected argument '%s'", argv[optind + 1]);
+	po.staged_dir = argv[optind];
+	if (!tag)
+		return cli_usage(c, "pack", "missing --tag PY-ABI-PLATFORM");
+	const char *d1 = strchr(tag, '-');
+	const char *d2 = d1 ? strchr(d1 + 1, '-') : NULL;
+	if (!d1 || !d2 || strchr(d2 + 1, '-') || d1 == tag || d2 == d1 + 1 || !d2[1])
+		return cli_usage(c, "pack", "--tag '%s' is not PY-ABI-PLATFORM", tag);
+	po.python = arena_strndup(&c->arena, tag, (size_t)(d1 - tag));
+	po.abi = arena_strndup(&c->arena, d1 + 1, (size_t)(d2 - d1 - 1));
+	po.platform = d2 + 1;
+
+	po.source_date_epoch = -1;
+	const char *sde = getenv("SOURCE_DATE_EPOCH");
+	if (sde && *sde) {
+		char *end;
+		long long v = strtoll(sde, &end, 10);
+		if (*end || v < 0)
+			return cli_usage(c, "pack",
+			                 "SOURCE_DATE_EPOCH='%s' is not a number of seconds", sde);
+		po.source_date_epoch = v;
+	}
+
+	struct config cfg;
+	if (!config_load(&c->arena, &c->diag, c->project_dir, c->env, &cfg))
+		return CLI_FAIL;
+	po.meta = &cfg.project;
+	po.project_dir = cfg.project_dir;
+	po.compression = level >= 0 ? level : cfg.compression;
+	po.out_dir = out ? out : cfg.dist_dir ? cfg.dist_dir : "dist";
+	char *path;
+	if (!wheel_pack(&c->arena, &c->diag, &po, &path))
+		return CLI_FAIL;
+	printf("%s\n", path);
+	return CLI_OK;
 }

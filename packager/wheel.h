@@ -37,4 +37,40 @@ struct pack_opts {
  * False + diagnostic naming the file. */
 bool wheel_pack(struct arena *a, struct diag *d, const struct pack_opts *o, char **out_path);
 
+/* The zip writer under wheel_pack, shared with retag. Members are written in the order they
+ * are added; file and memory members are deflated by this code (large ones in parallel
+ * chunks, hashed in the same pass) and handed to libzip already compressed. */
+struct wheel_writer;
+struct zip;
+
+/* Starts writing final_path: a hidden temp file beside it, registered for signal cleanup.
+ * level 0 stores, 1..9 deflates; threads 0 = one per CPU; members get the timestamp of
+ * `epoch` (UTC, clamped to 1980..2107). NULL + diagnostic on error. */
+struct wheel_writer *wheel_writer_begin(struct arena *a, struct diag *d, const char *final_path,
+                                        int level, int threads, int64_t epoch);
+/* Adds the regular file at path (size as stat'ed; the file must not change) as member name,
+ * mode 0755 when exec else 0644. */
+bool wheel_writer_add_file(struct wheel_writer *w, const char *name, const char *path,
+                           uint64_t size, bool exec);
+/* Adds len bytes at data (kept, not copied, until the end) as member name, mode 0644.
+ * mtime: NULL for the writer's timestamp, else this time_t (as libzip encodes: local time). */
+bool wheel_writer_add_mem(struct wheel_writer *w, const char *name, const void *data, size_t len,
+                          const int64_t *mtime);
+/* Adds member index of the open archive src as name without recompressing it: method, CRC,
+ * external attributes (opsys, attrs) and mtime are given; hash/size are what RECORD lists. */
+bool wheel_writer_add_copy(struct wheel_writer *w, const char *name, struct zip *src,
+                           uint64_t index, uint16_t method, uint8_t opsys, uint32_t attrs,
+                           int64_t mtime, const char *hash, uint64_t size);
+/* Adds RECORD as name: rendered when libzip reaches it, from the hashes of every member added
+ * before it; it must be the last member. */
+bool wheel_writer_add_record(struct wheel_writer *w, const char *name, const int64_t *mtime);
+/* Finishes the zip, makes it mode 0644 (less the umask) and renames it into place. On failure
+ * the temp file is removed; false + diagnostic. The writer is gone either way. */
+bool wheel_writer_commit(struct wheel_writer *w);
+/* Abandons the zip and removes the temp file. */
+void wheel_writer_abort(struct wheel_writer *w);
+/* Removes hidden temp files of final_path (".NAME.tmp.XXXXXX" beside it) older than `before`
+ * (seconds since the epoch): what a killed run (SIGKILL) could leave. Returns how many. */
+int wheel_tmp_sweep(struct arena *a, const char *final_path, int64_t before);
+
 #endif
