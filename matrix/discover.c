@@ -636,6 +636,17 @@ static void find_tree_pythons(struct disc *x, const char *dir, const char *const
 		const char *d = os_join(x->a, dir, names.v[i]);
 		if (!os_is_dir(d))
 			continue;
+		/* pyenv names its CPython directories by version: an old one need not be run. */
+		int major, minor;
+		if (strcmp(found_by, "pyenv") == 0 &&
+		    sscanf(names.v[i], "%d.%d", &major, &minor) == 2 &&
+		    (major < 3 || (major == 3 && minor < 8))) {
+			looked_add(x, "python", d,
+			           "Python %d.%d skipped: cuwheel needs CPython >= 3.8 (not run: "
+			           "pyenv's directory name says so)",
+			           major, minor);
+			continue;
+		}
 		const char *p = NULL;
 		for (size_t k = 0; bins[k] && !p; k++)
 			if (os_is_exec(os_join(x->a, d, bins[k])))

@@ -325,11 +325,13 @@ static void test_pythons_one_per_version_old_and_broken_ones_explained(void **st
 	const char *broken = os_join(&f->a, pyenv, "3.14-dev/bin/python3");
 	write_file(broken, "#!/bin/sh\necho 'boom: no such module' >&2\nexit 1\n", 0755);
 	assert_true(os_mkdir_p(&f->d, os_join(&f->a, pyenv, "3.11.7/bin")));
-	assert_true(os_mkdir_p(&f->d, os_join(&f->a, pyenv, "3.7.16/bin")));
+	assert_true(os_mkdir_p(&f->d, os_join(&f->a, pyenv, "custom-build/bin")));
+	assert_true(os_mkdir_p(&f->d, os_join(&f->a, pyenv, "3.6.15/bin")));
 	assert_true(os_mkdir_p(&f->d, os_join(&f->a, pyenv, "3.13.0/bin")));
 	assert_true(os_mkdir_p(&f->d, os_join(&f->a, pyenv, "empty")));
 	assert_int_equal(symlink(p311, os_join(&f->a, pyenv, "3.11.7/bin/python3")), 0);
-	assert_int_equal(symlink(p37, os_join(&f->a, pyenv, "3.7.16/bin/python3")), 0);
+	assert_int_equal(symlink(p37, os_join(&f->a, pyenv, "custom-build/bin/python3")), 0);
+	write_file(os_join(&f->a, pyenv, "3.6.15/bin/python3"), "#!/bin/sh\nexit 7\n", 0755);
 	assert_int_equal(symlink(p313, os_join(&f->a, pyenv, "3.13.0/bin/python3")), 0);
 	struct str_pair pairs[] = {{"3.11", explicit}};
 	f->cfg.pythons = (struct str_pairs){pairs, 1};
@@ -344,8 +346,13 @@ static void test_pythons_one_per_version_old_and_broken_ones_explained(void **st
 	assert_null(discover_python(&ds, "3.12"));
 	const char *dup = looked_at(&ds, os_join(&f->a, pyenv, "3.11.7/bin/python3"));
 	assert_non_null(strstr(dup, "duplicate of"));
-	assert_string_equal(looked_at(&ds, os_join(&f->a, pyenv, "3.7.16/bin/python3")),
+	/* The probe says 3.7; for 3.6.15 pyenv's directory name says it, and it is not run. */
+	assert_string_equal(looked_at(&ds, os_join(&f->a, pyenv, "custom-build/bin/python3")),
 	                    "Python 3.7 skipped: cuwheel needs CPython >= 3.8");
+	const char *old = looked_at(&ds, os_join(&f->a, pyenv, "3.6.15"));
+	assert_non_null(old);
+	assert_non_null(strstr(old, "Python 3.6 skipped"));
+	assert_int_equal(count_lines(runs), 4); /* explicit, 3.11, 3.7, 3.13: not 3.6 */
 	assert_string_equal(looked_at(&ds, broken), "probe failed: exit 1: boom: no such module");
 	assert_string_equal(looked_at(&ds, os_join(&f->a, pyenv, "empty")), "no bin/python3");
 	assert_int_equal(f->d.warnings, 0);
