@@ -1,12 +1,139 @@
-/* cmd_audit.c: placeholder until the command lands; removed from the table if it does not. */
+/* cmd_audit.c: `cuwheel audit`: checks wheels and prints a report (or JSON). */
+#include <getopt.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli/cli.h"
+#include "packager/audit.h"
 
-const char cmd_audit_help[] = "usage: cuwheel audit\n\nNot implemented yet.\n";
+const char cmd_audit_help[] =
+    "usage: cuwheel audit WHEEL... [--json] [--min-manylinux TAG] [--require-arch LIST]\n"
+    "                     [--strict] [--export-limit N]\n"
+    "\n"
+    "Checks each WHEEL the way PyPI, pip and auditwheel would, before it ships:\n"
+    "  zip        STORED/DEFLATED only, no data descriptors, comment, trailing bytes or\n"
+    "             duplicates; local and central headers agree; UTF-8 names\n"
+    "  names      one .dist-info matching the file name; METADATA Name/Version; WHEEL's Tag\n"
+    "             lines equal the file name's tags; Root-Is-Purelib consistent\n"
+    "  RECORD     every member listed once with its sha256 and size; RECORD's row ',,'\n"
+    "  ELF        the manylinux tag the binaries honour (auditwheel's policy: symbol\n"
+    "             versions, allowed libraries, blacklisted symbols), or linux_<arch> and\n"
+    "             why; RPATH/RUNPATH entries must start with $ORIGIN\n"
+    "  CUDA       libcuda.so.1 is the driver: a dependency, never bundled; libcudart and the\n"
+    "             other toolkit libraries only with a Requires-Dist that provides them\n"
+    "             (torch, or nvidia-* with an $ORIGIN RPATH); torch's libraries need torch\n"
+    "  modules    each extension exports PyInit_<name>, its suffix matches the wheel's ABI\n"
+    "             tag (cpython-312 <-> cp312, .abi3.so <-> abi3); few other exports\n"
+    "  archs      every architecture of --require-arch is in the fatbin (SASS, and PTX\n"
+    "             for +PTX)\n"
+    "\n"
+    "Libraries provided from outside the wheel (the driver, torch, nvidia-*) are left out of\n"
+    "the manylinux decision, like 'auditwheel repair --exclude'. Exit status 1 when any wheel\n"
+    "has an error (or, with --strict, a warning).\n"
+    "\n"
+    "Options:\n"
+    "  --json               print a JSON array, one object per wheel (stable keys)\n"
+    "  --min-manylinux TAG  fail when the binaries need a newer glibc than TAG allows\n"
+    "                       (manylinux_2_28, manylinux2014, ...)\n"
+    "  --require-arch LIST  CUDA architectures the fatbins must hold: 75,80,86,90a,120+PTX\n"
+    "                       (TORCH_CUDA_ARCH_LIST spellings such as 8.6;9.0+PTX work too)\n"
+    "  --strict             warnings fail the audit as well\n"
+    "  --export-limit N     dynamic exports besides PyInit_ tolerated before the warning\n"
+    "                       that suggests -fvisibility=hidden (default 16)\n"
+    "\n"
+    "Examples:\n"
+    "  cuwheel audit dist/*.whl\n"
+    "  cuwheel audit --min-manylinux manylinux_2_28 --require-arch 75,80,90,120+PTX \\\n"
+    "      dist/tinyraster-0.1.0+cu130-cp312-cp312-manylinux_2_28_x86_64.whl\n";
+
+static void print_result(const struct audit_result *r)
+{
+	printf("%s: %s\n", r->wheel, r->ok ? "OK" : "FAIL");
+	if (r->pure) {
+		printf("  pure Python: no compiled code\n");
+	} else if (r->platform_tag) {
+		printf("  platform:  %s\n", r->platform_tag);
+		if (r->why_not_higher && strcmp(r->policy, "linux") != 0)
+			printf("             not older because %s\n", r->why_not_higher);
+	}
+	if (r->n_libs) {
+		printf("  libraries:");
+		for (size_t i = 0; i < r->n_libs; i++)
+			printf("%s %s (%s)", i ? "," : "", r->libs[i].soname,
+			       r->libs[i].provider ? r->libs[i].provider : "no provider");
+		printf("\n");
+	}
+	for (size_t i = 0; i < r->n_elfs; i++)
+		if (r->elfs[i].cubins.n) {
+			printf("  cuda:      %s:", r->elfs[i].member);
+			for (size_t j = 0; j < r->elfs[i].cubins.n; j++)
+				printf(" %s", r->elfs[i].cubins.v[j]);
+			printf("\n");
+		}
+	for (size_t i = 0; i < r->n_findings; i++) {
+		const struct audit_finding *f = &r->findings[i];
+		printf("  %s: %s%s%s\n", audit_level_name(f->level), f->member ? f->member : "",
+		       f->member ? ": " : "", f->message);
+		if (f->hint)
+			printf("    hint: %s\n", f->hint);
+	}
+}
 
 int cmd_audit(struct cli *c, int argc, char **argv)
 {
-	fprintf(stderr, "cuwheel: error: 'audit' is not implemented yet\n");
-	return CLI_FAIL;
+	static const struct option opts[] = {
+	    {"json", no_argument, NULL, 'j'},
+	    {"min-manylinux", required_argument, NULL, 'm'},
+	    {"require-arch", required_argument, NULL, 'r'},
+	    {"strict", no_argument, NULL, 's'},
+	    {"export-limit", required_argument, NULL, 'e'},
+	    {NULL, 0, NULL, 0},
+	};
+	struct audit_opts o = {0};
+	bool json = false;
+	optind = 0;
+	opterr = 0;
+	int ch, limit;
+	const char *err;
+	struct arch *archs;
+	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'j':
+			json = true;
+			break;
+		case 'm':
+			o.min_manylinux = optarg;
+			break;
+		case 'r':
+			if (!audit_parse_archs(&c->arena, optarg, &archs, &o.n_archs, &err))
+				return cli_usage(c, "audit", "--require-arch: %s", err);
+			o.archs = archs;
+			break;
+		case 's':
+			o.strict = true;
+			break;
+		case 'e':
+			if (!cli_parse_int(c, "audit", "--export-limit", optarg, &limit))
+				return CLI_USAGE;
+			o.export_limit = (size_t)limit;
+			break;
+		default:
+			return cli_usage(c, "audit", "unknown option or missing value '%s'",
+			                 argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return cli_usage(c, "audit", "missing WHEEL");
+	size_t n = (size_t)(argc - optind);
+	struct audit_result *res = arena_calloc(&c->arena, n, sizeof *res);
+	int rc = CLI_OK;
+	for (size_t i = 0; i < n; i++) {
+		if (!audit_wheel(&c->arena, &c->diag, argv[optind + (int)i], &o, &res[i]))
+			rc = CLI_FAIL;
+		if (!json)
+			print_result(&res[i]);
+	}
+	if (json)
+		printf("%s\n", audit_results_json(&c->arena, res, n));
+	return rc;
 }

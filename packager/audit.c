@@ -1,0 +1,170 @@
+/* audit.c: runs the audit of one wheel (zip bytes, names, RECORD, ELF, policy) and parses the
+ * --require-arch list. */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "packager/audit_int.h"
+
+const char *audit_level_name(enum audit_level l)
+{
+	return l == AUDIT_ERROR ? "error" : l == AUDIT_WARNING ? "warning" : "note";
+}
+
+void audit_add(struct audit_ctx *c, enum audit_level lvl, const char *code, const char *member,
+               const char *hint, const char *fmt, ...)
+{
+	struct audit_result *r = c->r;
+	if (r->n_findings == c->cap_findings) {
+		size_t nc = c->cap_findings ? c->cap_findings * 2 : 16;
+		r->findings =
+		    arena_realloc(c->a, r->findings, c->cap_findings, nc, sizeof *r->findings);
+		c->cap_findings = nc;
+	}
+	struct audit_finding *f = &r->findings[r->n_findings++];
+	va_list ap;
+	va_start(ap, fmt);
+	f->message = arena_vprintf(c->a, fmt, ap);
+	va_end(ap);
+	f->level = lvl;
+	f->code = code;
+	f->member = member ? arena_strdup(c->a, member) : NULL;
+	f->hint = hint;
+	if (lvl == AUDIT_ERROR)
+		r->errors++;
+	else if (lvl == AUDIT_WARNING)
+		r->warnings++;
+}
+
+/* The reader's refusals (duplicates, bad names, methods) become findings, unless the raw
+ * check already reported the same member. */
+struct open_capture {
+	struct audit_ctx *c;
+	int before;
+};
+
+static void capture_open(void *user, const struct diag_msg *m)
+{
+	struct open_capture *oc = user;
+	if (oc->c->r->errors > oc->before)
+		return;
+	audit_add(oc->c, m->level == DIAG_WARNING ? AUDIT_WARNING : AUDIT_ERROR, "zip", NULL, NULL,
+	          "%s", m->text);
+}
+
+bool audit_wheel(struct arena *a, struct diag *d, const char *wheel_path,
+                 const struct audit_opts *opts, struct audit_result *out)
+{
+	static const struct audit_opts none = {0};
+	memset(out, 0, sizeof *out);
+	struct audit_ctx c = {.a = a, .opts = opts ? opts : &none, .r = out, .path = wheel_path};
+	const char *slash = strrchr(wheel_path, '/');
+	out->wheel = arena_strdup(a, slash ? slash + 1 : wheel_path);
+	if (!audit_zip_raw(&c)) {
+		diag_path(d, DIAG_ERROR, wheel_path, "cannot read it as a zip archive");
+		audit_add(&c, AUDIT_ERROR, "zip-open", NULL, NULL,
+		          "cannot read it as a zip archive");
+		return false;
+	}
+	struct open_capture oc = {.c = &c, .before = out->errors};
+	struct diag od = {.emit = capture_open, .user = &oc};
+	struct extract_limits lim;
+	extract_limits_default(&lim);
+	if (!zip_reader_open(a, &od, wheel_path, &lim, &c.zr)) {
+		if (out->errors == oc.before)
+			audit_add(&c, AUDIT_ERROR, "zip", NULL, NULL, "the archive is refused");
+		out->ok = false;
+		return false;
+	}
+	out->opened = true;
+	c.n_members = c.zr.n_members;
+	c.members = arena_calloc(a, c.n_members ? c.n_members : 1, sizeof *c.members);
+	for (size_t i = 0; i < c.n_members; i++)
+		c.members[i].zm = &c.zr.members[i];
+	audit_names(&c);
+	audit_record(&c);
+	audit_read_elfs(&c);
+	audit_check_elfs(&c);
+	audit_policy(&c);
+	zip_reader_close(&c.zr);
+	out->ok = out->errors == 0 && !(c.opts->strict && out->warnings > 0);
+	return out->ok;
+}
+
+/* One entry: "75", "7.5", "sm_75", "90a", "9.0a", "120+PTX", "compute_90" (PTX only). */
+static bool parse_one(const char *s, struct arch *out)
+{
+	memset(out, 0, sizeof *out);
+	bool ptx_only = false;
+	if (strncmp(s, "sm_", 3) == 0)
+		s += 3;
+	else if (strncmp(s, "compute_", 8) == 0) {
+		s += 8;
+		ptx_only = true;
+	}
+	if (!isdigit((unsigned char)*s))
+		return false;
+	char *end;
+	long v = strtol(s, &end, 10);
+	if (*end == '.') {
+		if (!isdigit((unsigned char)end[1]) || v > 99)
+			return false;
+		out->major = (int)v;
+		out->minor = (int)strtol(end + 1, &end, 10);
+		if (out->minor > 9)
+			return false;
+	} else {
+		if (v < 10 || v > 999)
+			return false;
+		out->major = (int)(v / 10);
+		out->minor = (int)(v % 10);
+	}
+	if (*end == 'a' || *end == 'f')
+		out->suffix = *end++;
+	if (strcmp(end, "+PTX") == 0 || strcmp(end, "+ptx") == 0)
+		out->ptx = true;
+	else if (*end)
+		return false;
+	if (ptx_only)
+		return false; /* compute_XY alone: PTX without SASS is written XY+PTX here */
+	return true;
+}
+
+bool audit_parse_archs(struct arena *a, const char *text, struct arch **out, size_t *n,
+                       const char **err)
+{
+	*out = NULL;
+	*n = 0;
+	size_t cap = 0;
+	const char *p = text;
+	while (*p) {
+		while (*p == ',' || *p == ';' || *p == ' ')
+			p++;
+		if (!*p)
+			break;
+		size_t len = strcspn(p, ",; ");
+		char *tok = arena_strndup(a, p, len);
+		struct arch ar;
+		if (!parse_one(tok, &ar)) {
+			*err =
+			    arena_printf(a,
+			                 "'%s' is not a CUDA architecture (write 75, 8.6, 90a or "
+			                 "120+PTX)",
+			                 tok);
+			return false;
+		}
+		if (*n == cap) {
+			size_t nc = cap ? cap * 2 : 8;
+			*out = arena_realloc(a, *out, cap, nc, sizeof **out);
+			cap = nc;
+		}
+		(*out)[(*n)++] = ar;
+		p += len;
+	}
+	if (!*n) {
+		*err = "the architecture list is empty";
+		return false;
+	}
+	return true;
+}

@@ -1,0 +1,92 @@
+/* audit.h: checks a built wheel before it ships: zip rules, RECORD, names, ELF dependencies,
+ * symbol versions (the manylinux tag it honours, as auditwheel decides), CUDA policy, extension
+ * modules and the CUDA architectures in their fatbins. */
+#ifndef CUWHEEL_PACKAGER_AUDIT_H
+#define CUWHEEL_PACKAGER_AUDIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/arena.h"
+#include "base/diag.h"
+#include "matrix/config.h"
+
+enum audit_level {
+	AUDIT_ERROR,
+	AUDIT_WARNING,
+	AUDIT_NOTE,
+};
+
+/* One problem found; member is the zip member it is about (NULL: the wheel as a whole). */
+struct audit_finding {
+	enum audit_level level;
+	const char *code; /* stable identifier: "record-hash", "cuda-runtime-unprovided", ... */
+	const char *member;
+	const char *message;
+	const char *hint; /* an obvious fix, or NULL */
+};
+
+/* An external shared library the wheel needs: not in the wheel, not a manylinux system lib. */
+struct audit_lib {
+	const char *soname;
+	const char *needed_by; /* first member that needs it */
+	const char *provider;  /* "driver", "torch", "nvidia-cuda-runtime-cu12"; NULL: nobody */
+	bool excluded;         /* provided from outside the wheel; left out of the policy (like
+	                          auditwheel repair --exclude) */
+};
+
+/* What one ELF member looks like. */
+struct audit_elf {
+	const char *member;
+	const char *arch;
+	struct strv needed, rpath, runpath;
+	const char *module; /* extension module name ("_C") or NULL when not an extension */
+	struct strv cubins; /* "sm_75", "compute_90" */
+	const char
+	    *max_versions; /* e.g. "GLIBC_2.34 GLIBCXX_3.4.30" (newest per prefix), or NULL */
+};
+
+struct audit_opts {
+	const char *min_manylinux; /* "manylinux_2_28" (or _<arch>, or a legacy alias); NULL: any */
+	const struct arch *archs;  /* architectures the config asked for; NULL: no check */
+	size_t n_archs;
+	size_t export_limit; /* non-PyInit exports tolerated before a warning; 0: default 16 */
+	bool strict;         /* warnings count as errors */
+};
+
+struct audit_result {
+	const char *wheel; /* basename */
+	bool ok;           /* no error (and no warning when strict) */
+	bool opened;       /* the wheel could be read at all */
+	int errors, warnings;
+	bool pure;          /* no ELF file inside */
+	const char *arch;   /* "x86_64"; NULL for a pure wheel */
+	const char *policy; /* "manylinux_2_17" / "linux"; NULL for a pure wheel */
+	/* best platform tag, with auditwheel's legacy aliases '.'-joined after the PEP 600 name:
+	 * "manylinux_2_17_x86_64.manylinux2014_x86_64", "manylinux_2_34_x86_64", "linux_x86_64" */
+	const char *platform_tag;
+	const char *why_not_higher; /* what keeps the next more compatible policy away, or NULL */
+	struct strv versioned;      /* "libc.so.6: GLIBC_2.14 GLIBC_2.2.5" per library, sorted */
+	struct audit_lib *libs;
+	size_t n_libs;
+	struct audit_elf *elfs;
+	size_t n_elfs;
+	struct audit_finding *findings;
+	size_t n_findings;
+};
+
+/* Audits one wheel. Returns true when it passes (no error, min_manylinux met; with strict, no
+ * warning either). Everything found is in *out. Failures that stop the audit early (the file
+ * cannot be opened) are findings too, and are also reported on d. */
+bool audit_wheel(struct arena *a, struct diag *d, const char *wheel_path,
+                 const struct audit_opts *opts, struct audit_result *out);
+/* Parses a list of CUDA architectures as --require-arch takes them: "75,80,90a,120+PTX",
+ * TORCH_CUDA_ARCH_LIST spellings ("7.5;8.6+PTX", "sm_90a") too. False + *err (arena string). */
+bool audit_parse_archs(struct arena *a, const char *text, struct arch **out, size_t *n,
+                       const char **err);
+/* Renders results as JSON text (an array of objects with stable keys); never NULL. */
+char *audit_results_json(struct arena *a, const struct audit_result *r, size_t n);
+/* Returns "error", "warning" or "note". */
+const char *audit_level_name(enum audit_level l);
+
+#endif

@@ -1,0 +1,65 @@
+/* audit_int.h: what the audit's files share (not part of the public API). */
+#ifndef CUWHEEL_PACKAGER_AUDIT_INT_H
+#define CUWHEEL_PACKAGER_AUDIT_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/strbuf.h"
+#include "packager/audit.h"
+#include "packager/elf.h"
+#include "packager/tags.h"
+#include "packager/wheel_read.h"
+
+/* One member with what the audit learned about it. */
+struct audit_member {
+	const struct zip_member *zm;
+	bool scanned; /* its bytes were looked at */
+	bool is_elf;
+	struct elf_info elf;
+};
+
+struct audit_ctx {
+	struct arena *a;
+	const struct audit_opts *opts;
+	struct audit_result *r;
+	size_t cap_findings;
+	const char *path;     /* the wheel as given */
+	struct wheel_name wn; /* parsed file name */
+	bool name_ok;
+	const char *distinfo; /* "name-1.0.dist-info" found in the archive, or NULL */
+	bool purelib;         /* WHEEL's Root-Is-Purelib */
+	struct strv requires; /* normalised names of unconditional Requires-Dist entries */
+	struct zip_reader zr;
+	struct audit_member *members; /* parallel to zr.members */
+	size_t n_members;
+};
+
+/* Records a finding (message formatted into the arena). */
+void audit_add(struct audit_ctx *c, enum audit_level lvl, const char *code, const char *member,
+               const char *hint, const char *fmt, ...) CW_PRINTF(6, 7);
+/* Checks the archive's bytes as PyPI does: EOCD, comment, trailing data, methods, data
+ * descriptors, local/central agreement, names, duplicates. False when it is not a zip at all. */
+bool audit_zip_raw(struct audit_ctx *c);
+/* Checks the file name, the .dist-info, METADATA and WHEEL; reads Requires-Dist. */
+void audit_names(struct audit_ctx *c);
+/* Checks RECORD against every member's bytes. */
+void audit_record(struct audit_ctx *c);
+/* Looks at member i's bytes once (data must stay alive only during the call): reads it as
+ * ELF when it is one. */
+void audit_scan_member(struct audit_ctx *c, size_t i, void *data, size_t len);
+/* Reads every ELF member (filling c->members[i].elf). */
+void audit_read_elfs(struct audit_ctx *c);
+/* ELF checks: RPATH, CUDA and torch libraries, libcuda bundling, extension modules, archs;
+ * fills r->libs and r->elfs. */
+void audit_check_elfs(struct audit_ctx *c);
+/* Decides the manylinux policy (auditwheel's rules) and r->platform_tag / why_not_higher. */
+void audit_policy(struct audit_ctx *c);
+/* Returns true when soname is provided by the wheel itself through one of elf's
+ * $ORIGIN-relative RPATH/RUNPATH entries (member is where elf lives). */
+bool audit_bundled(struct audit_ctx *c, const char *member, const struct elf_info *elf,
+                   const char *soname);
+/* Returns true for the ELF dynamic loader's names (ld-linux*, ld64.so.*). */
+bool audit_is_loader(const char *soname);
+
+#endif
