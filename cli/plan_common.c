@@ -16,7 +16,7 @@ int plan_load(struct cli *c, const struct matrix_opts *o, struct plan_ctx *pc)
 	if (!discover(&c->arena, &c->diag, &pc->cfg, probes, &pc->ds))
 		return CLI_FAIL;
 	if (!matrix_expand(&c->arena, &c->diag, &pc->cfg, &pc->ds, o, &pc->plan))
-		return CLI_USAGE;
+		return pc->plan.only_unmatched && !pc->plan.wheel_clash ? CLI_USAGE : CLI_FAIL;
 	return CLI_OK;
 }
 
@@ -36,22 +36,24 @@ void plan_print_table(const struct plan_ctx *pc, FILE *f)
 	struct arena a = {0};
 	const struct plan *p = &pc->plan;
 	fprintf(f, "%s %s: %zu cells, %zu selected, %zu buildable on this machine (%s)\n\n",
-		pc->cfg.project.name, pc->cfg.project.version, p->n_cells, p->n_selected,
-		p->n_buildable, p->host_platform);
-	fprintf(f, "Kernels (compiled once per toolkit; requested: %s)\n", pc->cfg.kernels.archs_text);
+	        pc->cfg.project.name, pc->cfg.project.version, p->n_cells, p->n_selected,
+	        p->n_buildable, p->host_platform);
+	fprintf(f, "Kernels (compiled once per toolkit; requested: %s)\n",
+	        pc->cfg.kernels.archs_text);
 	for (size_t i = 0; i < p->n_toolkits; i++) {
 		const struct toolkit_plan *tp = &p->toolkits[i];
 		if (!tp->tk) {
-			fprintf(f, "  CUDA %-6s not on this machine: archs decided where it is built\n",
-				tp->cuda);
+			fprintf(
+			    f, "  CUDA %-6s not on this machine: archs decided where it is built\n",
+			    tp->cuda);
 			continue;
 		}
-		fprintf(f, "  CUDA %-6s %s (nvcc %s): %s\n", tp->cuda, tp->tk->root, tp->tk->version,
-			arch_list(&a, tp->archs, tp->n_archs));
+		fprintf(f, "  CUDA %-6s %s (nvcc %s): %s\n", tp->cuda, tp->tk->root,
+		        tp->tk->version, arch_list(&a, tp->archs, tp->n_archs));
 		for (size_t k = 0; k < tp->n_dropped; k++)
 			fprintf(f, "               dropped %s: %s\n",
-				matrix_arch_name(&a, &tp->dropped[k].arch, tp->dropped[k].arch.ptx),
-				tp->dropped[k].why);
+			        matrix_arch_name(&a, &tp->dropped[k].arch, tp->dropped[k].arch.ptx),
+			        tp->dropped[k].why);
 	}
 	size_t wid = 2, wwheel = 5;
 	for (size_t i = 0; i < p->n_cells; i++) {
@@ -67,12 +69,13 @@ void plan_print_table(const struct plan_ctx *pc, FILE *f)
 			status = arena_printf(&a, "not selected (%s)", c->unselected_by);
 		else if (c->buildable)
 			status = arena_printf(&a, "build (Python %s at %s)", c->py->version,
-					      c->py->path);
+			                      c->py->path);
 		else
 			status = arena_printf(&a, "cannot build here: %s", c->why_not);
 		fprintf(f, "%-*s  %-*s  %s\n", (int)wid, c->id, (int)wwheel, c->wheel, status);
 	}
-	fprintf(f, "\nThe platform tag linux_* is replaced by the manylinux tag the audit finds.\n");
+	fprintf(f,
+	        "\nThe platform tag linux_* is replaced by the manylinux tag the audit finds.\n");
 	arena_free(&a);
 }
 
@@ -94,11 +97,11 @@ int plan_print_json(const struct plan_ctx *pc, FILE *f)
 		json_object_set_new(t, "found", json_boolean(tp->tk != NULL));
 		json_object_set_new(t, "root", tp->tk ? json_string(tp->tk->root) : json_null());
 		json_object_set_new(t, "nvcc_version",
-				    tp->tk ? json_string(tp->tk->version) : json_null());
+		                    tp->tk ? json_string(tp->tk->version) : json_null());
 		json_t *archs = json_array();
 		for (size_t k = 0; k < tp->n_archs; k++) {
-			json_array_append_new(archs,
-					      json_string(matrix_arch_name(&a, &tp->archs[k], false)));
+			json_array_append_new(
+			    archs, json_string(matrix_arch_name(&a, &tp->archs[k], false)));
 			if (tp->archs[k].ptx)
 				json_array_append_new(
 				    archs, json_string(matrix_arch_name(&a, &tp->archs[k], true)));
@@ -108,8 +111,8 @@ int plan_print_json(const struct plan_ctx *pc, FILE *f)
 		for (size_t k = 0; k < tp->n_dropped; k++) {
 			json_t *dj = json_object();
 			json_object_set_new(dj, "arch",
-					    json_string(matrix_arch_name(&a, &tp->dropped[k].arch,
-									 tp->dropped[k].arch.ptx)));
+			                    json_string(matrix_arch_name(&a, &tp->dropped[k].arch,
+			                                                 tp->dropped[k].arch.ptx)));
 			json_object_set_new(dj, "reason", json_string(tp->dropped[k].why));
 			json_array_append_new(dropped, dj);
 		}
@@ -135,10 +138,12 @@ int plan_print_json(const struct plan_ctx *pc, FILE *f)
 		json_object_set_new(j, "wheel", json_string(c->wheel));
 		json_object_set_new(j, "selected", json_boolean(c->selected));
 		json_object_set_new(j, "unselected_by",
-				    c->unselected_by ? json_string(c->unselected_by) : json_null());
+		                    c->unselected_by ? json_string(c->unselected_by) : json_null());
 		json_object_set_new(j, "buildable", json_boolean(c->buildable));
-		json_object_set_new(j, "reason", c->why_not ? json_string(c->why_not) : json_null());
-		json_object_set_new(j, "interpreter", c->py ? json_string(c->py->path) : json_null());
+		json_object_set_new(j, "reason",
+		                    c->why_not ? json_string(c->why_not) : json_null());
+		json_object_set_new(j, "interpreter",
+		                    c->py ? json_string(c->py->path) : json_null());
 		json_array_append_new(cells, j);
 	}
 	json_object_set_new(root, "cells", cells);

@@ -1,14 +1,19 @@
 /* config.c: loads pyproject.toml, applies CUWHEEL_* overrides and checks what spans tables. */
 #include <ctype.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "base/os.h"
 #include "matrix/config_internal.h"
+#include "matrix/matrix.h"
 #include "packager/version.h"
 
 static const char *const platforms[] = {
-    "linux_x86_64", "linux_aarch64", "win_amd64", "win_arm64",
+    "linux_x86_64",
+    "linux_aarch64",
+    "win_amd64",
+    "win_arm64",
 };
 static const char *const template_fields[] = {
     "cuda", "cuda_nodot", "cuda_major", "torch", "torch_nodot", "python", "python_nodot",
@@ -20,13 +25,15 @@ static const char *check_python(struct arena *a, const char *v)
 {
 	const char *p = v;
 	if (*p++ != '3' || *p++ != '.' || !isdigit((unsigned char)*p))
-		return arena_printf(a, "'%s' is not a CPython version like \"3.12\" or \"3.13t\"", v);
+		return arena_printf(a, "'%s' is not a CPython version like \"3.12\" or \"3.13t\"",
+		                    v);
 	while (isdigit((unsigned char)*p))
 		p++;
 	if (*p == 't')
 		p++;
 	if (*p)
-		return arena_printf(a, "'%s' is not a CPython version like \"3.12\" or \"3.13t\"", v);
+		return arena_printf(a, "'%s' is not a CPython version like \"3.12\" or \"3.13t\"",
+		                    v);
 	return NULL;
 }
 
@@ -48,7 +55,7 @@ static const char *check_dotted(struct arena *a, const char *v, const char *what
 	return NULL;
 bad:
 	return arena_printf(a, "'%s' is not a %s version like \"%s\"", v, what,
-			    strcmp(what, "CUDA") ? "2.6" : "12.4");
+	                    strcmp(what, "CUDA") ? "2.6" : "12.4");
 }
 
 static const char *check_platform(struct arena *a, const char *v)
@@ -58,8 +65,8 @@ static const char *check_platform(struct arena *a, const char *v)
 			return NULL;
 	const char *close = diag_did_you_mean(v, platforms, N(platforms));
 	return arena_printf(a, "'%s' is not a platform cuwheel builds for (%s)%s%s%s", v,
-			    "linux_x86_64, linux_aarch64, win_amd64, win_arm64",
-			    close ? "; did you mean '" : "", close ? close : "", close ? "'?" : "");
+	                    "linux_x86_64, linux_aarch64, win_amd64, win_arm64",
+	                    close ? "; did you mean '" : "", close ? close : "", close ? "'?" : "");
 }
 
 static const char *check_template(struct arena *a, const char *t)
@@ -78,16 +85,35 @@ static const char *check_template(struct arena *a, const char *t)
 			    !strncmp(p + 1, template_fields[i], (size_t)(e - p - 1)))
 				known = true;
 		if (!known)
-			return arena_printf(a, "unknown field '{%.*s}' in '%s' (fields: cuda, "
-					       "cuda_nodot, cuda_major, torch, torch_nodot, python, "
-					       "python_nodot)", (int)(e - p - 1), p + 1, t);
+			return arena_printf(a,
+			                    "unknown field '{%.*s}' in '%s' (fields: cuda, "
+			                    "cuda_nodot, cuda_major, torch, torch_nodot, python, "
+			                    "python_nodot)",
+			                    (int)(e - p - 1), p + 1, t);
 		p = e;
 	}
 	for (const char *p = t; *p; p++)
 		if (!(isalnum((unsigned char)*p) || strchr("{}._-", *p)))
-			return arena_printf(a, "'%s' contains '%c', which a local version label "
-					       "cannot hold", t, *p);
+			return arena_printf(a,
+			                    "'%s' contains '%c', which a local version label "
+			                    "cannot hold",
+			                    t, *p);
+	/* The fields only hold digits and dots, so one sample rendering shows whether the
+	 * separators and their placement make a valid PEP 440 local label ("-cu", "cu..x"). */
+	char *sample = matrix_local_label(a, t, "3.12", "12.4", "2.6");
+	const char *err = NULL;
+	if (sample[0] && !pep440_normalize_local(a, sample, &err))
+		return arena_printf(a,
+		                    "'%s' renders as '%s', which is not a valid local version "
+		                    "label (alphanumerics separated by single '.', '-' or '_')",
+		                    t, sample);
 	return NULL;
+}
+
+/* True when the local-version template t names a torch field. */
+static bool template_uses_torch(const char *t)
+{
+	return t && strstr(t, "{torch");
 }
 
 typedef const char *axis_check_fn(struct arena *a, const char *v);
@@ -100,19 +126,50 @@ static const char *check_torch(struct arena *a, const char *v)
 	return check_dotted(a, v, "torch", false);
 }
 
+/* The CUWHEEL_MATRIX_* variable that overrides axis key ("python" -> CUWHEEL_MATRIX_PYTHON). */
+static const char *axis_env_name(struct arena *a, const char *key)
+{
+	char *n = arena_printf(a, "CUWHEEL_MATRIX_%s", key);
+	for (char *p = n; *p; p++)
+		*p = (char)toupper((unsigned char)*p);
+	return n;
+}
+
+/* Reports an error about value i of matrix axis key: at its place in pyproject.toml when it
+ * came from there, else naming the environment variable that set it. */
+static void axis_error(struct cfg_reader *r, const struct toml_value *m, const char *key, size_t i,
+                       const char *value, const char *fmt, ...) CW_PRINTF(6, 7);
+static void axis_error(struct cfg_reader *r, const struct toml_value *m, const char *key, size_t i,
+                       const char *value, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	const struct toml_value *tv = toml_get(m, key);
+	const struct toml_value *at = NULL;
+	if (tv && tv->type == TOML_ARRAY && i < tv->u.array.len)
+		at = tv->u.array.items[i];
+	else if (tv && tv->type == TOML_STRING)
+		at = tv;
+	if (at && at->type == TOML_STRING && !strcmp(at->u.str.s, value)) {
+		cfg_error(r, at, "%s", buf);
+	} else {
+		diag_path(r->d, DIAG_ERROR, axis_env_name(r->a, key), "%s", buf);
+		r->ok = false;
+	}
+}
+
 static bool check_axis(struct cfg_reader *r, const struct toml_value *m, const char *key,
-		       const struct strv *vals, axis_check_fn *fn)
+                       const struct strv *vals, axis_check_fn *fn)
 {
 	bool ok = true;
-	const struct toml_value *tv = toml_get(m, key);
 	for (size_t i = 0; i < vals->n; i++) {
 		const char *why = fn(r->a, vals->v[i]);
 		if (!why)
 			continue;
-		const struct toml_value *at = tv;
-		if (tv && tv->type == TOML_ARRAY && i < tv->u.array.len)
-			at = tv->u.array.items[i];
-		cfg_error(r, at, "[tool.cuwheel.matrix].%s: %s", key, why);
+		axis_error(r, m, key, i, vals->v[i], "[tool.cuwheel.matrix].%s: %s", key, why);
 		ok = false;
 	}
 	return ok;
@@ -131,31 +188,90 @@ bool config_check(struct cfg_reader *r, struct config *cfg)
 		bool inc = i < cfg->matrix.n_include;
 		const struct matrix_entry *e =
 		    inc ? &cfg->matrix.include[i] : &cfg->matrix.exclude[i - cfg->matrix.n_include];
-		const char *why = NULL;
-		if (e->python && !strchr(e->python, '*'))
-			why = check_python(r->a, e->python);
-		if (!why && e->cuda)
-			why = check_cuda(r->a, e->cuda);
-		if (!why && e->torch && !strchr(e->torch, '*'))
-			why = check_torch(r->a, e->torch);
-		if (!why && e->platform && !strchr(e->platform, '*'))
-			why = check_platform(r->a, e->platform);
-		if (why) {
-			cfg_error(r, e->where, "%s", why);
-			ok = false;
+		/* exclude matches cells with globs; include names one concrete cell. */
+		const struct {
+			const char *key, *val;
+			axis_check_fn *fn;
+		} fields[] = {
+		    {"python", e->python, check_python},
+		    {"cuda", e->cuda, check_cuda},
+		    {"torch", e->torch, check_torch},
+		    {"platform", e->platform, check_platform},
+		};
+		for (size_t f = 0; f < N(fields); f++) {
+			const char *v = fields[f].val;
+			if (!v)
+				continue;
+			const struct toml_value *at = toml_get(e->where, fields[f].key);
+			if (strpbrk(v, "*?[")) {
+				if (inc) {
+					cfg_error(r, at,
+					          "an include entry adds one cell: %s = '%s' "
+					          "cannot be a glob",
+					          fields[f].key, v);
+					ok = false;
+				}
+				continue;
+			}
+			const char *why = fields[f].fn(r->a, v);
+			if (why) {
+				cfg_error(r, at, "%s", why);
+				ok = false;
+			}
 		}
 		if (inc && (!e->python || !e->cuda)) {
-			cfg_error(r, e->where, "an include entry adds a cell: it needs at least "
-					       "python and cuda");
+			cfg_error(r, e->where,
+			          "an include entry adds a cell: it needs at least "
+			          "python and cuda");
+			diag_msg(r->d, DIAG_HINT,
+			         "write it like {python = \"3.13\", cuda = "
+			         "\"13.0\"}");
+			ok = false;
+		}
+		if (inc && e->torch && cfg->matrix.torch.n == 0) {
+			cfg_error(r, toml_get(e->where, "torch"),
+			          "an include entry names torch, but "
+			          "the matrix has no torch axis");
 			ok = false;
 		}
 	}
+	const struct toml_value *lv = toml_get(m, "local-version");
+	bool lv_from_file = lv && lv->type == TOML_STRING && cfg->matrix.local_version &&
+	                    !strcmp(lv->u.str.s, cfg->matrix.local_version);
 	if (cfg->matrix.local_version) {
 		const char *why = check_template(r->a, cfg->matrix.local_version);
 		if (why) {
-			cfg_error(r, toml_get(m, "local-version"), "local-version: %s", why);
+			if (lv_from_file)
+				cfg_error(r, lv, "local-version: %s", why);
+			else
+				diag_path(r->d, DIAG_ERROR, "CUWHEEL_LOCAL_VERSION", "%s", why),
+				    r->ok = false;
 			ok = false;
 		}
+	}
+	if (template_uses_torch(cfg->matrix.local_version) && cfg->matrix.torch.n == 0) {
+		const char *msg = "local-version names a torch field, but the matrix has no "
+		                  "torch axis";
+		if (lv_from_file)
+			cfg_error(r, lv, "%s", msg);
+		else
+			diag_path(r->d, DIAG_ERROR, "CUWHEEL_LOCAL_VERSION", "%s", msg),
+			    r->ok = false;
+		ok = false;
+	}
+	/* A local label written in version and one stamped per cell cannot both be kept. */
+	const char *tmpl = cfg->matrix.local_version;
+	if (cfg->project.version_local && (!tmpl || tmpl[0])) {
+		cfg_error(r, toml_get(toml_get(cfg->root, "project"), "version"),
+		          "version '%s+%s' has a local label, and cuwheel stamps one per cell "
+		          "(%slocal-version '%s')",
+		          cfg->project.version, cfg->project.version_local,
+		          tmpl ? "" : "the default ", tmpl ? tmpl : "cu{cuda_nodot}");
+		diag_msg(r->d, DIAG_HINT,
+		         "write version = \"%s\", or set local-version = \"\" "
+		         "to keep '+%s' on every wheel",
+		         cfg->project.version, cfg->project.version_local);
+		ok = false;
 	}
 
 	/* Python axis values that requires-python excludes can never be built. */
@@ -169,20 +285,23 @@ bool config_check(struct cfg_reader *r, struct config *cfg)
 				ver[n - 1] = '\0';
 			if (!pep440_parse(r->a, ver, &v, &err))
 				continue;
-			if (!pep440_satisfies(r->a, &v, cfg->project.requires_python, &err) && !err) {
-				const struct toml_value *pv = toml_get(m, "python");
-				if (pv && pv->type == TOML_ARRAY && i < pv->u.array.len)
-					pv = pv->u.array.items[i];
-				cfg_error(r, pv, "Python %s is excluded by requires-python '%s'",
-					  cfg->matrix.python.v[i], cfg->project.requires_python);
+			if (!pep440_satisfies(r->a, &v, cfg->project.requires_python, &err) &&
+			    !err) {
+				axis_error(r, m, "python", i, cfg->matrix.python.v[i],
+				           "Python %s is excluded by requires-python '%s'",
+				           cfg->matrix.python.v[i], cfg->project.requires_python);
+				diag_msg(r->d, DIAG_HINT,
+				         "remove it from the python axis, or widen "
+				         "requires-python");
 				ok = false;
 			}
 		}
 	}
 
 	if (cfg->n_extensions == 0) {
-		cfg_error(r, tool, "[tool.cuwheel] declares no extension: cuwheel builds CUDA "
-				   "extension modules");
+		cfg_error(r, tool,
+		          "[tool.cuwheel] declares no extension: cuwheel builds CUDA "
+		          "extension modules");
 		diag_msg(r->d, DIAG_HINT, "add [tool.cuwheel.extension] with module and sources");
 		return false;
 	}
@@ -195,7 +314,7 @@ bool config_check(struct cfg_reader *r, struct config *cfg)
 			if (x->module && cfg->extensions[j].module &&
 			    !strcmp(x->module, cfg->extensions[j].module)) {
 				cfg_error(r, toml_get(x->where, "module"),
-					  "extension module '%s' is declared twice", x->module);
+				          "extension module '%s' is declared twice", x->module);
 				ok = false;
 			}
 		}
@@ -212,28 +331,34 @@ bool config_check(struct cfg_reader *r, struct config *cfg)
 		}
 		if (!shipped) {
 			cfg_error(r, toml_get(x->where, "module"),
-				  "extension module '%s' lives in package '%s', which "
-				  "[tool.cuwheel].packages does not ship", x->module, top);
+			          "extension module '%s' lives in package '%s', which "
+			          "[tool.cuwheel].packages does not ship",
+			          x->module, top);
 			diag_msg(r->d, DIAG_HINT, "add the directory of package '%s' to packages",
-				 top);
+			         top);
 			ok = false;
 		}
 	}
 	if (has_torch_ext && cfg->matrix.torch.n == 0) {
 		const struct extension_cfg *x = &cfg->extensions[0];
 		cfg_error(r, toml_get(x->where, "kind"),
-			  "extension kind 'torch' needs a torch axis in [tool.cuwheel.matrix]");
-		diag_msg(r->d, DIAG_HINT, "add torch = [\"2.6\"] (the torch versions to build for)");
+		          "extension kind 'torch' needs a torch axis in [tool.cuwheel.matrix]");
+		diag_msg(r->d, DIAG_HINT,
+		         "add torch = [\"2.6\"] (the torch versions to build for)");
 		ok = false;
 	}
 	if (cfg->matrix.torch.n && !has_torch_ext && cfg->kernels.uses_torch != TRI_ON) {
-		cfg_error(r, toml_get(m, "torch"),
-			  "a torch axis needs an extension of kind 'torch' (or kernels with "
-			  "uses-torch = \"on\")");
+		axis_error(r, m, "torch", 0, cfg->matrix.torch.v[0],
+		           "a torch axis needs an extension of kind 'torch' (or kernels with "
+		           "uses-torch = \"on\")");
+		diag_msg(r->d, DIAG_HINT,
+		         "set kind = \"torch\" in [tool.cuwheel.extension], or "
+		         "remove the torch axis");
 		ok = false;
 	}
 	if (cfg->kernels.rdc && cfg->kernels.files.n == 0) {
-		cfg_error(r, toml_get(cfg->kernels.where, "rdc"), "rdc = true needs kernel sources");
+		cfg_error(r, toml_get(cfg->kernels.where, "rdc"),
+		          "rdc = true needs kernel sources");
 		ok = false;
 	}
 	return ok;
@@ -245,20 +370,20 @@ static const struct {
 	const char *name;
 	enum env_kind kind;
 } env_vars[] = {
-    {"CUWHEEL_BUILD", ENV_LIST},          {"CUWHEEL_SKIP", ENV_LIST},
-    {"CUWHEEL_MATRIX_PYTHON", ENV_LIST},  {"CUWHEEL_MATRIX_CUDA", ENV_LIST},
-    {"CUWHEEL_MATRIX_TORCH", ENV_LIST},   {"CUWHEEL_MATRIX_PLATFORM", ENV_LIST},
-    {"CUWHEEL_ARCHS", ENV_ARCHS},         {"CUWHEEL_CUDART", ENV_CUDART},
+    {"CUWHEEL_BUILD", ENV_LIST},           {"CUWHEEL_SKIP", ENV_LIST},
+    {"CUWHEEL_MATRIX_PYTHON", ENV_LIST},   {"CUWHEEL_MATRIX_CUDA", ENV_LIST},
+    {"CUWHEEL_MATRIX_TORCH", ENV_LIST},    {"CUWHEEL_MATRIX_PLATFORM", ENV_LIST},
+    {"CUWHEEL_ARCHS", ENV_ARCHS},          {"CUWHEEL_CUDART", ENV_CUDART},
     {"CUWHEEL_LOCAL_VERSION", ENV_STRING}, {"CUWHEEL_CCACHE", ENV_TRI},
-    {"CUWHEEL_CACHE_REMOTE", ENV_STRING}, {"CUWHEEL_BUILD_DIR", ENV_STRING},
-    {"CUWHEEL_DIST_DIR", ENV_STRING},     {"CUWHEEL_TEST_COMMAND", ENV_STRING},
-    {"CUWHEEL_TEST_REQUIRES", ENV_LIST},  {"CUWHEEL_COMPRESSION", ENV_INT},
+    {"CUWHEEL_CACHE_REMOTE", ENV_STRING},  {"CUWHEEL_BUILD_DIR", ENV_STRING},
+    {"CUWHEEL_DIST_DIR", ENV_STRING},      {"CUWHEEL_TEST_COMMAND", ENV_STRING},
+    {"CUWHEEL_TEST_REQUIRES", ENV_LIST},   {"CUWHEEL_COMPRESSION", ENV_INT},
     {"CUWHEEL_MIN_MANYLINUX", ENV_STRING},
 };
 /* Variables cuwheel reads elsewhere (not config overrides), so they are not misspellings. */
 static const char *const env_other[] = {
-    "CUWHEEL_CACHE_DIR", "CUWHEEL_PYTHON", "CUWHEEL_TOOLKIT_WHEELS", "CUWHEEL",
-    "CUWHEEL_SOURCE_DIR", "CUWHEEL_TEST_BASE_PYTHON", "CUWHEEL_NINJA", "CUWHEEL_JOBS",
+    "CUWHEEL_CACHE_DIR",  "CUWHEEL_PYTHON",           "CUWHEEL_TOOLKIT_WHEELS", "CUWHEEL",
+    "CUWHEEL_SOURCE_DIR", "CUWHEEL_TEST_BASE_PYTHON", "CUWHEEL_NINJA",          "CUWHEEL_JOBS",
 };
 
 static void env_split(struct arena *a, const char *val, struct strv *out)
@@ -277,7 +402,7 @@ static void env_split(struct arena *a, const char *val, struct strv *out)
 }
 
 static bool env_check_list(struct cfg_reader *r, const char *name, const struct strv *v,
-			   axis_check_fn *fn)
+                           axis_check_fn *fn)
 {
 	bool ok = true;
 	for (size_t i = 0; i < v->n; i++) {
@@ -316,8 +441,9 @@ bool config_apply_env(struct cfg_reader *r, struct config *cfg, const char *cons
 			for (size_t j = 0; j < N(env_vars); j++)
 				names[j] = env_vars[j].name;
 			const char *close = diag_did_you_mean(name, names, N(env_vars));
-			diag_path(r->d, DIAG_WARNING, name, "unknown cuwheel environment variable, "
-							    "ignored");
+			diag_path(r->d, DIAG_WARNING, name,
+			          "unknown cuwheel environment variable, "
+			          "ignored");
 			if (close)
 				diag_msg(r->d, DIAG_HINT, "did you mean %s?", close);
 			continue;
@@ -331,7 +457,8 @@ bool config_apply_env(struct cfg_reader *r, struct config *cfg, const char *cons
 		else if (!strcmp(name, "CUWHEEL_SKIP"))
 			cfg->matrix.skip = list;
 		else if (!strcmp(name, "CUWHEEL_MATRIX_PYTHON"))
-			ok &= env_check_list(r, name, &list, check_python), cfg->matrix.python = list;
+			ok &= env_check_list(r, name, &list, check_python),
+			    cfg->matrix.python = list;
 		else if (!strcmp(name, "CUWHEEL_MATRIX_CUDA"))
 			ok &= env_check_list(r, name, &list, check_cuda), cfg->matrix.cuda = list;
 		else if (!strcmp(name, "CUWHEEL_MATRIX_TORCH"))
@@ -340,64 +467,76 @@ bool config_apply_env(struct cfg_reader *r, struct config *cfg, const char *cons
 			ok &= env_check_list(r, name, &list, check_platform),
 			    cfg->matrix.platform = list;
 		else if (!strcmp(name, "CUWHEEL_TEST_REQUIRES"))
-			cfg->test.requires = list;
-		else if (!strcmp(name, "CUWHEEL_ARCHS")) {
-			if (!config_parse_archs(r->a, val, &cfg->kernels.archs, &cfg->kernels.n_archs,
-						&err)) {
+		cfg->test.requires = list;
+		else if (!strcmp(name, "CUWHEEL_ARCHS"))
+		{
+			if (!config_parse_archs(r->a, val, &cfg->kernels.archs,
+			                        &cfg->kernels.n_archs, &err)) {
 				diag_path(r->d, DIAG_ERROR, name, "%s", err);
 				ok = false;
 			} else {
 				cfg->kernels.archs_text = val;
 			}
-		} else if (!strcmp(name, "CUWHEEL_CUDART")) {
+		}
+		else if (!strcmp(name, "CUWHEEL_CUDART"))
+		{
 			if (!strcmp(val, "static"))
 				cfg->kernels.cudart = CUDART_STATIC;
 			else if (!strcmp(val, "shared"))
 				cfg->kernels.cudart = CUDART_SHARED;
 			else
-				diag_path(r->d, DIAG_ERROR, name, "must be 'static' or 'shared', not "
-								  "'%s'", val), ok = false;
-		} else if (!strcmp(name, "CUWHEEL_CCACHE")) {
+				diag_path(r->d, DIAG_ERROR, name,
+				          "must be 'static' or 'shared', not "
+				          "'%s'",
+				          val),
+				    ok = false;
+		}
+		else if (!strcmp(name, "CUWHEEL_CCACHE"))
+		{
 			size_t t = 0;
 			while (t < 3 && strcmp(val, tristate_name((enum tristate)t)))
 				t++;
 			if (t == 3)
-				diag_path(r->d, DIAG_ERROR, name, "must be auto, on or off, not '%s'",
-					  val), ok = false;
+				diag_path(r->d, DIAG_ERROR, name,
+				          "must be auto, on or off, not '%s'", val),
+				    ok = false;
 			else
 				cfg->cache.ccache = (enum tristate)t;
-		} else if (!strcmp(name, "CUWHEEL_COMPRESSION")) {
+		}
+		else if (!strcmp(name, "CUWHEEL_COMPRESSION"))
+		{
 			char *end;
 			long lv = strtol(val, &end, 10);
 			if (!*val || *end || lv < 0 || lv > 9)
-				diag_path(r->d, DIAG_ERROR, name, "must be 0 (stored) to 9, not '%s'",
-					  val), ok = false;
+				diag_path(r->d, DIAG_ERROR, name,
+				          "must be 0 (stored) to 9, not '%s'", val),
+				    ok = false;
 			else
 				cfg->compression = (int)lv;
-		} else if (!strcmp(name, "CUWHEEL_LOCAL_VERSION")) {
+		}
+		else if (!strcmp(name, "CUWHEEL_LOCAL_VERSION"))
+		{
 			const char *why = val[0] ? check_template(r->a, val) : NULL;
 			if (why)
 				diag_path(r->d, DIAG_ERROR, name, "%s", why), ok = false;
 			else
 				cfg->matrix.local_version = val;
-		} else if (!strcmp(name, "CUWHEEL_CACHE_REMOTE"))
-			cfg->cache.remote = val[0] ? val : NULL;
-		else if (!strcmp(name, "CUWHEEL_BUILD_DIR"))
-			cfg->build_dir = os_abspath(r->a, val);
-		else if (!strcmp(name, "CUWHEEL_DIST_DIR"))
-			cfg->dist_dir = os_abspath(r->a, val);
-		else if (!strcmp(name, "CUWHEEL_TEST_COMMAND"))
-			cfg->test.command = val;
-		else if (!strcmp(name, "CUWHEEL_MIN_MANYLINUX"))
-			cfg->audit.min_manylinux = val[0] ? val : NULL;
+		}
+		else if (!strcmp(name, "CUWHEEL_CACHE_REMOTE")) cfg->cache.remote =
+		    val[0] ? val : NULL;
+		else if (!strcmp(name, "CUWHEEL_BUILD_DIR")) cfg->build_dir = os_abspath(r->a, val);
+		else if (!strcmp(name, "CUWHEEL_DIST_DIR")) cfg->dist_dir = os_abspath(r->a, val);
+		else if (!strcmp(name, "CUWHEEL_TEST_COMMAND")) cfg->test.command = val;
+		else if (!strcmp(name, "CUWHEEL_MIN_MANYLINUX")) cfg->audit.min_manylinux =
+		    val[0] ? val : NULL;
 	}
 	if (!ok)
 		r->ok = false;
 	return ok;
 }
 
-bool config_load(struct arena *a, struct diag *d, const char *project_dir,
-		 const char *const *env, struct config *cfg)
+bool config_load(struct arena *a, struct diag *d, const char *project_dir, const char *const *env,
+                 struct config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->project_dir = os_realpath(a, project_dir);
@@ -407,7 +546,10 @@ bool config_load(struct arena *a, struct diag *d, const char *project_dir,
 	}
 	cfg->pyproject = os_join(a, cfg->project_dir, "pyproject.toml");
 	if (!os_exists(cfg->pyproject)) {
-		diag_path(d, DIAG_ERROR, cfg->pyproject, "no pyproject.toml in the project directory");
+		diag_path(d, DIAG_ERROR,
+		          strcmp(project_dir, ".") ? os_join(a, project_dir, "pyproject.toml")
+		                                   : "pyproject.toml",
+		          "not found: %s holds no pyproject.toml", cfg->project_dir);
 		diag_msg(d, DIAG_HINT, "run cuwheel in the project, or pass -C DIR");
 		return false;
 	}

@@ -10,21 +10,39 @@
 #include "packager/version.h"
 
 static const char *const project_keys[] = {
-    "name",         "version",     "description",     "readme",          "requires-python",
-    "license",      "license-files", "authors",       "maintainers",     "keywords",
-    "classifiers",  "urls",        "dependencies",    "optional-dependencies", "scripts",
-    "gui-scripts",  "entry-points", "dynamic",        "import-names",    "import-namespaces",
+    "name",
+    "version",
+    "description",
+    "readme",
+    "requires-python",
+    "license",
+    "license-files",
+    "authors",
+    "maintainers",
+    "keywords",
+    "classifiers",
+    "urls",
+    "dependencies",
+    "optional-dependencies",
+    "scripts",
+    "gui-scripts",
+    "entry-points",
+    "dynamic",
+    "import-names",
+    "import-namespaces",
 };
 
 static bool read_people(struct cfg_reader *r, const struct toml_value *t, const char *key,
-			struct person **out, size_t *n)
+                        struct person **out, size_t *n)
 {
 	const struct toml_value *v = toml_get(t, key);
 	if (!v)
 		return true;
 	if (v->type != TOML_ARRAY) {
-		cfg_error(r, v, "[project].%s must be an array of tables like {name = \"...\", "
-				"email = \"...\"}", key);
+		cfg_error(r, v,
+		          "[project].%s must be an array of tables like {name = \"...\", "
+		          "email = \"...\"}",
+		          key);
 		return false;
 	}
 	*out = arena_calloc(r->a, v->u.array.len, sizeof(**out));
@@ -35,7 +53,7 @@ static bool read_people(struct cfg_reader *r, const struct toml_value *t, const 
 		const struct toml_value *e = v->u.array.items[i];
 		if (e->type != TOML_TABLE) {
 			cfg_error(r, e, "[project].%s[%zu] must be a table with name and/or email",
-				  key, i);
+			          key, i);
 			ok = false;
 			continue;
 		}
@@ -51,13 +69,14 @@ static bool read_people(struct cfg_reader *r, const struct toml_value *t, const 
 		}
 		if (p->name && strpbrk(p->name, ",")) {
 			cfg_error(r, toml_get(e, "name"),
-				  "%s.name must not contain a comma (core metadata joins names "
-				  "with commas)", where);
+			          "%s.name must not contain a comma (core metadata joins names "
+			          "with commas)",
+			          where);
 			ok = false;
 		}
 		if (p->email && !strchr(p->email, '@')) {
 			cfg_error(r, toml_get(e, "email"), "%s.email '%s' is not an email address",
-				  where, p->email);
+			          where, p->email);
 			ok = false;
 		}
 		(*n)++;
@@ -81,7 +100,7 @@ static const char *readme_type_for(const char *path)
 
 /* Reads a project-relative file named in the config; reports at v when it cannot. */
 static const char *read_project_file(struct cfg_reader *r, struct config *cfg,
-				     const struct toml_value *v, const char *rel)
+                                     const struct toml_value *v, const char *rel)
 {
 	if (!config_path_inside(rel)) {
 		cfg_error(r, v, "'%s' is outside the project directory", rel);
@@ -107,17 +126,19 @@ static bool read_readme(struct cfg_reader *r, struct config *cfg, const struct t
 		p->readme_type = readme_type_for(p->readme_path);
 		if (!p->readme_type) {
 			cfg_error(r, v, "cannot tell the content type of readme '%s'",
-				  p->readme_path);
-			diag_msg(r->d, DIAG_HINT, "use readme = {file = \"%s\", content-type = "
-						  "\"text/markdown\"}", p->readme_path);
+			          p->readme_path);
+			diag_msg(r->d, DIAG_HINT,
+			         "use readme = {file = \"%s\", content-type = "
+			         "\"text/markdown\"}",
+			         p->readme_path);
 			return false;
 		}
 		p->readme_text = read_project_file(r, cfg, v, p->readme_path);
 		return p->readme_text != NULL;
 	}
 	if (v->type != TOML_TABLE) {
-		cfg_error(r, v, "[project].readme must be a file name or a table, not a %s",
-			  toml_type_name(v->type));
+		cfg_error(r, v, "[project].readme must be a file name or a table, not %s",
+		          cfg_a_type(r->a, v->type));
 		return false;
 	}
 	static const char *const keys[] = {"file", "text", "content-type"};
@@ -141,8 +162,9 @@ static bool read_readme(struct cfg_reader *r, struct config *cfg, const struct t
 	if (strncmp(type, "text/markdown", 13) && strncmp(type, "text/x-rst", 10) &&
 	    strncmp(type, "text/plain", 10)) {
 		cfg_error(r, toml_get(v, "content-type"),
-			  "readme content-type '%s' is not text/markdown, text/x-rst or "
-			  "text/plain", type);
+		          "readme content-type '%s' is not text/markdown, text/x-rst or "
+		          "text/plain",
+		          type);
 		ok = false;
 	}
 	p->readme_type = type;
@@ -169,10 +191,10 @@ static bool read_license(struct cfg_reader *r, struct config *cfg, const struct 
 	if (v && v->type == TOML_STRING) {
 		if (!config_spdx_valid(v->u.str.s)) {
 			cfg_error(r, v, "license '%s' is not a valid SPDX license expression",
-				  v->u.str.s);
+			          v->u.str.s);
 			diag_msg(r->d, DIAG_HINT,
-				 "write identifiers joined by AND/OR/WITH, e.g. \"MIT\" or "
-				 "\"Apache-2.0 OR MIT\"");
+			         "write identifiers joined by AND/OR/WITH, e.g. \"MIT\" or "
+			         "\"Apache-2.0 OR MIT\"");
 			ok = false;
 		}
 		p->license_expression = v->u.str.s;
@@ -183,8 +205,9 @@ static bool read_license(struct cfg_reader *r, struct config *cfg, const struct 
 		ok &= cfg_string(r, v, "file", "[project].license", &file);
 		ok &= cfg_string(r, v, "text", "[project].license", &text);
 		if (!!file == !!text) {
-			cfg_error(r, v, "[project].license as a table needs exactly one of 'file' "
-					"or 'text'");
+			cfg_error(r, v,
+			          "[project].license as a table needs exactly one of 'file' "
+			          "or 'text'");
 			ok = false;
 		} else if (file) {
 			p->license_text = read_project_file(r, cfg, toml_get(v, "file"), file);
@@ -194,8 +217,10 @@ static bool read_license(struct cfg_reader *r, struct config *cfg, const struct 
 			p->license_text = text;
 		}
 	} else if (v) {
-		cfg_error(r, v, "[project].license must be an SPDX expression string (or the "
-				"legacy table), not a %s", toml_type_name(v->type));
+		cfg_error(r, v,
+		          "[project].license must be an SPDX expression string (or the "
+		          "legacy table), not %s",
+		          cfg_a_type(r->a, v->type));
 		ok = false;
 	}
 
@@ -221,14 +246,14 @@ static bool read_license(struct cfg_reader *r, struct config *cfg, const struct 
 }
 
 static bool read_urls_and_entry_points(struct cfg_reader *r, const struct toml_value *t,
-				       struct project_meta *p)
+                                       struct project_meta *p)
 {
 	bool ok = cfg_str_table(r, t, "urls", "[project]", &p->urls);
 	for (size_t i = 0; i < p->urls.n; i++) {
 		if (strlen(p->urls.v[i].key) > 32) {
 			cfg_error(r, toml_get(t, "urls"),
-				  "[project].urls label '%s' is longer than 32 characters",
-				  p->urls.v[i].key);
+			          "[project].urls label '%s' is longer than 32 characters",
+			          p->urls.v[i].key);
 			ok = false;
 		}
 	}
@@ -241,9 +266,10 @@ static bool read_urls_and_entry_points(struct cfg_reader *r, const struct toml_v
 	for (size_t i = 0; i < ep->u.table.len; i++) {
 		const struct toml_kv *kv = &ep->u.table.items[i];
 		if (!strcmp(kv->key, "console_scripts") || !strcmp(kv->key, "gui_scripts")) {
-			cfg_error_key(r, kv, "[project.entry-points.%s] is not allowed: use "
-					     "[project.%s]", kv->key,
-				      kv->key[0] == 'c' ? "scripts" : "gui-scripts");
+			cfg_error_key(r, kv,
+			              "[project.entry-points.%s] is not allowed: use "
+			              "[project.%s]",
+			              kv->key, kv->key[0] == 'c' ? "scripts" : "gui-scripts");
 			ok = false;
 			continue;
 		}
@@ -280,8 +306,9 @@ bool config_read_project(struct cfg_reader *r, struct config *cfg)
 	struct project_meta *p = &cfg->project;
 	const struct toml_value *t = toml_get(cfg->root, "project");
 	if (!t) {
-		cfg_error(r, NULL, "no [project] table: cuwheel reads the name, version and "
-				   "metadata from it (PEP 621)");
+		cfg_error(r, NULL,
+		          "no [project] table: cuwheel reads the name, version and "
+		          "metadata from it (PEP 621)");
 		return false;
 	}
 	if (t->type != TOML_TABLE) {
@@ -289,7 +316,7 @@ bool config_read_project(struct cfg_reader *r, struct config *cfg)
 		return false;
 	}
 	bool ok = cfg_check_keys(r, t, "[project]", project_keys,
-				 sizeof(project_keys) / sizeof(*project_keys));
+	                         sizeof(project_keys) / sizeof(*project_keys));
 
 	struct strv dynamic = {0};
 	ok &= cfg_strv(r, t, "dynamic", "[project]", false, &dynamic);
@@ -297,12 +324,16 @@ bool config_read_project(struct cfg_reader *r, struct config *cfg)
 		const struct toml_value *at = toml_get(t, "dynamic")->u.array.items[i];
 		if (toml_get(t, dynamic.v[i])) {
 			cfg_error(r, at, "'%s' is listed in dynamic but also given in [project]",
-				  dynamic.v[i]);
+			          dynamic.v[i]);
 		} else {
-			cfg_error(r, at, "cuwheel cannot compute dynamic '%s': it runs no build "
-					 "backend", dynamic.v[i]);
-			diag_msg(r->d, DIAG_HINT, "write %s in [project] and remove it from "
-						  "dynamic", dynamic.v[i]);
+			cfg_error(r, at,
+			          "cuwheel cannot compute dynamic '%s': it runs no build "
+			          "backend",
+			          dynamic.v[i]);
+			diag_msg(r->d, DIAG_HINT,
+			         "write %s in [project] and remove it from "
+			         "dynamic",
+			         dynamic.v[i]);
 		}
 		ok = false;
 	}
@@ -312,9 +343,11 @@ bool config_read_project(struct cfg_reader *r, struct config *cfg)
 		cfg_error(r, t, "[project] needs a name");
 		ok = false;
 	} else if (!name_is_valid(p->name)) {
-		cfg_error(r, toml_get(t, "name"), "'%s' is not a valid project name (letters, "
-						   "digits, '-', '_' and '.', starting and ending "
-						   "with a letter or digit)", p->name);
+		cfg_error(r, toml_get(t, "name"),
+		          "'%s' is not a valid project name (letters, "
+		          "digits, '-', '_' and '.', starting and ending "
+		          "with a letter or digit)",
+		          p->name);
 		ok = false;
 	}
 
@@ -327,8 +360,13 @@ bool config_read_project(struct cfg_reader *r, struct config *cfg)
 		struct pep440 v;
 		const char *err = NULL;
 		if (!pep440_parse(r->a, version, &v, &err)) {
-			cfg_error(r, toml_get(t, "version"), "version '%s' is not a PEP 440 version: %s",
-				  version, err ? err : "invalid");
+			cfg_error(
+			    r, toml_get(t, "version"), "[project].version: %s",
+			    err ? err
+			        : arena_printf(r->a, "'%s' is not a PEP 440 version", version));
+			diag_msg(r->d, DIAG_HINT,
+			         "write a PEP 440 version such as \"1.2.0\", "
+			         "\"1.2.0rc1\" or \"1.2.0.post1\"");
 			ok = false;
 		} else {
 			p->version = pep440_public(r->a, &v);
@@ -339,8 +377,8 @@ bool config_read_project(struct cfg_reader *r, struct config *cfg)
 	ok &= cfg_string(r, t, "description", "[project]", &p->description);
 	if (p->description && strchr(p->description, '\n')) {
 		cfg_error(r, toml_get(t, "description"),
-			  "[project].description must be one line (the summary); long text goes "
-			  "in readme");
+		          "[project].description must be one line (the summary); long text goes "
+		          "in readme");
 		ok = false;
 	}
 	ok &= read_readme(r, cfg, t);
@@ -352,8 +390,8 @@ bool config_read_project(struct cfg_reader *r, struct config *cfg)
 		pep440_satisfies(r->a, &probe, p->requires_python, &err);
 		if (err) {
 			cfg_error(r, toml_get(t, "requires-python"),
-				  "requires-python '%s' is not a valid specifier set: %s",
-				  p->requires_python, err);
+			          "requires-python '%s' is not a valid specifier set: %s",
+			          p->requires_python, err);
 			ok = false;
 		}
 	}
@@ -365,8 +403,8 @@ bool config_read_project(struct cfg_reader *r, struct config *cfg)
 	for (size_t i = 0; i < p->classifiers.n; i++) {
 		if (p->license_expression && !strncmp(p->classifiers.v[i], "License ::", 10)) {
 			cfg_error(r, toml_get(t, "classifiers")->u.array.items[i],
-				  "a License :: classifier cannot be combined with an SPDX license "
-				  "expression (PEP 639)");
+			          "a License :: classifier cannot be combined with an SPDX license "
+			          "expression (PEP 639)");
 			ok = false;
 		}
 	}

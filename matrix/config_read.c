@@ -30,7 +30,7 @@ void cfg_error_key(struct cfg_reader *r, const struct toml_kv *kv, const char *f
 }
 
 bool cfg_check_keys(struct cfg_reader *r, const struct toml_value *t, const char *where,
-		    const char *const *known, size_t n_known)
+                    const char *const *known, size_t n_known)
 {
 	bool ok = true;
 	if (!t || t->type != TOML_TABLE)
@@ -48,24 +48,30 @@ bool cfg_check_keys(struct cfg_reader *r, const struct toml_value *t, const char
 			diag_msg(r->d, DIAG_HINT, "did you mean '%s'?", close);
 		else
 			diag_msg(r->d, DIAG_HINT, "%s accepts: %s", where,
-				 arena_printf(r->a, "%s%s", known[0], n_known > 1 ? ", ..." : ""));
+			         arena_printf(r->a, "%s%s", known[0], n_known > 1 ? ", ..." : ""));
 		ok = false;
 	}
 	return ok;
 }
 
+const char *cfg_a_type(struct arena *a, enum toml_type t)
+{
+	const char *n = toml_type_name(t);
+	return arena_printf(a, "%s %s", strchr("aeiou", n[0]) ? "an" : "a", n);
+}
+
 static bool cfg_type(struct cfg_reader *r, const struct toml_value *v, enum toml_type want,
-		     const char *key, const char *where)
+                     const char *key, const char *where)
 {
 	if (v->type == want)
 		return true;
-	cfg_error(r, v, "%s.%s must be a %s, not a %s", where, key, toml_type_name(want),
-		  toml_type_name(v->type));
+	cfg_error(r, v, "%s.%s must be %s, not %s", where, key, cfg_a_type(r->a, want),
+	          cfg_a_type(r->a, v->type));
 	return false;
 }
 
 const struct toml_value *cfg_table(struct cfg_reader *r, const struct toml_value *t,
-				   const char *key, const char *where)
+                                   const char *key, const char *where)
 {
 	const struct toml_value *v = toml_get(t, key);
 	if (!v)
@@ -74,7 +80,7 @@ const struct toml_value *cfg_table(struct cfg_reader *r, const struct toml_value
 }
 
 bool cfg_string(struct cfg_reader *r, const struct toml_value *t, const char *key,
-		const char *where, const char **out)
+                const char *where, const char **out)
 {
 	const struct toml_value *v = toml_get(t, key);
 	if (!v)
@@ -89,8 +95,8 @@ bool cfg_string(struct cfg_reader *r, const struct toml_value *t, const char *ke
 	return true;
 }
 
-bool cfg_strv(struct cfg_reader *r, const struct toml_value *t, const char *key,
-	      const char *where, bool allow_single, struct strv *out)
+bool cfg_strv(struct cfg_reader *r, const struct toml_value *t, const char *key, const char *where,
+              bool allow_single, struct strv *out)
 {
 	const struct toml_value *v = toml_get(t, key);
 	if (!v)
@@ -101,8 +107,8 @@ bool cfg_strv(struct cfg_reader *r, const struct toml_value *t, const char *key,
 		return true;
 	}
 	if (v->type != TOML_ARRAY) {
-		cfg_error(r, v, "%s.%s must be an array of strings%s, not a %s", where, key,
-			  allow_single ? " (or one string)" : "", toml_type_name(v->type));
+		cfg_error(r, v, "%s.%s must be an array of strings%s, not %s", where, key,
+		          allow_single ? " (or one string)" : "", cfg_a_type(r->a, v->type));
 		return false;
 	}
 	out->n = 0;
@@ -110,8 +116,8 @@ bool cfg_strv(struct cfg_reader *r, const struct toml_value *t, const char *key,
 	for (size_t i = 0; i < v->u.array.len; i++) {
 		const struct toml_value *e = v->u.array.items[i];
 		if (e->type != TOML_STRING) {
-			cfg_error(r, e, "%s.%s[%zu] must be a string, not a %s", where, key, i,
-				  toml_type_name(e->type));
+			cfg_error(r, e, "%s.%s[%zu] must be a string, not %s", where, key, i,
+			          cfg_a_type(r->a, e->type));
 			ok = false;
 			continue;
 		}
@@ -120,8 +126,8 @@ bool cfg_strv(struct cfg_reader *r, const struct toml_value *t, const char *key,
 	return ok;
 }
 
-bool cfg_bool(struct cfg_reader *r, const struct toml_value *t, const char *key,
-	      const char *where, bool *out)
+bool cfg_bool(struct cfg_reader *r, const struct toml_value *t, const char *key, const char *where,
+              bool *out)
 {
 	const struct toml_value *v = toml_get(t, key);
 	if (!v)
@@ -133,7 +139,7 @@ bool cfg_bool(struct cfg_reader *r, const struct toml_value *t, const char *key,
 }
 
 bool cfg_int(struct cfg_reader *r, const struct toml_value *t, const char *key, const char *where,
-	     long lo, long hi, int *out)
+             long lo, long hi, int *out)
 {
 	const struct toml_value *v = toml_get(t, key);
 	if (!v)
@@ -142,15 +148,15 @@ bool cfg_int(struct cfg_reader *r, const struct toml_value *t, const char *key, 
 		return false;
 	if (v->u.i < lo || v->u.i > hi) {
 		cfg_error(r, v, "%s.%s must be between %ld and %ld, not %lld", where, key, lo, hi,
-			  (long long)v->u.i);
+		          (long long)v->u.i);
 		return false;
 	}
 	*out = (int)v->u.i;
 	return true;
 }
 
-bool cfg_enum(struct cfg_reader *r, const struct toml_value *t, const char *key,
-	      const char *where, const char *const *names, size_t n, int *out)
+bool cfg_enum(struct cfg_reader *r, const struct toml_value *t, const char *key, const char *where,
+              const char *const *names, size_t n, int *out)
 {
 	const struct toml_value *v = toml_get(t, key);
 	if (!v)
@@ -179,7 +185,7 @@ bool cfg_enum(struct cfg_reader *r, const struct toml_value *t, const char *key,
 }
 
 bool cfg_str_table(struct cfg_reader *r, const struct toml_value *t, const char *key,
-		   const char *where, struct str_pairs *out)
+                   const char *where, struct str_pairs *out)
 {
 	const struct toml_value *v = cfg_table(r, t, key, where);
 	if (!v)
@@ -190,8 +196,8 @@ bool cfg_str_table(struct cfg_reader *r, const struct toml_value *t, const char 
 	for (size_t i = 0; i < v->u.table.len; i++) {
 		const struct toml_kv *kv = &v->u.table.items[i];
 		if (kv->value->type != TOML_STRING) {
-			cfg_error(r, kv->value, "%s.%s.%s must be a string, not a %s", where, key,
-				  kv->key, toml_type_name(kv->value->type));
+			cfg_error(r, kv->value, "%s.%s.%s must be a string, not %s", where, key,
+			          kv->key, cfg_a_type(r->a, kv->value->type));
 			ok = false;
 			continue;
 		}

@@ -7,8 +7,8 @@
 #include "matrix/config_internal.h"
 
 static const char *const tool_keys[] = {
-    "kernels", "extension", "packages", "matrix",    "test",      "toolkits",
-    "pythons", "cache",     "audit",    "build-dir", "dist-dir",  "compression",
+    "kernels", "extension", "packages", "matrix",    "test",     "toolkits",
+    "pythons", "cache",     "audit",    "build-dir", "dist-dir", "compression",
 };
 static const char *const kernels_keys[] = {
     "sources", "include-dirs", "defines", "nvcc-flags", "host-flags",
@@ -18,8 +18,8 @@ static const char *const extension_keys[] = {
     "module", "kind", "sources", "include-dirs", "defines", "cflags", "ldflags", "libraries",
 };
 static const char *const matrix_keys[] = {
-    "python", "cuda", "torch", "platform", "include", "exclude", "build", "skip",
-    "local-version", "abi3-per-python",
+    "python",  "cuda",  "torch", "platform",      "include",
+    "exclude", "build", "skip",  "local-version", "abi3-per-python",
 };
 static const char *const entry_keys[] = {"python", "cuda", "torch", "platform"};
 static const char *const test_keys[] = {"requires", "command", "find-links"};
@@ -60,11 +60,13 @@ const char *tristate_name(enum tristate t)
 static const struct {
 	const char *name, *list;
 } arch_names[] = {
-    {"Kepler+Tesla", "3.7"},      {"Kepler", "3.5+PTX"},    {"Maxwell+Tegra", "5.3"},
-    {"Maxwell", "5.0;5.2+PTX"},   {"Pascal", "6.0;6.1+PTX"}, {"Volta+Tegra", "7.2"},
-    {"Volta", "7.0+PTX"},         {"Turing", "7.5+PTX"},     {"Ampere+Tegra", "8.7"},
-    {"Ampere", "8.0;8.6+PTX"},    {"Ada", "8.9+PTX"},        {"Hopper", "9.0+PTX"},
-    {"Blackwell+Tegra", "10.1"},  {"Blackwell", "10.0;12.0+PTX"},
+    {"Kepler+Tesla", "3.7"},     {"Kepler", "3.5+PTX"},
+    {"Maxwell+Tegra", "5.3"},    {"Maxwell", "5.0;5.2+PTX"},
+    {"Pascal", "6.0;6.1+PTX"},   {"Volta+Tegra", "7.2"},
+    {"Volta", "7.0+PTX"},        {"Turing", "7.5+PTX"},
+    {"Ampere+Tegra", "8.7"},     {"Ampere", "8.0;8.6+PTX"},
+    {"Ada", "8.9+PTX"},          {"Hopper", "9.0+PTX"},
+    {"Blackwell+Tegra", "10.1"}, {"Blackwell", "10.0;12.0+PTX"},
 };
 
 static bool arch_parse_one(const char *tok, size_t n, struct arch *out)
@@ -98,13 +100,17 @@ static bool arch_parse_one(const char *tok, size_t n, struct arch *out)
 		out->suffix = *p++;
 	if (*p || major < 1 || major > 20)
 		return false;
+	/* Arch-specific targets start with sm_90a, family-specific ones with sm_100f: nvcc
+	 * rejects sm_86a or sm_90f. */
+	if ((out->suffix == 'a' && major < 9) || (out->suffix == 'f' && major < 10))
+		return false;
 	out->major = major;
 	out->minor = minor;
 	return true;
 }
 
 bool config_parse_archs(struct arena *a, const char *text, struct arch **out, size_t *n,
-			const char **err)
+                        const char **err)
 {
 	size_t cap = 16, len = 0;
 	struct arch *v = arena_calloc(a, cap, sizeof(*v));
@@ -135,8 +141,26 @@ bool config_parse_archs(struct arena *a, const char *text, struct arch **out, si
 		} else if (arch_parse_one(s, tn, &tmp[0])) {
 			ntmp = 1;
 		} else {
-			*err = arena_printf(a, "'%.*s' is not an architecture (write 8.6, 9.0a, "
-					       "12.0+PTX or a name such as Ampere)", (int)tn, s);
+			const char *names[N(arch_names)];
+			for (size_t i = 0; i < N(arch_names); i++)
+				names[i] = arch_names[i].name;
+			char *word = arena_strndup(a, s, tn);
+			const char *close = diag_did_you_mean(word, names, N(arch_names));
+			if (close)
+				*err = arena_printf(a,
+				                    "'%s' is not an architecture; did you mean "
+				                    "'%s'?",
+				                    word, close);
+			else if (strchr(word, 'a') || strchr(word, 'f'))
+				*err = arena_printf(a,
+				                    "'%s' is not an architecture ('a' targets "
+				                    "start at 9.0a, 'f' targets at 10.0f)",
+				                    word);
+			else
+				*err = arena_printf(a,
+				                    "'%s' is not an architecture (write 8.6, 9.0a, "
+				                    "12.0+PTX or a name such as Ampere)",
+				                    word);
 			return false;
 		}
 		for (size_t k = 0; k < ntmp; k++) {
@@ -179,12 +203,25 @@ static bool read_archs(struct cfg_reader *r, struct kernels_cfg *k, const struct
 		if (!cfg_strv(r, t, "archs", "[tool.cuwheel.kernels]", false, &parts))
 			return false;
 		struct strbuf sb = {0};
-		for (size_t i = 0; i < parts.n; i++)
+		for (size_t i = 0; i < parts.n; i++) {
+			/* Parse each entry alone first so an error points at its element. */
+			const char *err = NULL;
+			struct arch *one;
+			size_t n_one;
+			if (!config_parse_archs(r->a, parts.v[i], &one, &n_one, &err)) {
+				cfg_error(r, v->u.array.items[i],
+				          "[tool.cuwheel.kernels].archs[%zu]: %s", i, err);
+				sb_release(&sb);
+				return false;
+			}
 			sb_printf(&sb, "%s%s", i ? ";" : "", parts.v[i]);
+		}
 		text = sb_to_arena(&sb, r->a);
 	} else {
-		cfg_error(r, v, "[tool.cuwheel.kernels].archs must be a string like "
-				"\"7.5;8.6;12.0+PTX\" or an array, not a %s", toml_type_name(v->type));
+		cfg_error(r, v,
+		          "[tool.cuwheel.kernels].archs must be a string like "
+		          "\"7.5;8.6;12.0+PTX\" or an array, not %s",
+		          cfg_a_type(r->a, v->type));
 		return false;
 	}
 	const char *err = NULL;
@@ -197,14 +234,15 @@ static bool read_archs(struct cfg_reader *r, struct kernels_cfg *k, const struct
 }
 
 static bool read_dirs(struct cfg_reader *r, struct config *cfg, const struct toml_value *t,
-		      const char *key, const char *where, struct strv *out)
+                      const char *key, const char *where, struct strv *out)
 {
 	bool ok = cfg_strv(r, t, key, where, false, out);
 	for (size_t i = 0; ok && i < out->n; i++) {
 		const struct toml_value *at = toml_get(t, key)->u.array.items[i];
 		if (out->v[i][0] == '/') {
 			if (!os_is_dir(out->v[i])) {
-				cfg_error(r, at, "include directory '%s' does not exist", out->v[i]);
+				cfg_error(r, at, "include directory '%s' does not exist",
+				          out->v[i]);
 				ok = false;
 			}
 			continue;
@@ -213,7 +251,8 @@ static bool read_dirs(struct cfg_reader *r, struct config *cfg, const struct tom
 			cfg_error(r, at, "'%s' reaches outside the project directory", out->v[i]);
 			ok = false;
 		} else if (!os_is_dir(os_join(r->a, cfg->project_dir, out->v[i]))) {
-			cfg_error(r, at, "'%s' is not a directory in %s", out->v[i], cfg->project_dir);
+			cfg_error(r, at, "'%s' is not a directory in %s", out->v[i],
+			          cfg->project_dir);
 			ok = false;
 		}
 	}
@@ -221,7 +260,7 @@ static bool read_dirs(struct cfg_reader *r, struct config *cfg, const struct tom
 }
 
 static bool read_sources(struct cfg_reader *r, struct config *cfg, const struct toml_value *t,
-			 const char *where, struct strv *globs, struct strv *files)
+                         const char *where, struct strv *globs, struct strv *files)
 {
 	bool ok = cfg_strv(r, t, "sources", where, false, globs);
 	for (size_t i = 0; ok && i < globs->n; i++) {
@@ -261,9 +300,9 @@ static bool read_kernels(struct cfg_reader *r, struct config *cfg, const struct 
 		const char *f = k->files.v[i];
 		const char *dot = strrchr(f, '.');
 		if (!dot || (strcmp(dot, ".cu") && strcmp(dot, ".c") && strcmp(dot, ".cpp") &&
-			     strcmp(dot, ".cc") && strcmp(dot, ".cxx"))) {
+		             strcmp(dot, ".cc") && strcmp(dot, ".cxx"))) {
 			cfg_error(r, toml_get(t, "sources"),
-				  "kernel source '%s' is not a .cu, .c or .cpp file", f);
+			          "kernel source '%s' is not a .cu, .c or .cpp file", f);
 			ok = false;
 		}
 	}
@@ -291,18 +330,18 @@ static bool module_name_valid(const char *m)
 }
 
 static bool read_extension(struct cfg_reader *r, struct config *cfg, const struct toml_value *t,
-			   const char *where, struct extension_cfg *x)
+                           const char *where, struct extension_cfg *x)
 {
 	x->where = t;
 	bool ok = cfg_check_keys(r, t, where, extension_keys, N(extension_keys));
 	ok &= cfg_string(r, t, "module", where, &x->module);
 	if (!x->module) {
 		cfg_error(r, t, "%s needs 'module', the dotted import name (e.g. \"pkg._C\")",
-			  where);
+		          where);
 		ok = false;
 	} else if (!module_name_valid(x->module)) {
 		cfg_error(r, toml_get(t, "module"), "'%s' is not a dotted Python module name",
-			  x->module);
+		          x->module);
 		ok = false;
 	}
 	int kind = EXT_CAPI;
@@ -351,14 +390,16 @@ static bool read_extensions(struct cfg_reader *r, struct config *cfg, const stru
 }
 
 static bool read_entries(struct cfg_reader *r, const struct toml_value *t, const char *key,
-			 struct matrix_entry **out, size_t *n)
+                         struct matrix_entry **out, size_t *n)
 {
 	const struct toml_value *v = toml_get(t, key);
 	if (!v)
 		return true;
 	if (v->type != TOML_ARRAY) {
-		cfg_error(r, v, "[tool.cuwheel.matrix].%s must be an array of tables like "
-				"{python = \"3.12\", cuda = \"12.4\"}", key);
+		cfg_error(r, v,
+		          "[tool.cuwheel.matrix].%s must be an array of tables like "
+		          "{python = \"3.12\", cuda = \"12.4\"}",
+		          key);
 		return false;
 	}
 	bool ok = true;
@@ -461,7 +502,8 @@ bool config_read_tool(struct cfg_reader *r, struct config *cfg)
 		ok &= cfg_string(r, tool, "dist-dir", "[tool.cuwheel]", &dist_dir);
 		ok &= cfg_int(r, tool, "compression", "[tool.cuwheel]", 0, 9, &cfg->compression);
 	}
-	cfg->build_dir = build_dir[0] == '/' ? build_dir : os_join(r->a, cfg->project_dir, build_dir);
+	cfg->build_dir =
+	    build_dir[0] == '/' ? build_dir : os_join(r->a, cfg->project_dir, build_dir);
 	cfg->dist_dir = dist_dir[0] == '/' ? dist_dir : os_join(r->a, cfg->project_dir, dist_dir);
 	return ok;
 }

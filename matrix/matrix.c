@@ -28,7 +28,9 @@ const char *matrix_host_platform(struct arena *a)
 char *matrix_arch_name(struct arena *a, const struct arch *ar, bool ptx)
 {
 	return arena_printf(a, "%s_%d%d%s", ptx ? "compute" : "sm", ar->major, ar->minor,
-			    ar->suffix == 'a' ? "a" : ar->suffix == 'f' ? "f" : "");
+	                    ar->suffix == 'a'   ? "a"
+	                    : ar->suffix == 'f' ? "f"
+	                                        : "");
 }
 
 static char *nodot(struct arena *a, const char *s)
@@ -41,7 +43,7 @@ static char *nodot(struct arena *a, const char *s)
 }
 
 char *matrix_local_label(struct arena *a, const char *tmpl, const char *python, const char *cuda,
-			 const char *torch)
+                         const char *torch)
 {
 	struct strbuf sb = {0};
 	for (const char *p = tmpl; *p; p++) {
@@ -122,8 +124,8 @@ static size_t toolkit_index(struct arena *a, struct plan *p, const char *cuda)
 	for (size_t i = 0; i < p->n_toolkits; i++)
 		if (!strcmp(p->toolkits[i].cuda, cuda))
 			return i;
-	p->toolkits = arena_realloc(a, p->toolkits, p->n_toolkits, p->n_toolkits + 1,
-				    sizeof(*p->toolkits));
+	p->toolkits =
+	    arena_realloc(a, p->toolkits, p->n_toolkits, p->n_toolkits + 1, sizeof(*p->toolkits));
 	struct toolkit_plan *tp = &p->toolkits[p->n_toolkits];
 	tp->cuda = cuda;
 	tp->tk = p->ds ? discover_toolkit(p->ds, cuda) : NULL;
@@ -154,13 +156,24 @@ static void filter_archs(struct arena *a, const struct config *cfg, struct toolk
 			tp->n_dropped++;
 			continue;
 		}
+		if (ar->suffix == 'f' &&
+		    (tp->tk->major < 12 || (tp->tk->major == 12 && tp->tk->minor < 9))) {
+			tp->dropped[tp->n_dropped].arch = *ar;
+			tp->dropped[tp->n_dropped].why = arena_printf(
+			    a,
+			    "CUDA %s cannot generate family targets such as %s (CUDA 12.9 and "
+			    "later can)",
+			    tp->tk->version, matrix_arch_name(a, ar, false));
+			tp->n_dropped++;
+			continue;
+		}
 		tp->archs[tp->n_archs] = *ar;
 		if (ar->ptx && !has_ptx) {
 			tp->archs[tp->n_archs].ptx = false;
 			tp->dropped[tp->n_dropped].arch = *ar;
-			tp->dropped[tp->n_dropped].why = arena_printf(
-			    a, "CUDA %s cannot emit PTX for %s; SASS only", tp->tk->version,
-			    matrix_arch_name(a, ar, true));
+			tp->dropped[tp->n_dropped].why =
+			    arena_printf(a, "CUDA %s cannot emit PTX for %s; SASS only",
+			                 tp->tk->version, matrix_arch_name(a, ar, true));
 			tp->n_dropped++;
 		}
 		tp->n_archs++;
@@ -168,7 +181,7 @@ static void filter_archs(struct arena *a, const struct config *cfg, struct toolk
 }
 
 static void add_cell(struct arena *a, struct plan *p, size_t *cap, const char *python,
-		     const char *cuda, const char *torch, const char *platform, bool abi3)
+                     const char *cuda, const char *torch, const char *platform, bool abi3)
 {
 	for (size_t i = 0; i < p->n_cells; i++) {
 		const struct cell *c = &p->cells[i];
@@ -210,21 +223,25 @@ static void describe_cell(struct arena *a, struct plan *p, struct cell *c)
 	const char *tmpl = cfg->matrix.local_version;
 	if (!tmpl)
 		tmpl = c->torch ? "pt{torch_nodot}cu{cuda_nodot}" : "cu{cuda_nodot}";
-	c->local = tmpl[0] ? matrix_local_label(a, tmpl, c->python, c->cuda, c->torch) : NULL;
+	/* local-version = "" keeps the label written in [project].version, if any (config_check
+	 * rejects a written label together with a stamped one). */
+	c->local = tmpl[0] ? matrix_local_label(a, tmpl, c->python, c->cuda, c->torch)
+	                   : cfg->project.version_local;
 	c->version = c->local ? arena_printf(a, "%s+%s", cfg->project.version, c->local)
-			      : cfg->project.version;
+	                      : cfg->project.version;
 	c->wheel = wheel_filename(a, cfg->project.name, c->version, NULL, c->py_tag, c->abi_tag,
-				  c->platform);
+	                          c->platform);
 	c->toolkit = toolkit_index(a, p, c->cuda);
 
 	/* Why not: other OS first, then the toolchain, then the interpreter and torch. */
 	c->buildable = false;
 	if (strcmp(c->platform, p->host_platform) != 0) {
 		if (!strncmp(c->platform, "win_", 4))
-			c->why_not = "Windows cell: needs a Windows runner with MSVC (see cuwheel ci)";
+			c->why_not =
+			    "Windows cell: needs a Windows runner with MSVC (see cuwheel ci)";
 		else
 			c->why_not = arena_printf(a, "built on %s runners; this machine is %s",
-						  c->platform, p->host_platform);
+			                          c->platform, p->host_platform);
 		return;
 	}
 	const struct toolkit_plan *tp = &p->toolkits[c->toolkit];
@@ -234,7 +251,7 @@ static void describe_cell(struct arena *a, struct plan *p, struct cell *c)
 	}
 	if (tp->n_archs == 0) {
 		c->why_not = arena_printf(a, "CUDA %s supports none of the requested archs (%s)",
-					  c->cuda, cfg->kernels.archs_text);
+		                          c->cuda, cfg->kernels.archs_text);
 		return;
 	}
 	const struct interp *py = p->ds ? discover_python(p->ds, c->python) : NULL;
@@ -250,20 +267,20 @@ static void describe_cell(struct arena *a, struct plan *p, struct cell *c)
 	}
 	if (!py) {
 		c->why_not = arena_printf(a, "Python %s%s not found on this machine", c->python,
-					  c->abi3 ? " or newer" : "");
+		                          c->abi3 ? " or newer" : "");
 		return;
 	}
 	c->py = py;
 	if (c->torch) {
 		if (!py->torch.present) {
-			c->why_not = arena_printf(a, "Python %s has no torch (%s)", c->python,
-						  py->torch.error ? py->torch.error
-								  : "import torch failed");
+			c->why_not =
+			    arena_printf(a, "Python %s has no torch (%s)", c->python,
+			                 py->torch.error ? py->torch.error : "import torch failed");
 			return;
 		}
 		if (!py->torch.version_short || strcmp(py->torch.version_short, c->torch)) {
 			c->why_not = arena_printf(a, "Python %s has torch %s, the cell wants %s",
-						  c->python, py->torch.version, c->torch);
+			                          c->python, py->torch.version, c->torch);
 			return;
 		}
 		if (py->torch.cuda && strcspn(py->torch.cuda, ".") == strcspn(c->cuda, ".") &&
@@ -271,8 +288,9 @@ static void describe_cell(struct arena *a, struct plan *p, struct cell *c)
 			/* same CUDA major: fine */
 		} else {
 			c->why_not = arena_printf(
-			    a, "torch %s was built for CUDA %s; a CUDA %s toolkit would not match "
-			       "its runtime (the CUDA majors must agree)",
+			    a,
+			    "torch %s was built for CUDA %s; a CUDA %s toolkit would not match "
+			    "its runtime (the CUDA majors must agree)",
 			    py->torch.version, py->torch.cuda ? py->torch.cuda : "none (CPU build)",
 			    c->cuda);
 			return;
@@ -291,7 +309,7 @@ static bool ext_kind_any(const struct config *cfg, enum ext_kind k)
 
 /* Expands "13.*" against the toolkits discovery found; plain versions pass through. */
 static void expand_cuda(struct arena *a, const struct config *cfg, const struct discovery *ds,
-			struct strv *out)
+                        struct strv *out)
 {
 	for (size_t i = 0; i < cfg->matrix.cuda.n; i++) {
 		const char *v = cfg->matrix.cuda.v[i];
@@ -301,14 +319,16 @@ static void expand_cuda(struct arena *a, const struct config *cfg, const struct 
 			continue;
 		}
 		for (size_t k = 0; ds && k < ds->n_toolkits; k++) {
-			char *mm = arena_printf(a, "%d.%d", ds->toolkits[k].major, ds->toolkits[k].minor);
+			char *mm =
+			    arena_printf(a, "%d.%d", ds->toolkits[k].major, ds->toolkits[k].minor);
 			if (fnmatch(v, mm, 0) == 0 && !strv_contains(out, mm))
 				strv_push(a, out, mm);
 		}
 	}
 	if (cfg->matrix.cuda.n == 0 && ds) {
 		for (size_t k = 0; k < ds->n_toolkits; k++) {
-			char *mm = arena_printf(a, "%d.%d", ds->toolkits[k].major, ds->toolkits[k].minor);
+			char *mm =
+			    arena_printf(a, "%d.%d", ds->toolkits[k].major, ds->toolkits[k].minor);
 			if (!strv_contains(out, mm))
 				strv_push(a, out, mm);
 		}
@@ -316,7 +336,7 @@ static void expand_cuda(struct arena *a, const struct config *cfg, const struct 
 }
 
 bool matrix_expand(struct arena *a, struct diag *d, const struct config *cfg,
-		   const struct discovery *ds, const struct matrix_opts *o, struct plan *out)
+                   const struct discovery *ds, const struct matrix_opts *o, struct plan *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->cfg = cfg;
@@ -334,10 +354,12 @@ bool matrix_expand(struct arena *a, struct diag *d, const struct config *cfg,
 	}
 	expand_cuda(a, cfg, ds, &cudas);
 	if (cudas.n == 0 && cfg->matrix.cuda.n == 0) {
-		diag_msg(d, DIAG_ERROR, "no cuda axis in [tool.cuwheel.matrix] and no CUDA toolkit "
-					"found on this machine");
-		diag_msg(d, DIAG_HINT, "set cuda = [\"13.0\"] in [tool.cuwheel.matrix], or see "
-				       "'cuwheel doctor'");
+		diag_msg(d, DIAG_ERROR,
+		         "no cuda axis in [tool.cuwheel.matrix] and no CUDA toolkit "
+		         "found on this machine");
+		diag_msg(d, DIAG_HINT,
+		         "set cuda = [\"13.0\"] in [tool.cuwheel.matrix], or see "
+		         "'cuwheel doctor'");
 		return false;
 	}
 	struct strv torches = m->torch;
@@ -352,19 +374,15 @@ bool matrix_expand(struct arena *a, struct diag *d, const struct config *cfg,
 			for (size_t t = 0; t < torches.n; t++) {
 				if (abi3)
 					add_cell(a, out, &cap, abi3_min, cudas.v[cu], torches.v[t],
-						 m->platform.v[pl], true);
+					         m->platform.v[pl], true);
 				if (abi3 && !m->abi3_per_python)
 					continue;
 				for (size_t py = 0; py < pythons.n; py++)
 					add_cell(a, out, &cap, pythons.v[py], cudas.v[cu],
-						 torches.v[t], m->platform.v[pl], false);
+					         torches.v[t], m->platform.v[pl], false);
 			}
-	for (size_t i = 0; i < m->n_include; i++) {
-		const struct matrix_entry *e = &m->include[i];
-		add_cell(a, out, &cap, e->python, e->cuda, e->torch,
-			 e->platform ? e->platform : m->platform.v[0], false);
-	}
-	/* Exclusions remove cells entirely, as in GitHub Actions. */
+	/* As in GitHub Actions: exclude removes cells of the axes' product, then include adds
+	 * its cells back (an included cell is never excluded). */
 	size_t kept = 0;
 	for (size_t i = 0; i < out->n_cells; i++) {
 		bool excluded = false;
@@ -374,6 +392,11 @@ bool matrix_expand(struct arena *a, struct diag *d, const struct config *cfg,
 			out->cells[kept++] = out->cells[i];
 	}
 	out->n_cells = kept;
+	for (size_t i = 0; i < m->n_include; i++) {
+		const struct matrix_entry *e = &m->include[i];
+		add_cell(a, out, &cap, e->python, e->cuda, e->torch,
+		         e->platform ? e->platform : m->platform.v[0], false);
+	}
 
 	for (size_t i = 0; i < out->n_cells; i++)
 		toolkit_index(a, out, out->cells[i].cuda);
@@ -407,13 +430,16 @@ bool matrix_expand(struct arena *a, struct diag *d, const struct config *cfg,
 				const char **ids = arena_calloc(a, out->n_cells + 1, sizeof(*ids));
 				for (size_t i = 0; i < out->n_cells; i++)
 					ids[i] = out->cells[i].id;
-				const char *close = diag_did_you_mean(o->only.v[k], ids, out->n_cells);
-				diag_path(d, DIAG_ERROR, "--only", "'%s' names no cell of the matrix",
-					  o->only.v[k]);
+				out->only_unmatched = true;
+				const char *close =
+				    diag_did_you_mean(o->only.v[k], ids, out->n_cells);
+				diag_path(d, DIAG_ERROR, "--only",
+				          "'%s' names no cell of the matrix", o->only.v[k]);
 				if (close)
 					diag_msg(d, DIAG_HINT, "did you mean '%s'?", close);
 				else
-					diag_msg(d, DIAG_HINT, "'cuwheel plan' lists the identifiers");
+					diag_msg(d, DIAG_HINT,
+					         "'cuwheel plan' lists the identifiers");
 				ok = false;
 			}
 		}
@@ -427,6 +453,28 @@ bool matrix_expand(struct arena *a, struct diag *d, const struct config *cfg,
 				c->unselected_by = "not named by --only";
 			}
 		}
+	}
+	/* Two cells writing one file name would overwrite each other's wheel in dist/. */
+	for (size_t i = 0; i < out->n_cells; i++) {
+		for (size_t j = 0; j < i; j++) {
+			if (strcmp(out->cells[i].wheel, out->cells[j].wheel))
+				continue;
+			diag_msg(d, DIAG_ERROR, "cells %s and %s would both write %s",
+			         out->cells[j].id, out->cells[i].id, out->cells[i].wheel);
+			diag_msg(d, DIAG_HINT,
+			         "the local-version template must tell the cells apart: "
+			         "include %s",
+			         strcmp(out->cells[i].cuda, out->cells[j].cuda) ? "{cuda_nodot}"
+			         : (out->cells[i].torch && out->cells[j].torch &&
+			            strcmp(out->cells[i].torch, out->cells[j].torch))
+			             ? "{torch_nodot}"
+			             : "the differing axis");
+			out->wheel_clash = true;
+			ok = false;
+			break;
+		}
+		if (out->wheel_clash)
+			break;
 	}
 	for (size_t i = 0; i < out->n_cells; i++) {
 		struct cell *c = &out->cells[i];

@@ -17,21 +17,21 @@ struct arch_drop {
 
 /* The kernels of one toolkit: compiled once, shared by every cell that names this toolkit. */
 struct toolkit_plan {
-	const char *cuda;            /* "13.0" */
-	const struct toolkit *tk;    /* NULL when not on this machine */
-	struct arch *archs;          /* the config's list filtered to what tk supports */
+	const char *cuda;         /* "13.0" */
+	const struct toolkit *tk; /* NULL when not on this machine */
+	struct arch *archs;       /* the config's list filtered to what tk supports */
 	size_t n_archs;
 	struct arch_drop *dropped;
 	size_t n_dropped;
-	bool used;                   /* some selected, buildable cell needs it */
+	bool used; /* some selected, buildable cell needs it */
 };
 
 struct cell {
-	const char *id;          /* cp312-cu130-linux_x86_64, cp310-abi3-cu130-..., cp312-pt26-cu124-... */
-	const char *python;      /* "3.12", "3.13t"; abi3: the minimum, "3.10" */
-	const char *cuda;        /* "13.0" */
-	const char *torch;       /* NULL or "2.6" */
-	const char *platform;    /* "linux_x86_64" */
+	const char *id; /* cp312-cu130-linux_x86_64, cp310-abi3-cu130-..., cp312-pt26-cu124-... */
+	const char *python;   /* "3.12", "3.13t"; abi3: the minimum, "3.10" */
+	const char *cuda;     /* "13.0" */
+	const char *torch;    /* NULL or "2.6" */
+	const char *platform; /* "linux_x86_64" */
 	bool abi3;
 	const char *py_tag, *abi_tag;
 	const char *local;       /* "cu130"; NULL for no label */
@@ -40,8 +40,8 @@ struct cell {
 	size_t toolkit;          /* index into plan.toolkits */
 	const struct interp *py; /* the interpreter that builds it (abi3: the oldest suitable) */
 	bool buildable;
-	const char *why_not;     /* when !buildable */
-	bool selected;           /* after build/skip/--only */
+	const char *why_not;       /* when !buildable */
+	bool selected;             /* after build/skip/--only */
 	const char *unselected_by; /* "skip = cp310-*", "--only cp312-cu130-linux_x86_64" */
 };
 
@@ -54,21 +54,24 @@ struct plan {
 	struct toolkit_plan *toolkits;
 	size_t n_toolkits;
 	size_t n_selected, n_buildable; /* buildable counts only selected cells */
+	bool only_unmatched;            /* an --only pattern named no cell (a usage error) */
+	bool wheel_clash;               /* two cells would write the same wheel (a config error) */
 };
 
 struct matrix_opts {
 	struct strv only; /* --only IDs (exact identifiers or globs) */
 };
 
-/* Expands the matrix of cfg against what ds found. False (with a message) only for config
- * errors found at this stage, such as an --only that names no cell. */
+/* Expands the matrix of cfg against what ds found. False (with a message) for errors found at
+ * this stage: an --only that names no cell (only_unmatched), two cells with one wheel name
+ * (wheel_clash), no cuda axis and no toolkit. */
 bool matrix_expand(struct arena *a, struct diag *d, const struct config *cfg,
-		   const struct discovery *ds, const struct matrix_opts *o, struct plan *out);
+                   const struct discovery *ds, const struct matrix_opts *o, struct plan *out);
 /* Returns this machine's wheel platform tag ("linux_x86_64"). */
 const char *matrix_host_platform(struct arena *a);
 /* Fills the local-version template for a cell ("cu{cuda_nodot}" -> "cu130"). */
 char *matrix_local_label(struct arena *a, const char *tmpl, const char *python, const char *cuda,
-			 const char *torch);
+                         const char *torch);
 /* Renders an arch as nvcc names it: "sm_90a" (or "compute_90a" when ptx is asked). */
 char *matrix_arch_name(struct arena *a, const struct arch *ar, bool ptx);
 
