@@ -123,7 +123,9 @@ static char *pk_version(struct arena *a, struct diag *d, const struct pack_opts 
 
 bool wheel_pack(struct arena *a, struct diag *d, const struct pack_opts *o, char **out_path)
 {
-	int64_t started = (int64_t)time(NULL);
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	int64_t started = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
 	const struct project_meta *meta = o->meta;
 	if (!meta || !meta->name || !name_is_valid(meta->name)) {
 		diag_path(d, DIAG_ERROR, o->staged_dir, "the project name '%s' is not valid",
@@ -196,9 +198,12 @@ bool wheel_pack(struct arena *a, struct diag *d, const struct pack_opts *o, char
 		}
 		const char *path = o->project_dir ? os_join(a, o->project_dir, rel) : rel;
 		struct stat st;
-		if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
-			diag_path(d, DIAG_ERROR, path, "license file %s",
-			          errno ? strerror(errno) : "is not a regular file");
+		if (stat(path, &st) != 0) {
+			diag_errno(d, path, "cannot read the license file");
+			return false;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			diag_path(d, DIAG_ERROR, path, "license file is not a regular file");
 			return false;
 		}
 		pk_push(a, &lic, arena_printf(a, "%s/licenses/%s", distinfo, rel), path,

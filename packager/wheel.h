@@ -69,8 +69,8 @@ bool wheel_writer_add_record(struct wheel_writer *w, const char *name, const int
 bool wheel_writer_commit(struct wheel_writer *w);
 /* Abandons the zip and removes the temp file. */
 void wheel_writer_abort(struct wheel_writer *w);
-/* Removes hidden temp files of final_path (".NAME.tmp.XXXXXX" beside it) older than `before`
- * (seconds since the epoch): what a killed run (SIGKILL) could leave. Returns how many. */
-int wheel_tmp_sweep(struct arena *a, const char *final_path, int64_t before);
+/* Removes hidden temp files of final_path (".NAME.tmp.XXXXXX" beside it) last modified before
+ * before_ns (ns since the epoch): what a killed run (SIGKILL) could leave. Returns how many. */
+int wheel_tmp_sweep(struct arena *a, const char *final_path, int64_t before_ns);
 
 #endif

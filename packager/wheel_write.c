@@ -633,7 +633,7 @@ void wheel_writer_abort(struct wheel_writer *w)
 	os_tmp_forget(w->tmp);
 }
 
-int wheel_tmp_sweep(struct arena *a, const char *final_path, int64_t before)
+int wheel_tmp_sweep(struct arena *a, const char *final_path, int64_t before_ns)
 {
 	const char *slash = strrchr(final_path, '/');
 	const char *dir = slash ? arena_strndup(a, final_path, (size_t)(slash - final_path)) : ".";
@@ -652,7 +652,8 @@ int wheel_tmp_sweep(struct arena *a, const char *final_path, int64_t before)
 			continue;
 		char *p = os_join(a, dir, e);
 		struct stat st;
-		if (lstat(p, &st) == 0 && S_ISREG(st.st_mode) && st.st_mtime < before &&
+		if (lstat(p, &st) == 0 && S_ISREG(st.st_mode) &&
+		    (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec < before_ns &&
 		    unlink(p) == 0)
 			n++;
 	}
