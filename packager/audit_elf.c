@@ -138,7 +138,8 @@ void audit_read_elfs(struct audit_ctx *c)
 		struct diag d = {.emit = ignore_diag};
 		char *data;
 		size_t len;
-		if (zip_reader_read(&tmp, &d, &c->zr, c->members[i].zm, 0, &data, &len))
+		if (zip_reader_read(&tmp, &d, &c->zr, c->members[i].zm,
+		                    c->zr.limits.max_member_size, &data, &len))
 			audit_scan_member(c, i, data, len);
 		arena_free(&tmp);
 	}

@@ -22,7 +22,7 @@ static bool read_member(struct audit_ctx *c, struct arena *a, const struct zip_m
                         char **data, size_t *len)
 {
 	struct diag d = {.emit = capture, .user = c};
-	return zip_reader_read(a, &d, &c->zr, m, 0, data, len);
+	return zip_reader_read(a, &d, &c->zr, m, c->zr.limits.max_member_size, data, len);
 }
 
 static const char *basename_of(const char *p)

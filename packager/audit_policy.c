@@ -154,7 +154,7 @@ void audit_policy(struct audit_ctx *c)
 			    "compiled code in a wheel whose WHEEL says Root-Is-Purelib: true");
 	}
 	if (!arch) {
-		r->pure = r->n_elfs == 0;
+		r->pure = r->opened && r->n_elfs == 0;
 		return;
 	}
 	r->arch = arch;
