@@ -19,7 +19,7 @@ void extract_limits_default(struct extract_limits *l)
 	l->max_members = 200000;
 	l->max_member_size = UINT64_C(16) << 30;
 	l->max_total_size = UINT64_C(64) << 30;
-	l->max_ratio = 1000;
+	l->max_ratio = 500;
 	l->fold_case = false;
 }
 
@@ -186,8 +186,12 @@ bool zip_reader_open(struct arena *a, struct diag *d, const char *path,
 	if (!r->za) {
 		zip_error_t ze;
 		zip_error_init_with_code(&ze, zerr);
-		diag_path(d, DIAG_ERROR, path, "not a valid zip archive: %s",
-		          zip_error_strerror(&ze));
+		const char *why =
+		    zerr == ZIP_ER_EXISTS   ? "two members have the same name"
+		    : zerr == ZIP_ER_NOZIP  ? "no central directory (truncated or not a zip)"
+		    : zerr == ZIP_ER_INCONS ? "inconsistent headers (truncated or tampered)"
+		                            : zip_error_strerror(&ze);
+		diag_path(d, DIAG_ERROR, path, "not a valid zip archive: %s", why);
 		zip_error_fini(&ze);
 		return false;
 	}

@@ -14,7 +14,7 @@ struct extract_limits {
 	uint64_t max_members;     /* default 200000 */
 	uint64_t max_member_size; /* uncompressed bytes of one member; default 16 GiB */
 	uint64_t max_total_size;  /* uncompressed bytes of all members; default 64 GiB */
-	uint64_t max_ratio;       /* uncompressed/compressed of a member over 1 MiB; default 1000 */
+	uint64_t max_ratio;       /* uncompressed/compressed of a member over 1 MiB; default 500 */
 	bool fold_case;           /* also refuse names that differ only in ASCII case */
 };
 
