@@ -1,12 +1,275 @@
-/* cmd_test.c: placeholder until the command lands; removed from the table if it does not. */
+/* cmd_test.c: `cuwheel test [WHEEL...]`: each wheel installed into a fresh venv of every Python
+ * it is for, and the project's test command run there; a summary table or JSON. */
+#include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "base/os.h"
 #include "cli/cli.h"
+#include "matrix/config.h"
+#include "matrix/discover.h"
+#include "packager/wheeltest.h"
 
-const char cmd_test_help[] = "usage: cuwheel test\n\nNot implemented yet.\n";
+const char cmd_test_help[] =
+    "usage: cuwheel test [-j N] [--python X.Y]... [--find-links DIR]... [--keep-venvs]\n"
+    "                    [--json] [-C DIR] [WHEEL...]\n"
+    "\n"
+    "Tests wheels the way a user gets them: for each wheel (default: every .whl in the\n"
+    "project's dist dir) and each Python it is for, a fresh venv of that Python, a pip install\n"
+    "of the wheel and [tool.cuwheel.test] requires (dependencies resolved as usual), then the\n"
+    "test command run with /bin/sh -c from an empty temporary directory, so the installed\n"
+    "package is what gets imported. In the command, {project} is the project directory and\n"
+    "{wheel} the wheel, both shell-quoted; the venv's bin is first on PATH, VIRTUAL_ENV is\n"
+    "set, and $CUWHEEL_TEST_WHEEL names the wheel.\n"
+    "\n"
+    "Which Pythons: cp312-cp312 runs on Python 3.12, cp313-cp313t on free-threaded 3.13,\n"
+    "cp310-abi3 on every CPython >= 3.10 of the matrix python axis (every one found when the\n"
+    "axis is empty). A wheel for another OS or architecture, or for a Python this machine lacks,\n"
+    "is skipped with the reason, not failed.\n"
+    "\n"
+    "pip: the venv is made without pip and the Python's own pip installs into it\n"
+    "(pip --python, pip >= 22.3; else ensurepip). pip's cache is shared between runs.\n"
+    "Find-links dirs ([tool.cuwheel.test] find-links, --find-links) replace the index\n"
+    "(--no-index) unless $PIP_INDEX_URL or $PIP_EXTRA_INDEX_URL is set; every PIP_* variable\n"
+    "is honoured.\n"
+    "\n"
+    "Options:\n"
+    "  -j N              run N (wheel, Python) pairs at once (default: one per CPU)\n"
+    "  --python X.Y      only test on this Python (\"3.12\", \"3.13t\"); repeatable\n"
+    "  --find-links DIR  also install from DIR; repeatable\n"
+    "  --keep-venvs      keep each venv and print where it is\n"
+    "  --json            print the results as JSON on stdout instead of the table\n"
+    "  -C DIR            the project directory (holding pyproject.toml)\n"
+    "\n"
+    "JSON: {\"schema\": 1, \"passed\": N, \"failed\": N, \"skipped\": N, \"results\": "
+    "[{\"wheel\",\n"
+    "  \"filename\", \"python\": \"3.12\"|null, \"python_version\": \"3.12.1\"|null, "
+    "\"interpreter\",\n"
+    "  \"result\": \"pass\"|\"fail\"|\"skip\", \"reason\", \"exit_code\", \"seconds\", "
+    "\"output\",\n"
+    "  \"venv\"}]}\n"
+    "\n"
+    "Exit status: 0 all run pairs passed, 1 a pair failed (or a wheel name is invalid),\n"
+    "2 usage, 3 no wheel found or no pair could run here.\n";
+
+struct test_cli {
+	struct cli *c;
+	bool json;
+};
+
+static void show_failure(const struct wheeltest_job *j)
+{
+	fprintf(stderr, "\n---- %s on Python %s: %s failed (exit %d) ----\n", j->filename,
+	        j->py->version, j->reason, j->exit_code);
+	if (j->output && *j->output)
+		fprintf(stderr, "%s\n", j->output);
+	fprintf(stderr, "---- end of %s on Python %s ----\n\n", j->filename, j->py->version);
+}
+
+static void on_done(void *user, const struct wheeltest_job *j)
+{
+	if (j->result == WHEELTEST_FAIL)
+		show_failure(j);
+	else
+		fprintf(stderr, "cuwheel: %s %s on Python %s (%.1f s)\n",
+		        wheeltest_result_name(j->result), j->filename, j->py->version, j->seconds);
+	fflush(stderr);
+	(void)user;
+}
+
+static json_t *jstr(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static void print_json(const struct wheeltest_job *jobs, size_t n, size_t counts[3])
+{
+	json_t *res = json_array();
+	for (size_t i = 0; i < n; i++) {
+		const struct wheeltest_job *j = &jobs[i];
+		json_t *o = json_object();
+		json_object_set_new(o, "wheel", json_string(j->wheel));
+		json_object_set_new(o, "filename", json_string(j->filename));
+		json_object_set_new(o, "python", j->py ? json_string(j->py_key) : json_null());
+		json_object_set_new(o, "python_version", jstr(j->py ? j->py->version : NULL));
+		json_object_set_new(o, "interpreter", jstr(j->py ? j->py->path : NULL));
+		json_object_set_new(o, "result", json_string(wheeltest_result_name(j->result)));
+		json_object_set_new(o, "reason", jstr(j->reason));
+		json_object_set_new(o, "exit_code", json_integer(j->exit_code));
+		json_object_set_new(o, "seconds", json_real(j->seconds));
+		json_object_set_new(o, "output", jstr(j->output));
+		json_object_set_new(o, "venv", jstr(j->venv));
+		json_array_append_new(res, o);
+	}
+	json_t *root = json_pack("{s:i, s:I, s:I, s:I, s:o}", "schema", 1, "passed",
+	                         (json_int_t)counts[WHEELTEST_PASS], "failed",
+	                         (json_int_t)counts[WHEELTEST_FAIL], "skipped",
+	                         (json_int_t)counts[WHEELTEST_SKIP], "results", res);
+	json_dumpf(root, stdout, JSON_INDENT(2));
+	fputc('\n', stdout);
+	json_decref(root);
+}
+
+static void print_table(struct arena *a, const struct wheeltest_job *jobs, size_t n)
+{
+	int ww = 5, wp = 6;
+	for (size_t i = 0; i < n; i++) {
+		int l = (int)strlen(jobs[i].filename);
+		ww = l > ww ? l : ww;
+		if (jobs[i].py && (int)strlen(jobs[i].py->version) > wp)
+			wp = (int)strlen(jobs[i].py->version);
+	}
+	printf("%-*s  %-*s  %-6s  %7s\n", ww, "WHEEL", wp, "PYTHON", "RESULT", "TIME");
+	for (size_t i = 0; i < n; i++) {
+		const struct wheeltest_job *j = &jobs[i];
+		const char *py = j->py ? j->py->version : "-";
+		if (j->result == WHEELTEST_SKIP) {
+			printf("%-*s  %-*s  %-6s  %7s  %s\n", ww, j->filename, wp, py, "skip", "-",
+			       j->reason);
+			continue;
+		}
+		const char *extra = "";
+		if (j->result == WHEELTEST_FAIL)
+			extra = arena_printf(a, "  %s: exit %d", j->reason, j->exit_code);
+		if (j->venv)
+			extra = arena_printf(a, "%s  venv: %s", extra, j->venv);
+		printf("%-*s  %-*s  %-6s  %6.1fs%s\n", ww, j->filename, wp, py,
+		       wheeltest_result_name(j->result), j->seconds, extra);
+	}
+}
+
+/* Every *.whl of dir (not hidden temp files), sorted. */
+static void dist_wheels(struct arena *a, const char *dir, struct strv *out)
+{
+	struct strv names = {0};
+	if (!os_list_dir(a, dir, &names))
+		return;
+	for (size_t i = 0; i < names.n; i++) {
+		const char *nm = names.v[i];
+		size_t l = strlen(nm);
+		if (nm[0] == '.' || l < 5 || strcmp(nm + l - 4, ".whl"))
+			continue;
+		char *p = os_join(a, dir, nm);
+		if (!os_is_dir(p))
+			strv_push(a, out, p);
+	}
+}
 
 int cmd_test(struct cli *c, int argc, char **argv)
 {
-	fprintf(stderr, "cuwheel: error: 'test' is not implemented yet\n");
-	return CLI_FAIL;
+	struct arena *a = &c->arena;
+	struct strv wheels = {0}, pythons = {0}, links = {0};
+	struct wheeltest_opts o = {0};
+	struct test_cli tc = {c, false};
+	for (int i = 1; i < argc; i++) {
+		const char *s = argv[i];
+		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(s, "--")) {
+			for (i++; i < argc; i++)
+				strv_push(a, &wheels, argv[i]);
+			break;
+		} else if (!strcmp(s, "-j") || !strcmp(s, "--jobs")) {
+			if (!val)
+				return cli_usage(c, "test", "%s needs a number", s);
+			if (!cli_parse_int(c, "test", s, val, &o.jobs))
+				return CLI_USAGE;
+			i++;
+		} else if (!strncmp(s, "-j", 2) && s[2]) {
+			if (!cli_parse_int(c, "test", "-j", s + 2, &o.jobs))
+				return CLI_USAGE;
+		} else if (!strcmp(s, "--python")) {
+			if (!val)
+				return cli_usage(c, "test",
+				                 "--python needs a version such as 3.12");
+			strv_push(a, &pythons, val);
+			i++;
+		} else if (!strcmp(s, "--find-links")) {
+			if (!val)
+				return cli_usage(c, "test", "--find-links needs a directory");
+			if (!os_is_dir(val))
+				return cli_usage(c, "test", "--find-links %s: not a directory",
+				                 val);
+			strv_push(a, &links, os_abspath(a, val));
+			i++;
+		} else if (!strcmp(s, "--keep-venvs")) {
+			o.keep_venvs = true;
+		} else if (!strcmp(s, "--json")) {
+			tc.json = true;
+		} else if (!strcmp(s, "-C")) {
+			if (!val || !os_is_dir(val))
+				return cli_usage(c, "test", "-C needs a directory");
+			c->project_dir = val;
+			i++;
+		} else if (s[0] == '-' && s[1]) {
+			return cli_usage(c, "test", "unknown option '%s'", s);
+		} else {
+			strv_push(a, &wheels, s);
+		}
+	}
+
+	struct config cfg;
+	if (!config_load(a, &c->diag, c->project_dir, c->env, &cfg))
+		return CLI_FAIL;
+	if (!cfg.test.command || !*cfg.test.command) {
+		fprintf(stderr, "cuwheel: error: %s has no test command\n", cfg.pyproject);
+		fprintf(stderr, "  hint: add [tool.cuwheel.test] command = \"python -m pytest "
+		                "{project}/tests\" (or set CUWHEEL_TEST_COMMAND)\n");
+		return CLI_FAIL;
+	}
+	if (!wheels.n) {
+		dist_wheels(a, cfg.dist_dir, &wheels);
+		if (!wheels.n) {
+			fprintf(stderr, "cuwheel: error: no wheels in %s\n", cfg.dist_dir);
+			fprintf(stderr,
+			        "  hint: build them with 'cuwheel build', or name wheels to "
+			        "test\n");
+			return CLI_NOTHING;
+		}
+	}
+	struct discovery ds;
+	if (!discover(a, &c->diag, &cfg, os_join(a, cfg.build_dir, "probes"), &ds))
+		return CLI_FAIL;
+
+	o.cfg = &cfg;
+	o.ds = &ds;
+	o.wheels = &wheels;
+	o.pythons = &pythons;
+	o.find_links = &links;
+	o.on_done = on_done;
+	o.user = &tc;
+	struct wheeltest_job *jobs;
+	size_t n;
+	if (!wheeltest_plan(a, &c->diag, &o, &jobs, &n))
+		return CLI_FAIL;
+	for (size_t i = 0; i < n; i++)
+		if (jobs[i].result == WHEELTEST_SKIP)
+			fprintf(stderr, "cuwheel: skip %s: %s\n", jobs[i].filename, jobs[i].reason);
+	if (!wheeltest_run(a, &c->diag, &o, jobs, n))
+		return CLI_FAIL;
+
+	size_t counts[3] = {0};
+	for (size_t i = 0; i < n; i++)
+		counts[jobs[i].result]++;
+	if (tc.json) {
+		print_json(jobs, n, counts);
+	} else {
+		putchar('\n');
+		print_table(a, jobs, n);
+		printf("\n%zu passed, %zu failed, %zu skipped\n", counts[WHEELTEST_PASS],
+		       counts[WHEELTEST_FAIL], counts[WHEELTEST_SKIP]);
+	}
+	fflush(stdout);
+	for (size_t i = 0; i < n; i++)
+		if (jobs[i].result == WHEELTEST_FAIL)
+			fprintf(stderr, "cuwheel: test failed: %s on Python %s (%s%sexit %d)\n",
+			        jobs[i].filename, jobs[i].py->version,
+			        strcmp(jobs[i].reason, "test command") ? jobs[i].reason : "",
+			        strcmp(jobs[i].reason, "test command") ? " failed, " : "",
+			        jobs[i].exit_code);
+	if (counts[WHEELTEST_FAIL])
+		return CLI_FAIL;
+	if (!counts[WHEELTEST_PASS])
+		return CLI_NOTHING;
+	return CLI_OK;
 }

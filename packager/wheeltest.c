@@ -1,0 +1,612 @@
+/* wheeltest.c: `cuwheel test`'s engine: which Pythons a wheel runs on, and per (wheel, Python) a
+ * fresh venv, pip install, and the project's test command, several pairs at once. */
+#define _GNU_SOURCE /* confstr(_CS_GNU_LIBC_VERSION) */
+#include "packager/wheeltest.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/os.h"
+#include "base/strbuf.h"
+#include "packager/tags.h"
+
+const char *wheeltest_result_name(enum wheeltest_result r)
+{
+	switch (r) {
+	case WHEELTEST_PASS:
+		return "pass";
+	case WHEELTEST_FAIL:
+		return "fail";
+	case WHEELTEST_SKIP:
+		return "skip";
+	}
+	return "fail";
+}
+
+static void sb_shell_quote(struct strbuf *sb, const char *s)
+{
+	sb_putc(sb, '\'');
+	for (const char *p = s; *p; p++) {
+		if (*p == '\'')
+			sb_puts(sb, "'\\''");
+		else
+			sb_putc(sb, *p);
+	}
+	sb_putc(sb, '\'');
+}
+
+char *wheeltest_expand_command(struct arena *a, const char *command, const char *project_dir,
+                               const char *wheel)
+{
+	struct strbuf sb = {0};
+	for (const char *p = command; *p;) {
+		if (!strncmp(p, "{project}", 9)) {
+			sb_shell_quote(&sb, project_dir);
+			p += 9;
+		} else if (!strncmp(p, "{wheel}", 7)) {
+			sb_shell_quote(&sb, wheel);
+			p += 7;
+		} else {
+			sb_putc(&sb, *p++);
+		}
+	}
+	return sb_to_arena(&sb, a);
+}
+
+/* Tags and uname agree on Linux architecture names (x86_64, aarch64, i686, ...). */
+static bool arch_matches(const char *arch, const char *host)
+{
+	return !strcmp(arch, host);
+}
+
+const char *wheeltest_platform_problem(struct arena *a, const char *plat, const char *host_arch,
+                                       const char *glibc)
+{
+	if (!strcmp(plat, "any"))
+		return NULL;
+	if (!strncmp(plat, "win", 3))
+		return arena_printf(a, "a Windows wheel (%s): this machine is Linux %s", plat,
+		                    host_arch);
+	if (!strncmp(plat, "macosx_", 7))
+		return arena_printf(a, "a macOS wheel (%s): this machine is Linux %s", plat,
+		                    host_arch);
+	if (!strncmp(plat, "linux_", 6)) {
+		if (arch_matches(plat + 6, host_arch))
+			return NULL;
+		return arena_printf(a, "a Linux %s wheel (%s): this machine is Linux %s", plat + 6,
+		                    plat, host_arch);
+	}
+	int maj, min;
+	const char *arch;
+	if (tag_manylinux_parse(a, plat, &maj, &min, &arch)) {
+		if (!arch_matches(arch, host_arch))
+			return arena_printf(a, "a Linux %s wheel (%s): this machine is Linux %s",
+			                    arch, plat, host_arch);
+		if (!glibc)
+			return arena_printf(a, "a glibc wheel (%s): this machine has no glibc",
+			                    plat);
+		int hmaj = 0, hmin = 0;
+		if (sscanf(glibc, "%d.%d", &hmaj, &hmin) != 2)
+			return NULL; /* unknown: let pip decide */
+		if (hmaj > maj || (hmaj == maj && hmin >= min))
+			return NULL;
+		return arena_printf(a, "%s needs glibc %d.%d: this machine has %s", plat, maj, min,
+		                    glibc);
+	}
+	if (!strncmp(plat, "musllinux_", 10)) {
+		if (glibc)
+			return arena_printf(a, "a musl wheel (%s): this machine uses glibc %s",
+			                    plat, glibc);
+		return NULL;
+	}
+	return arena_printf(a, "platform %s is not this machine's (Linux %s)", plat, host_arch);
+}
+
+static const char *interp_key(struct arena *a, const struct interp *ip)
+{
+	bool ft = ip->freethreaded || (ip->abiflags && strchr(ip->abiflags, 't'));
+	return arena_printf(a, "%d.%d%s", ip->major, ip->minor, ft ? "t" : "");
+}
+
+static bool interp_ft(const struct interp *ip)
+{
+	return ip->freethreaded || (ip->abiflags && strchr(ip->abiflags, 't'));
+}
+
+/* Parses "cp312" / "py3" / "py310" into major/minor (minor -1 for "py3"). */
+static bool parse_pytag(const char *t, char *kind, int *major, int *minor)
+{
+	if (strncmp(t, "cp", 2) && strncmp(t, "py", 2))
+		return false;
+	*kind = t[0];
+	const char *d = t + 2;
+	if (d[0] < '0' || d[0] > '9')
+		return false;
+	*major = d[0] - '0';
+	if (!d[1]) {
+		*minor = -1;
+		return true;
+	}
+	char *end;
+	long m = strtol(d + 1, &end, 10);
+	if (*end || m < 0 || m > 99)
+		return false;
+	*minor = (int)m;
+	return true;
+}
+
+static bool version_ge(const struct interp *ip, int major, int minor)
+{
+	if (ip->major != major)
+		return ip->major > major;
+	return minor < 0 || ip->minor >= minor;
+}
+
+static bool in_matrix(struct arena *a, const struct config *cfg, const struct interp *ip)
+{
+	if (!cfg || !cfg->matrix.python.n)
+		return true;
+	return strv_contains(&cfg->matrix.python, interp_key(a, ip));
+}
+
+/* Whether interpreter ip can install a wheel with this (python, abi) tag pair. */
+static bool tag_fits(struct arena *a, const struct config *cfg, const struct wheel_tag *t,
+                     const struct interp *ip)
+{
+	if (ip->implementation && strcmp(ip->implementation, "cpython"))
+		return false;
+	char kind;
+	int major, minor;
+	if (!parse_pytag(t->python, &kind, &major, &minor))
+		return false;
+	if (!strcmp(t->abi, "abi3"))
+		return kind == 'c' && !interp_ft(ip) && version_ge(ip, major, minor) &&
+		       in_matrix(a, cfg, ip);
+	if (!strcmp(t->abi, "none")) {
+		if (kind == 'c')
+			return ip->major == major && ip->minor == minor;
+		return version_ge(ip, major, minor) && in_matrix(a, cfg, ip);
+	}
+	return false; /* cpXY-cpXY(t): tag_fits_exact */
+}
+
+/* The ABI flags of an ABI tag "cp313t" -> "t"; NULL when it is not a CPython ABI tag. */
+static const char *abi_flags(const char *abi, int *major, int *minor)
+{
+	if (strncmp(abi, "cp", 2) || abi[2] < '0' || abi[2] > '9')
+		return NULL;
+	*major = abi[2] - '0';
+	const char *p = abi + 3;
+	int m = 0, nd = 0;
+	while (*p >= '0' && *p <= '9' && nd < 3) {
+		m = m * 10 + (*p++ - '0');
+		nd++;
+	}
+	if (!nd)
+		return NULL;
+	*minor = m;
+	return p;
+}
+
+static bool tag_fits_exact(const struct wheel_tag *t, const struct interp *ip)
+{
+	int major, minor;
+	const char *flags = abi_flags(t->abi, &major, &minor);
+	if (!flags || ip->major != major || ip->minor != minor)
+		return false;
+	if (ip->implementation && strcmp(ip->implementation, "cpython"))
+		return false;
+	bool want_ft = strchr(flags, 't') != NULL;
+	return want_ft == interp_ft(ip);
+}
+
+/* Describes the Pythons a tag asks for, for a skip reason. */
+static const char *tag_wants(struct arena *a, const struct wheel_tag *t)
+{
+	char kind;
+	int major, minor;
+	if (!parse_pytag(t->python, &kind, &major, &minor))
+		return arena_printf(a, "an interpreter for %s-%s", t->python, t->abi);
+	if (!strcmp(t->abi, "abi3") || (kind == 'p' && !strcmp(t->abi, "none")))
+		return minor < 0
+		           ? arena_printf(a, "a Python %d of the matrix", major)
+		           : arena_printf(a, "a CPython >= %d.%d of the matrix", major, minor);
+	int am, an;
+	const char *flags = abi_flags(t->abi, &am, &an);
+	if (flags && strchr(flags, 't'))
+		return arena_printf(a, "free-threaded Python %d.%d", am, an);
+	if (flags)
+		return arena_printf(a, "Python %d.%d", am, an);
+	return arena_printf(a, "Python %d.%d", major, minor);
+}
+
+struct host {
+	const char *arch;
+	const char *glibc;
+};
+
+static struct host host_facts(struct arena *a)
+{
+	struct host h = {"x86_64", NULL};
+	struct utsname u;
+	if (uname(&u) == 0)
+		h.arch = arena_strdup(a, u.machine);
+#ifdef _CS_GNU_LIBC_VERSION
+	char buf[64];
+	size_t n = confstr(_CS_GNU_LIBC_VERSION, buf, sizeof(buf));
+	if (n > 0 && n <= sizeof(buf) && !strncmp(buf, "glibc ", 6))
+		h.glibc = arena_strdup(a, buf + 6);
+#endif
+	return h;
+}
+
+static bool selected(struct arena *a, const struct wheeltest_opts *o, const struct interp *ip)
+{
+	if (!o->pythons || !o->pythons->n)
+		return true;
+	const char *key = interp_key(a, ip);
+	for (size_t i = 0; i < o->pythons->n; i++)
+		if (!strcmp(o->pythons->v[i], key) || !strcmp(o->pythons->v[i], ip->version))
+			return true;
+	return false;
+}
+
+static void push_job(struct arena *a, struct wheeltest_job **v, size_t *n, size_t *cap,
+                     const struct wheeltest_job *j)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 16;
+		*v = arena_realloc(a, *v, *cap, nc, sizeof(**v));
+		*cap = nc;
+	}
+	(*v)[(*n)++] = *j;
+}
+
+bool wheeltest_plan(struct arena *a, struct diag *d, const struct wheeltest_opts *o,
+                    struct wheeltest_job **jobs, size_t *n_jobs)
+{
+	struct host h = host_facts(a);
+	struct wheeltest_job *v = NULL;
+	size_t n = 0, cap = 0;
+	bool ok = true;
+	for (size_t w = 0; w < o->wheels->n; w++) {
+		const char *path = os_abspath(a, o->wheels->v[w]);
+		const char *slash = strrchr(path, '/');
+		const char *file = slash ? slash + 1 : path;
+		struct wheel_name wn;
+		const char *err;
+		if (!wheel_filename_parse(a, file, &wn, &err)) {
+			diag_path(d, DIAG_ERROR, o->wheels->v[w], "not a wheel file name: %s", err);
+			ok = false;
+			continue;
+		}
+		if (!os_exists(path) || os_is_dir(path)) {
+			diag_path(d, DIAG_ERROR, o->wheels->v[w], "no such wheel file");
+			ok = false;
+			continue;
+		}
+		struct wheeltest_job base = {.wheel = path, .filename = file, .py_key = "-"};
+		/* Tags whose platform this machine runs; the first problem explains a skip. */
+		const char *problem = NULL;
+		size_t n_ok = 0;
+		bool *plat_ok = arena_calloc(a, wn.n_tags ? wn.n_tags : 1, sizeof(bool));
+		for (size_t t = 0; t < wn.n_tags; t++) {
+			const char *p =
+			    wheeltest_platform_problem(a, wn.tags[t].platform, h.arch, h.glibc);
+			plat_ok[t] = !p;
+			n_ok += !p;
+			if (p && !problem)
+				problem = p;
+		}
+		if (!n_ok) {
+			base.result = WHEELTEST_SKIP;
+			base.reason = problem ? problem : "no tags";
+			push_job(a, &v, &n, &cap, &base);
+			continue;
+		}
+		size_t before = n, excluded = 0;
+		const char *wants = NULL;
+		for (size_t i = 0; i < o->ds->n_pythons; i++) {
+			const struct interp *ip = &o->ds->pythons[i];
+			bool fits = false;
+			for (size_t t = 0; t < wn.n_tags && !fits; t++) {
+				if (!plat_ok[t])
+					continue;
+				fits = tag_fits_exact(&wn.tags[t], ip) ||
+				       tag_fits(a, o->cfg, &wn.tags[t], ip);
+			}
+			if (!fits)
+				continue;
+			if (!selected(a, o, ip)) {
+				excluded++;
+				continue;
+			}
+			struct wheeltest_job j = base;
+			j.py = ip;
+			j.py_key = interp_key(a, ip);
+			push_job(a, &v, &n, &cap, &j);
+		}
+		if (n > before)
+			continue;
+		for (size_t t = 0; t < wn.n_tags && !wants; t++)
+			if (plat_ok[t])
+				wants = tag_wants(a, &wn.tags[t]);
+		base.result = WHEELTEST_SKIP;
+		base.reason = excluded ? "not selected by --python"
+		                       : arena_printf(a, "needs %s: not on this machine", wants);
+		push_job(a, &v, &n, &cap, &base);
+	}
+	*jobs = v;
+	*n_jobs = n;
+	return ok;
+}
+
+/* ---- running ---- */
+
+struct run_ctx {
+	const struct wheeltest_opts *o;
+	struct wheeltest_job *jobs;
+	size_t n_jobs;
+	size_t next; /* next job to take, under lock */
+	pthread_mutex_t lock;
+	const char *root;         /* temp dir holding one dir per job */
+	const char *path_env;     /* the parent's PATH */
+	struct strv pip_sources;  /* --no-index / --find-links X ... */
+	struct arena *job_arenas; /* one per job: results live there until copied */
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Keeps the last n lines of text. */
+static const char *tail_lines(struct arena *a, const char *text, size_t n)
+{
+	size_t len = strlen(text);
+	while (len && text[len - 1] == '\n')
+		len--;
+	size_t i = len, lines = 0;
+	while (i > 0) {
+		if (text[i - 1] == '\n' && ++lines == n)
+			break;
+		i--;
+	}
+	if (i == 0)
+		return arena_strndup(a, text, len);
+	return arena_printf(a, "[... %zu bytes cut ...]\n%.*s", i, (int)(len - i), text + i);
+}
+
+static void collect_diag(void *user, const struct diag_msg *m)
+{
+	sb_printf(user, "cuwheel: %s%s%s\n", m->path ? m->path : "", m->path ? ": " : "", m->text);
+}
+
+/* Runs argv (capturing) and returns its exit status; 127 when it could not start. */
+static int run_step(const char *const *argv, const char *cwd, const char *const *env,
+                    struct strbuf *out)
+{
+	struct diag d = {collect_diag, out, 0, 0};
+	struct os_run r = {.argv = argv, .cwd = cwd, .env = env, .capture = true};
+	int st;
+	if (!os_run(&d, &r, out, &st))
+		return 127;
+	return st;
+}
+
+/* Returns prefix followed by args, NULL-terminated. */
+static const char *const *pip_argv(struct arena *a, const char *const *prefix, size_t n,
+                                   const struct strv *args)
+{
+	const char **v = arena_calloc(a, n + args->n + 1, sizeof(*v));
+	memcpy(v, prefix, n * sizeof(*v));
+	memcpy(v + n, args->v, args->n * sizeof(*v));
+	return v;
+}
+
+static void job_fail(struct arena *a, struct wheeltest_job *j, const char *step, int st,
+                     const struct strbuf *out, size_t lines)
+{
+	j->result = WHEELTEST_FAIL;
+	j->reason = step;
+	j->exit_code = st;
+	j->output = tail_lines(a, sb_str(out), lines);
+}
+
+static void job_run(struct run_ctx *rc, size_t idx)
+{
+	const struct wheeltest_opts *o = rc->o;
+	struct wheeltest_job *j = &rc->jobs[idx];
+	struct arena *a = &rc->job_arenas[idx];
+	size_t lines = o->output_lines ? o->output_lines : 60;
+	double t0 = now_s();
+	struct diag quiet = {0};
+	char *dir = arena_printf(a, "%s/%zu-%s", rc->root, idx, j->py_key);
+	char *venv = os_join(a, dir, "venv"), *work = os_join(a, dir, "work");
+	char *vpy = arena_printf(a, "%s/bin/python", venv);
+	struct strbuf out = {0};
+	int st;
+	if (!os_mkdir_p(&quiet, work)) {
+		sb_puts(&out, "cannot create the work directory\n");
+		job_fail(a, j, "setup", 1, &out, lines);
+		goto done;
+	}
+
+	/* A venv without pip takes a tenth of a second; ensurepip takes seconds. The base
+	 * interpreter's pip installs into it with --python (pip >= 22.3). */
+	const char *venv_argv[] = {j->py->path, "-m", "venv", "--without-pip", venv, NULL};
+	if ((st = run_step(venv_argv, work, NULL, &out)) != 0) {
+		job_fail(a, j, "python -m venv", st, &out, lines);
+		goto done;
+	}
+
+	/* pip's arguments after "pip"; prefixed by how pip is started. */
+	struct strv args = {0};
+	strv_push(a, &args, "install");
+	strv_push(a, &args, "--disable-pip-version-check");
+	strv_push(a, &args, "--no-input");
+	strv_push(a, &args, "-q");
+	for (size_t i = 0; i < rc->pip_sources.n; i++)
+		strv_push(a, &args, rc->pip_sources.v[i]);
+	strv_push(a, &args, j->wheel);
+	for (size_t i = 0; i < o->cfg->test.requires.n; i++)
+		strv_push(a, &args, o->cfg->test.requires.v[i]);
+	const char *pip_env[] = {"PIP_DISABLE_PIP_VERSION_CHECK=1", "PIP_NO_INPUT=1",
+	                         "PIP_REQUIRE_VIRTUALENV=0", NULL};
+	const char *base_pip[] = {j->py->path, "-m", "pip", "--python", vpy};
+	sb_reset(&out);
+	st = run_step(pip_argv(a, base_pip, 5, &args), work, pip_env, &out);
+	const char *o_text = sb_str(&out);
+	if (st != 0 &&
+	    (strstr(o_text, "no such option: --python") || strstr(o_text, "No module named pip"))) {
+		/* The base pip cannot target another interpreter: give the venv its own pip. */
+		const char *ensure[] = {vpy, "-m", "ensurepip", "--default-pip", NULL};
+		sb_reset(&out);
+		if ((st = run_step(ensure, work, NULL, &out)) != 0) {
+			job_fail(a, j, "python -m ensurepip", st, &out, lines);
+			goto done;
+		}
+		const char *venv_pip[] = {vpy, "-m", "pip"};
+		sb_reset(&out);
+		st = run_step(pip_argv(a, venv_pip, 3, &args), work, pip_env, &out);
+	}
+	if (st != 0) {
+		job_fail(a, j, "pip install", st, &out, lines);
+		goto done;
+	}
+
+	char *cmd =
+	    wheeltest_expand_command(a, o->cfg->test.command, o->cfg->project_dir, j->wheel);
+	const char *sh[] = {"/bin/sh", "-c", cmd, NULL};
+	const char *env[] = {arena_printf(a, "PATH=%s/bin%s%s", venv, rc->path_env ? ":" : "",
+	                                  rc->path_env ? rc->path_env : ""),
+	                     arena_printf(a, "VIRTUAL_ENV=%s", venv),
+	                     "PYTHONHOME=", /* an empty value counts as unset for Python */
+	                     "PYTHONPATH=",
+	                     "PYTHONNOUSERSITE=1",
+	                     arena_printf(a, "CUWHEEL_TEST_WHEEL=%s", j->wheel),
+	                     NULL};
+	sb_reset(&out);
+	if ((st = run_step(sh, work, env, &out)) != 0) {
+		job_fail(a, j, "test command", st, &out, lines);
+		goto done;
+	}
+	j->result = WHEELTEST_PASS;
+
+done:
+	sb_release(&out);
+	j->seconds = now_s() - t0;
+	if (o->keep_venvs)
+		j->venv = venv;
+	else
+		os_rm_rf(&quiet, dir);
+}
+
+static void *worker(void *arg)
+{
+	struct run_ctx *rc = arg;
+	for (;;) {
+		pthread_mutex_lock(&rc->lock);
+		size_t i = rc->next;
+		while (i < rc->n_jobs && rc->jobs[i].result == WHEELTEST_SKIP)
+			i++;
+		rc->next = i + 1;
+		pthread_mutex_unlock(&rc->lock);
+		if (i >= rc->n_jobs)
+			return NULL;
+		job_run(rc, i);
+		pthread_mutex_lock(&rc->lock);
+		if (rc->o->on_done)
+			rc->o->on_done(rc->o->user, &rc->jobs[i]);
+		pthread_mutex_unlock(&rc->lock);
+	}
+}
+
+static void add_find_links(struct arena *a, struct strv *out, const char *base, const char *dir)
+{
+	strv_push(a, out, "--find-links");
+	strv_push(a, out, dir[0] == '/' ? dir : os_join(a, base, dir));
+}
+
+bool wheeltest_run(struct arena *a, struct diag *d, const struct wheeltest_opts *o,
+                   struct wheeltest_job *jobs, size_t n_jobs)
+{
+	struct run_ctx rc = {.o = o, .jobs = jobs, .n_jobs = n_jobs};
+	size_t runnable = 0;
+	for (size_t i = 0; i < n_jobs; i++)
+		runnable += jobs[i].result != WHEELTEST_SKIP;
+	if (!runnable)
+		return true;
+	if (!o->cfg || !o->cfg->test.command) {
+		diag_msg(d, DIAG_ERROR, "the project has no test command");
+		return false;
+	}
+
+	const char *tmp = getenv("TMPDIR");
+	char *root = arena_printf(a, "%s/cuwheel-test-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(root)) {
+		diag_errno(d, root, "cannot create a temporary directory");
+		return false;
+	}
+	rc.root = root;
+	rc.path_env = getenv("PATH");
+
+	/* Local find-links dirs replace the index unless the environment names one. */
+	size_t n_links = (o->find_links ? o->find_links->n : 0) + o->cfg->test.find_links.n;
+	const char *idx = getenv("PIP_INDEX_URL"), *extra = getenv("PIP_EXTRA_INDEX_URL");
+	if (n_links && !(idx && *idx) && !(extra && *extra))
+		strv_push(a, &rc.pip_sources, "--no-index");
+	for (size_t i = 0; i < o->cfg->test.find_links.n; i++)
+		add_find_links(a, &rc.pip_sources, o->cfg->project_dir,
+		               o->cfg->test.find_links.v[i]);
+	char *cwd = os_abspath(a, ".");
+	for (size_t i = 0; o->find_links && i < o->find_links->n; i++)
+		add_find_links(a, &rc.pip_sources, cwd, o->find_links->v[i]);
+
+	rc.job_arenas = arena_calloc(a, n_jobs, sizeof(*rc.job_arenas));
+	pthread_mutex_init(&rc.lock, NULL);
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t nthreads = o->jobs > 0 ? (size_t)o->jobs : (size_t)(ncpu > 0 ? ncpu : 1);
+	if (nthreads > runnable)
+		nthreads = runnable;
+	pthread_t *th = arena_calloc(a, nthreads, sizeof(*th));
+	size_t started = 0;
+	bool ok = true;
+	for (; started < nthreads; started++) {
+		if (pthread_create(&th[started], NULL, worker, &rc) != 0)
+			break;
+	}
+	if (!started) {
+		worker(&rc); /* no threads at all: run them here, one by one */
+	}
+	for (size_t i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	pthread_mutex_destroy(&rc.lock);
+
+	/* Results move into the caller's arena; the per-job arenas go. */
+	for (size_t i = 0; i < n_jobs; i++) {
+		struct wheeltest_job *j = &jobs[i];
+		if (j->result == WHEELTEST_SKIP)
+			continue;
+		if (j->reason)
+			j->reason = arena_strdup(a, j->reason);
+		if (j->output)
+			j->output = arena_strdup(a, j->output);
+		if (j->venv)
+			j->venv = arena_strdup(a, j->venv);
+		arena_free(&rc.job_arenas[i]);
+	}
+	if (!o->keep_venvs) {
+		struct diag quiet = {0};
+		os_rm_rf(&quiet, root);
+	}
+	return ok;
+}
