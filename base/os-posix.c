@@ -330,7 +330,8 @@ bool os_list_dir(struct arena *a, const char *dir, struct strv *out)
 		strv_push(a, out, arena_strdup(a, e->d_name));
 	}
 	closedir(dp);
-	qsort(out->v + first, out->n - first, sizeof(*out->v), os_cmp_str);
+	if (out->n > first)
+		qsort(out->v + first, out->n - first, sizeof(*out->v), os_cmp_str);
 	return true;
 }
 

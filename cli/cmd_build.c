@@ -1,12 +1,402 @@
-/* cmd_build.c: placeholder until the command lands; removed from the table if it does not. */
+/* cmd_build.c: `cuwheel build`: the plan as build.ninja, executed by ninja, then a summary. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
-#include "cli/cli.h"
+#include "base/os.h"
+#include "cli/plan_common.h"
+#include "matrix/buildgraph.h"
 
-const char cmd_build_help[] = "usage: cuwheel build\n\nNot implemented yet.\n";
+const char cmd_build_help[] =
+    "usage: cuwheel build [-j N] [--keep-going] [--dry-run] [--only ID]... [--no-test]\n"
+    "\n"
+    "Builds every selected cell of the plan that this machine can build. cuwheel writes one\n"
+    "build.ninja for the whole matrix into the build dir and ninja executes it:\n"
+    "  - the kernels are compiled once per CUDA toolkit (and flags) into libkernels.a;\n"
+    "  - per cell, the binding stub is compiled with that Python's headers and linked with\n"
+    "    the archive, the package is staged and packed, the wheel is audited and its platform\n"
+    "    tag stamped (manylinux_2_X when the symbols allow), and it is placed in dist/;\n"
+    "  - when [tool.cuwheel.test] has a command, the wheel is installed into a fresh venv of\n"
+    "    its Python(s) and tested.\n"
+    "A second build with nothing changed runs no compiler; editing one kernel recompiles that\n"
+    "file once and relinks every cell of its toolkit.\n"
+    "\n"
+    "Options:\n"
+    "  -j N            run N jobs at once (default: the number of CPUs)\n"
+    "  -k, --keep-going  go on with the other cells when one fails\n"
+    "  -n, --dry-run   print the commands without running them\n"
+    "  --only ID       build only cells matching ID (identifier or glob); repeatable\n"
+    "  --no-test       skip the test step\n"
+    "\n"
+    "Environment: CUWHEEL_* overrides the config (see the README); CUWHEEL_NINJA names ninja;\n"
+    "CC and CXX name the host compilers.\n"
+    "\n"
+    "Exit status: 0 all built, 1 a cell failed, 2 usage, 3 nothing selected or buildable.\n";
+
+/* The build dir lock: held for the whole build; the kernel drops it if we crash. */
+static int build_lock(struct cli *c, const char *build_dir)
+{
+	char *path = os_join(&c->arena, build_dir, ".cuwheel.lock");
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		diag_errno(&c->diag, path, "cannot open the build lock");
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		char buf[64] = {0};
+		ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+		(void)n;
+		fprintf(stderr, "cuwheel: another cuwheel build holds %s (pid %s); waiting for it\n",
+			build_dir, buf[0] ? buf : "?");
+		if (flock(fd, LOCK_EX) != 0) {
+			diag_errno(&c->diag, path, "cannot take the build lock");
+			close(fd);
+			return -1;
+		}
+	}
+	char pid[32];
+	int n = snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+	if (ftruncate(fd, 0) == 0 && pwrite(fd, pid, (size_t)n, 0) < 0)
+		(void)0;
+	return fd;
+}
+
+/* Writes build.ninja only when its text changed, so ninja's own regeneration logic is quiet. */
+static bool write_if_changed(struct cli *c, const char *path, const char *text)
+{
+	struct source old;
+	struct diag quiet = {0};
+	if (os_read_file(&c->arena, &quiet, path, &old) && old.len == strlen(text) &&
+	    memcmp(old.text, text, old.len) == 0)
+		return true;
+	return os_write_atomic(&c->diag, path, text, strlen(text), 0644);
+}
+
+struct cell_result {
+	bool ok;
+	const char *wheel; /* final path in dist/ */
+	long long size;
+	double seconds;
+};
+
+/* Sums, per cell and per archive, the step durations in .ninja_log (latest entry per output). */
+static void ninja_times(struct cli *c, const char *build_dir, const struct plan *p,
+			const struct build_graph *g, double *cell_s, double *arch_s)
+{
+	struct source log;
+	struct diag quiet = {0};
+	if (!os_read_file(&c->arena, &quiet, os_join(&c->arena, build_dir, ".ninja_log"), &log))
+		return;
+	/* Later lines win: collect into a small map by scanning backwards. */
+	struct strv seen = {0};
+	const char *end = log.text + log.len;
+	const char *line_end = end;
+	while (line_end > log.text) {
+		const char *ls = line_end;
+		while (ls > log.text && ls[-1] != '\n')
+			ls--;
+		if (ls < line_end && *ls != '#') {
+			long long st, en, mt;
+			char out[4096];
+			char fmtline[4200];
+			size_t len = (size_t)(line_end - ls);
+			if (len < sizeof(fmtline)) {
+				memcpy(fmtline, ls, len);
+				fmtline[len] = '\0';
+				if (sscanf(fmtline, "%lld\t%lld\t%lld\t%4095[^\t]", &st, &en, &mt, out) ==
+					4 &&
+				    !strv_contains(&seen, out)) {
+					strv_push(&c->arena, &seen, arena_strdup(&c->arena, out));
+					double s = (double)(en - st) / 1000.0;
+					for (size_t i = 0; i < p->n_cells; i++) {
+						const char *dir = g->cells[i].dir;
+						size_t dl = dir ? strlen(dir) : 0;
+						if (dir && !strncmp(out, dir, dl) && out[dl] == '/')
+							cell_s[i] += s;
+					}
+					for (size_t t = 0; t < p->n_toolkits; t++) {
+						const char *dir = g->archives[t].dir;
+						size_t dl = dir ? strlen(dir) : 0;
+						if (dir && !strncmp(out, dir, dl) && out[dl] == '/')
+							arch_s[t] += s;
+					}
+				}
+			}
+		}
+		line_end = ls > log.text ? ls - 1 : log.text;
+	}
+}
+
+static bool target_clean(struct cli *c, const char *ninja, const char *build_dir,
+			 const char *target)
+{
+	const char *argv[] = {ninja, "-C", build_dir, "-n", target, NULL};
+	struct os_run r = {.argv = argv, .capture = true};
+	struct strbuf out = {0};
+	int status = 1;
+	struct diag quiet = {0};
+	bool ok = os_run(&quiet, &r, &out, &status) && status == 0 &&
+		  strstr(sb_str(&out), "no work to do") != NULL;
+	sb_release(&out);
+	return ok;
+}
+
+static const char *human_size(struct arena *a, long long n)
+{
+	if (n >= 1 << 20)
+		return arena_printf(a, "%.1f MB", (double)n / (1 << 20));
+	return arena_printf(a, "%.1f kB", (double)n / 1024);
+}
+
+static int write_report(struct cli *c, const struct plan_ctx *pc, const struct build_graph *g,
+			const struct cell_result *res, const double *arch_s, double wall)
+{
+	const struct plan *p = &pc->plan;
+	json_t *root = json_object();
+	json_object_set_new(root, "format", json_integer(1));
+	json_object_set_new(root, "project", json_string(pc->cfg.project.name));
+	json_object_set_new(root, "version", json_string(pc->cfg.project.version));
+	json_object_set_new(root, "wall_seconds", json_real(wall));
+	json_t *arr = json_array();
+	for (size_t t = 0; t < p->n_toolkits; t++) {
+		if (!g->archives[t].dir)
+			continue;
+		json_t *j = json_object();
+		json_object_set_new(j, "cuda", json_string(p->toolkits[t].cuda));
+		json_object_set_new(j, "nvcc", json_string(p->toolkits[t].tk->nvcc));
+		json_object_set_new(j, "archive", json_string(g->archives[t].archive));
+		json_object_set_new(j, "key", json_string(g->archives[t].key));
+		json_object_set_new(j, "objects", json_integer((json_int_t)g->archives[t].n_objects));
+		json_object_set_new(j, "seconds", json_real(arch_s[t]));
+		json_array_append_new(arr, j);
+	}
+	json_object_set_new(root, "archives", arr);
+	arr = json_array();
+	for (size_t i = 0; i < p->n_cells; i++) {
+		const struct cell *cl = &p->cells[i];
+		json_t *j = json_object();
+		json_object_set_new(j, "id", json_string(cl->id));
+		const char *result = !cl->selected ? "not selected"
+				     : !cl->buildable ? "cannot build here"
+				     : res[i].ok ? "ok" : "failed";
+		json_object_set_new(j, "result", json_string(result));
+		json_object_set_new(j, "reason", !cl->selected ? json_string(cl->unselected_by)
+						 : !cl->buildable ? json_string(cl->why_not)
+								  : json_null());
+		json_object_set_new(j, "wheel", res[i].wheel ? json_string(res[i].wheel) : json_null());
+		json_object_set_new(j, "size", json_integer(res[i].size));
+		json_object_set_new(j, "seconds", json_real(res[i].seconds));
+		json_object_set_new(j, "python", cl->py ? json_string(cl->py->path) : json_null());
+		json_array_append_new(arr, j);
+	}
+	json_object_set_new(root, "cells", arr);
+	char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(root);
+	char *path = os_join(&c->arena, g->build_dir, "report.json");
+	bool ok = text && os_write_atomic(&c->diag, path, text, strlen(text), 0644);
+	free(text);
+	return ok ? CLI_OK : CLI_FAIL;
+}
 
 int cmd_build(struct cli *c, int argc, char **argv)
 {
-	fprintf(stderr, "cuwheel: error: 'build' is not implemented yet\n");
-	return CLI_FAIL;
+	static const struct option opts[] = {
+	    {"jobs", required_argument, NULL, 'j'}, {"keep-going", no_argument, NULL, 'k'},
+	    {"dry-run", no_argument, NULL, 'n'},    {"only", required_argument, NULL, 'o'},
+	    {"no-test", no_argument, NULL, 'T'},    {NULL, 0, NULL, 0},
+	};
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int jobs = ncpu > 0 ? (int)ncpu : 1;
+	bool keep_going = false, dry_run = false, tests = true;
+	struct matrix_opts mo = {0};
+	optind = 0;
+	opterr = 0;
+	int ch;
+	while ((ch = getopt_long(argc, argv, "+j:kn", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'j':
+			if (!cli_parse_int(c, "build", "-j", optarg, &jobs))
+				return CLI_USAGE;
+			break;
+		case 'k':
+			keep_going = true;
+			break;
+		case 'n':
+			dry_run = true;
+			break;
+		case 'o':
+			strv_push(&c->arena, &mo.only, optarg);
+			break;
+		case 'T':
+			tests = false;
+			break;
+		default:
+			return cli_usage(c, "build", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return cli_usage(c, "build", "unexpected argument '%s'", argv[optind]);
+
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	struct plan_ctx pc;
+	int rc = plan_load(c, &mo, &pc);
+	if (rc != CLI_OK)
+		return rc;
+	const struct plan *p = &pc.plan;
+	if (p->n_selected == 0) {
+		fprintf(stderr, "cuwheel: nothing selected: every cell is excluded, skipped or not "
+				"named by --only\n");
+		return CLI_NOTHING;
+	}
+	if (p->n_buildable == 0) {
+		fprintf(stderr, "cuwheel: none of the %zu selected cells can be built on this "
+				"machine:\n", p->n_selected);
+		for (size_t i = 0; i < p->n_cells; i++)
+			if (p->cells[i].selected)
+				fprintf(stderr, "  %s: %s\n", p->cells[i].id, p->cells[i].why_not);
+		return CLI_NOTHING;
+	}
+
+	const char *ninja = getenv("CUWHEEL_NINJA");
+	if (!ninja || !*ninja)
+		ninja = os_which(&c->arena, "ninja");
+	if (!ninja)
+		ninja = os_which(&c->arena, "ninja-build");
+	if (!ninja) {
+		diag_msg(&c->diag, DIAG_ERROR, "ninja not found on PATH: cuwheel generates "
+					       "build.ninja and ninja executes it");
+		diag_msg(&c->diag, DIAG_HINT, "apt-get install ninja-build, or pip install ninja");
+		return CLI_FAIL;
+	}
+	const char *ccache = NULL;
+	if (pc.cfg.cache.ccache != TRI_OFF) {
+		ccache = os_which(&c->arena, "ccache");
+		if (!ccache && pc.cfg.cache.ccache == TRI_ON) {
+			diag_msg(&c->diag, DIAG_ERROR, "ccache = \"on\" but ccache is not on PATH");
+			return CLI_FAIL;
+		}
+	}
+	char *self = os_realpath(&c->arena, "/proc/self/exe");
+	struct build_opts bo = {.jobs = jobs, .ccache = ccache, .cuwheel = self,
+				.run_tests = tests};
+	if (!os_mkdir_p(&c->diag, pc.cfg.build_dir))
+		return CLI_FAIL;
+	int lock = build_lock(c, pc.cfg.build_dir);
+	if (lock < 0)
+		return CLI_FAIL;
+	struct build_graph g;
+	if (!buildgraph_generate(&c->arena, &c->diag, p, &bo, &g) ||
+	    !write_if_changed(c, g.ninja_file, g.text)) {
+		close(lock);
+		return CLI_FAIL;
+	}
+	printf("cuwheel: %s -> %s\n", g.summary, g.ninja_file);
+	fflush(stdout);
+
+	struct strv args = {0};
+	strv_push(&c->arena, &args, ninja);
+	strv_push(&c->arena, &args, "-C");
+	strv_push(&c->arena, &args, g.build_dir);
+	if (dry_run) {
+		strv_push(&c->arena, &args, "-t");
+		strv_push(&c->arena, &args, "commands");
+	} else {
+		strv_push(&c->arena, &args, "-j");
+		strv_push(&c->arena, &args, arena_printf(&c->arena, "%d", jobs));
+		if (keep_going) {
+			strv_push(&c->arena, &args, "-k");
+			strv_push(&c->arena, &args, "0");
+		}
+	}
+	for (size_t i = 0; i < g.targets.n; i++)
+		strv_push(&c->arena, &args, g.targets.v[i]);
+	struct strv env = {0};
+	strv_push(&c->arena, &env, arena_printf(&c->arena, "CCACHE_BASEDIR=%s", pc.cfg.project_dir));
+	if (pc.cfg.cache.dir)
+		strv_push(&c->arena, &env, arena_printf(&c->arena, "CCACHE_DIR=%s", pc.cfg.cache.dir));
+	if (pc.cfg.cache.remote)
+		strv_push(&c->arena, &env,
+			  arena_printf(&c->arena, "CCACHE_REMOTE_STORAGE=%s", pc.cfg.cache.remote));
+	struct os_run r = {.argv = args.v, .env = env.v};
+	int status = 0;
+	if (!os_run(&c->diag, &r, NULL, &status)) {
+		close(lock);
+		return CLI_FAIL;
+	}
+	if (dry_run) {
+		close(lock);
+		return status == 0 ? CLI_OK : CLI_FAIL;
+	}
+
+	/* Results: a cell is ok when ninja has nothing left to do for it. */
+	struct cell_result *res = arena_calloc(&c->arena, p->n_cells + 1, sizeof(*res));
+	double *cell_s = arena_calloc(&c->arena, p->n_cells + 1, sizeof(double));
+	double *arch_s = arena_calloc(&c->arena, p->n_toolkits + 1, sizeof(double));
+	ninja_times(c, g.build_dir, p, &g, cell_s, arch_s);
+	size_t n_ok = 0, n_failed = 0;
+	for (size_t i = 0; i < p->n_cells; i++) {
+		const struct cell_paths *cp = &g.cells[i];
+		if (!cp->dir)
+			continue;
+		res[i].seconds = cell_s[i];
+		res[i].ok = status == 0 || target_clean(c, ninja, g.build_dir, cp->target);
+		struct source s;
+		struct diag quiet = {0};
+		if (res[i].ok &&
+		    os_read_file(&c->arena, &quiet, os_join(&c->arena, g.build_dir, cp->final), &s)) {
+			res[i].wheel = arena_strndup(&c->arena, s.text, strcspn(s.text, "\n"));
+			struct stat st;
+			if (stat(res[i].wheel, &st) == 0)
+				res[i].size = (long long)st.st_size;
+		}
+		if (res[i].ok)
+			n_ok++;
+		else
+			n_failed++;
+	}
+	struct timespec t1;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double wall = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+
+	printf("\n");
+	for (size_t t = 0; t < p->n_toolkits; t++)
+		if (g.archives[t].dir)
+			printf("kernels  CUDA %-5s %zu objects, compiled once: %.1fs of compile time\n",
+			       p->toolkits[t].cuda, g.archives[t].n_objects, arch_s[t]);
+	size_t wid = 4;
+	for (size_t i = 0; i < p->n_cells; i++)
+		if (strlen(p->cells[i].id) > wid)
+			wid = strlen(p->cells[i].id);
+	printf("\n%-*s  %-6s  %-9s  %6s  %s\n", (int)wid, "CELL", "RESULT", "SIZE", "TIME", "WHEEL");
+	for (size_t i = 0; i < p->n_cells; i++) {
+		const struct cell *cl = &p->cells[i];
+		if (!cl->selected)
+			continue;
+		if (!cl->buildable) {
+			printf("%-*s  %-6s  %-9s  %6s  %s\n", (int)wid, cl->id, "skip", "-", "-",
+			       cl->why_not);
+			continue;
+		}
+		const char *wheel = res[i].wheel ? strrchr(res[i].wheel, '/') + 1 : "-";
+		printf("%-*s  %-6s  %-9s  %5.1fs  %s\n", (int)wid, cl->id,
+		       res[i].ok ? "ok" : "FAILED", res[i].ok ? human_size(&c->arena, res[i].size) : "-",
+		       res[i].seconds, res[i].ok ? wheel : "(see the error above)");
+	}
+	printf("\n%zu built, %zu failed, %zu not buildable here; %.1fs; wheels in %s\n", n_ok,
+	       n_failed, p->n_selected - p->n_buildable, wall, pc.cfg.dist_dir);
+	printf("report: %s\n", os_join(&c->arena, g.build_dir, "report.json"));
+	rc = write_report(c, &pc, &g, res, arch_s, wall);
+	close(lock);
+	if (n_failed)
+		return CLI_FAIL;
+	return status == 0 ? rc : CLI_FAIL;
 }

@@ -6,13 +6,19 @@
 #include "base/os.h"
 #include "base/strbuf.h"
 #include "cli/cli.h"
+#include "cli/internal.h"
 #include "matrix/toml.h"
 
 const char cmd_internal_help[] =
     "usage: cuwheel internal toml-decode < FILE.toml\n"
     "\n"
+    "       cuwheel internal stage|finish|test-cell ...   (the steps build.ninja runs)\n"
+    "\n"
     "toml-decode  read a TOML document on stdin and print it as toml-test's tagged JSON on\n"
-    "             stdout (exit 0), or a located error on stderr (exit 1).\n";
+    "             stdout (exit 0), or a located error on stderr (exit 1).\n"
+    "stage        lay out a cell's packages and modules for packing.\n"
+    "finish       audit a packed wheel, stamp its platform tag and place it in dist/.\n"
+    "test-cell    test the wheel a cell placed in dist/ on its Python(s).\n";
 
 static int internal_toml_decode(struct cli *c)
 {
@@ -39,5 +45,11 @@ int cmd_internal(struct cli *c, int argc, char **argv)
 			return cli_usage(c, "internal", "toml-decode takes no arguments");
 		return internal_toml_decode(c);
 	}
+	if (strcmp(argv[1], "stage") == 0)
+		return internal_stage(c, argc - 1, argv + 1);
+	if (strcmp(argv[1], "finish") == 0)
+		return internal_finish(c, argc - 1, argv + 1);
+	if (strcmp(argv[1], "test-cell") == 0)
+		return internal_test_cell(c, argc - 1, argv + 1);
 	return cli_usage(c, "internal", "unknown tool '%s'", argv[1]);
 }

@@ -12,7 +12,7 @@ int plan_load(struct cli *c, const struct matrix_opts *o, struct plan_ctx *pc)
 	memset(pc, 0, sizeof(*pc));
 	if (!config_load(&c->arena, &c->diag, c->project_dir, c->env, &pc->cfg))
 		return CLI_FAIL;
-	char *probes = os_join(&c->arena, pc->cfg.build_dir, "probes");
+	const char *probes = discover_cache_dir(&c->arena, &pc->cfg);
 	if (!discover(&c->arena, &c->diag, &pc->cfg, probes, &pc->ds))
 		return CLI_FAIL;
 	if (!matrix_expand(&c->arena, &c->diag, &pc->cfg, &pc->ds, o, &pc->plan))

@@ -1,0 +1,213 @@
+/* cmd_internal_build.c: the steps of a cell that build.ninja runs: stage, finish (audit, stamp
+ * the platform tag, place the wheel in dist/), test-cell. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/os.h"
+#include "cli/internal.h"
+#include "matrix/config.h"
+#include "matrix/discover.h"
+#include "matrix/stage.h"
+#include "packager/audit.h"
+#include "packager/retag.h"
+#include "packager/tags.h"
+#include "packager/wheeltest.h"
+
+int internal_stage(struct cli *c, int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"out", required_argument, NULL, 'o'},  {"stamp", required_argument, NULL, 's'},
+	    {"package", required_argument, NULL, 'p'}, {"file", required_argument, NULL, 'f'},
+	    {NULL, 0, NULL, 0},
+	};
+	const char *out = NULL, *stamp = NULL;
+	struct strv packages = {0};
+	struct stage_file files[64];
+	size_t n_files = 0;
+	optind = 0;
+	opterr = 0;
+	int ch;
+	while ((ch = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'o':
+			out = optarg;
+			break;
+		case 's':
+			stamp = optarg;
+			break;
+		case 'p':
+			strv_push(&c->arena, &packages, optarg);
+			break;
+		case 'f': {
+			char *eq = strchr(optarg, '=');
+			if (!eq || n_files == 64)
+				return cli_usage(c, "internal", "--file wants SRC=DEST");
+			files[n_files].src = arena_strndup(&c->arena, optarg, (size_t)(eq - optarg));
+			files[n_files].dest = eq + 1;
+			n_files++;
+			break;
+		}
+		default:
+			return cli_usage(c, "internal", "stage: unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (!out || !stamp)
+		return cli_usage(c, "internal", "stage needs --out and --stamp");
+	const char *proj = os_realpath(&c->arena, c->project_dir);
+	if (!stage_tree(&c->arena, &c->diag, proj, out, &packages, files, n_files))
+		return CLI_FAIL;
+	return os_write_atomic(&c->diag, stamp, "", 0, 0644) ? CLI_OK : CLI_FAIL;
+}
+
+static void print_findings(const struct audit_result *r)
+{
+	for (size_t i = 0; i < r->n_findings; i++) {
+		const struct audit_finding *f = &r->findings[i];
+		if (f->level == AUDIT_NOTE)
+			continue;
+		fprintf(stderr, "cuwheel: %s%s%s: %s: %s\n", r->wheel, f->member ? ": " : "",
+			f->member ? f->member : "", audit_level_name(f->level), f->message);
+		if (f->hint)
+			fprintf(stderr, "  hint: %s\n", f->hint);
+	}
+}
+
+int internal_finish(struct cli *c, int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"dist", required_argument, NULL, 'd'},
+	    {"stamp", required_argument, NULL, 's'},
+	    {"require-arch", required_argument, NULL, 'a'},
+	    {"min-manylinux", required_argument, NULL, 'm'},
+	    {NULL, 0, NULL, 0},
+	};
+	const char *dist = NULL, *stamp = NULL, *archs = NULL, *minml = NULL;
+	optind = 0;
+	opterr = 0;
+	int ch;
+	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'd':
+			dist = optarg;
+			break;
+		case 's':
+			stamp = optarg;
+			break;
+		case 'a':
+			archs = optarg;
+			break;
+		case 'm':
+			minml = optarg;
+			break;
+		default:
+			return cli_usage(c, "internal", "finish: unknown option '%s'",
+					 argv[optind - 1]);
+		}
+	}
+	if (optind + 1 != argc || !dist || !stamp)
+		return cli_usage(c, "internal", "finish needs WHEEL --dist DIR --stamp FILE");
+	const char *wheel = argv[optind];
+	struct audit_opts ao = {.min_manylinux = minml};
+	if (archs) {
+		struct arch *v;
+		size_t n;
+		const char *err;
+		if (!audit_parse_archs(&c->arena, archs, &v, &n, &err))
+			return cli_usage(c, "internal", "--require-arch: %s", err);
+		ao.archs = v;
+		ao.n_archs = n;
+	}
+	struct audit_result r;
+	bool ok = audit_wheel(&c->arena, &c->diag, wheel, &ao, &r);
+	if (!ok) {
+		print_findings(&r);
+		fprintf(stderr, "cuwheel: audit failed: %s (nothing placed in %s)\n", r.wheel, dist);
+		return CLI_FAIL;
+	}
+	if (!os_mkdir_p(&c->diag, dist))
+		return CLI_FAIL;
+	struct retag_opts ro = {.platform = r.platform_tag};
+	char *final = NULL;
+	if (!wheel_retag(&c->arena, &c->diag, wheel, &ro, dist, &final))
+		return CLI_FAIL;
+	char *text = arena_printf(&c->arena, "%s\n", final);
+	return os_write_atomic(&c->diag, stamp, text, strlen(text), 0644) ? CLI_OK : CLI_FAIL;
+}
+
+int internal_test_cell(struct cli *c, int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"python", required_argument, NULL, 'p'},
+	    {"stamp", required_argument, NULL, 's'},
+	    {NULL, 0, NULL, 0},
+	};
+	const char *python = NULL, *stamp = NULL;
+	optind = 0;
+	opterr = 0;
+	int ch;
+	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'p':
+			python = optarg;
+			break;
+		case 's':
+			stamp = optarg;
+			break;
+		default:
+			return cli_usage(c, "internal", "test-cell: unknown option '%s'",
+					 argv[optind - 1]);
+		}
+	}
+	if (optind + 1 != argc || !stamp)
+		return cli_usage(c, "internal", "test-cell needs FINAL_STAMP --stamp FILE");
+	struct source s;
+	if (!os_read_file(&c->arena, &c->diag, argv[optind], &s))
+		return CLI_FAIL;
+	char *wheel = arena_strndup(&c->arena, s.text, strcspn(s.text, "\n"));
+	struct config cfg;
+	if (!config_load(&c->arena, &c->diag, c->project_dir, c->env, &cfg))
+		return CLI_FAIL;
+	struct discovery ds;
+	if (!discover(&c->arena, &c->diag, &cfg, discover_cache_dir(&c->arena, &cfg), &ds))
+		return CLI_FAIL;
+	struct strv wheels = {0}, pythons = {0};
+	strv_push(&c->arena, &wheels, wheel);
+	if (python && strcmp(python, "all"))
+		strv_push(&c->arena, &pythons, python);
+	struct wheeltest_opts o = {.cfg = &cfg, .ds = &ds, .wheels = &wheels, .pythons = &pythons,
+				   .jobs = 0};
+	struct wheeltest_job *jobs;
+	size_t n;
+	if (!wheeltest_plan(&c->arena, &c->diag, &o, &jobs, &n))
+		return CLI_FAIL;
+	if (!wheeltest_run(&c->arena, &c->diag, &o, jobs, n))
+		return CLI_FAIL;
+	bool ok = true;
+	size_t ran = 0;
+	struct strbuf log = {0};
+	for (size_t i = 0; i < n; i++) {
+		const struct wheeltest_job *j = &jobs[i];
+		sb_printf(&log, "%s %s %s %.1fs%s%s\n", j->filename, j->py_key,
+			  wheeltest_result_name(j->result), j->seconds, j->reason ? " " : "",
+			  j->reason ? j->reason : "");
+		if (j->result == WHEELTEST_PASS)
+			ran++;
+		if (j->result != WHEELTEST_FAIL)
+			continue;
+		ok = false;
+		fprintf(stderr, "cuwheel: test failed: %s on Python %s (%s, exit %d)\n", j->filename,
+			j->py ? j->py->version : j->py_key, j->reason ? j->reason : "test command",
+			j->exit_code);
+		if (j->output)
+			fprintf(stderr, "%s\n", j->output);
+	}
+	if (ok && ran == 0) {
+		fprintf(stderr, "cuwheel: no Python here could test %s\n", wheel);
+		ok = false;
+	}
+	if (ok)
+		ok = os_write_atomic(&c->diag, stamp, log.buf, log.len, 0644);
+	sb_release(&log);
+	return ok ? CLI_OK : CLI_FAIL;
+}

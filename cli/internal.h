@@ -1,0 +1,14 @@
+/* internal.h: the build steps build.ninja runs through `cuwheel internal ...`. */
+#ifndef CUWHEEL_CLI_INTERNAL_H
+#define CUWHEEL_CLI_INTERNAL_H
+
+#include "cli/cli.h"
+
+/* internal stage --out DIR --stamp FILE [--package REL]... [--file SRC=DEST]... */
+int internal_stage(struct cli *c, int argc, char **argv);
+/* internal finish WHEEL --dist DIR --stamp FILE [--require-arch L] [--min-manylinux T] */
+int internal_finish(struct cli *c, int argc, char **argv);
+/* internal test-cell FINAL_STAMP --python X|all --stamp FILE */
+int internal_test_cell(struct cli *c, int argc, char **argv);
+
+#endif
