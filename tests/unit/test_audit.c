@@ -193,12 +193,13 @@ static void elf_reader_sees_needed_and_versions(void **state)
 		glibc |= strcmp(e.verneeds[i].lib, "libc.so.6") == 0 &&
 		         strncmp(e.verneeds[i].version, "GLIBC_2.", 8) == 0;
 	assert_true(glibc);
+	/* Some undefined symbol carries a GLIBC version that names libc.so.6 as its provider
+	 * (which one depends on the build: ASan intercepts calloc, for instance). */
 	bool found = false;
 	for (size_t i = 0; i < e.n_undefs; i++)
-		if (strcmp(e.undefs[i].name, "calloc") == 0) {
-			found = true;
-			assert_string_equal(e.undefs[i].lib, "libc.so.6");
-			assert_non_null(e.undefs[i].version);
+		if (e.undefs[i].version && strncmp(e.undefs[i].version, "GLIBC_", 6) == 0) {
+			assert_non_null(e.undefs[i].lib);
+			found |= strcmp(e.undefs[i].lib, "libc.so.6") == 0;
 		}
 	assert_true(found);
 	assert_non_null(e.arch);
