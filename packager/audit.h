@@ -42,8 +42,6 @@ struct audit_elf {
 	struct strv needed, rpath, runpath;
 	const char *module; /* extension module name ("_C") or NULL when not an extension */
 	struct strv cubins; /* "sm_75", "compute_90" */
-	const char
-	    *max_versions; /* e.g. "GLIBC_2.34 GLIBCXX_3.4.30" (newest per prefix), or NULL */
 };
 
 struct audit_opts {
