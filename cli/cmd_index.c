@@ -1,12 +1,82 @@
-/* cmd_index.c: placeholder until the command lands; removed from the table if it does not. */
+/* cmd_index.c: `cuwheel index DIST --out SITE`: a static PEP 503/691 index of a dist dir, with
+ * one sub-index per local variant. */
 #include <stdio.h>
+#include <string.h>
 
+#include "base/os.h"
 #include "cli/cli.h"
+#include "packager/index.h"
 
-const char cmd_index_help[] = "usage: cuwheel index\n\nNot implemented yet.\n";
+const char cmd_index_help[] =
+    "usage: cuwheel index DIST --out SITE [--copy]\n"
+    "\n"
+    "Writes a simple repository for the wheels in DIST, readable by pip and uv as\n"
+    "--index-url file://SITE/ or from any static web server:\n"
+    "  SITE/index.html, index.json              every project\n"
+    "  SITE/<project>/index.html, index.json    its files: href with #sha256=, %2B for '+',\n"
+    "                                           data-requires-python, data-core-metadata\n"
+    "  SITE/<project>/<wheel>, <wheel>.metadata the wheel and its METADATA (PEP 658)\n"
+    "  SITE/<local>/...                         the same for the wheels of one local variant\n"
+    "                                           (SITE/cu130/ holds only the +cu130 wheels)\n"
+    "HTML is PEP 503 with PEP 629/658/714 attributes; JSON is PEP 691\n"
+    "(application/vnd.pypi.simple.v1+json), api-version 1.1 with versions and size, no\n"
+    "upload-time. A web server should send index.json to clients that ask for that type.\n"
+    "\n"
+    "Every wheel is read with the hardened zip reader: its file name, its METADATA and the\n"
+    "Name and Version there must agree. One refused wheel refuses the run, and nothing is\n"
+    "written.\n"
+    "\n"
+    "Updates are atomic: the new site is written into a hidden directory beside SITE and\n"
+    "swapped in with one rename (renameat2 RENAME_EXCHANGE; where that is missing, two\n"
+    "renames), then the old one is removed. A reader sees the old index or the new one, never a\n"
+    "mix or a partial file. SITE must be empty, missing or an earlier cuwheel index.\n"
+    "\n"
+    "Options:\n"
+    "  --out SITE   where the index goes (required)\n"
+    "  --copy       copy the wheels; by default they are hard-linked when DIST and SITE share a\n"
+    "               filesystem (cuwheel replaces wheels by rename, so a link never changes)\n"
+    "\n"
+    "Exit status: 0 written, 1 a wheel was refused or writing failed, 2 usage, 3 no wheels.\n";
 
 int cmd_index(struct cli *c, int argc, char **argv)
 {
-	fprintf(stderr, "cuwheel: error: 'index' is not implemented yet\n");
-	return CLI_FAIL;
+	struct index_opts o = {0};
+	for (int i = 1; i < argc; i++) {
+		const char *s = argv[i];
+		if (!strcmp(s, "--out") || !strcmp(s, "-o")) {
+			if (i + 1 >= argc)
+				return cli_usage(c, "index", "%s needs a directory", s);
+			o.site_dir = argv[++i];
+		} else if (!strncmp(s, "--out=", 6)) {
+			o.site_dir = s + 6;
+		} else if (!strcmp(s, "--copy")) {
+			o.copy = true;
+		} else if (s[0] == '-' && s[1]) {
+			return cli_usage(c, "index", "unknown option '%s'", s);
+		} else if (!o.dist_dir) {
+			o.dist_dir = s;
+		} else {
+			return cli_usage(c, "index", "one DIST directory, not '%s' too", s);
+		}
+	}
+	if (!o.dist_dir)
+		return cli_usage(c, "index", "name the DIST directory holding the wheels");
+	if (!o.site_dir)
+		return cli_usage(c, "index", "--out SITE is required");
+	if (!os_is_dir(o.dist_dir))
+		return cli_usage(c, "index", "%s: not a directory", o.dist_dir);
+
+	struct index_summary s;
+	if (!index_write(&c->arena, &c->diag, &o, &s))
+		return s.empty ? CLI_NOTHING : CLI_FAIL;
+	printf("cuwheel: wrote %s: %zu project%s, %zu wheel%s\n", o.site_dir, s.n_projects,
+	       s.n_projects == 1 ? "" : "s", s.n_files, s.n_files == 1 ? "" : "s");
+	for (size_t v = 0; v < s.variants.n; v++) {
+		size_t k = 0;
+		for (size_t i = 0; i < s.n_files; i++)
+			k += s.files[i].local && !strcmp(s.files[i].local, s.variants.v[v]);
+		printf("  %s/%s/: %zu wheel%s\n", o.site_dir, s.variants.v[v], k,
+		       k == 1 ? "" : "s");
+	}
+	return CLI_OK;
 }
