@@ -382,8 +382,9 @@ static const struct {
 };
 /* Variables cuwheel reads elsewhere (not config overrides), so they are not misspellings. */
 static const char *const env_other[] = {
-    "CUWHEEL_CACHE_DIR",  "CUWHEEL_PYTHON",           "CUWHEEL_TOOLKIT_WHEELS", "CUWHEEL",
-    "CUWHEEL_SOURCE_DIR", "CUWHEEL_TEST_BASE_PYTHON", "CUWHEEL_NINJA",          "CUWHEEL_JOBS",
+    "CUWHEEL_CACHE_DIR", "CUWHEEL_PYTHON",     "CUWHEEL_TOOLKIT_WHEELS",
+    "CUWHEEL",           "CUWHEEL_SOURCE_DIR", "CUWHEEL_TEST_BASE_PYTHON",
+    "CUWHEEL_NINJA",     "CUWHEEL_JOBS",       "CUWHEEL_TOOLKIT_LOCK",
 };
 
 static void env_split(struct arena *a, const char *val, struct strv *out)
