@@ -17,13 +17,6 @@
 #include "base/strbuf.h"
 #include "packager/wheel_read.h"
 
-/* Every tag NVIDIA's x86_64 wheels carry, so pip picks the pinned file whatever the host. */
-static const char *const provision_platforms[] = {
-    "manylinux1_x86_64",     "manylinux2010_x86_64",  "manylinux2014_x86_64",
-    "manylinux_2_12_x86_64", "manylinux_2_17_x86_64", "manylinux_2_27_x86_64",
-    "manylinux_2_28_x86_64",
-};
-
 /* What `nvcc -c` and `nvcc -shared -cudart static` need, relative to the toolkit's root, and
  * the wheel that brings each. */
 static const struct {
@@ -636,9 +629,21 @@ static bool pip_download(struct arena *a, struct diag *d, const struct provision
 	                       req};
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
 		strv_push(a, &argv, fixed[i]);
-	for (size_t i = 0; i < sizeof(provision_platforms) / sizeof(provision_platforms[0]); i++) {
-		strv_push(a, &argv, "--platform");
-		strv_push(a, &argv, provision_platforms[i]);
+	/* The platform tags are the pinned files' own, so pip takes exactly those files whatever
+	 * the host (and whichever manylinux tags NVIDIA uses next). */
+	struct strv plats = {0};
+	for (size_t i = 0; i < s->n_pkgs; i++) {
+		const char *f = s->pkgs[i].filename, *dash = strrchr(f, '-');
+		size_t n = strlen(f);
+		if (!dash || n < 4 || strcmp(f + n - 4, ".whl") != 0)
+			continue;
+		char *tags = arena_strndup(a, dash + 1, (size_t)(f + n - 4 - dash - 1));
+		for (char *sv, *t = strtok_r(tags, ".", &sv); t; t = strtok_r(NULL, ".", &sv))
+			if (!strv_contains(&plats, t)) {
+				strv_push(a, &plats, t);
+				strv_push(a, &argv, "--platform");
+				strv_push(a, &argv, t);
+			}
 	}
 	if (o->wheels_dir) {
 		strv_push(a, &argv, "--no-index");
