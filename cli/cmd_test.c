@@ -21,7 +21,7 @@ const char cmd_test_help[] =
     "test command run with /bin/sh -c from an empty temporary directory, so the installed\n"
     "package is what gets imported. In the command, {project} is the project directory and\n"
     "{wheel} the wheel, both shell-quoted; the venv's bin is first on PATH, VIRTUAL_ENV is\n"
-    "set, and $CUWHEEL_TEST_WHEEL names the wheel.\n"
+    "set, PYTHONPATH and PYTHONHOME are emptied.\n"
     "\n"
     "Which Pythons: cp312-cp312 runs on Python 3.12, cp313-cp313t on free-threaded 3.13,\n"
     "cp310-abi3 on every CPython >= 3.10 of the matrix python axis (every one found when the\n"

@@ -492,7 +492,6 @@ static void job_run(struct run_ctx *rc, size_t idx)
 	                     "PYTHONHOME=", /* an empty value counts as unset for Python */
 	                     "PYTHONPATH=",
 	                     "PYTHONNOUSERSITE=1",
-	                     arena_printf(a, "CUWHEEL_TEST_WHEEL=%s", j->wheel),
 	                     NULL};
 	sb_reset(&out);
 	if ((st = run_step(sh, work, env, &out)) != 0) {
