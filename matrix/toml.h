@@ -36,8 +36,8 @@ struct toml_value;
 
 /* One key of a table, in document order. */
 struct toml_kv {
-	const char
-	    *key; /* decoded (escapes resolved), NUL-terminated; may contain NUL: see keylen */
+	/* decoded (escapes resolved), NUL-terminated; may contain NUL: see keylen */
+	const char *key;
 	size_t keylen;
 	int line, col; /* where the key was written (for a dotted key: its last part) */
 	struct toml_value *value;

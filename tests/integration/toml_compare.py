@@ -106,7 +106,7 @@ def main():
     for path in valid:
         r = run(decoder, path)
         rel = path.relative_to(corpus)
-        if r.returncode != 0:
+        if r.returncode != 0 or r.stderr:
             failures.append("%s: rejected: %s" % (rel, r.stderr.decode(errors="replace").strip()))
             continue
         try:
@@ -125,8 +125,10 @@ def main():
     for path in invalid:
         r = run(decoder, path)
         rel = path.relative_to(corpus)
-        # A crash (signal) is not a rejection; neither is a silent failure.
-        if r.returncode == 1 and r.stderr.strip():
+        # A crash is not a rejection, nor is a silent failure; sanitizers also exit 1.
+        err = r.stderr.decode(errors="replace")
+        if r.returncode == 1 and "error:" in err and "Sanitizer" not in err and \
+                "runtime error" not in err:
             ipass += 1
         elif r.returncode == 0:
             failures.append("%s: accepted: %s" % (rel, r.stdout.decode(errors="replace")[:200]))
