@@ -14,6 +14,7 @@
 #include "base/os.h"
 #include "cli/plan_common.h"
 #include "matrix/buildgraph.h"
+#include "matrix/kernels_io.h"
 
 const char cmd_build_help[] =
     "usage: cuwheel build [-j N] [--keep-going] [--dry-run] [--only ID]... [--no-test]\n"
@@ -35,6 +36,13 @@ const char cmd_build_help[] =
     "  -n, --dry-run   print the commands without running them\n"
     "  --only ID       build only cells matching ID (identifier or glob); repeatable\n"
     "  --no-test       skip the test step\n"
+    "  --stage kernels --export DIR\n"
+    "                  build only the kernel archives (one per toolkit and flags) and write\n"
+    "                  them to DIR with manifest.json (toolkit, flags, content hashes)\n"
+    "  --stage wheels --import DIR\n"
+    "                  link, pack, audit and test every cell against the archives in DIR,\n"
+    "                  refusing them when the manifest does not match this plan (CI runners\n"
+    "                  build the kernels once per toolkit and the wheels elsewhere)\n"
     "\n"
     "Environment: CUWHEEL_* overrides the config (see the README); CUWHEEL_NINJA names ninja;\n"
     "CC and CXX name the host compilers.\n"
@@ -211,8 +219,11 @@ int cmd_build(struct cli *c, int argc, char **argv)
 	static const struct option opts[] = {
 	    {"jobs", required_argument, NULL, 'j'}, {"keep-going", no_argument, NULL, 'k'},
 	    {"dry-run", no_argument, NULL, 'n'},    {"only", required_argument, NULL, 'o'},
-	    {"no-test", no_argument, NULL, 'T'},    {NULL, 0, NULL, 0},
+	    {"no-test", no_argument, NULL, 'T'},    {"stage", required_argument, NULL, 'S'},
+	    {"export", required_argument, NULL, 'E'}, {"import", required_argument, NULL, 'I'},
+	    {NULL, 0, NULL, 0},
 	};
+	const char *stage = "all", *export_dir = NULL, *import_dir = NULL;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int jobs = ncpu > 0 ? (int)ncpu : 1;
 	bool keep_going = false, dry_run = false, tests = true;
@@ -238,12 +249,35 @@ int cmd_build(struct cli *c, int argc, char **argv)
 		case 'T':
 			tests = false;
 			break;
+		case 'S':
+			stage = optarg;
+			break;
+		case 'E':
+			export_dir = optarg;
+			break;
+		case 'I':
+			import_dir = optarg;
+			break;
 		default:
 			return cli_usage(c, "build", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
 		return cli_usage(c, "build", "unexpected argument '%s'", argv[optind]);
+	if (strcmp(stage, "all") && strcmp(stage, "kernels") && strcmp(stage, "wheels"))
+		return cli_usage(c, "build", "--stage is kernels, wheels or all, not '%s'", stage);
+	if (export_dir && strcmp(stage, "kernels"))
+		return cli_usage(c, "build", "--export goes with --stage kernels");
+	if (import_dir && strcmp(stage, "wheels"))
+		return cli_usage(c, "build", "--import goes with --stage wheels");
+	if (!strcmp(stage, "wheels") && !import_dir)
+		return cli_usage(c, "build", "--stage wheels needs --import DIR (from --stage kernels)");
+	if (!strcmp(stage, "kernels") && !export_dir)
+		return cli_usage(c, "build", "--stage kernels needs --export DIR");
+	if (export_dir)
+		export_dir = os_abspath(&c->arena, export_dir);
+	if (import_dir)
+		import_dir = os_abspath(&c->arena, import_dir);
 
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -287,7 +321,7 @@ int cmd_build(struct cli *c, int argc, char **argv)
 	}
 	char *self = os_realpath(&c->arena, "/proc/self/exe");
 	struct build_opts bo = {.jobs = jobs, .ccache = ccache, .cuwheel = self,
-				.run_tests = tests};
+				.run_tests = tests, .imported_archives = import_dir != NULL};
 	if (!os_mkdir_p(&c->diag, pc.cfg.build_dir))
 		return CLI_FAIL;
 	int lock = build_lock(c, pc.cfg.build_dir);
@@ -295,6 +329,7 @@ int cmd_build(struct cli *c, int argc, char **argv)
 		return CLI_FAIL;
 	struct build_graph g;
 	if (!buildgraph_generate(&c->arena, &c->diag, p, &bo, &g) ||
+	    (import_dir && !kernels_import(&c->arena, &c->diag, p, &g, import_dir)) ||
 	    !write_if_changed(c, g.ninja_file, g.text)) {
 		close(lock);
 		return CLI_FAIL;
@@ -317,8 +352,11 @@ int cmd_build(struct cli *c, int argc, char **argv)
 			strv_push(&c->arena, &args, "0");
 		}
 	}
-	for (size_t i = 0; i < g.targets.n; i++)
-		strv_push(&c->arena, &args, g.targets.v[i]);
+	if (export_dir)
+		strv_push(&c->arena, &args, "kernels");
+	else
+		for (size_t i = 0; i < g.targets.n; i++)
+			strv_push(&c->arena, &args, g.targets.v[i]);
 	struct strv env = {0};
 	strv_push(&c->arena, &env, arena_printf(&c->arena, "CCACHE_BASEDIR=%s", pc.cfg.project_dir));
 	if (pc.cfg.cache.dir)
@@ -335,6 +373,13 @@ int cmd_build(struct cli *c, int argc, char **argv)
 	if (dry_run) {
 		close(lock);
 		return status == 0 ? CLI_OK : CLI_FAIL;
+	}
+	if (export_dir) {
+		bool ok = status == 0 && kernels_export(&c->arena, &c->diag, p, &g, export_dir);
+		close(lock);
+		if (ok)
+			printf("cuwheel: kernel archives and manifest.json written to %s\n", export_dir);
+		return ok ? CLI_OK : CLI_FAIL;
 	}
 
 	/* Results: a cell is ok when ninja has nothing left to do for it. */

@@ -80,8 +80,10 @@ int internal_finish(struct cli *c, int argc, char **argv)
 	    {"stamp", required_argument, NULL, 's'},
 	    {"require-arch", required_argument, NULL, 'a'},
 	    {"min-manylinux", required_argument, NULL, 'm'},
+	    {"strict", no_argument, NULL, 'S'},
 	    {NULL, 0, NULL, 0},
 	};
+	bool strict = false;
 	const char *dist = NULL, *stamp = NULL, *archs = NULL, *minml = NULL;
 	optind = 0;
 	opterr = 0;
@@ -100,6 +102,9 @@ int internal_finish(struct cli *c, int argc, char **argv)
 		case 'm':
 			minml = optarg;
 			break;
+		case 'S':
+			strict = true;
+			break;
 		default:
 			return cli_usage(c, "internal", "finish: unknown option '%s'",
 					 argv[optind - 1]);
@@ -108,7 +113,7 @@ int internal_finish(struct cli *c, int argc, char **argv)
 	if (optind + 1 != argc || !dist || !stamp)
 		return cli_usage(c, "internal", "finish needs WHEEL --dist DIR --stamp FILE");
 	const char *wheel = argv[optind];
-	struct audit_opts ao = {.min_manylinux = minml};
+	struct audit_opts ao = {.min_manylinux = minml, .strict = strict};
 	if (archs) {
 		struct arch *v;
 		size_t n;

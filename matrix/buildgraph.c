@@ -11,6 +11,7 @@
 
 #include "base/os.h"
 #include "matrix/ninja.h"
+#include "matrix/torchflags.h"
 
 enum { KEY_HEX = 12 };
 
@@ -63,7 +64,8 @@ static char *archive_key(struct arena *a, const struct config *cfg, const struct
 			 const char *cc)
 {
 	struct strbuf sb = {0};
-	sb_printf(&sb, "v1\n%s\n%s\n%s\n", tp->tk->root, tp->tk->version, cc);
+	/* Not the toolkit root: runners install the same nvcc in different places. */
+	sb_printf(&sb, "v1\n%s\n%s\n", tp->tk->version, cc);
 	for (size_t i = 0; i < tp->n_archs; i++)
 		sb_printf(&sb, "%d%d%c%d;", tp->archs[i].major, tp->archs[i].minor,
 			  tp->archs[i].suffix ? tp->archs[i].suffix : '-', tp->archs[i].ptx);
@@ -90,6 +92,12 @@ static bool is_cxx(const char *path)
 {
 	const char *dot = strrchr(path, '.');
 	return dot && (!strcmp(dot, ".cpp") || !strcmp(dot, ".cc") || !strcmp(dot, ".cxx"));
+}
+
+static bool is_c(const char *path)
+{
+	const char *dot = strrchr(path, '.');
+	return dot && !strcmp(dot, ".c");
 }
 
 static bool is_cu(const char *path)
@@ -204,6 +212,12 @@ static void emit_archive(struct gen *g, const struct toolkit_plan *tp, struct ar
 	if (threads > (int)tp->n_archs)
 		threads = (int)tp->n_archs;
 
+	if (g->o->imported_archives) {
+		/* The archive is a source here: it was built by `--stage kernels` elsewhere. */
+		sb_printf(sb, "# CUDA %s: kernels imported (%s)\n\n", tp->cuda, ap->archive);
+		ap->n_objects = k->files.n;
+		return;
+	}
 	sb_printf(sb, "# CUDA %s (%s): kernels compiled once, shared by every cell of this toolkit\n",
 		  tp->cuda, tp->tk->root);
 	struct strv objs = {0};
@@ -228,6 +242,10 @@ static void emit_archive(struct gen *g, const struct toolkit_plan *tp, struct ar
 			ninja_arg(sb, arena_printf(g->a, "-Xcompiler=%s", pmap));
 			sb_printf(sb, " --threads %d -objtemp ", threads);
 			ninja_arg(sb, arena_printf(g->a, "-frandom-seed=%s", src));
+			/* cudafe++ hashes the source's absolute path into internal-linkage names:
+			 * give it the project-relative one so every clone builds the same bytes. */
+			sb_puts(sb, " -Xcudafe ");
+			ninja_arg(sb, arena_printf(g->a, "--orig_src_path_name=%s", src));
 			if (k->rdc)
 				sb_puts(sb, " -rdc=true");
 			for (size_t t = 0; t < tp->n_archs; t++) {
@@ -303,17 +321,26 @@ static void emit_cell(struct gen *g, const struct cell *c, const struct archive_
 	struct strv modules = {0};
 	for (size_t e = 0; e < cfg->n_extensions; e++) {
 		const struct extension_cfg *x = &cfg->extensions[e];
+		/* torch and pybind11 bindings are C++, built with the flags cpp_extension passes,
+		 * read from this cell's interpreter's torch. */
+		bool cxx_kind = x->kind == EXT_TORCH || x->kind == EXT_PYBIND11;
+		struct torch_flags tf = {0};
+		const char *tferr = NULL;
+		if (cxx_kind && !torchflags_for(g->a, x, c->py, tp->tk, &tf, &tferr))
+			diag_path(g->d, DIAG_ERROR, cfg->pyproject, "%s: %s", c->id, tferr);
 		struct strv objs = {0};
 		for (size_t i = 0; i < x->files.n; i++) {
 			const char *src = x->files.v[i];
-			char *obj = arena_printf(g->a, "%s/obj/%s.o", cp->dir, src);
+			bool cxx = is_cxx(src) || (cxx_kind && !is_c(src));
+			/* Per extension: two extensions may compile one source with other flags. */
+			char *obj = arena_printf(g->a, "%s/obj/%s/%s.o", cp->dir, x->module, src);
 			strv_push(g->a, &objs, obj);
 			sb_puts(sb, "build ");
 			ninja_path(sb, obj);
 			sb_puts(sb, ": cc ");
 			ninja_path(sb, from_build(g, src));
 			sb_printf(sb, "\n  what = %s\n  cc = ", c->id);
-			ninja_arg(sb, is_cxx(src) ? g->cxx : g->cc);
+			ninja_arg(sb, cxx ? g->cxx : g->cc);
 			sb_puts(sb, "\n  flags = -O2 -DNDEBUG -fPIC -fvisibility=hidden ");
 			ninja_arg(sb, pmap);
 			emit_includes(g, &x->include_dirs);
@@ -324,6 +351,8 @@ static void emit_cell(struct gen *g, const struct cell *c, const struct archive_
 			if (c->abi3)
 				sb_printf(sb, " -DPy_LIMITED_API=%s",
 					  buildgraph_limited_api(g->a, c->python));
+			if (cxx_kind && cxx)
+				emit_flags(g, NULL, &tf.cflags, false);
 			emit_flags(g, "-D", &x->defines, false);
 			emit_flags(g, NULL, &x->cflags, false);
 			sb_puts(sb, "\n");
@@ -347,7 +376,9 @@ static void emit_cell(struct gen *g, const struct cell *c, const struct archive_
 		sb_puts(sb, "\n  ldflags = -Wl,--whole-archive ");
 		ninja_arg(sb, ap->archive);
 		sb_puts(sb, " -Wl,--no-whole-archive");
-		if (cfg->kernels.cudart == CUDART_STATIC) {
+		if (tf.cudart_shared) {
+			/* torch loads the CUDA runtime: -lcudart comes with torch's libraries. */
+		} else if (cfg->kernels.cudart == CUDART_STATIC) {
 			sb_putc(sb, ' ');
 			ninja_arg(sb, os_join(g->a, tp->tk->lib_dir, "libcudart_static.a"));
 		} else {
@@ -358,6 +389,7 @@ static void emit_cell(struct gen *g, const struct cell *c, const struct archive_
 		/* Keep the archive's and cudart's symbols out of the dynamic table: the module
 		 * exports PyInit_* and nothing else; -s drops build-machine paths and symbols. */
 		sb_puts(sb, " -Wl,--exclude-libs,ALL -Wl,-s -Wl,-O1 -lpthread -ldl -lrt");
+		emit_flags(g, NULL, &tf.ldflags, false);
 		emit_flags(g, NULL, &x->ldflags, false);
 		emit_flags(g, "-l", &x->libraries, false);
 		sb_puts(sb, "\n");
@@ -448,6 +480,10 @@ static void emit_cell(struct gen *g, const struct cell *c, const struct archive_
 	} else {
 		sb_puts(sb, " --no-local");
 	}
+	if (c->torch) {
+		sb_puts(sb, " --requires ");
+		ninja_arg(sb, torchflags_requirement(g->a, c->torch));
+	}
 	sb_printf(sb, " --compression %d -o ", cfg->compression);
 	ninja_arg(sb, os_join(g->a, g->plan->cfg->build_dir, cp->dir));
 	sb_printf(sb, "\n  desc = pack %s\n", c->wheel);
@@ -474,6 +510,8 @@ static void emit_cell(struct gen *g, const struct cell *c, const struct archive_
 		sb_puts(sb, " --require-arch ");
 		ninja_arg(sb, sb_to_arena(&al, g->a));
 	}
+	if (cfg->audit.strict)
+		sb_puts(sb, " --strict");
 	if (cfg->audit.min_manylinux) {
 		sb_puts(sb, " --min-manylinux ");
 		ninja_arg(sb, cfg->audit.min_manylinux);

@@ -13,6 +13,7 @@ struct build_opts {
 	const char *ccache;      /* ccache path, or NULL for no compiler cache */
 	const char *cuwheel;     /* absolute path of this cuwheel binary */
 	bool run_tests;          /* add test edges (when the config has a test command) */
+	bool imported_archives;  /* archives come from --import: no kernel compile edges */
 };
 
 /* What the graph promises per cell and per toolkit (paths relative to the build dir). */
