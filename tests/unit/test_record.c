@@ -1,0 +1,103 @@
+/* test_record.c: RECORD hashes (urlsafe base64, no padding), CSV rendering and parsing. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <openssl/evp.h>
+
+#include "packager/record.h"
+
+static void sha(const char *s, unsigned char md[32])
+{
+	unsigned n;
+	EVP_Digest(s, strlen(s), md, &n, EVP_sha256(), NULL);
+}
+
+static void hash_is_urlsafe_b64_without_padding(void **state)
+{
+	(void)state;
+	struct arena a = {0};
+	unsigned char md[32];
+	sha("", md);
+	assert_string_equal(record_hash_str(&a, md),
+	                    "sha256=47DEQpj8HBSa-_TImW-5JCeuQeRkm5NMpJWZG3hSuFU");
+	/* A digest whose base64 holds both '-' and '_' (and would end in '=' padded). */
+	memset(md, 0xfb, sizeof(md));
+	md[31] = 0xff;
+	const char *h = record_hash_str(&a, md);
+	assert_int_equal(strlen(h), 7 + 43);
+	assert_null(strchr(h, '/'));
+	assert_null(strchr(h, '+'));
+	assert_non_null(strchr(h, '-'));
+	assert_non_null(strchr(h + 7, '_'));
+	assert_true(h[strlen(h) - 1] != '=');
+	arena_free(&a);
+}
+
+static void render_lists_rows_then_record_itself(void **state)
+{
+	(void)state;
+	struct arena a = {0};
+	struct record r = {0};
+	unsigned char md[32];
+	sha("x = 1\n", md);
+	record_add(&a, &r, "pkg/__init__.py", md, 6);
+	record_add(&a, &r, "pkg/a,b \"q\".txt", md, 6);
+	size_t len;
+	char *t = record_render(&a, &r, "pkg-1.0.dist-info/RECORD", &len);
+	assert_string_equal(
+	    t, "pkg/__init__.py,sha256=nia_NpkRxFwkPGhBR7I_yeHc_PJX0pmhxjIBam_NM_Q,6\n"
+	       "\"pkg/a,b \"\"q\"\".txt\",sha256=nia_NpkRxFwkPGhBR7I_yeHc_PJX0pmhxjIBam_NM_Q,6\n"
+	       "pkg-1.0.dist-info/RECORD,,\n");
+	assert_int_equal(len, strlen(t));
+	arena_free(&a);
+}
+
+static void parse_round_trips_quoted_rows(void **state)
+{
+	(void)state;
+	struct arena a = {0};
+	struct diag d = {0};
+	const char *t =
+	    "a.py,sha256=abc,3\r\n\"b,\"\"c\"\".py\",sha256=def,10\n\nx.dist-info/RECORD,,\n";
+	struct record r = {0};
+	assert_true(record_parse(&a, &d, "RECORD", t, strlen(t), &r));
+	assert_int_equal(r.n, 3);
+	assert_string_equal(r.v[1].path, "b,\"c\".py");
+	assert_int_equal(r.v[1].size, 10);
+	assert_null(r.v[2].hash);
+	assert_false(r.v[2].has_size);
+	assert_non_null(record_find(&r, "a.py"));
+	assert_null(record_find(&r, "zz"));
+	arena_free(&a);
+}
+
+static void parse_rejects_bad_rows(void **state)
+{
+	(void)state;
+	struct arena a = {0};
+	struct diag d = {0};
+	const char *bad[] = {"a.py,sha256=abc\n", "a.py,sha256=abc,x1\n", "a.py,md5=abc,3\n",
+	                     "\"a.py,sha256=abc,3\n", "a.py,sha256=a,-1\n"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		struct record r = {0};
+		d.errors = 0;
+		assert_false(record_parse(&a, &d, "RECORD", bad[i], strlen(bad[i]), &r));
+		assert_int_equal(d.errors, 1);
+	}
+	arena_free(&a);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(hash_is_urlsafe_b64_without_padding),
+	    cmocka_unit_test(render_lists_rows_then_record_itself),
+	    cmocka_unit_test(parse_round_trips_quoted_rows),
+	    cmocka_unit_test(parse_rejects_bad_rows),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
