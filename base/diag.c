@@ -9,6 +9,9 @@
 
 static void diag_emitv(struct diag *d, enum diag_level lvl, const char *path,
 		       const struct source *src, int line, int col, const char *fmt, va_list ap)
+    CW_PRINTF(7, 0);
+static void diag_emitv(struct diag *d, enum diag_level lvl, const char *path,
+		       const struct source *src, int line, int col, const char *fmt, va_list ap)
 {
 	if (lvl == DIAG_ERROR)
 		d->errors++;

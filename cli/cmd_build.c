@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "base/os.h"
+#include "cli/build_run.h"
 #include "cli/plan_common.h"
 #include "matrix/buildgraph.h"
 #include "matrix/kernels_io.h"
@@ -36,6 +37,8 @@ const char cmd_build_help[] =
     "  -n, --dry-run   print the commands without running them\n"
     "  --only ID       build only cells matching ID (identifier or glob); repeatable\n"
     "  --no-test       skip the test step\n"
+    "  --no-provision  do not install the CUDA toolkits the plan needs from PyPI (by default,\n"
+    "                  cells whose toolkit `cuwheel toolkit install` can provision get it)\n"
     "  --stage kernels --export DIR\n"
     "                  build only the kernel archives (one per toolkit and flags) and write\n"
     "                  them to DIR with manifest.json (toolkit, flags, content hashes)\n"
@@ -221,12 +224,13 @@ int cmd_build(struct cli *c, int argc, char **argv)
 	    {"dry-run", no_argument, NULL, 'n'},    {"only", required_argument, NULL, 'o'},
 	    {"no-test", no_argument, NULL, 'T'},    {"stage", required_argument, NULL, 'S'},
 	    {"export", required_argument, NULL, 'E'}, {"import", required_argument, NULL, 'I'},
+	    {"no-provision", no_argument, NULL, 'P'},
 	    {NULL, 0, NULL, 0},
 	};
 	const char *stage = "all", *export_dir = NULL, *import_dir = NULL;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int jobs = ncpu > 0 ? (int)ncpu : 1;
-	bool keep_going = false, dry_run = false, tests = true;
+	bool keep_going = false, dry_run = false, tests = true, no_provision = false;
 	struct matrix_opts mo = {0};
 	optind = 0;
 	opterr = 0;
@@ -248,6 +252,9 @@ int cmd_build(struct cli *c, int argc, char **argv)
 			break;
 		case 'T':
 			tests = false;
+			break;
+		case 'P':
+			no_provision = true;
 			break;
 		case 'S':
 			stage = optarg;
@@ -284,6 +291,8 @@ int cmd_build(struct cli *c, int argc, char **argv)
 	struct plan_ctx pc;
 	int rc = plan_load(c, &mo, &pc);
 	if (rc != CLI_OK)
+		return rc;
+	if (!no_provision && !dry_run && (rc = plan_provision(c, &pc)) != CLI_OK)
 		return rc;
 	const struct plan *p = &pc.plan;
 	if (p->n_selected == 0) {
@@ -364,9 +373,15 @@ int cmd_build(struct cli *c, int argc, char **argv)
 	if (pc.cfg.cache.remote)
 		strv_push(&c->arena, &env,
 			  arena_printf(&c->arena, "CCACHE_REMOTE_STORAGE=%s", pc.cfg.cache.remote));
-	struct os_run r = {.argv = args.v, .env = env.v};
 	int status = 0;
-	if (!os_run(&c->diag, &r, NULL, &status)) {
+	bool ran;
+	if (dry_run) {
+		struct os_run r = {.argv = args.v, .env = env.v};
+		ran = os_run(&c->diag, &r, NULL, &status);
+	} else {
+		ran = build_run_ninja(c, p, &g, args.v, env.v, &status);
+	}
+	if (!ran) {
 		close(lock);
 		return CLI_FAIL;
 	}

@@ -12,6 +12,7 @@
 const char cmd_pack_help[] =
     "usage: cuwheel pack STAGED_DIR --tag PY-ABI-PLATFORM [--local LABEL] [-o DIR]\n"
     "                    [--build N] [--compression N] [--purelib] [-j N]\n"
+    "                    [--requires REQ]...\n"
     "\n"
     "Writes one wheel from STAGED_DIR (its contents become the wheel's root) and the\n"
     "metadata of the project's pyproject.toml ([project], read from -C DIR). The version\n"
@@ -33,6 +34,8 @@ const char cmd_pack_help[] =
     "  --compression N        0 = stored, 1..9 = deflate level (default: the project's, 6)\n"
     "  --purelib              Root-Is-Purelib: true (a pure-Python wheel)\n"
     "  -j, --jobs N           deflate threads (default: one per CPU)\n"
+    "  --requires REQ         one more Requires-Dist (PEP 508), after the project's\n"
+    "                         dependencies; repeatable (a torch cell: \"torch>=2.11,<2.12\")\n"
     "\n"
     "Examples:\n"
     "  cuwheel pack build/stage/cp312 --tag cp312-cp312-linux_x86_64 --local cu130 -o dist/\n"
@@ -58,10 +61,12 @@ int cmd_pack(struct cli *c, int argc, char **argv)
 	    {"tag", required_argument, NULL, 't'},         {"local", required_argument, NULL, 'l'},
 	    {"out-dir", required_argument, NULL, 'o'},     {"build", required_argument, NULL, 'b'},
 	    {"compression", required_argument, NULL, 'z'}, {"purelib", no_argument, NULL, 'p'},
-	    {"jobs", required_argument, NULL, 'j'},        {NULL, 0, NULL, 0},
+	    {"jobs", required_argument, NULL, 'j'},        {"requires", required_argument, NULL, 'r'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct pack_opts po = {0};
 	const char *tag = NULL, *out = NULL;
+	struct strv requires = {0};
 	int level = -1;
 	optind = 0;
 	opterr = 0;
@@ -86,6 +91,11 @@ int cmd_pack(struct cli *c, int argc, char **argv)
 			break;
 		case 'p':
 			po.root_is_purelib = true;
+			break;
+		case 'r':
+			if (!*optarg)
+				return cli_usage(c, "pack", "--requires expects a requirement");
+			strv_push(&c->arena, &requires, optarg);
 			break;
 		case 'j':
 			if (!cli_parse_int(c, "pack", "--jobs", optarg, &po.threads))
@@ -125,7 +135,16 @@ int cmd_pack(struct cli *c, int argc, char **argv)
 	struct config cfg;
 	if (!config_load(&c->arena, &c->diag, c->project_dir, c->env, &cfg))
 		return CLI_FAIL;
-	po.meta = &cfg.project;
+	/* --requires: the cell's own dependencies (the torch it was built against). */
+	struct project_meta meta = cfg.project;
+	if (requires.n) {
+		meta.dependencies = (struct strv){0};
+		for (size_t i = 0; i < cfg.project.dependencies.n; i++)
+			strv_push(&c->arena, &meta.dependencies, cfg.project.dependencies.v[i]);
+		for (size_t i = 0; i < requires.n; i++)
+			strv_push(&c->arena, &meta.dependencies, requires.v[i]);
+	}
+	po.meta = &meta;
 	po.project_dir = cfg.project_dir;
 	po.compression = level >= 0 ? level : cfg.compression;
 	po.out_dir = out ? out : cfg.dist_dir ? cfg.dist_dir : "dist";

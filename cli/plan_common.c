@@ -6,17 +6,74 @@
 
 #include "base/os.h"
 #include "base/strbuf.h"
+#include "matrix/provision.h"
+
+/* The CUDA minors the lock file can provision (quietly nothing when there is no lock). */
+static void provisionable_minors(struct cli *c, struct matrix_opts *o)
+{
+	const char *path = provision_lock_path(&c->arena, c->env);
+	struct provision_lock lock;
+	struct diag quiet = {0};
+	if (!path || !provision_lock_load(&c->arena, &quiet, path, &lock))
+		return;
+	for (size_t i = 0; i < lock.n_sets; i++)
+		if (!strv_contains(&o->provisionable, lock.sets[i].minor))
+			strv_push(&c->arena, &o->provisionable, lock.sets[i].minor);
+}
 
 int plan_load(struct cli *c, const struct matrix_opts *o, struct plan_ctx *pc)
 {
 	memset(pc, 0, sizeof(*pc));
+	pc->opts = o ? *o : (struct matrix_opts){0};
 	if (!config_load(&c->arena, &c->diag, c->project_dir, c->env, &pc->cfg))
 		return CLI_FAIL;
+	provisionable_minors(c, &pc->opts);
 	const char *probes = discover_cache_dir(&c->arena, &pc->cfg);
 	if (!discover(&c->arena, &c->diag, &pc->cfg, probes, &pc->ds))
 		return CLI_FAIL;
-	if (!matrix_expand(&c->arena, &c->diag, &pc->cfg, &pc->ds, o, &pc->plan))
+	if (!matrix_expand(&c->arena, &c->diag, &pc->cfg, &pc->ds, &pc->opts, &pc->plan))
 		return pc->plan.only_unmatched && !pc->plan.wheel_clash ? CLI_USAGE : CLI_FAIL;
+	return CLI_OK;
+}
+
+int plan_provision(struct cli *c, struct plan_ctx *pc)
+{
+	struct plan *p = &pc->plan;
+	struct strv need = {0};
+	for (size_t i = 0; i < p->n_cells; i++) {
+		const struct cell *cl = &p->cells[i];
+		const struct toolkit_plan *tp = &p->toolkits[cl->toolkit];
+		if (cl->selected && tp->provisionable && !strcmp(cl->platform, p->host_platform) &&
+		    !strv_contains(&need, tp->cuda))
+			strv_push(&c->arena, &need, tp->cuda);
+	}
+	if (need.n == 0)
+		return CLI_OK;
+	struct provision_lock lock;
+	const char *path = provision_lock_path(&c->arena, c->env);
+	if (!path || !provision_lock_load(&c->arena, &c->diag, path, &lock))
+		return CLI_FAIL;
+	struct provision_opts po = {.cache_dir = cuwheel_cache_dir(&c->arena), .env = c->env};
+	const char *wheels = getenv("CUWHEEL_TOOLKIT_WHEELS");
+	if (wheels && *wheels)
+		po.wheels_dir = wheels;
+	for (size_t i = 0; i < need.n; i++) {
+		const struct provision_set *set = provision_resolve(&c->arena, &c->diag, &lock,
+								    need.v[i]);
+		if (!set)
+			return CLI_FAIL;
+		fprintf(stderr, "cuwheel: provisioning CUDA %s (nvcc %s) from PyPI into %s\n",
+			need.v[i], set->version, po.cache_dir);
+		const char *root;
+		if (provision_install(&c->arena, &c->diag, &po, set, &root) == PROVISION_FAILED)
+			return CLI_FAIL;
+	}
+	/* Discover again so the new toolkits are found like any other, with their real version. */
+	const char *probes = discover_cache_dir(&c->arena, &pc->cfg);
+	if (!discover(&c->arena, &c->diag, &pc->cfg, probes, &pc->ds))
+		return CLI_FAIL;
+	if (!matrix_expand(&c->arena, &c->diag, &pc->cfg, &pc->ds, &pc->opts, &pc->plan))
+		return CLI_FAIL;
 	return CLI_OK;
 }
 
@@ -42,6 +99,11 @@ void plan_print_table(const struct plan_ctx *pc, FILE *f)
 	        pc->cfg.kernels.archs_text);
 	for (size_t i = 0; i < p->n_toolkits; i++) {
 		const struct toolkit_plan *tp = &p->toolkits[i];
+		if (!tp->tk && tp->provisionable) {
+			fprintf(f, "  CUDA %-6s not installed: `cuwheel build` provisions it from PyPI\n",
+				tp->cuda);
+			continue;
+		}
 		if (!tp->tk) {
 			fprintf(
 			    f, "  CUDA %-6s not on this machine: archs decided where it is built\n",

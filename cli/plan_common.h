@@ -11,10 +11,14 @@ struct plan_ctx {
 	struct config cfg;
 	struct discovery ds;
 	struct plan plan;
+	struct matrix_opts opts; /* as given, plus the provisionable CUDA minors */
 };
 
 /* Loads, discovers and expands; returns CLI_OK or the exit code to return. */
 int plan_load(struct cli *c, const struct matrix_opts *o, struct plan_ctx *pc);
+/* Installs the toolkits that selected cells need and cuwheel can provision, then discovers
+ * and expands again. Returns CLI_OK or CLI_FAIL. */
+int plan_provision(struct cli *c, struct plan_ctx *pc);
 /* Prints the plan as a table (stdout). */
 void plan_print_table(const struct plan_ctx *pc, FILE *f);
 /* Prints the plan as JSON (stdout). */

@@ -246,7 +246,13 @@ static void describe_cell(struct arena *a, struct plan *p, struct cell *c)
 	}
 	const struct toolkit_plan *tp = &p->toolkits[c->toolkit];
 	if (!tp->tk) {
-		c->why_not = arena_printf(a, "CUDA %s toolkit not found on this machine", c->cuda);
+		if (tp->provisionable)
+			c->why_not = arena_printf(a, "CUDA %s not installed: `cuwheel build` provisions "
+						     "it from PyPI (cuwheel toolkit install %s)",
+						  c->cuda, c->cuda);
+		else
+			c->why_not =
+			    arena_printf(a, "CUDA %s toolkit not found on this machine", c->cuda);
 		return;
 	}
 	if (tp->n_archs == 0) {
@@ -308,30 +314,48 @@ static bool ext_kind_any(const struct config *cfg, enum ext_kind k)
 }
 
 /* Expands "13.*" against the toolkits discovery found; plain versions pass through. */
-static void expand_cuda(struct arena *a, const struct config *cfg, const struct discovery *ds,
-                        struct strv *out)
+static int cmp_minor(const void *x, const void *y)
 {
-	for (size_t i = 0; i < cfg->matrix.cuda.n; i++) {
-		const char *v = cfg->matrix.cuda.v[i];
+	const char *a = *(const char *const *)x, *b = *(const char *const *)y;
+	int am = atoi(a), bm = atoi(b);
+	if (am != bm)
+		return am - bm;
+	return atoi(strchr(a, '.') + 1) - atoi(strchr(b, '.') + 1);
+}
+
+/* Expands "13.*" against the toolkits discovery found and those cuwheel can provision; plain
+ * versions pass through. Each glob's matches are sorted by version. */
+static void expand_cuda(struct arena *a, const struct config *cfg, const struct discovery *ds,
+			const struct strv *provisionable, struct strv *out)
+{
+	struct strv pats = cfg->matrix.cuda;
+	bool any = pats.n == 0;
+	if (any) {
+		pats = (struct strv){0};
+		strv_push(a, &pats, "*");
+	}
+	for (size_t i = 0; i < pats.n; i++) {
+		const char *v = pats.v[i];
 		if (!strchr(v, '*')) {
 			if (!strv_contains(out, v))
 				strv_push(a, out, v);
 			continue;
 		}
+		size_t first = out->n;
 		for (size_t k = 0; ds && k < ds->n_toolkits; k++) {
 			char *mm =
 			    arena_printf(a, "%d.%d", ds->toolkits[k].major, ds->toolkits[k].minor);
 			if (fnmatch(v, mm, 0) == 0 && !strv_contains(out, mm))
 				strv_push(a, out, mm);
 		}
-	}
-	if (cfg->matrix.cuda.n == 0 && ds) {
-		for (size_t k = 0; k < ds->n_toolkits; k++) {
-			char *mm =
-			    arena_printf(a, "%d.%d", ds->toolkits[k].major, ds->toolkits[k].minor);
-			if (!strv_contains(out, mm))
+		/* With no axis at all, only what is here: provisioning is asked for by a glob. */
+		for (size_t k = 0; !any && provisionable && k < provisionable->n; k++) {
+			const char *mm = provisionable->v[k];
+			if (fnmatch(v, mm, 0) == 0 && !strv_contains(out, mm))
 				strv_push(a, out, mm);
 		}
+		if (out->n - first > 1)
+			qsort(out->v + first, out->n - first, sizeof(*out->v), cmp_minor);
 	}
 }
 
@@ -352,7 +376,7 @@ bool matrix_expand(struct arena *a, struct diag *d, const struct config *cfg,
 			if (python_allowed(a, cfg, default_pythons[i]))
 				strv_push(a, &pythons, default_pythons[i]);
 	}
-	expand_cuda(a, cfg, ds, &cudas);
+	expand_cuda(a, cfg, ds, o ? &o->provisionable : NULL, &cudas);
 	if (cudas.n == 0 && cfg->matrix.cuda.n == 0) {
 		diag_msg(d, DIAG_ERROR,
 		         "no cuda axis in [tool.cuwheel.matrix] and no CUDA toolkit "
@@ -401,7 +425,11 @@ bool matrix_expand(struct arena *a, struct diag *d, const struct config *cfg,
 	for (size_t i = 0; i < out->n_cells; i++)
 		toolkit_index(a, out, out->cells[i].cuda);
 	for (size_t i = 0; i < out->n_toolkits; i++)
-		filter_archs(a, cfg, &out->toolkits[i]);
+	{
+		struct toolkit_plan *tp = &out->toolkits[i];
+		tp->provisionable = !tp->tk && o && strv_contains(&o->provisionable, tp->cuda);
+		filter_archs(a, cfg, tp);
+	}
 	for (size_t i = 0; i < out->n_cells; i++)
 		describe_cell(a, out, &out->cells[i]);
 

@@ -18,6 +18,7 @@ struct arch_drop {
 /* The kernels of one toolkit: compiled once, shared by every cell that names this toolkit. */
 struct toolkit_plan {
 	const char *cuda;         /* "13.0" */
+	bool provisionable;       /* not here, but cuwheel can provision it from PyPI */
 	const struct toolkit *tk; /* NULL when not on this machine */
 	struct arch *archs;       /* the config's list filtered to what tk supports */
 	size_t n_archs;
@@ -59,7 +60,8 @@ struct plan {
 };
 
 struct matrix_opts {
-	struct strv only; /* --only IDs (exact identifiers or globs) */
+	struct strv only;         /* --only IDs (exact identifiers or globs) */
+	struct strv provisionable; /* CUDA minors `cuwheel toolkit install` can provision ("13.2") */
 };
 
 /* Expands the matrix of cfg against what ds found. False (with a message) for errors found at
