@@ -166,7 +166,8 @@ bool wheel_pack(struct arena *a, struct diag *d, const struct pack_opts *o, char
 	struct pk_files files = {0};
 	if (!pk_walk(a, d, o->staged_dir, NULL, &files, 0))
 		return false;
-	qsort(files.v, files.n, sizeof(*files.v), pk_cmp);
+	if (files.n)
+		qsort(files.v, files.n, sizeof(*files.v), pk_cmp);
 	for (size_t i = 0; i < files.n; i++) {
 		const char *slash = strchr(files.v[i].name, '/');
 		size_t top = slash ? (size_t)(slash - files.v[i].name) : strlen(files.v[i].name);
@@ -209,7 +210,8 @@ bool wheel_pack(struct arena *a, struct diag *d, const struct pack_opts *o, char
 		pk_push(a, &lic, arena_printf(a, "%s/licenses/%s", distinfo, rel), path,
 		        (uint64_t)st.st_size, false);
 	}
-	qsort(lic.v, lic.n, sizeof(*lic.v), pk_cmp);
+	if (lic.n)
+		qsort(lic.v, lic.n, sizeof(*lic.v), pk_cmp);
 
 	if (!os_mkdir_p(d, o->out_dir))
 		return false;

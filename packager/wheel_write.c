@@ -143,7 +143,8 @@ static bool zw_compress(struct zw_member *m, const unsigned char *in, size_t n)
 		return false;
 	atomic_init(&j.next, 0);
 	atomic_init(&j.fail, false);
-	int nt = w->threads;
+	/* One chunk: no thread is worth starting; this thread hashes, then deflates. */
+	int nt = j.n_chunks == 1 ? 0 : w->threads;
 	if ((size_t)nt > j.n_chunks)
 		nt = (int)j.n_chunks;
 	pthread_t tid[64];

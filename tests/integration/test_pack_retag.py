@@ -137,6 +137,7 @@ def test_retag(tmp, vpy):
     r = run([CUWHEEL, "retag", new2, "--in-place"])
     check("no-op retag in place", r.returncode == 0 and r.stdout.strip() == new2 and
           os.path.exists(new2), r.stderr)
+    check("no-op retag passes the rules", not pypi_zip_check.check(new2))
 
 
 def hostile(tmp):
@@ -194,6 +195,70 @@ def test_hostile(tmp):
     check("nothing escaped", not os.path.exists(os.path.join(tmp, "evil.py")))
 
 
+class _Unseekable:
+    def __init__(self, f):
+        self.f = f
+
+    def write(self, b):
+        return self.f.write(b)
+
+    def flush(self):
+        self.f.flush()
+
+    def tell(self):
+        raise OSError("unseekable")
+
+    def seekable(self):
+        return False
+
+
+def test_checker_can_fail(tmp):
+    """The PyPI rules checker itself: each rule it enforces catches a wheel breaking it."""
+    d = os.path.join(tmp, "checker")
+    os.makedirs(d)
+    good = make_wheel(os.path.join(d, "demo-1.0-py3-none-any.whl"), [("demo/a.py", b"a\n")])
+    check("checker passes a good wheel", pypi_zip_check.check(good) == [],
+          str(pypi_zip_check.check(good)))
+    cases = {}
+    p = os.path.join(d, "comment", "demo-1.0-py3-none-any.whl")
+    os.makedirs(os.path.dirname(p))
+    shutil.copy(good, p)
+    with zipfile.ZipFile(p, "a") as z:
+        z.comment = b"hi"
+    cases["comment"] = p
+    p = os.path.join(d, "trailing", "demo-1.0-py3-none-any.whl")
+    os.makedirs(os.path.dirname(p))
+    open(p, "wb").write(open(good, "rb").read() + b"junk")
+    cases["trailing data"] = p
+    p = os.path.join(d, "dd", "demo-1.0-py3-none-any.whl")
+    os.makedirs(os.path.dirname(p))
+    with zipfile.ZipFile(good) as zin, open(p, "wb") as f:
+        with zipfile.ZipFile(_Unseekable(f), "w", zipfile.ZIP_DEFLATED) as z:
+            for i in zin.infolist():
+                z.writestr(i, zin.read(i))
+    cases["data descriptor"] = p
+    p = os.path.join(d, "bz", "demo-1.0-py3-none-any.whl")
+    os.makedirs(os.path.dirname(p))
+    with zipfile.ZipFile(good) as zin, zipfile.ZipFile(p, "w", zipfile.ZIP_BZIP2) as z:
+        for i in zin.infolist():
+            z.writestr(i.filename, zin.read(i))
+    cases["compression method"] = p
+    p = os.path.join(d, "crc", "demo-1.0-py3-none-any.whl")
+    os.makedirs(os.path.dirname(p))
+    shutil.copy(good, p)
+    data = bytearray(open(p, "rb").read())
+    struct.pack_into("<I", data, 14, 0x12345678)  # first local header only
+    open(p, "wb").write(bytes(data))
+    cases["disagree"] = p
+    p = os.path.join(d, "unlisted", "demo-1.0-py3-none-any.whl")
+    os.makedirs(os.path.dirname(p))
+    make_wheel(p, [("demo/a.py", b"a\n")], extra_record=["demo/ghost.py,sha256=x,1"])
+    cases["RECORD lists"] = p
+    for what, p in sorted(cases.items()):
+        probs = pypi_zip_check.check(p)
+        check("checker flags %s" % what, any(what in m for m in probs), str(probs))
+
+
 def main():
     vpy = venv_python()
     tmp = tempfile.mkdtemp(prefix="cuwheel-retag-")
@@ -202,6 +267,8 @@ def main():
         test_retag(tmp, vpy)
         print("== test_hostile", flush=True)
         test_hostile(tmp)
+        print("== test_checker_can_fail", flush=True)
+        test_checker_can_fail(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     if FAILS:
