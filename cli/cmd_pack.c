@@ -58,10 +58,14 @@ static bool pack_level(struct cli *c, const char *val, int *out)
 int cmd_pack(struct cli *c, int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"tag", required_argument, NULL, 't'},         {"local", required_argument, NULL, 'l'},
-	    {"out-dir", required_argument, NULL, 'o'},     {"build", required_argument, NULL, 'b'},
-	    {"compression", required_argument, NULL, 'z'}, {"purelib", no_argument, NULL, 'p'},
-	    {"jobs", required_argument, NULL, 'j'},        {"requires", required_argument, NULL, 'r'},
+	    {"tag", required_argument, NULL, 't'},
+	    {"local", required_argument, NULL, 'l'},
+	    {"out-dir", required_argument, NULL, 'o'},
+	    {"build", required_argument, NULL, 'b'},
+	    {"compression", required_argument, NULL, 'z'},
+	    {"purelib", no_argument, NULL, 'p'},
+	    {"jobs", required_argument, NULL, 'j'},
+	    {"requires", required_argument, NULL, 'r'},
 	    {NULL, 0, NULL, 0},
 	};
 	struct pack_opts po = {0};
