@@ -33,6 +33,10 @@ struct torch_info {
 	struct strv include_dirs;
 	const char *lib_dir;
 	const char *pybind11_compiler_type, *pybind11_stdlib, *pybind11_build_abi;
+	/* The ABI defines torch.utils.cpp_extension itself adds (-DPYBIND11_*=...,
+	 * -D_GLIBCXX_USE_CXX11_ABI=N), asked from that torch; none for torch 2.11. */
+	struct strv abi_flags;
+	bool abi_flags_known; /* false: cpp_extension could not be imported (no setuptools) */
 	const char *error; /* why import torch failed, when it did and torch was asked for */
 };
 

@@ -46,6 +46,22 @@ static const char probe_script[] =
     "             'pybind11_compiler_type': getattr(c, '_PYBIND11_COMPILER_TYPE', None),\n"
     "             'pybind11_stdlib': getattr(c, '_PYBIND11_STDLIB', None),\n"
     "             'pybind11_build_abi': getattr(c, '_PYBIND11_BUILD_ABI', None)}\n"
+    /* The ABI defines cpp_extension itself adds, asked from its own helpers: torch 2.11 adds
+     * none, older ones -DPYBIND11_* and -D_GLIBCXX_USE_CXX11_ABI=. */
+    "        try:\n"
+    "            import warnings\n"
+    "            from torch.utils import cpp_extension as ce\n"
+    "            with warnings.catch_warnings():\n"
+    "                warnings.simplefilter('ignore')\n"
+    "                fl = list(getattr(ce, '_get_pybind11_abi_build_flags', list)())\n"
+    "                g = getattr(ce, '_get_glibcxx_abi_build_flags', None)\n"
+    "                if g:\n"
+    "                    fl += list(g())\n"
+    "                elif hasattr(ce.BuildExtension, '_add_gnu_cpp_abi_flag') and abi is not None:\n"
+    "                    fl.append('-D_GLIBCXX_USE_CXX11_ABI=%d' % int(bool(abi)))\n"
+    "            t['abi_flags'] = [str(f) for f in fl]\n"
+    "        except Exception as e:\n"
+    "            t['abi_flags_error'] = '%s: %s' % (type(e).__name__, e)\n"
     "    except Exception as e:\n"
     "        t = {'present': False, 'error': '%s: %s' % (type(e).__name__, e)}\n"
     "    r['torch'] = t\n"
@@ -113,6 +129,13 @@ static void parse_torch(struct arena *a, json_t *t, struct torch_info *ti)
 	ti->pybind11_compiler_type = jstr(a, t, "pybind11_compiler_type");
 	ti->pybind11_stdlib = jstr(a, t, "pybind11_stdlib");
 	ti->pybind11_build_abi = jstr(a, t, "pybind11_build_abi");
+	json_t *fl = json_object_get(t, "abi_flags");
+	ti->abi_flags_known = json_is_array(fl);
+	json_array_foreach(fl, i, v)
+	{
+		if (json_is_string(v))
+			strv_push(a, &ti->abi_flags, arena_strdup(a, json_string_value(v)));
+	}
 }
 
 static bool parse_obj(struct arena *a, json_t *r, struct interp *ip, const char **executable,

@@ -1,0 +1,203 @@
+/* torchflags.c: what torch.utils.cpp_extension (BuildExtension with CppExtension/CUDAExtension)
+ * passes on Linux, rebuilt from the probe of each interpreter's torch rather than from a table
+ * per torch version. */
+#include "matrix/torchflags.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "base/os.h"
+
+/* cpp_extension's COMMON_NVCC_FLAGS: torch's headers need them in device code. */
+static const char *const torch_nvcc_flags[] = {
+    "-D__CUDA_NO_HALF_OPERATORS__",       "-D__CUDA_NO_HALF_CONVERSIONS__",
+    "-D__CUDA_NO_BFLOAT16_CONVERSIONS__", "-D__CUDA_NO_HALF2_OPERATORS__",
+    "--expt-relaxed-constexpr",
+};
+
+const char *torchflags_requirement(struct arena *a, const char *torch)
+{
+	int major = 0, minor = 0;
+	if (sscanf(torch, "%d.%d", &major, &minor) != 2)
+		return arena_printf(a, "torch==%s.*", torch);
+	return arena_printf(a, "torch>=%d.%d,<%d.%d", major, minor, major, minor + 1);
+}
+
+const char *torchflags_extension_name(const char *module)
+{
+	const char *dot = strrchr(module, '.');
+	return dot ? dot + 1 : module;
+}
+
+static bool has_prefix_flag(const struct strv *v, const char *prefix)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (!strncmp(v->v[i], prefix, strlen(prefix)))
+			return true;
+	return false;
+}
+
+/* The ABI defines: what that torch's cpp_extension says it adds; when it could not be asked
+ * (no setuptools beside torch), what older cpp_extension derived from torch._C. */
+static void push_abi_defines(struct arena *a, const struct torch_info *ti, struct strv *out)
+{
+	if (ti->abi_flags_known) {
+		for (size_t i = 0; i < ti->abi_flags.n; i++)
+			strv_push(a, out, ti->abi_flags.v[i]);
+		return;
+	}
+	if (ti->pybind11_compiler_type)
+		strv_push(
+		    a, out,
+		    arena_printf(a, "-DPYBIND11_COMPILER_TYPE=\"%s\"", ti->pybind11_compiler_type));
+	if (ti->pybind11_stdlib)
+		strv_push(a, out, arena_printf(a, "-DPYBIND11_STDLIB=\"%s\"", ti->pybind11_stdlib));
+	if (ti->pybind11_build_abi)
+		strv_push(a, out,
+		          arena_printf(a, "-DPYBIND11_BUILD_ABI=\"%s\"", ti->pybind11_build_abi));
+	if (ti->cxx11_abi >= 0)
+		strv_push(a, out, arena_printf(a, "-D_GLIBCXX_USE_CXX11_ABI=%d", ti->cxx11_abi));
+}
+
+bool torchflags_for(struct arena *a, const struct extension_cfg *x, const struct interp *py,
+                    const struct toolkit *tk, struct torch_flags *f, const char **err)
+{
+	memset(f, 0, sizeof(*f));
+	const struct torch_info *ti = &py->torch;
+	bool torch = x->kind == EXT_TORCH;
+	if (torch && !ti->present) {
+		*err = arena_printf(
+		    a, "extension %s is of kind torch, but Python %s has no torch%s%s", x->module,
+		    py->version, ti->error ? ": " : "", ti->error ? ti->error : "");
+		return false;
+	}
+	if (torch && (!ti->lib_dir || ti->include_dirs.n == 0)) {
+		*err = arena_printf(a,
+		                    "the probe of %s found torch %s without include and lib "
+		                    "dirs",
+		                    py->path, ti->version ? ti->version : "?");
+		return false;
+	}
+	struct strv *c = &f->cflags;
+	if (torch) {
+		strv_push(a, c, "-DTORCH_API_INCLUDE_EXTENSION_H");
+		strv_push(a, c,
+		          arena_printf(a, "-DTORCH_EXTENSION_NAME=%s",
+		                       torchflags_extension_name(x->module)));
+		push_abi_defines(a, ti, c);
+	}
+	/* cpp_extension appends -std=c++17 unless a -std= is given (nvcc refuses two). */
+	if (!has_prefix_flag(&x->cflags, "-std="))
+		strv_push(a, c, "-std=c++17");
+	/* Torch's include dirs (also where a pybind11 extension finds pybind11 when torch is
+	 * there), as cpp_extension's include_paths() lists them, then the CUDA one. */
+	if (ti->present)
+		for (size_t i = 0; i < ti->include_dirs.n; i++)
+			strv_push(a, c, arena_printf(a, "-I%s", ti->include_dirs.v[i]));
+
+	bool cuda = torch && tk && ti->cuda;
+	for (size_t i = 0; i < sizeof(torch_nvcc_flags) / sizeof(*torch_nvcc_flags); i++)
+		strv_push(a, &f->nvcc, torch_nvcc_flags[i]);
+	for (size_t i = 0; i < c->n; i++)
+		strv_push(a, &f->nvcc, c->v[i]);
+
+	if (torch) {
+		struct strv *l = &f->ldflags;
+		strv_push(a, l, arena_printf(a, "-L%s", ti->lib_dir));
+		if (cuda)
+			strv_push(a, l, arena_printf(a, "-L%s", tk->lib_dir));
+		static const char *const libs[] = {"-lc10", "-ltorch", "-ltorch_cpu",
+		                                   "-ltorch_python"};
+		static const char *const cuda_libs[] = {"-lcudart", "-lc10_cuda", "-ltorch_cuda"};
+		for (size_t i = 0; i < sizeof(libs) / sizeof(*libs); i++)
+			strv_push(a, l, libs[i]);
+		for (size_t i = 0; cuda && i < sizeof(cuda_libs) / sizeof(*cuda_libs); i++)
+			strv_push(a, l, cuda_libs[i]);
+		f->cudart_shared = cuda;
+	}
+	return true;
+}
+
+/* Appends the targets of the #include lines of text to out. */
+static void scan_includes(struct arena *a, const char *text, struct strv *out)
+{
+	for (const char *p = text; p && *p;) {
+		const char *s = p;
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (*s == '#') {
+			s++;
+			while (*s == ' ' || *s == '\t')
+				s++;
+			if (!strncmp(s, "include", 7)) {
+				s += 7;
+				while (*s == ' ' || *s == '\t')
+					s++;
+				char close = *s == '<' ? '>' : *s == '"' ? '"' : 0;
+				const char *e = close ? strchr(s + 1, close) : NULL;
+				const char *nl = strchr(s, '\n');
+				if (e && (!nl || e < nl))
+					strv_push(a, out,
+					          arena_strndup(a, s + 1, (size_t)(e - s - 1)));
+			}
+		}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+}
+
+static bool is_torch_header(const char *inc)
+{
+	return !strncmp(inc, "torch/", 6) || !strncmp(inc, "ATen/", 5) || !strncmp(inc, "c10/", 4);
+}
+
+/* Returns the directory part of a '/'-separated path ("" for none). */
+static char *dir_of(struct arena *a, const char *path)
+{
+	const char *sl = strrchr(path, '/');
+	return sl ? arena_strndup(a, path, (size_t)(sl - path)) : arena_strdup(a, "");
+}
+
+bool torchflags_kernels_use_torch(struct arena *a, const struct config *cfg)
+{
+	const struct kernels_cfg *k = &cfg->kernels;
+	if (k->uses_torch != TRI_AUTO)
+		return k->uses_torch == TRI_ON;
+	/* Scanned rather than read from depfiles: the archive's key (its directory) must be known
+	 * when build.ninja is written, before anything was compiled, and must not change after the
+	 * first compile. Headers outside the project (CUDA's, the system's) are not followed: a
+	 * torch header is recognised by its own name. */
+	struct strv todo = {0}, seen = {0};
+	for (size_t i = 0; i < k->files.n; i++)
+		strv_push(a, &todo, os_join(a, cfg->project_dir, k->files.v[i]));
+	while (todo.n) {
+		const char *file = todo.v[--todo.n];
+		if (strv_contains(&seen, file))
+			continue;
+		strv_push(a, &seen, file);
+		struct source src;
+		struct diag quiet = {0};
+		if (!os_read_file(a, &quiet, file, &src))
+			continue;
+		struct strv incs = {0};
+		scan_includes(a, src.text, &incs);
+		for (size_t i = 0; i < incs.n; i++) {
+			if (is_torch_header(incs.v[i]))
+				return true;
+			struct strv dirs = {0};
+			strv_push(a, &dirs, dir_of(a, file));
+			for (size_t d = 0; d < k->include_dirs.n; d++)
+				strv_push(a, &dirs,
+				          os_join(a, cfg->project_dir, k->include_dirs.v[d]));
+			for (size_t d = 0; d < dirs.n; d++) {
+				char *cand = os_join(a, dirs.v[d], incs.v[i]);
+				if (os_exists(cand) && !os_is_dir(cand)) {
+					strv_push(a, &todo, cand);
+					break;
+				}
+			}
+		}
+	}
+	return false;
+}

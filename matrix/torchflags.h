@@ -1,0 +1,39 @@
+/* torchflags.h: the compile and link flags torch.utils.cpp_extension passes for a torch (or
+ * pybind11) extension, read from one interpreter's probed torch installation, and whether the
+ * kernels include torch headers. */
+#ifndef CUWHEEL_MATRIX_TORCHFLAGS_H
+#define CUWHEEL_MATRIX_TORCHFLAGS_H
+
+#include <stdbool.h>
+
+#include "base/arena.h"
+#include "matrix/config.h"
+#include "matrix/discover.h"
+
+struct torch_flags {
+	struct strv cflags;  /* host compiler: -D..., -std=c++17, -I<torch include>... */
+	struct strv nvcc;    /* nvcc, for kernels that include torch headers: cflags + the
+	                      * __CUDA_NO_HALF* defines and --expt-relaxed-constexpr */
+	struct strv ldflags; /* -L<torch>/lib -lc10 -ltorch -ltorch_cpu -ltorch_python, and
+	                      * with CUDA -L<cuda lib> -lcudart -lc10_cuda -ltorch_cuda */
+	bool cudart_shared;  /* cudart comes from torch at run time: link -lcudart, never the
+	                      * static runtime */
+};
+
+/* Fills f for extension x of kind torch or pybind11 built by interpreter py (whose torch was
+ * probed; ti->present for kind torch) against toolkit tk (NULL: a CPU-only build). Flags the
+ * config already gives (a -std=) are not repeated. Returns false with *err set when torch facts
+ * the kind needs are missing (no torch, no lib dir). */
+bool torchflags_for(struct arena *a, const struct extension_cfg *x, const struct interp *py,
+                    const struct toolkit *tk, struct torch_flags *f, const char **err);
+/* Returns the requirement a wheel built against torch "2.11" declares: "torch>=2.11,<2.12"
+ * (torch's C++ ABI is only stable within a minor release). */
+const char *torchflags_requirement(struct arena *a, const char *torch);
+/* Returns the TORCH_EXTENSION_NAME of a dotted module: its last part ("pkg._C" -> "_C"). */
+const char *torchflags_extension_name(const char *module);
+/* Returns true when the kernels include torch headers: uses-torch = on, or auto and a kernel
+ * source #includes <torch/...>, <ATen/...> or <c10/...>, directly or through a header found in
+ * the project (its directory, then the kernels' include-dirs), followed transitively. */
+bool torchflags_kernels_use_torch(struct arena *a, const struct config *cfg);
+
+#endif
