@@ -3,9 +3,10 @@
 #include <stdio.h>
 
 #include "cli/plan_common.h"
+#include "matrix/shard.h"
 
 const char cmd_plan_help[] =
-    "usage: cuwheel plan [--json] [--only ID]...\n"
+    "usage: cuwheel plan [--json] [--only ID]... [--shard I/N]\n"
     "\n"
     "Expands [tool.cuwheel.matrix] (python x cuda x torch x platform, include/exclude,\n"
     "build/skip globs) against the toolkits and Pythons found here, and prints every cell:\n"
@@ -17,6 +18,10 @@ const char cmd_plan_help[] =
     "Options:\n"
     "  --json       print the plan as JSON (format 1: project, toolkits[], cells[])\n"
     "  --only ID    keep only cells matching ID (an identifier or a glob); repeatable\n"
+    "  --shard I/N  keep only the I-th of N balanced shards of the selected cells, for CI\n"
+    "               systems that split work themselves; a toolkit's cells stay in one shard\n"
+    "               where a group boundary lies near the even cut; every cell is in exactly\n"
+    "               one shard (cuwheel build --only takes the identifiers it lists)\n"
     "\n"
     "Exit status: 0 when at least one cell is selected, 3 when none is, 1 on errors.\n";
 
@@ -25,9 +30,11 @@ int cmd_plan(struct cli *c, int argc, char **argv)
 	static const struct option opts[] = {
 	    {"json", no_argument, NULL, 'j'},
 	    {"only", required_argument, NULL, 'o'},
+	    {"shard", required_argument, NULL, 's'},
 	    {NULL, 0, NULL, 0},
 	};
 	bool json = false;
+	size_t shard_i = 0, shard_n = 0;
 	struct matrix_opts mo = {0};
 	optind = 0;
 	opterr = 0;
@@ -40,6 +47,12 @@ int cmd_plan(struct cli *c, int argc, char **argv)
 		case 'o':
 			strv_push(&c->arena, &mo.only, optarg);
 			break;
+		case 's':
+			if (!matrix_shard_parse(optarg, &shard_i, &shard_n))
+				return cli_usage(c, "plan",
+				                 "--shard wants I/N with 1 <= I <= N, not '%s'",
+				                 optarg);
+			break;
 		default:
 			return cli_usage(c, "plan", "unknown option '%s'", argv[optind - 1]);
 		}
@@ -50,13 +63,15 @@ int cmd_plan(struct cli *c, int argc, char **argv)
 	int rc = plan_load(c, &mo, &pc);
 	if (rc != CLI_OK)
 		return rc;
+	if (shard_n)
+		matrix_shard(&c->arena, &pc.plan, shard_i, shard_n);
 	if (json)
 		rc = plan_print_json(&pc, stdout);
 	else
 		plan_print_table(&pc, stdout);
 	if (rc == CLI_OK && pc.plan.n_selected == 0) {
 		fprintf(stderr, "cuwheel: nothing selected: every cell is excluded, skipped or not "
-				"named by --only\n");
+		                "named by --only\n");
 		return CLI_NOTHING;
 	}
 	return rc;
