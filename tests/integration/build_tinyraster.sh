@@ -25,6 +25,16 @@ done
   fail "abi3 wheel not tested on 4 Pythons"
 pass "5 wheels built and tested"
 
+# auditwheel (from PyPI) agrees with the platform tag cuwheel stamped.
+tpy=$(tools_python)
+for w in dist/*.whl; do
+  tag=$(basename "$w" .whl | awk -F- '{print $NF}')
+  got=$("$tpy" -m auditwheel show "$w" 2>&1 | tr '\n' ' ')
+  policy=$(echo "$tag" | sed -E 's/^(manylinux_[0-9]+_[0-9]+)_x86_64$/\1/')
+  echo "$got" | grep -q "\"$policy" || fail "auditwheel disagrees on $(basename "$w") ($tag): $got"
+done
+pass "auditwheel confirms the manylinux tag of all 5 wheels"
+
 log=build/cuwheel/.ninja_log
 n_cu=$(ls kernels/*.cu | wc -l)
 [ "$(nvcc_steps "$log")" = "$n_cu" ] || fail "nvcc ran $(nvcc_steps "$log") times for $n_cu sources"

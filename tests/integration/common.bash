@@ -18,3 +18,8 @@ copy_project() {
 
 # nvcc_steps LOG: the kernel objects compiled by nvcc recorded in a .ninja_log.
 nvcc_steps() { grep -v '^#' "$1" | awk -F'\t' '{print $4}' | grep -c '\.cu\.o$' || true; }
+
+# tools_python: the venv with the validators (auditwheel, twine, ...), created if missing.
+tools_python() {
+  if [ -x "$SRC/build/venv/bin/python" ]; then echo "$SRC/build/venv/bin/python"; else "$SRC/ci/test-venv"; fi
+}
