@@ -1,0 +1,116 @@
+/* test_buildgraph.c: escaping for build.ninja, relative paths, and the small pure helpers the
+ * build graph is made of. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "base/strbuf.h"
+#include "matrix/buildgraph.h"
+#include "matrix/matrix.h"
+#include "matrix/ninja.h"
+
+static char *path_of(void (*fn)(struct strbuf *, const char *), const char *in)
+{
+	static char out[512];
+	struct strbuf sb = {0};
+	fn(&sb, in);
+	snprintf(out, sizeof(out), "%s", sb_str(&sb));
+	sb_release(&sb);
+	return out;
+}
+
+static void ninja_path_escapes_space_colon_dollar(void **state)
+{
+	(void)state;
+	assert_string_equal(path_of(ninja_path, "a b/c:d$e"), "a$ b/c$:d$$e");
+	assert_string_equal(path_of(ninja_path, "plain/path.o"), "plain/path.o");
+	assert_string_equal(path_of(ninja_path, "proj é ü/x.cu"), "proj$ é$ ü/x.cu");
+}
+
+static void ninja_arg_quotes_for_the_shell_and_escapes_dollar(void **state)
+{
+	(void)state;
+	assert_string_equal(path_of(ninja_arg, "-O3"), "-O3");
+	assert_string_equal(path_of(ninja_arg, "a b"), "'a b'");
+	assert_string_equal(path_of(ninja_arg, "it's"), "'it'\\''s'");
+	assert_string_equal(path_of(ninja_arg, "$HOME"), "'$$HOME'");
+	assert_string_equal(path_of(ninja_arg, ""), "''");
+	assert_string_equal(path_of(ninja_arg, "-gencode=arch=compute_90,code=[sm_90,compute_90]"),
+			    "'-gencode=arch=compute_90,code=[sm_90,compute_90]'");
+}
+
+static void ninja_path_ok_rejects_newlines(void **state)
+{
+	(void)state;
+	assert_true(ninja_path_ok("/tmp/a b"));
+	assert_false(ninja_path_ok("/tmp/a\nb"));
+	assert_false(ninja_path_ok("/tmp/a\rb"));
+}
+
+static void path_relative_walks_up_and_down(void **state)
+{
+	(void)state;
+	struct arena a = {0};
+	assert_string_equal(path_relative(&a, "/p/build/cuwheel", "/p"), "../..");
+	assert_string_equal(path_relative(&a, "/p/build/cuwheel", "/p/kernels/x.cu"),
+			    "../../kernels/x.cu");
+	assert_string_equal(path_relative(&a, "/p", "/p"), ".");
+	assert_string_equal(path_relative(&a, "/p", "/p/a"), "a");
+	assert_string_equal(path_relative(&a, "/a/bc", "/a/b"), "../b");
+	assert_string_equal(path_relative(&a, "/x/y", "/q/r"), "../../q/r");
+	arena_free(&a);
+}
+
+static void limited_api_from_the_abi3_baseline(void **state)
+{
+	(void)state;
+	struct arena a = {0};
+	assert_string_equal(buildgraph_limited_api(&a, "3.10"), "0x030A0000");
+	assert_string_equal(buildgraph_limited_api(&a, "3.9"), "0x03090000");
+	assert_string_equal(buildgraph_limited_api(&a, "3.13"), "0x030D0000");
+	arena_free(&a);
+}
+
+static void local_label_template_fields(void **state)
+{
+	(void)state;
+	struct arena a = {0};
+	assert_string_equal(matrix_local_label(&a, "cu{cuda_nodot}", "3.12", "13.0", NULL), "cu130");
+	assert_string_equal(
+	    matrix_local_label(&a, "pt{torch_nodot}cu{cuda_nodot}", "3.12", "12.4", "2.6"),
+	    "pt26cu124");
+	assert_string_equal(matrix_local_label(&a, "cu{cuda_major}.py{python_nodot}", "3.13", "13.1",
+					       NULL),
+			    "cu13.py313");
+	arena_free(&a);
+}
+
+static void arch_names_as_nvcc_spells_them(void **state)
+{
+	(void)state;
+	struct arena a = {0};
+	struct arch sm90a = {9, 0, 'a', false}, sm120 = {12, 0, '\0', true};
+	assert_string_equal(matrix_arch_name(&a, &sm90a, false), "sm_90a");
+	assert_string_equal(matrix_arch_name(&a, &sm120, false), "sm_120");
+	assert_string_equal(matrix_arch_name(&a, &sm120, true), "compute_120");
+	arena_free(&a);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(ninja_path_escapes_space_colon_dollar),
+	    cmocka_unit_test(ninja_arg_quotes_for_the_shell_and_escapes_dollar),
+	    cmocka_unit_test(ninja_path_ok_rejects_newlines),
+	    cmocka_unit_test(path_relative_walks_up_and_down),
+	    cmocka_unit_test(limited_api_from_the_abi3_baseline),
+	    cmocka_unit_test(local_label_template_fields),
+	    cmocka_unit_test(arch_names_as_nvcc_spells_them),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
