@@ -19,6 +19,7 @@
 
 const char cmd_build_help[] =
     "usage: cuwheel build [-j N] [--keep-going] [--dry-run] [--only ID]... [--no-test]\n"
+    "                     [--progress auto|tty|plain]\n"
     "\n"
     "Builds every selected cell of the plan that this machine can build. cuwheel writes one\n"
     "build.ninja for the whole matrix into the build dir and ninja executes it:\n"
@@ -37,6 +38,10 @@ const char cmd_build_help[] =
     "  -n, --dry-run   print the commands without running them\n"
     "  --only ID       build only cells matching ID (identifier or glob); repeatable\n"
     "  --no-test       skip the test step\n"
+    "  --progress MODE  tty: one line per kernel archive and per cell, redrawn in place;\n"
+    "                  plain: a line per step start and end; auto (default): tty on a\n"
+    "                  terminal unless NO_COLOR or CI is set. Under GitHub Actions, plain\n"
+    "                  with a group per cell, error annotations and the step summary\n"
     "  --no-provision  do not install the CUDA toolkits the plan needs from PyPI (by default,\n"
     "                  cells whose toolkit `cuwheel toolkit install` can provision get it)\n"
     "  --stage kernels --export DIR\n"
@@ -224,13 +229,14 @@ int cmd_build(struct cli *c, int argc, char **argv)
 	    {"dry-run", no_argument, NULL, 'n'},    {"only", required_argument, NULL, 'o'},
 	    {"no-test", no_argument, NULL, 'T'},    {"stage", required_argument, NULL, 'S'},
 	    {"export", required_argument, NULL, 'E'}, {"import", required_argument, NULL, 'I'},
-	    {"no-provision", no_argument, NULL, 'P'},
+	    {"no-provision", no_argument, NULL, 'P'}, {"progress", required_argument, NULL, 'R'},
 	    {NULL, 0, NULL, 0},
 	};
 	const char *stage = "all", *export_dir = NULL, *import_dir = NULL;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int jobs = ncpu > 0 ? (int)ncpu : 1;
 	bool keep_going = false, dry_run = false, tests = true, no_provision = false;
+	enum build_progress progress = BUILD_PROGRESS_AUTO;
 	struct matrix_opts mo = {0};
 	optind = 0;
 	opterr = 0;
@@ -264,6 +270,11 @@ int cmd_build(struct cli *c, int argc, char **argv)
 			break;
 		case 'I':
 			import_dir = optarg;
+			break;
+		case 'R':
+			if (!build_progress_parse(optarg, &progress))
+				return cli_usage(c, "build", "--progress is auto, tty or plain, not '%s'",
+						 optarg);
 			break;
 		default:
 			return cli_usage(c, "build", "unknown option '%s'", argv[optind - 1]);
@@ -379,7 +390,7 @@ int cmd_build(struct cli *c, int argc, char **argv)
 		struct os_run r = {.argv = args.v, .env = env.v};
 		ran = os_run(&c->diag, &r, NULL, &status);
 	} else {
-		ran = build_run_ninja(c, p, &g, args.v, env.v, &status);
+		ran = build_run_ninja_mode(c, p, &g, args.v, env.v, progress, &status);
 	}
 	if (!ran) {
 		close(lock);

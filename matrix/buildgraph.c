@@ -155,12 +155,12 @@ static void emit_header(struct gen *g)
 		    "  command = $launcher $nvcc $flags -MD -MF $out.d -c $in -o $out\n"
 		    "  depfile = $out.d\n"
 		    "  deps = gcc\n"
-		    "  description = nvcc $in [CUDA $cuda]\n\n"
+		    "  description = kernels CUDA $cuda: nvcc $in\n\n"
 		    "rule cc\n"
 		    "  command = $launcher $cc $flags -MD -MF $out.d -c $in -o $out\n"
 		    "  depfile = $out.d\n"
 		    "  deps = gcc\n"
-		    "  description = cc $in [$what]\n\n"
+		    "  description = $what: cc $in\n\n"
 		    "rule ar\n"
 		    "  command = rm -f $out && ar qcD $out $in && ranlib -D $out\n"
 		    "  description = ar $out\n\n"
@@ -452,7 +452,7 @@ static void emit_cell(struct gen *g, const struct cell *c, const struct archive_
 			arg = arena_printf(g->a, "%s/%s", g->plan->cfg->build_dir, arg);
 		ninja_arg(sb, arg);
 	}
-	sb_printf(sb, "\n  desc = stage %s\n", c->id);
+	sb_printf(sb, "\n  desc = %s: stage\n", c->id);
 
 	/* Pack. */
 	cp->wheel = arena_printf(g->a, "%s/%s", cp->dir, c->wheel);
@@ -486,7 +486,7 @@ static void emit_cell(struct gen *g, const struct cell *c, const struct archive_
 	}
 	sb_printf(sb, " --compression %d -o ", cfg->compression);
 	ninja_arg(sb, os_join(g->a, g->plan->cfg->build_dir, cp->dir));
-	sb_printf(sb, "\n  desc = pack %s\n", c->wheel);
+	sb_printf(sb, "\n  desc = %s: pack %s\n", c->id, c->wheel);
 
 	/* Audit, stamp the platform tag, place the wheel in dist/ atomically. */
 	cp->final = arena_printf(g->a, "%s/final", cp->dir);
@@ -516,7 +516,7 @@ static void emit_cell(struct gen *g, const struct cell *c, const struct archive_
 		sb_puts(sb, " --min-manylinux ");
 		ninja_arg(sb, cfg->audit.min_manylinux);
 	}
-	sb_printf(sb, "\n  desc = audit %s\n", c->id);
+	sb_printf(sb, "\n  desc = %s: audit\n", c->id);
 
 	const char *last = cp->final;
 	if (g->o->run_tests && cfg->test.command) {
@@ -531,7 +531,7 @@ static void emit_cell(struct gen *g, const struct cell *c, const struct archive_
 		ninja_arg(sb, c->abi3 ? "all" : c->python);
 		sb_puts(sb, " --stamp ");
 		ninja_arg(sb, os_join(g->a, g->plan->cfg->build_dir, cp->tested));
-		sb_printf(sb, "\n  desc = test %s\n", c->id);
+		sb_printf(sb, "\n  desc = %s: test\n", c->id);
 		last = cp->tested;
 	}
 	sb_puts(sb, "build ");
