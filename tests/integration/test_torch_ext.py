@@ -1,0 +1,272 @@
+"""The torch extension kind end to end, on examples/torchext:
+
+1. examples/torchext/setup-pythons makes the torch 2.11 venvs for Python 3.12 and 3.13 (torch
+   from PyPI without its CUDA runtime packages; pip cache under build/);
+2. `cuwheel build` makes a wheel for both cells (cp312-pt211-cu130, cp313-pt211-cu130), the
+   ninja log shows ops.cu compiled once for both, the METADATA declares torch>=2.11,<2.12;
+3. `cuwheel audit` passes and names torch as the provider of libc10/libtorch*/libcudart;
+4. each wheel, installed next to its torch, computes what the pure-torch reference computes
+   (the example's pytest, on the CPU here);
+5. torch's own BuildExtension (setup.py build_ext, CUDAExtension, ninja) on the same sources,
+   with the compile and link commands captured: the ABI-relevant flags (-D TORCH_* PYBIND11_*
+   _GLIBCXX_USE_CXX11_ABI, -std, include dirs as a set, libraries and library dirs) are the
+   same as those in cuwheel's build.ninja for the cp312 cell.
+
+Needs a CUDA 13 toolkit here (cuwheel doctor finds it) and network access to PyPI the first
+time (about 1.5 GB per Python; later runs reuse build/torch-pythons and build/pip-cache).
+Run from the repository root with $CUWHEEL set (CTest does both)."""
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+
+ROOT = os.getcwd()
+EXAMPLE = os.path.join(ROOT, "examples", "torchext")
+CUWHEEL = os.path.abspath(os.environ.get("CUWHEEL", "build/debug/cuwheel"))
+PYTHONS = {v: os.path.join(ROOT, "build", "torch-pythons", "py" + v, "bin", "python")
+           for v in ("3.12", "3.13")}
+CELLS = {"3.12": "cp312-pt211-cu130-linux_x86_64", "3.13": "cp313-pt211-cu130-linux_x86_64"}
+failures = []
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what, flush=True)
+    if not cond:
+        failures.append(what)
+    return cond
+
+
+def run(argv, **kw):
+    kw.setdefault("stdout", subprocess.PIPE)
+    kw.setdefault("stderr", subprocess.STDOUT)
+    kw.setdefault("text", True)
+    p = subprocess.run(argv, **kw)
+    return p.returncode, p.stdout or ""
+
+
+def ninja_edges(text):
+    """build.ninja -> {output: {"rule": r, "inputs": [...], vars...}} (no escapes needed here)."""
+    edges, cur = {}, None
+    for line in text.splitlines():
+        if line.startswith("build "):
+            outs, rest = line[6:].split(": ", 1)
+            parts = rest.split(" | ")[0].split()
+            cur = {"rule": parts[0], "inputs": parts[1:]}
+            edges[outs.split(" | ")[0].strip()] = cur
+        elif line.startswith("  ") and cur is not None and " = " in line:
+            k, v = line.strip().split(" = ", 1)
+            cur[k] = v
+        else:
+            cur = None
+    return edges
+
+
+def abi_view(args, cwd):
+    """The ABI-relevant part of one compile or link command line."""
+    v = {"defines": set(), "std": set(), "includes": set(), "libs": set(), "libdirs": set()}
+    it = iter(args)
+    for a in it:
+        if a in ("-I", "-isystem", "-L"):
+            a = a + next(it)
+        if a.startswith("-D") and re.match(r"-D(TORCH_|PYBIND11_|_GLIBCXX_USE_CXX11_ABI)", a):
+            v["defines"].add(a)
+        elif a.startswith("-std="):
+            v["std"].add(a)
+        elif a.startswith("-isystem") or a.startswith("-I"):
+            d = a[8:] if a.startswith("-isystem") else a[2:]
+            v["includes"].add(os.path.realpath(os.path.join(cwd, d)))
+        elif a.startswith("-l") and a[2:] not in ("pthread", "dl", "rt"):
+            v["libs"].add(a[2:])
+        elif a.startswith("-L"):
+            v["libdirs"].add(os.path.realpath(os.path.join(cwd, a[2:])))
+    return v
+
+
+def step_setup():
+    rc, out = run(["sh", os.path.join(EXAMPLE, "setup-pythons")] + [], stderr=subprocess.STDOUT)
+    print(out.strip())
+    return check(rc == 0 and all(os.path.exists(p) for p in PYTHONS.values()),
+                 "setup-pythons made the torch venvs for 3.12 and 3.13")
+
+
+def step_build(tmp):
+    env = dict(os.environ, CUWHEEL_BUILD_DIR=os.path.join(tmp, "build"),
+               CUWHEEL_DIST_DIR=os.path.join(tmp, "dist"))
+    # From the example's directory: its pythons table is relative to it.
+    rc, out = run([CUWHEEL, "build", "--no-test"], cwd=EXAMPLE, env=env)
+    print(out[-3000:])
+    check(rc == 0, "cuwheel build of examples/torchext exits 0")
+    wheels = sorted(os.listdir(os.path.join(tmp, "dist"))) if os.path.isdir(
+        os.path.join(tmp, "dist")) else []
+    for v in ("3.12", "3.13"):
+        tag = "cp%s" % v.replace(".", "")
+        check(any(w.startswith("torchext-0.1.0+pt211cu130-%s-%s-" % (tag, tag)) for w in wheels),
+              "a %s wheel with the local label +pt211cu130 is in dist/ (%s)" % (tag, wheels))
+    build = os.path.join(tmp, "build")
+    text = open(os.path.join(build, "build.ninja")).read()
+    edges = ninja_edges(text)
+    nvcc = [o for o, e in edges.items() if e["rule"] == "nvcc"]
+    check(len(nvcc) == 1 and nvcc[0].endswith("/ops.cu.o"),
+          "build.ninja has one nvcc edge for both cells: %s" % nvcc)
+    objs = [o for o in edges if "/obj/" in o and o.startswith("kernels/")]
+    check(len(objs) == len(set(objs)) == 2 and len({o.rsplit("/", 2)[-2] for o in objs}) == 2,
+          "csrc/ops.cu and csrc/ops.cpp (one basename) give two distinct objects: %s" % objs)
+    log = [l.split("\t") for l in open(os.path.join(build, ".ninja_log")) if not l.startswith("#")]
+    ran_nvcc = [l[3] for l in log if len(l) > 3 and l[3].endswith("ops.cu.o")]
+    check(len(ran_nvcc) == 1, ".ninja_log: ops.cu compiled once, not per cell (%s)" % ran_nvcc)
+    bindings = [l[3] for l in log if len(l) > 3 and l[3].endswith("binding/ops.cpp.o")]
+    check(len(bindings) == 2, ".ninja_log: the binding compiled once per cell (%d)" % len(bindings))
+    return wheels, edges
+
+
+def step_audit_and_metadata(tmp, wheels):
+    for w in wheels:
+        path = os.path.join(tmp, "dist", w)
+        rc, out = run([CUWHEEL, "audit", path])
+        print(out.strip())
+        check(rc == 0 and ": OK" in out, "cuwheel audit passes %s" % w)
+        for lib in ("libc10.so", "libcudart.so.13"):
+            check("%s (torch)" % lib in out, "the audit names torch as the provider of %s" % lib)
+        import zipfile
+        with zipfile.ZipFile(path) as z:
+            meta = z.read([n for n in z.namelist() if n.endswith(".dist-info/METADATA")][0])
+        check(b"Requires-Dist: torch>=2.11,<2.12" in meta.decode().encode(),
+              "%s declares Requires-Dist: torch>=2.11,<2.12" % w)
+
+
+def step_run_wheels(tmp, wheels):
+    for v, py in PYTHONS.items():
+        tag = "cp%s" % v.replace(".", "")
+        w = [x for x in wheels if "-%s-" % tag in x]
+        if not w:
+            continue
+        target = os.path.join(tmp, "site-" + v)
+        rc, out = run([py, "-m", "pip", "install", "-q", "--no-index", "--no-deps", "--target",
+                       target, os.path.join(tmp, "dist", w[0])])
+        check(rc == 0, "pip installs %s into a target dir" % w[0])
+        env = dict(os.environ, PYTHONPATH=target)
+        rc, out = run([py, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                       os.path.join(EXAMPLE, "tests")], cwd=tmp, env=env)
+        print(out.strip()[-800:])
+        check(rc == 0, "Python %s: the installed wheel's ops equal the pure-torch reference" % v)
+
+
+SETUP_PY = """
+import json, os, sys
+import setuptools
+from setuptools._distutils import ccompiler
+from torch.utils import cpp_extension as ce
+
+# Keep the commands, run nothing: ninja's build.ninja holds the compiles, spawn the link.
+ce._run_ninja_build = lambda *a, **k: None
+links = []
+def spawn(self, cmd, **kw):
+    links.append(list(cmd))
+ccompiler.CCompiler.spawn = spawn
+setuptools.setup(
+    name="torchext",
+    ext_modules=[ce.CUDAExtension("torchext._C", SOURCES, include_dirs=INCLUDES)],
+    cmdclass={"build_ext": ce.BuildExtension},
+    script_args=["build_ext", "--build-temp", "tmp", "--build-lib", "lib"],
+)
+json.dump(links, open("links.json", "w"))
+"""
+
+
+def step_compare_buildextension(tmp, edges):
+    py = PYTHONS["3.12"]
+    work = os.path.join(tmp, "buildext")
+    os.makedirs(work)
+    sources = [os.path.join(EXAMPLE, "binding", "ops.cpp"), os.path.join(EXAMPLE, "csrc", "ops.cu")]
+    with open(os.path.join(work, "setup.py"), "w") as f:
+        f.write("SOURCES = %r\nINCLUDES = %r\n" % (sources, [os.path.join(EXAMPLE, "csrc")]))
+        f.write(SETUP_PY)
+    cuda_home = os.path.dirname(os.path.dirname(shutil.which("nvcc") or "/usr/local/cuda-13.0/bin/nvcc"))
+    for d in ("/usr/local/cuda-13.0", "/usr/local/cuda"):
+        if not shutil.which("nvcc") and os.path.isdir(d):
+            cuda_home = d
+    env = dict(os.environ, CUDA_HOME=cuda_home, TORCH_CUDA_ARCH_LIST="9.0", MAX_JOBS="1")
+    rc, out = run([py, "setup.py"], cwd=work, env=env)
+    if not check(rc == 0, "torch's BuildExtension wrote its build.ninja (CUDA_HOME=%s)" % cuda_home):
+        print(out[-3000:])
+        return
+    tnin = ninja_edges(open(os.path.join(work, "tmp", "build.ninja")).read())
+    tvars = {}
+    for line in open(os.path.join(work, "tmp", "build.ninja")):
+        m = re.match(r"^(\w+) = (.*)$", line.rstrip("\n"))
+        if m:
+            tvars[m.group(1)] = m.group(2)
+    torch_cxx = shlex.split(tvars.get("cflags", "")) + shlex.split(tvars.get("post_cflags", ""))
+    torch_cu = shlex.split(tvars.get("cuda_cflags", "")) + shlex.split(tvars.get("cuda_post_cflags", ""))
+    links = __import__("json").load(open(os.path.join(work, "links.json")))
+    link = [c for c in links if "-shared" in c or any(a.endswith(".so") for a in c)]
+    check(bool(link), "the link command of BuildExtension was captured")
+    if not link:
+        return
+    torch_link = link[-1]
+
+    build = os.path.join(tmp, "build")
+    cell = CELLS["3.12"]
+    cc = [e for o, e in edges.items() if o.startswith("cells/%s/" % cell) and o.endswith("binding/ops.cpp.o")]
+    ld = [e for o, e in edges.items() if o.startswith("cells/%s/lib/" % cell) and e["rule"] == "link"]
+    ours_cxx = abi_view(shlex.split(cc[0]["flags"]), build)
+    theirs_cxx = abi_view(torch_cxx, work)
+    # setuptools (not cpp_extension) adds <venv>/include: empty, it can change nothing.
+    theirs_cxx["includes"] = {d for d in theirs_cxx["includes"]
+                              if not (os.path.isdir(d) and not os.listdir(d))}
+    print("torch  cxx:", sorted(theirs_cxx["defines"]), sorted(theirs_cxx["std"]))
+    print("cuwheel cxx:", sorted(ours_cxx["defines"]), sorted(ours_cxx["std"]))
+    check(ours_cxx["defines"] == theirs_cxx["defines"],
+          "binding: the TORCH_/PYBIND11_/_GLIBCXX_USE_CXX11_ABI defines are identical")
+    check(ours_cxx["std"] == theirs_cxx["std"] == {"-std=c++17"}, "binding: -std is identical")
+    check(ours_cxx["includes"] == theirs_cxx["includes"],
+          "binding: include dirs are the same set (only in cuwheel: %s; only in torch: %s)" % (
+              sorted(ours_cxx["includes"] - theirs_cxx["includes"]),
+              sorted(theirs_cxx["includes"] - ours_cxx["includes"])))
+    ours_ld = abi_view(shlex.split(ld[0]["ldflags"]), build)
+    theirs_ld = abi_view(torch_link, work)
+    # setuptools (not cpp_extension) adds the Python's LIBDIR for a shared libpython; no
+    # -lpython follows, so nothing is taken from it.
+    rc, libdir = run([py, "-c", "import sysconfig; print(sysconfig.get_config_var('LIBDIR'))"])
+    theirs_ld["libdirs"].discard(os.path.realpath(libdir.strip()))
+    print("torch  link:", sorted(theirs_ld["libs"]), sorted(theirs_ld["libdirs"]))
+    print("cuwheel link:", sorted(ours_ld["libs"]), sorted(ours_ld["libdirs"]))
+    check(ours_ld["libs"] == theirs_ld["libs"], "link: the libraries are identical")
+    check(ours_ld["libdirs"] == theirs_ld["libdirs"], "link: the library dirs are identical")
+    # The kernels include no torch header, so cuwheel compiles them without torch's defines
+    # (that is what lets one archive serve every torch); the language standard must agree.
+    theirs_cu = abi_view(torch_cu, work)
+    nv = [e for e in edges.values() if e["rule"] == "nvcc"][0]
+    ours_cu = abi_view(shlex.split(nv["flags"]), build)
+    check(ours_cu["std"] == theirs_cu["std"], "kernels: nvcc -std is identical (%s)" % ours_cu["std"])
+    check(not ours_cu["defines"], "kernels: no TORCH_* define in a kernel that includes no torch header")
+
+
+def main():
+    if not os.access(CUWHEEL, os.X_OK):
+        print("test_torch_ext: no cuwheel binary at %s" % CUWHEEL)
+        return 1
+    if not step_setup():
+        return 1
+    tmp = tempfile.mkdtemp(prefix="cuwheel-torchext-")
+    try:
+        wheels, edges = step_build(tmp)
+        if wheels:
+            step_audit_and_metadata(tmp, wheels)
+            step_run_wheels(tmp, wheels)
+        step_compare_buildextension(tmp, edges)
+    finally:
+        if not failures:
+            shutil.rmtree(tmp, ignore_errors=True)
+        else:
+            print("test_torch_ext: kept %s" % tmp)
+    print("test_torch_ext: %s" % ("%d failure(s)" % len(failures) if failures else "OK"))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
