@@ -61,7 +61,7 @@ const char *buildgraph_module_path(struct arena *a, const struct extension_cfg *
 
 /* Digest of everything that changes the kernel objects: the archive's key. */
 static char *archive_key(struct arena *a, const struct config *cfg, const struct toolkit_plan *tp,
-			 const char *cc)
+			 const char *cc, const struct torch_info *ti)
 {
 	struct strbuf sb = {0};
 	/* Not the toolkit root: runners install the same nvcc in different places. */
@@ -78,6 +78,14 @@ static char *archive_key(struct arena *a, const struct config *cfg, const struct
 		sb_putc(&sb, '\n');
 	}
 	sb_printf(&sb, "%d %d\n", (int)cfg->kernels.cudart, cfg->kernels.rdc);
+	/* Kernels that include torch headers are built against one torch: it is in the key.
+	 * Kernels that include none are shared by every torch of the toolkit. */
+	if (ti) {
+		sb_printf(&sb, "torch %s %d", ti->version, ti->cxx11_abi);
+		for (size_t i = 0; i < ti->abi_flags.n; i++)
+			sb_printf(&sb, " %s", ti->abi_flags.v[i]);
+		sb_putc(&sb, '\n');
+	}
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned int mdlen = 0;
 	EVP_Digest(sb.buf, sb.len, md, &mdlen, EVP_sha256(), NULL);
@@ -193,12 +201,50 @@ static void emit_includes(struct gen *g, const struct strv *dirs)
 	}
 }
 
+/* The interpreter whose torch the kernels of toolkit tp are built against when they include
+ * torch headers (uses-torch), else NULL. One archive per toolkit: its cells must share one
+ * torch version, or an error is reported. */
+static const struct interp *kernels_torch(struct gen *g, const struct toolkit_plan *tp)
+{
+	if (!torchflags_kernels_use_torch(g->a, g->cfg))
+		return NULL;
+	size_t t = (size_t)(tp - g->plan->toolkits);
+	const struct interp *py = NULL;
+	for (size_t i = 0; i < g->plan->n_cells; i++) {
+		const struct cell *c = &g->plan->cells[i];
+		if (!c->selected || !c->buildable || c->toolkit != t || !c->py->torch.present)
+			continue;
+		if (!py) {
+			py = c->py;
+		} else if (strcmp(py->torch.version, c->py->torch.version) != 0) {
+			diag_path(g->d, DIAG_ERROR, g->cfg->pyproject,
+				  "the kernels include torch headers, so CUDA %s needs one archive per "
+				  "torch, which is not supported yet: torch %s and %s; build one torch "
+				  "at a time (--only '*-pt211-*') or keep torch headers out of the "
+				  "kernels",
+				  tp->cuda, py->torch.version, c->py->torch.version);
+			break;
+		}
+	}
+	return py;
+}
+
 /* The kernel archive of one toolkit. */
 static void emit_archive(struct gen *g, const struct toolkit_plan *tp, struct archive_paths *ap)
 {
 	struct strbuf *sb = &g->sb;
 	const struct kernels_cfg *k = &g->cfg->kernels;
-	ap->key = archive_key(g->a, g->cfg, tp, g->cc);
+	const struct interp *tpy = kernels_torch(g, tp);
+	struct torch_flags ktf = {0};
+	if (tpy) {
+		struct extension_cfg kx = {
+		    .module = g->cfg->n_extensions ? g->cfg->extensions[0].module : "kernels",
+		    .kind = EXT_TORCH};
+		const char *err = NULL;
+		if (!torchflags_for(g->a, &kx, tpy, tp->tk, &ktf, &err))
+			diag_path(g->d, DIAG_ERROR, g->cfg->pyproject, "kernels: %s", err);
+	}
+	ap->key = archive_key(g->a, g->cfg, tp, g->cc, tpy ? &tpy->torch : NULL);
 	ap->dir = arena_printf(g->a, "kernels/cu%d%d-%s", tp->tk->major, tp->tk->minor, ap->key);
 	ap->archive = arena_printf(g->a, "%s/libkernels.a", ap->dir);
 	char *pmap = arena_printf(g->a, "-ffile-prefix-map=%s=.", g->plan->cfg->project_dir);
@@ -261,6 +307,13 @@ static void emit_archive(struct gen *g, const struct toolkit_plan *tp, struct ar
 			emit_flags(g, "-D", &k->defines, false);
 			emit_flags(g, NULL, &k->host_flags, true);
 			emit_flags(g, NULL, &k->nvcc_flags, false);
+			/* Torch's nvcc flags, less the -std= already given. */
+			for (size_t f = 0; f < ktf.nvcc.n; f++) {
+				if (strncmp(ktf.nvcc.v[f], "-std=", 5) != 0) {
+					sb_putc(sb, ' ');
+					ninja_arg(sb, ktf.nvcc.v[f]);
+				}
+			}
 		} else {
 			sb_puts(sb, "\n  what = kernels CUDA ");
 			sb_puts(sb, tp->cuda);
@@ -273,6 +326,8 @@ static void emit_archive(struct gen *g, const struct toolkit_plan *tp, struct ar
 			ninja_arg(sb, arena_printf(g->a, "-I%s", tp->tk->include_dir));
 			emit_flags(g, "-D", &k->defines, false);
 			emit_flags(g, NULL, &k->host_flags, false);
+			if (is_cxx(src))
+				emit_flags(g, NULL, &ktf.cflags, false);
 		}
 		sb_puts(sb, "\n");
 	}
