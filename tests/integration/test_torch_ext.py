@@ -217,7 +217,7 @@ def step_compare_buildextension(tmp, edges):
     theirs_cxx = abi_view(torch_cxx, work)
     # setuptools (not cpp_extension) adds <venv>/include: empty, it can change nothing.
     theirs_cxx["includes"] = {d for d in theirs_cxx["includes"]
-                              if not (os.path.isdir(d) and not os.listdir(d))}
+                              if any(files for _, _, files in os.walk(d))}
     print("torch  cxx:", sorted(theirs_cxx["defines"]), sorted(theirs_cxx["std"]))
     print("cuwheel cxx:", sorted(ours_cxx["defines"]), sorted(ours_cxx["std"]))
     check(ours_cxx["defines"] == theirs_cxx["defines"],
