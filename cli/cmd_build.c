@@ -14,6 +14,7 @@
 #include "base/os.h"
 #include "cli/build_run.h"
 #include "cli/plan_common.h"
+#include "cli/report.h"
 #include "matrix/buildgraph.h"
 #include "matrix/kernels_io.h"
 
@@ -466,6 +467,8 @@ int cmd_build(struct cli *c, int argc, char **argv)
 	       n_failed, p->n_selected - p->n_buildable, wall, pc.cfg.dist_dir);
 	printf("report: %s\n", os_join(&c->arena, g.build_dir, "report.json"));
 	rc = write_report(c, &pc, &g, res, arch_s, wall);
+	if (rc == CLI_OK)
+		rc = report_write(c, &pc, NULL); /* report.html, -data.json, -trace.json */
 	close(lock);
 	if (n_failed)
 		return CLI_FAIL;
