@@ -441,12 +441,21 @@ static int cmp_toolkit(const void *x, const void *y)
 	return c ? c : strcmp(a->root, b->root);
 }
 
+/* Paths in the pyproject's explicit tables are relative to the project, not to where cuwheel
+ * was started. */
+static const char *explicit_path(struct disc *x, const char *path)
+{
+	if (path[0] == '/' || !x->cfg->project_dir)
+		return path;
+	return os_join(x->a, x->cfg->project_dir, path);
+}
+
 static void find_toolkits(struct disc *x)
 {
 	const struct str_pairs *t = &x->cfg->toolkits;
 	for (size_t i = 0; i < t->n; i++)
-		toolkit_try(x, arena_printf(x->a, "toolkits.\"%s\"", t->v[i].key), t->v[i].value,
-		            "explicit", t->v[i].key);
+		toolkit_try(x, arena_printf(x->a, "toolkits.\"%s\"", t->v[i].key),
+		            explicit_path(x, t->v[i].value), "explicit", t->v[i].key);
 	toolkit_env(x, "CUDA_HOME");
 	toolkit_env(x, "CUDA_PATH");
 	struct arena *a = x->a;
@@ -666,8 +675,8 @@ static void find_candidates(struct disc *x)
 	struct arena *a = x->a;
 	const struct str_pairs *t = &x->cfg->pythons;
 	for (size_t i = 0; i < t->n; i++)
-		cand_add(x, arena_printf(a, "pythons.\"%s\"", t->v[i].key), t->v[i].value,
-		         "explicit", t->v[i].key);
+		cand_add(x, arena_printf(a, "pythons.\"%s\"", t->v[i].key),
+		         explicit_path(x, t->v[i].value), "explicit", t->v[i].key);
 	find_path_pythons(x);
 	const char *home = env_get("HOME");
 	const char *roots[2] = {env_get("PYENV_ROOT"), home ? os_join(a, home, ".pyenv") : NULL};
