@@ -44,6 +44,7 @@ struct row {
 	const char *prefix; /* "cells/<id>/" or "kernels/cu130-<key>/": outputs under it are ours */
 	const char *last_step; /* the step whose end means the row is done */
 	const char *final;     /* cells: the stamp naming the wheel in dist/ (build-dir relative) */
+	const char *target;    /* what to ask ninja about: the cell id, the archive's path */
 	size_t archive;        /* cells: the row of their kernel archive; SIZE_MAX for none */
 	bool is_archive;
 	enum row_state state;
@@ -166,6 +167,7 @@ static void rows_init(struct run *r)
 		w->prefix = arena_printf(a, "%s/", g->archives[t].dir);
 		w->last_step = "ar ";
 		w->is_archive = true;
+		w->target = g->archives[t].archive;
 		w->archive = SIZE_MAX;
 		arch_row[t] = r->n_rows++;
 	}
@@ -178,6 +180,7 @@ static void rows_init(struct run *r)
 		w->prefix = arena_printf(a, "%s/", cp->dir);
 		w->last_step = cp->tested ? "test" : "audit";
 		w->final = cp->final;
+		w->target = cp->target;
 		w->archive = arch_row[p->cells[i].toolkit];
 	}
 	for (size_t i = 0; i < r->n_rows; i++)
@@ -818,15 +821,33 @@ static bool spawn_ninja(struct run *r, const char *const *argv, const char *cons
 	return true;
 }
 
+/* True when ninja has nothing to do for target: a row no step of which ran is up to date. */
+static bool up_to_date(struct run *r, const char *ninja, const char *target)
+{
+	const char *argv[] = {ninja, "-C", r->g->build_dir, "-n", target, NULL};
+	struct os_run run = {.argv = argv, .capture = true};
+	struct strbuf out = {0};
+	int status = 1;
+	struct diag quiet = {0};
+	bool ok = os_run(&quiet, &run, &out, &status) && status == 0 &&
+	          strstr(sb_str(&out), "no work to do") != NULL;
+	sb_release(&out);
+	return ok;
+}
+
 /* After ninja: rows that never finished are failed, blocked or not built. */
-static void finish_rows(struct run *r, int status)
+static void finish_rows(struct run *r, const char *ninja, int status)
 {
 	for (size_t i = 0; i < r->n_rows; i++) {
 		struct row *w = &r->rows[i];
-		if (w->state == ROW_OK || w->state == ROW_FAILED)
+		if (w->state == ROW_OK || w->state == ROW_FAILED) {
+			gha_group(r, i);
 			continue;
+		}
 		if (status == 0) {
 			row_done(r, i, ROW_OK, w->t_start < 0 ? "up to date" : "");
+		} else if (w->state == ROW_WAITING && up_to_date(r, ninja, w->target)) {
+			row_done(r, i, ROW_OK, "up to date");
 		} else if (w->state != ROW_BLOCKED) {
 			w->state = ROW_NOT_BUILT;
 			w->t_end = now_s(r);
@@ -958,7 +979,7 @@ bool build_run_ninja_mode(struct cli *c, const struct plan *p, const struct buil
 	}
 	finish_flush(&r);
 	*status = WIFEXITED(ws_status) ? WEXITSTATUS(ws_status) : 128 + WTERMSIG(ws_status);
-	finish_rows(&r, *status);
+	finish_rows(&r, argv[0], *status);
 	if (r.tty) {
 		tty_draw(&r);
 	} else if (r.no_work) {
