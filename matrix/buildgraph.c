@@ -180,12 +180,29 @@ static void emit_header(struct gen *g)
 		    "  description = $desc\n\n");
 }
 
-static void emit_flags(struct gen *g, const char *prefix, const struct strv *v, bool xcompiler)
+/* nvcc hands -Xcompiler values to the host compiler through a shell: a value with a space
+ * (a project path) must carry its own double quotes, or it splits into several arguments. */
+static char *xcompiler(struct arena *a, const char *flag)
+{
+	if (!strpbrk(flag, " \t\"'\\$`"))
+		return arena_printf(a, "-Xcompiler=%s", flag);
+	struct strbuf sb = {0};
+	sb_puts(&sb, "-Xcompiler=\"");
+	for (const char *p = flag; *p; p++) {
+		if (strchr("\"\\$`", *p))
+			sb_putc(&sb, '\\');
+		sb_putc(&sb, *p);
+	}
+	sb_putc(&sb, '"');
+	return sb_to_arena(&sb, a);
+}
+
+static void emit_flags(struct gen *g, const char *prefix, const struct strv *v, bool xcompiler_form)
 {
 	for (size_t i = 0; i < v->n; i++) {
 		sb_putc(&g->sb, ' ');
-		if (xcompiler)
-			ninja_arg(&g->sb, arena_printf(g->a, "-Xcompiler=%s", v->v[i]));
+		if (xcompiler_form)
+			ninja_arg(&g->sb, xcompiler(g->a, v->v[i]));
 		else if (prefix)
 			ninja_arg(&g->sb, arena_printf(g->a, "%s%s", prefix, v->v[i]));
 		else
@@ -229,6 +246,13 @@ static const struct interp *kernels_torch(struct gen *g, const struct toolkit_pl
 	return py;
 }
 
+/* Sources are named relative to the build dir, so the map is too: an absolute one would differ
+ * between clones and defeat a shared ccache (which hashes -Xcompiler values as written). */
+static char *prefix_map(struct gen *g)
+{
+	return arena_printf(g->a, "-ffile-prefix-map=%s=.", g->proj);
+}
+
 /* The kernel archive of one toolkit. */
 static void emit_archive(struct gen *g, const struct toolkit_plan *tp, struct archive_paths *ap)
 {
@@ -247,7 +271,7 @@ static void emit_archive(struct gen *g, const struct toolkit_plan *tp, struct ar
 	ap->key = archive_key(g->a, g->cfg, tp, g->cc, tpy ? &tpy->torch : NULL);
 	ap->dir = arena_printf(g->a, "kernels/cu%d%d-%s", tp->tk->major, tp->tk->minor, ap->key);
 	ap->archive = arena_printf(g->a, "%s/libkernels.a", ap->dir);
-	char *pmap = arena_printf(g->a, "-ffile-prefix-map=%s=.", g->plan->cfg->project_dir);
+	char *pmap = prefix_map(g);
 	size_t n_cu = 0;
 	for (size_t i = 0; i < k->files.n; i++)
 		n_cu += is_cu(k->files.v[i]);
@@ -285,7 +309,7 @@ static void emit_archive(struct gen *g, const struct toolkit_plan *tp, struct ar
 			ninja_arg(sb, tp->tk->nvcc);
 			sb_puts(sb, "\n  flags = -O3 -std=c++17 -Xcompiler=-fPIC "
 				    "-Xcompiler=-fvisibility=hidden ");
-			ninja_arg(sb, arena_printf(g->a, "-Xcompiler=%s", pmap));
+			ninja_arg(sb, xcompiler(g->a, pmap));
 			sb_printf(sb, " --threads %d -objtemp ", threads);
 			ninja_arg(sb, arena_printf(g->a, "-frandom-seed=%s", src));
 			/* cudafe++ hashes the source's absolute path into internal-linkage names:
@@ -294,14 +318,16 @@ static void emit_archive(struct gen *g, const struct toolkit_plan *tp, struct ar
 			ninja_arg(sb, arena_printf(g->a, "--orig_src_path_name=%s", src));
 			if (k->rdc)
 				sb_puts(sb, " -rdc=true");
+			/* --generate-code, not -gencode: ccache 4.7 reads -gencode as -g (debug
+			 * info) and then hashes the build directory into every key. */
 			for (size_t t = 0; t < tp->n_archs; t++) {
 				const struct arch *ar = &tp->archs[t];
 				char *sm = matrix_arch_name(g->a, ar, false);
 				char *cp = matrix_arch_name(g->a, ar, true);
 				if (ar->ptx)
-					sb_printf(sb, " -gencode=arch=%s,code=[%s,%s]", cp, sm, cp);
+					sb_printf(sb, " --generate-code=arch=%s,code=[%s,%s]", cp, sm, cp);
 				else
-					sb_printf(sb, " -gencode=arch=%s,code=%s", cp, sm);
+					sb_printf(sb, " --generate-code=arch=%s,code=%s", cp, sm);
 			}
 			emit_includes(g, &k->include_dirs);
 			emit_flags(g, "-D", &k->defines, false);
@@ -345,7 +371,7 @@ static void emit_archive(struct gen *g, const struct toolkit_plan *tp, struct ar
 		ninja_arg(sb, tp->tk->nvcc);
 		sb_puts(sb, " -dlink -Xcompiler=-fPIC");
 		for (size_t t = 0; t < tp->n_archs; t++)
-			sb_printf(sb, " -gencode=arch=%s,code=%s",
+			sb_printf(sb, " --generate-code=arch=%s,code=%s",
 				  matrix_arch_name(g->a, &tp->archs[t], true),
 				  matrix_arch_name(g->a, &tp->archs[t], false));
 		sb_puts(sb, "\n  ldflags =\n");
@@ -369,7 +395,7 @@ static void emit_cell(struct gen *g, const struct cell *c, const struct archive_
 	const struct toolkit_plan *tp = &g->plan->toolkits[c->toolkit];
 	cp->dir = arena_printf(g->a, "cells/%s", c->id);
 	cp->target = c->id;
-	char *pmap = arena_printf(g->a, "-ffile-prefix-map=%s=.", cfg->project_dir);
+	char *pmap = prefix_map(g);
 	sb_printf(sb, "# %s: Python %s (%s)\n", c->id, c->py->version, c->py->path);
 
 	struct strv stage_args = {0};
