@@ -1,13 +1,10 @@
-/* build_run.c: runs ninja in a pseudo-terminal and turns its status lines into progress per
- * kernel archive and per cell: redrawn in place on a terminal, append-only lines elsewhere,
- * groups, annotations and a step summary under GitHub Actions. */
+/* build_run.c: runs ninja in a pseudo-terminal (a pipe when none can be had), reads its status
+ * lines and the output of its steps, and attributes them to rows: one per kernel archive and
+ * per cell asked for. build_view.c shows the rows; build_gha.c adds GitHub Actions' parts. */
 #define _GNU_SOURCE /* posix_openpt, ptsname, cfmakeraw */
-#include "cli/build_run.h"
-
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <regex.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdint.h>
@@ -15,152 +12,73 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "base/os.h"
+#include "cli/build_internal.h"
 
 extern char **environ;
 
-/* Prefixed to every ninja status line so that it cannot be mistaken for compiler output:
- * edges started, finished, total. */
-#define STATUS_MARK "@@cuwheel "
-#define STATUS_FMT  STATUS_MARK "%s %f %t@@ "
-
-enum row_state {
-	ROW_WAITING,
-	ROW_RUNNING,
-	ROW_OK,
-	ROW_FAILED,
-	ROW_BLOCKED,   /* its kernel archive failed */
-	ROW_NOT_BUILT, /* ninja stopped before it */
-};
-
-struct row {
-	const char *name;   /* cell id or "kernels CUDA 13.0" */
-	const char *prefix; /* "cells/<id>/" or "kernels/cu130-<key>/": outputs under it are ours */
-	const char *last_step; /* the step whose end means the row is done */
-	const char *final;     /* cells: the stamp naming the wheel in dist/ (build-dir relative) */
-	const char *target;    /* what to ask ninja about: the cell id, the archive's path */
-	size_t archive;        /* cells: the row of their kernel archive; SIZE_MAX for none */
-	bool is_archive;
-	enum row_state state;
-	const char *step; /* the step running (or that failed), as ninja described it */
-	int running;
-	double t_start, t_end; /* seconds since the build started; -1 when not yet */
-	double expected;       /* seconds of work the previous build spent on this row */
-	size_t n_expected;     /* its steps in the previous build */
-	struct strbuf log;     /* GitHub Actions: the row's lines, printed as one group */
-	struct strbuf notes;   /* annotations, printed after the group */
-};
-
-struct edge {
-	char *desc;
-	size_t row; /* SIZE_MAX: no row */
-	double t0;
-};
-
-struct run {
-	struct cli *c;
-	const struct plan *p;
-	const struct build_graph *g;
-	bool tty, gha;
-	struct row *rows;
-	size_t n_rows;
-	struct edge *edges; /* running edges */
-	size_t n_edges, cap_edges;
-	long started, finished, total;
-	int jobs;
-	struct timespec t0;
-	int drawn; /* tty: lines of the live area on screen */
-	double last_draw;
-	struct strbuf pending; /* bytes of a record not yet complete */
-	struct strbuf block;   /* output following a finished edge */
-	bool fin_pending;      /* an edge finished; the next record says whether it failed */
-	size_t fin_row;
-	const char *fin_step;
-	double fin_secs;
-	bool fin_failed;
-	bool no_work;
-	const char *repo_root; /* for annotation paths */
-	regex_t re_gcc, re_nvcc, re_audit;
-};
-
-bool build_progress_parse(const char *text, enum build_progress *out)
+/* The targets on ninja's command line: the arguments that are not options or their values
+ * (ninja permutes them, so they may come anywhere). */
+static struct strv ninja_targets(struct arena *a, const char *const *argv)
 {
-	static const char *const names[] = {"auto", "tty", "plain"};
-	for (int i = 0; i < 3; i++) {
-		if (!strcmp(text, names[i])) {
-			*out = (enum build_progress)i;
-			return true;
+	struct strv v = {0};
+	for (size_t i = 1; argv[i]; i++) {
+		const char *s = argv[i];
+		if (!strcmp(s, "--")) {
+			while (argv[++i])
+				strv_push(a, &v, argv[i]);
+			break;
 		}
+		if (s[0] != '-' || !s[1])
+			strv_push(a, &v, s);
+		else if (s[1] != '-' && !s[2] && strchr("Cdfjkltw", s[1]) && argv[i + 1])
+			i++; /* "-j 8": the value is the next argument */
 	}
-	return false;
+	return v;
 }
 
-static double now_s(const struct run *r)
+/* Which rows ninja was asked for (want_tk per toolkit, want_cell per cell): all of them for no
+ * target or "all"; the archives for "kernels"; a cell for its id, with its archive; an archive
+ * for its path. Rows outside them are not shown: their steps never run, so ninja succeeding says
+ * nothing of them (`--stage kernels` must not report cells ok). */
+static void rows_wanted(const struct run *r, const char *const *argv, bool *want_tk,
+                        bool *want_cell)
 {
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)(t.tv_sec - r->t0.tv_sec) + (double)(t.tv_nsec - r->t0.tv_nsec) / 1e9;
-}
-
-static const char *fmt_secs(struct arena *a, double s)
-{
-	if (s < 0)
-		s = 0;
-	if (s < 60)
-		return arena_printf(a, "%.1fs", s);
-	return arena_printf(a, "%dm%02ds", (int)s / 60, (int)s % 60);
-}
-
-/* The state word a step puts its row in. */
-static const char *step_state(const char *step)
-{
-	static const char *const map[][2] = {
-	    {"nvcc ", "compiling"}, {"cc ", "compiling"}, {"ar ", "archiving"},
-	    {"link ", "linking"},   {"stage", "staging"}, {"pack", "packing"},
-	    {"audit", "auditing"},  {"test", "testing"},
-	};
-	for (size_t i = 0; i < sizeof(map) / sizeof(*map); i++)
-		if (!strncmp(step, map[i][0], strlen(map[i][0])))
-			return map[i][1];
-	return "running";
-}
-
-static const char *state_word(const struct row *w)
-{
-	switch (w->state) {
-	case ROW_WAITING:
-		return "waiting";
-	case ROW_RUNNING:
-		return w->step ? step_state(w->step) : "running";
-	case ROW_OK:
-		return "ok";
-	case ROW_FAILED:
-		return "FAILED";
-	case ROW_BLOCKED:
-		return "blocked";
-	case ROW_NOT_BUILT:
-		return "not built";
+	const struct plan *p = r->p;
+	const struct build_graph *g = r->g;
+	struct strv targets = ninja_targets(&r->c->arena, argv);
+	bool all = targets.n == 0 || strv_contains(&targets, "all");
+	for (size_t t = 0; t < p->n_toolkits; t++)
+		want_tk[t] = all || (g->archives[t].archive &&
+		                     (strv_contains(&targets, "kernels") ||
+		                      strv_contains(&targets, g->archives[t].archive)));
+	for (size_t i = 0; i < p->n_cells; i++) {
+		want_cell[i] =
+		    all || (g->cells[i].target && strv_contains(&targets, g->cells[i].target));
+		if (want_cell[i])
+			want_tk[p->cells[i].toolkit] = true;
 	}
-	return "?";
 }
 
-/* Rows: one per kernel archive, then one per cell in the graph. */
-static void rows_init(struct run *r)
+/* Rows: one per kernel archive, then one per cell in the graph, of those ninja was asked for. */
+static void rows_init(struct run *r, const char *const *argv)
 {
 	struct arena *a = &r->c->arena;
 	const struct plan *p = r->p;
 	const struct build_graph *g = r->g;
 	r->rows = arena_calloc(a, p->n_toolkits + p->n_cells + 1, sizeof(*r->rows));
 	size_t *arch_row = arena_calloc(a, p->n_toolkits + 1, sizeof(size_t));
+	bool *want_tk = arena_calloc(a, p->n_toolkits + 1, sizeof(bool));
+	bool *want_cell = arena_calloc(a, p->n_cells + 1, sizeof(bool));
+	rows_wanted(r, argv, want_tk, want_cell);
 	for (size_t t = 0; t < p->n_toolkits; t++) {
 		arch_row[t] = SIZE_MAX;
-		if (!g->archives[t].dir)
+		if (!g->archives[t].dir || !want_tk[t])
 			continue;
 		struct row *w = &r->rows[r->n_rows];
 		w->name = arena_printf(a, "kernels CUDA %s", p->toolkits[t].cuda);
@@ -173,7 +91,7 @@ static void rows_init(struct run *r)
 	}
 	for (size_t i = 0; i < p->n_cells; i++) {
 		const struct cell_paths *cp = &g->cells[i];
-		if (!cp->dir)
+		if (!cp->dir || !want_cell[i])
 			continue;
 		struct row *w = &r->rows[r->n_rows++];
 		w->name = p->cells[i].id;
@@ -254,278 +172,18 @@ static void load_expected(struct run *r)
 	}
 }
 
-/* Remaining work from the previous build's timings, spread over the jobs; <0 when unknown.
- * When ninja runs far fewer steps than the previous build knew (an incremental build), the
- * rows not started yet are assumed up to date. */
-static double eta(const struct run *r, double t)
-{
-	double left = 0;
-	size_t known = 0;
-	for (size_t i = 0; i < r->n_rows; i++)
-		known += r->rows[i].n_expected;
-	if (known == 0)
-		return -1;
-	bool full = (double)r->total >= 0.8 * (double)known;
-	for (size_t i = 0; i < r->n_rows; i++) {
-		const struct row *w = &r->rows[i];
-		if (w->state == ROW_RUNNING) {
-			double rest = w->expected - (t - w->t_start);
-			left += rest > 0 ? rest : 0;
-		} else if (w->state == ROW_WAITING && full) {
-			left += w->expected;
-		}
-	}
-	return left / (r->jobs > 0 ? r->jobs : 1);
-}
-
-/* Writes text with every line indented, for a block under its row. */
-static void put_indented(struct strbuf *sb, const char *text, const char *indent)
-{
-	const char *s = text;
-	while (*s) {
-		size_t n = strcspn(s, "\n");
-		sb_puts(sb, indent);
-		sb_add(sb, s, n);
-		sb_putc(sb, '\n');
-		s += n + (s[n] == '\n');
-	}
-}
-
-static void tty_clear(struct run *r)
-{
-	if (r->drawn > 0)
-		printf("\x1b[%dF\x1b[J", r->drawn);
-	r->drawn = 0;
-}
-
-static int term_size(int *rows)
-{
-	struct winsize ws = {0};
-	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) != 0 || ws.ws_col == 0) {
-		*rows = 50;
-		return 100;
-	}
-	*rows = ws.ws_row ? ws.ws_row : 50;
-	return ws.ws_col;
-}
-
-/* Appends one line cut to width columns (our lines are ASCII plus colour sequences). */
-static void put_line(struct strbuf *sb, const char *text, int width)
-{
-	int col = 0;
-	for (const char *s = text; *s; s++) {
-		if (*s == '\x1b') {
-			const char *e = s + 1;
-			while (*e && !(*e >= '@' && *e <= '~' && e != s + 1))
-				e++;
-			sb_add(sb, s, (size_t)(e - s) + (*e != 0));
-			s = *e ? e : e - 1;
-			continue;
-		}
-		if (col >= width - 1)
-			continue;
-		sb_putc(sb, *s);
-		col++;
-	}
-	sb_puts(sb, "\x1b[0m\x1b[K\n");
-}
-
-static void tty_draw(struct run *r)
-{
-	struct arena *a = &r->c->arena;
-	double t = now_s(r);
-	int height, width = term_size(&height);
-	size_t wid = 4;
-	for (size_t i = 0; i < r->n_rows; i++)
-		if (strlen(r->rows[i].name) > wid)
-			wid = strlen(r->rows[i].name);
-	/* When the rows do not fit, show the busy and failed ones and count the others. */
-	bool all = (int)r->n_rows + 2 < height;
-	struct strbuf sb = {0};
-	if (r->drawn > 0)
-		sb_printf(&sb, "\x1b[%dF", r->drawn);
-	int lines = 0;
-	size_t hidden = 0;
-	for (size_t i = 0; i < r->n_rows; i++) {
-		const struct row *w = &r->rows[i];
-		if (!all && (w->state == ROW_WAITING || w->state == ROW_OK) && lines + 3 < height) {
-			hidden++;
-			continue;
-		}
-		const char *color = w->state == ROW_OK        ? "\x1b[32m"
-		                    : w->state == ROW_FAILED  ? "\x1b[31;1m"
-		                    : w->state == ROW_RUNNING ? "\x1b[33m"
-		                                              : "\x1b[2m";
-		double el = w->t_start < 0 ? 0 : (w->t_end >= 0 ? w->t_end : t) - w->t_start;
-		const char *step = w->state == ROW_RUNNING || w->state == ROW_FAILED ? w->step : "";
-		if (w->state == ROW_BLOCKED)
-			step = "its kernel archive failed";
-		char *line = arena_printf(a, "  %-*s  %s%-9s\x1b[0m  %7s  %s", (int)wid, w->name,
-		                          color, state_word(w),
-		                          w->t_start < 0 ? "" : fmt_secs(a, el), step ? step : "");
-		put_line(&sb, line, width);
-		lines++;
-	}
-	size_t ok = 0, failed = 0, busy = 0;
-	for (size_t i = 0; i < r->n_rows; i++) {
-		ok += r->rows[i].state == ROW_OK;
-		failed += r->rows[i].state == ROW_FAILED;
-		busy += r->rows[i].state == ROW_RUNNING;
-	}
-	double e = eta(r, t);
-	char *sum =
-	    arena_printf(a,
-	                 "\x1b[1m[%ld/%ld steps]\x1b[0m %zu/%zu done, %zu running%s%s, "
-	                 "%s elapsed%s%s%s",
-	                 r->finished, r->total, ok, r->n_rows, busy,
-	                 failed ? arena_printf(a, ", \x1b[31m%zu failed\x1b[0m", failed) : "",
-	                 hidden ? arena_printf(a, " (%zu not shown)", hidden) : "", fmt_secs(a, t),
-	                 e >= 0 && busy ? ", about " : "", e >= 0 && busy ? fmt_secs(a, e) : "",
-	                 e >= 0 && busy ? " left" : "");
-	put_line(&sb, sum, width);
-	lines++;
-	sb_puts(&sb, "\x1b[J");
-	fwrite(sb_str(&sb), 1, sb.len, stdout);
-	fflush(stdout);
-	sb_release(&sb);
-	r->drawn = lines;
-	r->last_draw = t;
-}
-
-/* Prints a block of text above the live area (tty) or in sequence (plain). */
-static void emit_text(struct run *r, const char *text)
-{
-	if (r->tty) {
-		tty_clear(r);
-		fputs(text, stdout);
-		tty_draw(r);
-	} else {
-		fputs(text, stdout);
-		fflush(stdout);
-	}
-}
-
-/* Plain mode: one timestamped line per event, "[row] step" like ninja's own lines (a step's
- * end) or "[row] started step", "[row] ok", "[row] FAILED step"; under GitHub Actions into
- * the row's group. */
-static void plain_line(struct run *r, size_t row, const char *what, const char *detail)
-{
-	if (r->tty)
-		return;
-	struct arena *a = &r->c->arena;
-	char *line = arena_printf(a, "%7.1fs [%s] %s%s%s\n", now_s(r),
-	                          row == SIZE_MAX ? "ninja" : r->rows[row].name, what,
-	                          *what && detail && *detail ? " " : "", detail ? detail : "");
-	if (r->gha && row != SIZE_MAX)
-		sb_puts(&r->rows[row].log, line);
-	else
-		emit_text(r, line);
-}
-
-/* Escapes a workflow command's data (props: a property value as well). */
-static char *gha_escape(struct arena *a, const char *s, bool prop)
-{
-	struct strbuf sb = {0};
-	for (; *s; s++) {
-		if (*s == '%')
-			sb_puts(&sb, "%25");
-		else if (*s == '\r')
-			sb_puts(&sb, "%0D");
-		else if (*s == '\n')
-			sb_puts(&sb, "%0A");
-		else if (prop && *s == ':')
-			sb_puts(&sb, "%3A");
-		else if (prop && *s == ',')
-			sb_puts(&sb, "%2C");
-		else
-			sb_putc(&sb, *s);
-	}
-	return sb_to_arena(&sb, a);
-}
-
-/* A compiler's path (relative to the build dir) as the repository names it. */
-static const char *repo_path(struct run *r, const char *path)
-{
-	struct arena *a = &r->c->arena;
-	char *abs = path[0] == '/' ? arena_strdup(a, path) : os_join(a, r->g->build_dir, path);
-	char *real = os_realpath(a, abs);
-	if (real)
-		abs = real;
-	size_t n = strlen(r->repo_root);
-	if (!strncmp(abs, r->repo_root, n) && abs[n] == '/')
-		return abs + n + 1;
-	return abs;
-}
-
-/* Annotations for the errors in a failed step's output: compiler diagnostics and audit
- * findings; a failure with neither gets one annotation naming the step. */
-static void gha_annotate(struct run *r, size_t row, const char *step, const char *text)
-{
-	struct arena *a = &r->c->arena;
-	struct strbuf *out = &r->rows[row].notes;
-	size_t before = out->len;
-	const char *s = text;
-	while (*s) {
-		size_t n = strcspn(s, "\n");
-		char *line = arena_strndup(a, s, n);
-		s += n + (s[n] == '\n');
-		regmatch_t m[6];
-		if (!regexec(&r->re_gcc, line, 6, m, 0)) {
-			line[m[1].rm_eo] = line[m[2].rm_eo] = '\0';
-			if (m[3].rm_so >= 0)
-				line[m[3].rm_eo] = '\0';
-			sb_printf(out, "::error file=%s,line=%s%s%s::%s\n",
-			          gha_escape(a, repo_path(r, line), true), line + m[2].rm_so,
-			          m[3].rm_so >= 0 ? ",col=" : "",
-			          m[3].rm_so >= 0 ? line + m[3].rm_so : "",
-			          gha_escape(a, line + m[5].rm_so, false));
-		} else if (!regexec(&r->re_nvcc, line, 6, m, 0)) {
-			line[m[1].rm_eo] = line[m[2].rm_eo] = '\0';
-			sb_printf(out, "::error file=%s,line=%s::%s\n",
-			          gha_escape(a, repo_path(r, line), true), line + m[2].rm_so,
-			          gha_escape(a, line + m[3].rm_so, false));
-		} else if (!regexec(&r->re_audit, line, 6, m, 0)) {
-			sb_printf(
-			    out, "::error title=%s::%s\n",
-			    gha_escape(a, arena_printf(a, "audit %s", r->rows[row].name), true),
-			    gha_escape(a, line + strlen("cuwheel: "), false));
-		}
-	}
-	if (out->len == before)
-		sb_printf(out, "::error title=%s::%s\n",
-		          gha_escape(a, arena_printf(a, "%s failed", r->rows[row].name), true),
-		          gha_escape(a,
-		                     arena_printf(a, "%s failed; its output is in the group %s",
-		                                  step, r->rows[row].name),
-		                     false));
-}
-
-/* GitHub Actions: a finished row's lines as one group, then its annotations. */
-static void gha_group(struct run *r, size_t row)
-{
-	struct row *w = &r->rows[row];
-	if (!r->gha || (w->log.len == 0 && w->notes.len == 0))
-		return;
-	double el = w->t_start < 0 ? 0 : w->t_end - w->t_start;
-	printf("::group::%s %s %s\n%s::endgroup::\n%s", w->name, state_word(w),
-	       fmt_secs(&r->c->arena, el), sb_str(&w->log), sb_str(&w->notes));
-	fflush(stdout);
-	sb_reset(&w->log);
-	sb_reset(&w->notes);
-}
-
 static void row_done(struct run *r, size_t row, enum row_state st, const char *detail)
 {
 	struct row *w = &r->rows[row];
 	w->state = st;
-	w->t_end = now_s(r);
-	plain_line(r, row, st == ROW_OK ? "ok" : "FAILED", detail);
+	w->t_end = build_now(r);
+	build_plain_line(r, row, st == ROW_OK ? "ok" : "FAILED", detail);
 	if (st == ROW_FAILED && w->is_archive) {
 		for (size_t i = 0; i < r->n_rows; i++) {
 			if (r->rows[i].archive == row && r->rows[i].state == ROW_WAITING) {
 				r->rows[i].state = ROW_BLOCKED;
 				if (!r->tty)
-					plain_line(
+					build_plain_line(
 					    r, i, "blocked:",
 					    arena_printf(&r->c->arena, "%s failed", w->name));
 			}
@@ -541,13 +199,14 @@ static void finish_flush(struct run *r)
 	const char *text = sb_str(&r->block);
 	if (!r->fin_pending) {
 		if (r->block.len)
-			emit_text(r, text);
+			build_emit(r, text);
 		sb_reset(&r->block);
 		return;
 	}
 	r->fin_pending = false;
 	size_t row = r->fin_row;
-	const char *detail = arena_printf(a, "%s (%s)", r->fin_step, fmt_secs(a, r->fin_secs));
+	const char *detail =
+	    arena_printf(a, "%s (%s)", r->fin_step, build_fmt_secs(a, r->fin_secs));
 	if (row != SIZE_MAX && r->rows[row].running > 0)
 		r->rows[row].running--;
 	if (r->fin_failed && row != SIZE_MAX) {
@@ -555,9 +214,9 @@ static void finish_flush(struct run *r)
 		if (r->rows[row].state != ROW_FAILED)
 			row_done(r, row, ROW_FAILED, detail);
 		else
-			plain_line(r, row, "FAILED", detail);
+			build_plain_line(r, row, "FAILED", detail);
 	} else {
-		plain_line(r, row, r->fin_failed ? "FAILED" : "", detail);
+		build_plain_line(r, row, r->fin_failed ? "FAILED" : "", detail);
 	}
 	if (r->block.len) {
 		const char *name = row == SIZE_MAX ? "ninja" : r->rows[row].name;
@@ -566,26 +225,26 @@ static void finish_flush(struct run *r)
 			sb_printf(&sb, "%s\x1b[1m%s\x1b[0m | %s:\n",
 			          r->fin_failed ? "\x1b[31;1mFAILED\x1b[0m " : "", name,
 			          r->fin_step);
-		put_indented(&sb, text, "    ");
+		build_put_indented(&sb, text, "    ");
 		if (r->gha && row != SIZE_MAX) {
 			sb_puts(&r->rows[row].log, sb_str(&sb));
 			if (r->fin_failed)
-				gha_annotate(r, row, r->fin_step, text);
+				build_gha_annotate(r, row, r->fin_step, text);
 		} else {
-			emit_text(r, sb_str(&sb));
+			build_emit(r, sb_str(&sb));
 		}
 		sb_release(&sb);
 		sb_reset(&r->block);
 	} else if (r->gha && r->fin_failed && row != SIZE_MAX) {
-		gha_annotate(r, row, r->fin_step, "");
+		build_gha_annotate(r, row, r->fin_step, "");
 	}
 	if (row == SIZE_MAX || r->fin_failed)
 		return;
 	struct row *w = &r->rows[row];
 	if (w->state == ROW_RUNNING && w->running == 0 &&
 	    !strncmp(r->fin_step, w->last_step, strlen(w->last_step))) {
-		row_done(r, row, ROW_OK, fmt_secs(a, now_s(r) - w->t_start));
-		gha_group(r, row);
+		row_done(r, row, ROW_OK, build_fmt_secs(a, build_now(r) - w->t_start));
+		build_gha_group(r, row);
 	}
 }
 
@@ -600,19 +259,19 @@ static void on_start(struct run *r, const char *desc)
 		r->cap_edges = cap;
 	}
 	r->edges[r->n_edges++] =
-	    (struct edge){.desc = arena_strdup(&r->c->arena, desc), .row = row, .t0 = now_s(r)};
+	    (struct edge){.desc = arena_strdup(&r->c->arena, desc), .row = row, .t0 = build_now(r)};
 	if (row == SIZE_MAX) {
-		plain_line(r, row, "started", desc);
+		build_plain_line(r, row, "started", desc);
 		return;
 	}
 	struct row *w = &r->rows[row];
 	if (w->t_start < 0)
-		w->t_start = now_s(r);
+		w->t_start = build_now(r);
 	if (w->state == ROW_WAITING || w->state == ROW_BLOCKED)
 		w->state = ROW_RUNNING;
 	w->running++;
 	w->step = arena_strdup(&r->c->arena, step);
-	plain_line(r, row, "started", step);
+	build_plain_line(r, row, "started", step);
 }
 
 static void on_finish(struct run *r, const char *desc)
@@ -631,18 +290,18 @@ static void on_finish(struct run *r, const char *desc)
 		if (row != SIZE_MAX) {
 			struct row *w = &r->rows[row];
 			if (w->t_start < 0)
-				w->t_start = now_s(r);
+				w->t_start = build_now(r);
 			if (w->state == ROW_WAITING)
 				w->state = ROW_RUNNING;
 			w->running++;
 			w->step = arena_strdup(&r->c->arena, step);
 		}
-		t0 = now_s(r);
+		t0 = build_now(r);
 	}
 	r->fin_pending = true;
 	r->fin_row = row;
 	r->fin_step = arena_strdup(&r->c->arena, step);
-	r->fin_secs = now_s(r) - t0;
+	r->fin_secs = build_now(r) - t0;
 	r->fin_failed = false;
 }
 
@@ -703,7 +362,7 @@ static void on_record(struct run *r, char *rec)
 		}
 		if (!strncmp(rec, "ninja: Entering directory", 25))
 			return;
-		emit_text(r, arena_printf(&r->c->arena, "%s\n", rec));
+		build_emit(r, arena_printf(&r->c->arena, "%s\n", rec));
 		return;
 	}
 	if (*rec == '\0' && r->block.len == 0)
@@ -841,7 +500,7 @@ static void finish_rows(struct run *r, const char *ninja, int status)
 	for (size_t i = 0; i < r->n_rows; i++) {
 		struct row *w = &r->rows[i];
 		if (w->state == ROW_OK || w->state == ROW_FAILED) {
-			gha_group(r, i);
+			build_gha_group(r, i);
 			continue;
 		}
 		if (status == 0) {
@@ -850,59 +509,11 @@ static void finish_rows(struct run *r, const char *ninja, int status)
 			row_done(r, i, ROW_OK, "up to date");
 		} else if (w->state != ROW_BLOCKED) {
 			w->state = ROW_NOT_BUILT;
-			w->t_end = now_s(r);
-			plain_line(r, i, "not built:", "ninja stopped first");
+			w->t_end = build_now(r);
+			build_plain_line(r, i, "not built:", "ninja stopped first");
 		}
-		gha_group(r, i);
+		build_gha_group(r, i);
 	}
-}
-
-/* GitHub Actions: the table of rows as Markdown in $GITHUB_STEP_SUMMARY. */
-static void gha_summary(struct run *r)
-{
-	const char *path = getenv("GITHUB_STEP_SUMMARY");
-	if (!path || !*path)
-		return;
-	struct arena *a = &r->c->arena;
-	FILE *f = fopen(path, "a");
-	if (!f)
-		return;
-	fprintf(f, "### cuwheel build\n\n| cell | result | wheel | size | time |\n"
-	           "|---|---|---|---|---|\n");
-	for (size_t i = 0; i < r->n_rows; i++) {
-		const struct row *w = &r->rows[i];
-		const char *wheel = "", *size = "";
-		struct source s;
-		struct diag quiet = {0};
-		if (w->final && w->state == ROW_OK &&
-		    os_read_file(a, &quiet, os_join(a, r->g->build_dir, w->final), &s)) {
-			char *path_w = arena_strndup(a, s.text, strcspn(s.text, "\n"));
-			struct stat st;
-			wheel = strrchr(path_w, '/') ? strrchr(path_w, '/') + 1 : path_w;
-			if (stat(path_w, &st) == 0)
-				size =
-				    st.st_size >= 1 << 20
-				        ? arena_printf(a, "%.1f MB", (double)st.st_size / (1 << 20))
-				        : arena_printf(a, "%.1f kB", (double)st.st_size / 1024);
-		}
-		double el = w->t_start < 0 ? 0 : w->t_end - w->t_start;
-		fprintf(f, "| `%s` | %s | %s%s%s | %s | %s |\n", w->name,
-		        w->state == ROW_OK       ? "ok"
-		        : w->state == ROW_FAILED ? "**FAILED**"
-		                                 : state_word(w),
-		        *wheel ? "`" : "", wheel, *wheel ? "`" : "", size, fmt_secs(a, el));
-	}
-	fputc('\n', f);
-	fclose(f);
-}
-
-static bool want_tty(enum build_progress mode)
-{
-	if (mode != BUILD_PROGRESS_AUTO)
-		return mode == BUILD_PROGRESS_TTY;
-	const char *no_color = getenv("NO_COLOR"), *ci = getenv("CI"), *term = getenv("TERM");
-	return isatty(STDOUT_FILENO) && !(no_color && *no_color) && !(ci && *ci) &&
-	       !(term && !strcmp(term, "dumb"));
 }
 
 static int jobs_of(const char *const *argv)
@@ -921,32 +532,21 @@ bool build_run_ninja_mode(struct cli *c, const struct plan *p, const struct buil
 	struct run r = {.c = c, .p = p, .g = g, .fin_row = SIZE_MAX};
 	const char *gha = getenv("GITHUB_ACTIONS");
 	r.gha = gha && !strcmp(gha, "true");
-	r.tty = !r.gha && want_tty(mode);
+	r.tty = !r.gha && build_want_tty(mode);
 	r.jobs = jobs_of(argv);
-	const char *ws = getenv("GITHUB_WORKSPACE");
-	r.repo_root = ws && *ws ? os_realpath(&c->arena, ws) : NULL;
-	if (!r.repo_root)
-		r.repo_root = os_realpath(&c->arena, p->cfg->project_dir);
-	if (!r.repo_root)
-		r.repo_root = p->cfg->project_dir;
-	/* gcc/clang "file:line:col: error: msg"; nvcc "file(line): error: msg". */
-	regcomp(&r.re_gcc, "^(.+):([0-9]+):([0-9]+): (fatal error|error): (.*)$", REG_EXTENDED);
-	regcomp(&r.re_nvcc, "^(.+)\\(([0-9]+)\\): (error.*)$", REG_EXTENDED);
-	regcomp(&r.re_audit, "^cuwheel: .*: error: ", REG_EXTENDED);
+	build_gha_init(&r);
 	clock_gettime(CLOCK_MONOTONIC, &r.t0);
-	rows_init(&r);
+	rows_init(&r, argv);
 	load_expected(&r);
 
 	int fd[2];
 	pid_t pid;
 	if (!spawn_ninja(&r, argv, env, fd, &pid)) {
-		regfree(&r.re_gcc);
-		regfree(&r.re_nvcc);
-		regfree(&r.re_audit);
+		build_gha_free(&r);
 		return false;
 	}
 	if (r.tty)
-		tty_draw(&r);
+		build_tty_draw(&r);
 	bool exited = false;
 	int ws_status = 0;
 	char buf[8192];
@@ -967,8 +567,8 @@ bool build_run_ninja_mode(struct cli *c, const struct plan *p, const struct buil
 		}
 		if (!exited && waitpid(pid, &ws_status, WNOHANG) == pid)
 			exited = true;
-		if (r.tty && now_s(&r) - r.last_draw >= 0.25)
-			tty_draw(&r);
+		if (r.tty && build_now(&r) - r.last_draw >= 0.25)
+			build_tty_draw(&r);
 	}
 	close(fd[0]);
 	if (fd[1] >= 0)
@@ -981,22 +581,20 @@ bool build_run_ninja_mode(struct cli *c, const struct plan *p, const struct buil
 	*status = WIFEXITED(ws_status) ? WEXITSTATUS(ws_status) : 128 + WTERMSIG(ws_status);
 	finish_rows(&r, argv[0], *status);
 	if (r.tty) {
-		tty_draw(&r);
+		build_tty_draw(&r);
 	} else if (r.no_work) {
 		printf("ninja: no work to do\n");
 	}
 	fflush(stdout);
 	if (r.gha)
-		gha_summary(&r);
+		build_gha_summary(&r);
 	for (size_t i = 0; i < r.n_rows; i++) {
 		sb_release(&r.rows[i].log);
 		sb_release(&r.rows[i].notes);
 	}
 	sb_release(&r.pending);
 	sb_release(&r.block);
-	regfree(&r.re_gcc);
-	regfree(&r.re_nvcc);
-	regfree(&r.re_audit);
+	build_gha_free(&r);
 	return true;
 }
 
