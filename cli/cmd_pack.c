@@ -34,6 +34,7 @@ const char cmd_pack_help[] =
     "  --compression N        0 = stored, 1..9 = deflate level (default: the project's, 6)\n"
     "  --purelib              Root-Is-Purelib: true (a pure-Python wheel)\n"
     "  -j, --jobs N           deflate threads (default: one per CPU)\n"
+    "  -q, --quiet            do not print the path of the wheel written\n"
     "  --requires REQ         one more Requires-Dist (PEP 508), after the project's\n"
     "                         dependencies; repeatable (a torch cell: \"torch>=2.11,<2.12\")\n"
     "\n"
@@ -66,6 +67,7 @@ int cmd_pack(struct cli *c, int argc, char **argv)
 	    {"purelib", no_argument, NULL, 'p'},
 	    {"jobs", required_argument, NULL, 'j'},
 	    {"requires", required_argument, NULL, 'r'},
+	    {"quiet", no_argument, NULL, 'q'},
 	    {NULL, 0, NULL, 0},
 	};
 	struct pack_opts po = {0};
@@ -75,8 +77,12 @@ int cmd_pack(struct cli *c, int argc, char **argv)
 	optind = 0;
 	opterr = 0;
 	int ch;
-	while ((ch = getopt_long(argc, argv, "o:j:", opts, NULL)) != -1) {
+	bool quiet = false;
+	while ((ch = getopt_long(argc, argv, "o:j:q", opts, NULL)) != -1) {
 		switch (ch) {
+		case 'q':
+			quiet = true;
+			break;
 		case 't':
 			tag = optarg;
 			break;
@@ -155,6 +161,7 @@ int cmd_pack(struct cli *c, int argc, char **argv)
 	char *path;
 	if (!wheel_pack(&c->arena, &c->diag, &po, &path))
 		return CLI_FAIL;
-	printf("%s\n", path);
+	if (!quiet)
+		printf("%s\n", path);
 	return CLI_OK;
 }

@@ -565,7 +565,7 @@ static void emit_cell(struct gen *g, const struct cell *c, const struct archive_
 		sb_puts(sb, " --requires ");
 		ninja_arg(sb, torchflags_requirement(g->a, c->torch));
 	}
-	sb_printf(sb, " --compression %d -o ", cfg->compression);
+	sb_printf(sb, " --quiet --compression %d -o ", cfg->compression);
 	ninja_arg(sb, os_join(g->a, g->plan->cfg->build_dir, cp->dir));
 	sb_printf(sb, "\n  desc = %s: pack %s\n", c->id, c->wheel);
 
