@@ -554,6 +554,14 @@ bool config_load(struct arena *a, struct diag *d, const char *project_dir, const
 		diag_msg(d, DIAG_HINT, "run cuwheel in the project, or pass -C DIR");
 		return false;
 	}
+	if (config_is_special_file(cfg->pyproject)) {
+		diag_path(d, DIAG_ERROR,
+		          strcmp(project_dir, ".") ? os_join(a, project_dir, "pyproject.toml")
+		                                   : "pyproject.toml",
+		          "not a regular file (a directory, FIFO or device cannot be read as the "
+		          "manifest)");
+		return false;
+	}
 	if (!os_read_file(a, d, cfg->pyproject, &cfg->src))
 		return false;
 	/* Show paths relative to where the user is when the project is the current directory. */

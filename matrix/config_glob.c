@@ -8,6 +8,12 @@
 #include "base/os.h"
 #include "matrix/config_internal.h"
 
+bool config_is_special_file(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+}
+
 bool config_path_inside(const char *rel)
 {
 	if (!rel[0] || rel[0] == '/' || rel[0] == '\\')
@@ -35,7 +41,7 @@ static int cmp_str(const void *x, const void *y)
 
 /* Matches the segments seg[i..] below dir (rel is dir relative to the project). */
 static void glob_walk(struct arena *a, const char *dir, const char *rel, char **seg, size_t nseg,
-		      size_t i, struct strv *out, int depth)
+                      size_t i, struct strv *out, int depth)
 {
 	if (depth > 64)
 		return;
@@ -56,7 +62,8 @@ static void glob_walk(struct arena *a, const char *dir, const char *rel, char **
 			char *sub = os_join(a, dir, names.v[k]);
 			if (!os_is_dir(sub))
 				continue;
-			char *srel = rel[0] ? os_join(a, rel, names.v[k]) : arena_strdup(a, names.v[k]);
+			char *srel =
+			    rel[0] ? os_join(a, rel, names.v[k]) : arena_strdup(a, names.v[k]);
 			glob_walk(a, sub, srel, seg, nseg, i, out, depth + 1);
 		}
 		return;
@@ -81,7 +88,7 @@ static void glob_walk(struct arena *a, const char *dir, const char *rel, char **
 }
 
 bool config_glob(struct cfg_reader *r, struct config *cfg, const struct toml_value *at,
-		 const char *pattern, struct strv *out)
+                 const char *pattern, struct strv *out)
 {
 	if (!config_path_inside(pattern) || strstr(pattern, "..")) {
 		cfg_error(r, at, "'%s' reaches outside the project directory", pattern);

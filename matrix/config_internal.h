@@ -18,11 +18,14 @@ bool config_apply_env(struct cfg_reader *r, struct config *cfg, const char *cons
 bool config_check(struct cfg_reader *r, struct config *cfg);
 /* True when a project-relative path stays inside the project (no absolute, no '..' escape). */
 bool config_path_inside(const char *rel);
+/* True when path exists (symlinks followed) and is not a regular file: reading it could block
+ * forever (a FIFO) or never end (a character device), so it is refused before it is opened. */
+bool config_is_special_file(const char *path);
 /* True when s is a syntactically valid SPDX license expression. */
 bool config_spdx_valid(const char *s);
 /* Expands a project-relative glob (with ** for any depth) to sorted regular files; an error at
  * `at` when it escapes the project or matches nothing. */
 bool config_glob(struct cfg_reader *r, struct config *cfg, const struct toml_value *at,
-		 const char *pattern, struct strv *out);
+                 const char *pattern, struct strv *out);
 
 #endif

@@ -108,7 +108,13 @@ static const char *read_project_file(struct cfg_reader *r, struct config *cfg,
 	}
 	struct source s;
 	struct diag quiet = {0};
-	if (!os_read_file(r->a, &quiet, os_join(r->a, cfg->project_dir, rel), &s)) {
+	const char *path = os_join(r->a, cfg->project_dir, rel);
+	if (config_is_special_file(path)) {
+		cfg_error(r, v, "'%s' is not a regular file (relative to %s)", rel,
+		          cfg->project_dir);
+		return NULL;
+	}
+	if (!os_read_file(r->a, &quiet, path, &s)) {
 		cfg_error(r, v, "cannot read '%s' (relative to %s)", rel, cfg->project_dir);
 		return NULL;
 	}

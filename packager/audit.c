@@ -1,9 +1,11 @@
 /* audit.c: runs the audit of one wheel (zip bytes, names, RECORD, ELF, policy) and parses the
  * --require-arch list. */
 #include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "packager/audit_int.h"
 
@@ -61,6 +63,16 @@ bool audit_wheel(struct arena *a, struct diag *d, const char *wheel_path,
 	struct audit_ctx c = {.a = a, .opts = opts ? opts : &none, .r = out, .path = wheel_path};
 	const char *slash = strrchr(wheel_path, '/');
 	out->wheel = arena_strdup(a, slash ? slash + 1 : wheel_path);
+	/* Say why a path cannot be read at all (missing, a directory, a FIFO that would block)
+	 * rather than calling it a bad zip. */
+	struct stat st;
+	int st_rc = stat(wheel_path, &st);
+	if (st_rc != 0 || !S_ISREG(st.st_mode)) {
+		const char *why = st_rc != 0 ? strerror(errno) : "not a regular file";
+		diag_path(d, DIAG_ERROR, wheel_path, "cannot open: %s", why);
+		audit_add(&c, AUDIT_ERROR, "zip-open", NULL, NULL, "cannot open: %s", why);
+		return false;
+	}
 	if (!audit_zip_raw(&c)) {
 		diag_path(d, DIAG_ERROR, wheel_path, "cannot read it as a zip archive");
 		audit_add(&c, AUDIT_ERROR, "zip-open", NULL, NULL,

@@ -92,7 +92,10 @@ static int cmp_str(const void *x, const void *y)
 static bool check_cd(struct audit_ctx *c, int fd, uint64_t fsize, const unsigned char *cd,
                      uint64_t cd_size, uint64_t count)
 {
-	const char **names = arena_calloc(c->a, count ? count : 1, sizeof *names);
+	/* count comes from the end record: trust it no further than the entries cd_size can hold
+	 * (46 bytes each at least), or a lying zip64 count would ask for exabytes. */
+	uint64_t cap = count < cd_size / 46 + 1 ? count : cd_size / 46 + 1;
+	const char **names = arena_calloc(c->a, cap ? (size_t)cap : 1, sizeof *names);
 	uint64_t off = 0, seen = 0;
 	while (off + 46 <= cd_size && le(cd + off, 4) == SIG_CENTRAL) {
 		const unsigned char *h = cd + off;
@@ -151,7 +154,7 @@ static bool check_cd(struct audit_ctx *c, int fd, uint64_t fsize, const unsigned
 				audit_add(c, AUDIT_ERROR, "zip-local-header", name, NULL,
 				          "local and central headers disagree on the %s", what);
 		}
-		if (seen < count)
+		if (seen < cap)
 			names[seen] = name;
 		seen++;
 		off += 46 + nlen + elen + clen;
@@ -162,7 +165,7 @@ static bool check_cd(struct audit_ctx *c, int fd, uint64_t fsize, const unsigned
 		          "says %llu in %llu",
 		          (unsigned long long)seen, (unsigned long long)off,
 		          (unsigned long long)count, (unsigned long long)cd_size);
-	size_t n = (size_t)(seen < count ? seen : count);
+	size_t n = (size_t)(seen < cap ? seen : cap);
 	qsort(names, n, sizeof *names, cmp_str);
 	for (size_t i = 1; i < n; i++)
 		if (strcmp(names[i - 1], names[i]) == 0 &&
@@ -174,9 +177,10 @@ static bool check_cd(struct audit_ctx *c, int fd, uint64_t fsize, const unsigned
 
 bool audit_zip_raw(struct audit_ctx *c)
 {
-	int fd = open(c->path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO swapped in after audit_wheel's check must not block the open. */
+	int fd = open(c->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	struct stat st;
-	if (fd < 0 || fstat(fd, &st) != 0) {
+	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		if (fd >= 0)
 			close(fd);
 		return false;

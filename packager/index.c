@@ -158,7 +158,12 @@ static bool read_wheel(struct arena *a, struct diag *d, const char *path, const 
 		          wn.distribution, wn.version);
 		ok = false;
 	} else {
-		ok = zip_reader_read(a, d, &r, m, INDEX_METADATA_MAX, &meta, &mlen);
+		/* An index publishes the wheel: every member must decompress to what RECORD says,
+		 * or pip/uv would fetch a corrupt or tampered file that the index vouches for. */
+		size_t dl = strlen(m->name) - strlen("METADATA");
+		ok = zip_reader_read(a, d, &r, m, INDEX_METADATA_MAX, &meta, &mlen) &&
+		     wheel_verify_record(a, d, &r,
+		                         arena_printf(a, "%.*s%s", (int)dl, m->name, "RECORD"));
 	}
 	zip_reader_close(&r);
 	if (!ok)
@@ -480,7 +485,8 @@ bool index_write(struct arena *a, struct diag *d, const struct index_opts *o,
 		if (files[i].local && !strv_contains(&out->variants, files[i].local))
 			strv_push(a, &out->variants, files[i].local);
 	}
-	qsort(out->variants.v, out->variants.n, sizeof(char *), str_cmp);
+	if (out->variants.n) /* qsort(NULL, 0, ...) is undefined (UBSan: nonnull argument) */
+		qsort(out->variants.v, out->variants.n, sizeof(char *), str_cmp);
 	for (size_t v = 0; v < out->variants.n; v++) {
 		for (size_t i = 0; i < n; i++) {
 			if (!strcmp(files[i].project, out->variants.v[v])) {

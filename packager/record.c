@@ -177,6 +177,16 @@ bool record_parse(struct arena *a, struct diag *d, const char *where, const char
 			          row->hash);
 			return false;
 		}
+		/* A digest is base64 text: a quoted field could smuggle a comma or a line break
+		 * into it, which record_render would then write unquoted (found by fuzzing). */
+		if (row->hash && row->hash[7 + strspn(row->hash + 7, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		                                                     "abcdefghijklmnopqrstuvwxyz"
+		                                                     "0123456789-_=+/")] != '\0') {
+			diag_path(d, DIAG_ERROR, where,
+			          "line %d: %s: the hash holds characters that are not base64",
+			          line, f[0]);
+			return false;
+		}
 	}
 	return true;
 }

@@ -10,9 +10,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <openssl/evp.h>
 #include <zip.h>
 
 #include "base/os.h"
+#include "packager/record.h"
 
 void extract_limits_default(struct extract_limits *l)
 {
@@ -91,12 +93,17 @@ static uint16_t zr_le16(const unsigned char *p)
 }
 
 /* Reads the general-purpose flags of each central-directory entry (in order) and whether the
- * archive has a comment. libzip validated the structure already; this only looks. */
-static void zr_scan_flags(const char *path, struct zip_reader *r)
+ * archive has a comment. Returns the index of the first member whose entry is wrong, with *why:
+ * a stored name longer than the C string libzip gave (a NUL inside hides the rest of the name
+ * from every check), or a local header that is missing or names another file (overlapping
+ * entries, the zip-bomb construction that reuses one compressed stream under many names);
+ * else SIZE_MAX. */
+static size_t zr_scan_flags(const char *path, struct zip_reader *r, const char **why)
 {
+	size_t bad_name = SIZE_MAX;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return;
+		return bad_name;
 	size_t tail = r->file_size < 65557 ? (size_t)r->file_size : 65557;
 	unsigned char *buf = malloc(tail ? tail : 1);
 	if (buf && pread(fd, buf, tail, (off_t)(r->file_size - tail)) == (ssize_t)tail) {
@@ -131,6 +138,29 @@ static void zr_scan_flags(const char *path, struct zip_reader *r)
 						break;
 					uint16_t fl = zr_le16(cd + o + 8);
 					r->members[k].flags = fl;
+					size_t nlen = zr_le16(cd + o + 28);
+					if (nlen != strlen(r->members[k].name) &&
+					    bad_name == SIZE_MAX) {
+						bad_name = k;
+						*why = "a NUL byte in the stored name";
+					}
+					uint32_t lho = zr_le32(cd + o + 42);
+					unsigned char lh[30];
+					char *lname = malloc(nlen ? nlen : 1);
+					if (bad_name == SIZE_MAX && lho != 0xffffffffu &&
+					    o + 46 + nlen <= cd_size &&
+					    (pread(fd, lh, 30, (off_t)lho) != 30 ||
+					     zr_le32(lh) != 0x04034b50 ||
+					     zr_le16(lh + 26) != nlen || !lname ||
+					     pread(fd, lname, nlen, (off_t)lho + 30) !=
+					         (ssize_t)nlen ||
+					     memcmp(lname, cd + o + 46, nlen) != 0)) {
+						bad_name = k;
+						*why =
+						    "its local header is missing or names another "
+						    "member (overlapping entries)";
+					}
+					free(lname);
 					if (fl & ZIP_MEMBER_DATA_DESCRIPTOR)
 						r->has_data_descriptors = true;
 					o += 46u + zr_le16(cd + o + 28) + zr_le16(cd + o + 30) +
@@ -143,6 +173,7 @@ static void zr_scan_flags(const char *path, struct zip_reader *r)
 	}
 	free(buf);
 	close(fd);
+	return bad_name;
 }
 
 static int zr_cmp(const void *x, const void *y)
@@ -182,7 +213,21 @@ bool zip_reader_open(struct arena *a, struct diag *d, const char *path,
 	}
 	r->file_size = (uint64_t)st.st_size;
 	int zerr = 0;
+	const char *cons_why = NULL;
 	r->za = zip_open(path, ZIP_RDONLY | ZIP_CHECKCONS, &zerr);
+	if (!r->za && (zerr == ZIP_ER_EXISTS || zerr == ZIP_ER_INCONS || zerr == ZIP_ER_NOZIP)) {
+		/* Open again without the consistency check, only to name the member at fault:
+		 * the checks below refuse the archive in any case. */
+		int zerr2 = 0;
+		r->za = zip_open(path, ZIP_RDONLY, &zerr2);
+		if (r->za)
+			cons_why = zerr == ZIP_ER_EXISTS ? "two members have the same name"
+			           : zerr == ZIP_ER_NOZIP
+			               ? "no central directory (truncated or not "
+			                 "a zip)"
+			               : "inconsistent headers (truncated or "
+			                 "tampered)";
+	}
 	if (!r->za) {
 		zip_error_t ze;
 		zip_error_init_with_code(&ze, zerr);
@@ -208,7 +253,11 @@ bool zip_reader_open(struct arena *a, struct diag *d, const char *path,
 	for (size_t i = 0; i < r->n_members; i++) {
 		struct zip_member *m = &r->members[i];
 		zip_stat_t zs;
-		if (zip_stat_index(r->za, i, 0, &zs) != 0 || !(zs.valid & ZIP_STAT_NAME)) {
+		/* ZIP_FL_ENC_RAW: the bytes as stored. Without it libzip reads a name lacking the
+		 * UTF-8 flag as CP437 and converts it, which turns control characters and invalid
+		 * UTF-8 into harmless-looking text that then passes the checks below. */
+		if (zip_stat_index(r->za, i, ZIP_FL_ENC_RAW, &zs) != 0 ||
+		    !(zs.valid & ZIP_STAT_NAME)) {
 			diag_path(d, DIAG_ERROR, path, "member %zu: cannot read its header: %s", i,
 			          zip_strerror(r->za));
 			goto fail;
@@ -320,7 +369,18 @@ bool zip_reader_open(struct arena *a, struct diag *d, const char *path,
 			goto fail;
 		}
 	}
-	zr_scan_flags(path, r);
+	const char *bad_why = NULL;
+	size_t bad = zr_scan_flags(path, r, &bad_why);
+	if (bad != SIZE_MAX) {
+		diag_path(d, DIAG_ERROR, path, "member '%s': %s", r->members[bad].name, bad_why);
+		goto fail;
+	}
+	if (cons_why) {
+		/* libzip's consistency check failed, yet no member-level check above could say
+		 * which member: report what libzip saw. */
+		diag_path(d, DIAG_ERROR, path, "not a valid zip archive: %s", cons_why);
+		goto fail;
+	}
 	return true;
 fail:
 	zip_reader_close(r);
@@ -550,4 +610,70 @@ bool wheel_extract(struct arena *a, struct diag *d, const char *zip_path, const 
 	close(root);
 	zip_reader_close(&r);
 	return ok;
+}
+
+/* Feeds a chunk to the sha256 context. */
+static bool zr_hash_cb(void *user, const void *buf, size_t n)
+{
+	return EVP_DigestUpdate(user, buf, n) == 1;
+}
+
+bool wheel_verify_record(struct arena *a, struct diag *d, struct zip_reader *r,
+                         const char *record_name)
+{
+	const struct zip_member *rec = zip_reader_find(r, record_name);
+	if (!rec) {
+		diag_path(d, DIAG_ERROR, r->path, "no %s in the wheel", record_name);
+		return false;
+	}
+	char *text;
+	size_t len;
+	struct record rows = {0};
+	if (!zip_reader_read(a, d, r, rec, 64u << 20, &text, &len) ||
+	    !record_parse(a, d, arena_printf(a, "%s: %s", r->path, record_name), text, len, &rows))
+		return false;
+	for (size_t i = 0; i < rows.n; i++) {
+		if (!zip_reader_find(r, rows.v[i].path)) {
+			diag_path(d, DIAG_ERROR, r->path,
+			          "RECORD lists '%s', which is not in the wheel", rows.v[i].path);
+			return false;
+		}
+	}
+	for (size_t i = 0; i < r->n_members; i++) {
+		const struct zip_member *m = &r->members[i];
+		if (m->is_dir || m == rec)
+			continue;
+		const struct record_row *row = record_find(&rows, m->name);
+		if (!row || !row->hash || strncmp(row->hash, "sha256=", 7) != 0) {
+			diag_path(d, DIAG_ERROR, r->path,
+			          "member '%s' is not listed in RECORD with a sha256 hash",
+			          m->name);
+			return false;
+		}
+		EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+		if (!ctx || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
+			EVP_MD_CTX_free(ctx);
+			diag_path(d, DIAG_ERROR, r->path, "cannot start sha256");
+			return false;
+		}
+		unsigned char md[32];
+		unsigned mdlen = 0;
+		bool ok = zip_reader_stream(d, r, m, zr_hash_cb, ctx) &&
+		          EVP_DigestFinal_ex(ctx, md, &mdlen) == 1;
+		EVP_MD_CTX_free(ctx);
+		if (!ok)
+			return false;
+		const char *got = record_hash_str(a, md);
+		if (strcmp(got, row->hash) != 0 || (row->has_size && row->size != m->size)) {
+			diag_path(d, DIAG_ERROR, r->path,
+			          "member '%s' does not match RECORD (hash %s, %llu bytes; RECORD "
+			          "says %s, %s bytes)",
+			          m->name, got, (unsigned long long)m->size, row->hash,
+			          row->has_size
+			              ? arena_printf(a, "%llu", (unsigned long long)row->size)
+			              : "no size");
+			return false;
+		}
+	}
+	return true;
 }

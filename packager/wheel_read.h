@@ -70,6 +70,12 @@ bool zip_reader_read(struct arena *a, struct diag *d, struct zip_reader *r,
  * returns false to stop (then this returns false without a diagnostic of its own). */
 bool zip_reader_stream(struct diag *d, struct zip_reader *r, const struct zip_member *m,
                        bool (*fn)(void *user, const void *buf, size_t n), void *user);
+/* Checks a wheel's RECORD (the member record_name) against the archive: it parses, every
+ * member but RECORD itself and directories is listed with a sha256 hash, every row names a
+ * member, and every member decompresses (CRC and size checked) to the listed hash and size.
+ * False + diagnostic naming the archive and the member. */
+bool wheel_verify_record(struct arena *a, struct diag *d, struct zip_reader *r,
+                         const char *record_name);
 /* Closes the archive (safe on a zeroed or already closed reader). */
 void zip_reader_close(struct zip_reader *r);
 /* Extracts every member of zip_path under dest_dir (created if needed), never outside it: the

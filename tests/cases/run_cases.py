@@ -13,6 +13,11 @@ A case is a directory:
                   CUWHEEL_* variable is removed first, so a case sees only its own)
   args            optional cuwheel arguments, shell-quoted, on one line (default: plan)
   remove          optional fixture paths to delete before running
+  generate.py     optional: run with python3 in the project directory after the copy, to make
+                  inputs too big or too odd to commit (a 50 MB manifest, invalid UTF-8 bytes,
+                  symlinks, a fake compiler); it is not copied into the project
+
+In args and env values, {proj} is replaced by the project directory's absolute path.
 
 cuwheel comes from $CUWHEEL (CTest sets it); the cwd must be the repository root. Prints
 "N cases passed" and exits 0, or lists every failing case and exits 1.
@@ -71,7 +76,7 @@ def run_case(cuwheel, area_dir, case_dir, tmp_root):
         p = os.path.join(proj, r)
         shutil.rmtree(p) if os.path.isdir(p) else os.remove(p)
     for entry in os.listdir(case_dir):
-        if entry in ("expect", "env", "args", "remove"):
+        if entry in ("expect", "env", "args", "remove", "generate.py"):
             continue
         src = os.path.join(case_dir, entry)
         dst = os.path.join(proj, entry)
@@ -79,14 +84,22 @@ def run_case(cuwheel, area_dir, case_dir, tmp_root):
             shutil.copytree(src, dst, dirs_exist_ok=True)
         else:
             shutil.copy(src, dst)
+    gen = os.path.join(case_dir, "generate.py")
+    if os.path.exists(gen):
+        subprocess.run([sys.executable, gen], cwd=proj, check=True, timeout=120)
+    args = [a.replace("{proj}", proj) for a in args]
+    env_add = {k: v.replace("{proj}", proj) for k, v in env_add.items()}
     env = {k: v for k, v in os.environ.items() if not k.startswith("CUWHEEL_")}
     env["NO_COLOR"] = "1"
     # Probes are cached per project build dir; keep provisioned toolkits out of the way.
     env["CUWHEEL_CACHE_DIR"] = os.path.join(tmp_root, "cache")
     env.update(env_add)
     p = subprocess.run([cuwheel] + args, cwd=proj, env=env, capture_output=True, text=True,
-                       timeout=300)
+                       errors="replace", timeout=300)
     problems = []
+    for bad in ("AddressSanitizer", "LeakSanitizer", "runtime error:"):
+        if bad in p.stderr:
+            problems.append(f"sanitizer report ({bad})")
     if p.returncode != code:
         problems.append(f"exit code {p.returncode}, expected {code}")
     for w in want:
@@ -123,6 +136,8 @@ def main():
     with tempfile.TemporaryDirectory(prefix="cuwheel-cases-") as tmp:
         for area_dir, case_dir in cases:
             name, problems, p = run_case(cuwheel, area_dir, case_dir, tmp)
+            # A 50 MB case must not pile up: each project is dropped once checked.
+            shutil.rmtree(os.path.join(tmp, name.replace(os.sep, "_")), ignore_errors=True)
             if problems:
                 failed += 1
                 print(f"FAIL {name}: " + "; ".join(problems))
