@@ -50,10 +50,10 @@ pass "no-op rebuild runs nothing"
 # Touch one kernel: that file recompiles once, and every cell relinks.
 sleep 1; touch kernels/interpolate.cu
 "$CUWHEEL" build --no-test > "$TMP/build3.log" 2>&1 || { cat "$TMP/build3.log"; fail "rebuild after touch"; }
-cu=$(grep -c 'nvcc .*interpolate.cu' "$TMP/build3.log" || true)
-other_cu=$(grep -E 'nvcc ' "$TMP/build3.log" | grep -vc interpolate.cu || true)
+cu=$(grep -c '] nvcc .*interpolate.cu' "$TMP/build3.log" || true)
+other_cu=$(grep -E '] nvcc ' "$TMP/build3.log" | grep -vc interpolate.cu || true)
 links=$(grep -c '] link ' "$TMP/build3.log" || true)
-bind=$(grep -c 'cc .*bindings/tinyraster.c' "$TMP/build3.log" || true)
+bind=$(grep -c '] cc .*bindings/tinyraster.c' "$TMP/build3.log" || true)
 [ "$cu" = 1 ] && [ "$other_cu" = 0 ] || fail "touching interpolate.cu ran nvcc $cu (+$other_cu other) times"
 [ "$links" = 5 ] || fail "expected 5 relinks, got $links"
 [ "$bind" = 0 ] || fail "binding recompiled $bind times after a kernel edit"
@@ -62,7 +62,7 @@ pass "touching one .cu: 1 nvcc, 5 links, 0 binding compiles"
 # Edit the binding stub: four per-Python objects and the abi3 one, no kernel.
 sleep 1; printf '\n/* edited by the incremental test */\n' >> bindings/tinyraster.c
 "$CUWHEEL" build --no-test > "$TMP/build4.log" 2>&1 || { cat "$TMP/build4.log"; fail "rebuild after edit"; }
-bind=$(grep -c 'cc .*bindings/tinyraster.c' "$TMP/build4.log" || true)
+bind=$(grep -c '] cc .*bindings/tinyraster.c' "$TMP/build4.log" || true)
 nv=$(grep -c '] nvcc ' "$TMP/build4.log" || true)
 [ "$bind" = 5 ] || fail "expected 5 binding compiles (4 Pythons + abi3), got $bind"
 [ "$nv" = 0 ] || fail "a binding edit ran nvcc $nv times"
