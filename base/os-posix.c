@@ -42,11 +42,19 @@ bool os_read_fd(struct arena *a, struct diag *d, int fd, const char *name, struc
 
 bool os_read_file(struct arena *a, struct diag *d, const char *path, struct source *src)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK so that opening a FIFO cannot hang; only regular files are read. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		diag_errno(d, path, "cannot open");
 		return false;
 	}
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		diag_path(d, DIAG_ERROR, path, "not a regular file");
+		close(fd);
+		return false;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	bool ok = os_read_fd(a, d, fd, path, src);
 	close(fd);
 	return ok;

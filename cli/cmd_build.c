@@ -58,11 +58,13 @@ const char cmd_build_help[] =
     "\n"
     "Exit status: 0 all built, 1 a cell failed, 2 usage, 3 nothing selected or buildable.\n";
 
-/* The build dir lock: held for the whole build; the kernel drops it if we crash. */
+/* The build dir lock: held for the whole build, and inherited (no O_CLOEXEC) by ninja and the
+ * steps it runs, so a cuwheel killed with SIGKILL keeps the build dir locked until the orphaned
+ * ninja is done too; the kernel drops it when the last holder exits. */
 static int build_lock(struct cli *c, const char *build_dir)
 {
 	char *path = os_join(&c->arena, build_dir, ".cuwheel.lock");
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	int fd = open(path, O_RDWR | O_CREAT, 0644);
 	if (fd < 0) {
 		diag_errno(&c->diag, path, "cannot open the build lock");
 		return -1;
@@ -95,6 +97,28 @@ static bool write_if_changed(struct cli *c, const char *path, const char *text)
 	    memcmp(old.text, text, old.len) == 0)
 		return true;
 	return os_write_atomic(&c->diag, path, text, strlen(text), 0644);
+}
+
+/* A cell's `final` stamp names the wheel it placed in dist/. When that wheel is gone (deleted by
+ * hand, dist/ cleaned), the stamps are forgotten so ninja audits and places it again. */
+static void forget_missing_wheels(struct cli *c, const struct build_graph *g, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct cell_paths *cp = &g->cells[i];
+		if (!cp->dir)
+			continue;
+		char *final = os_join(&c->arena, g->build_dir, cp->final);
+		struct source s;
+		struct diag quiet = {0};
+		if (!os_read_file(&c->arena, &quiet, final, &s))
+			continue;
+		char *wheel = arena_strndup(&c->arena, s.text, strcspn(s.text, "\n"));
+		if (os_exists(wheel))
+			continue;
+		unlink(final);
+		if (cp->tested)
+			unlink(os_join(&c->arena, g->build_dir, cp->tested));
+	}
 }
 
 struct cell_result {
@@ -242,8 +266,10 @@ int cmd_build(struct cli *c, int argc, char **argv)
 	optind = 0;
 	opterr = 0;
 	int ch;
-	while ((ch = getopt_long(argc, argv, "+j:kn", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "+:j:kn", opts, NULL)) != -1) {
 		switch (ch) {
+		case ':':
+			return cli_usage(c, "build", "option '%s' needs a value", argv[optind - 1]);
 		case 'j':
 			if (!cli_parse_int(c, "build", "-j", optarg, &jobs))
 				return CLI_USAGE;
@@ -355,6 +381,8 @@ int cmd_build(struct cli *c, int argc, char **argv)
 		close(lock);
 		return CLI_FAIL;
 	}
+	if (!dry_run && !export_dir)
+		forget_missing_wheels(c, &g, p->n_cells);
 	printf("cuwheel: %s -> %s\n", g.summary, g.ninja_file);
 	fflush(stdout);
 

@@ -39,8 +39,10 @@ int cmd_plan(struct cli *c, int argc, char **argv)
 	optind = 0;
 	opterr = 0;
 	int ch;
-	while ((ch = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "+:", opts, NULL)) != -1) {
 		switch (ch) {
+		case ':':
+			return cli_usage(c, "plan", "option '%s' needs a value", argv[optind - 1]);
 		case 'j':
 			json = true;
 			break;

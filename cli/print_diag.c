@@ -36,6 +36,60 @@ static const char *level_color(enum diag_level l)
 	return "";
 }
 
+/* Length of the valid UTF-8 sequence at p (at most n bytes), or 0 when it is not one. */
+static size_t utf8_len(const unsigned char *p, size_t n)
+{
+	size_t len = p[0] < 0x80 ? 1 : (p[0] & 0xE0) == 0xC0 ? 2 : (p[0] & 0xF0) == 0xE0 ? 3
+	             : (p[0] & 0xF8) == 0xF0 ? 4 : 0;
+	if (len == 0 || len > n || (len == 2 && p[0] < 0xC2))
+		return 0;
+	for (size_t i = 1; i < len; i++)
+		if ((p[i] & 0xC0) != 0x80)
+			return 0;
+	return len;
+}
+
+enum { SHOW_WIDTH = 160 };
+
+/* Prints the source line and a caret under the column. A long line is shown as a window of
+ * SHOW_WIDTH characters around the column; control bytes and invalid UTF-8 print as '?'. */
+static void print_source_line(const struct source *src, int lineno, int col, const char *on,
+                              const char *off)
+{
+	size_t len;
+	const unsigned char *line = (const unsigned char *)source_line(src, lineno, &len);
+	/* Characters (not bytes) before the window's start. */
+	size_t first = col > SHOW_WIDTH / 2 ? (size_t)col - SHOW_WIDTH / 2 : 1;
+	size_t ch = 1, i = 0;
+	while (i < len && ch < first) {
+		size_t n = utf8_len(line + i, len - i);
+		i += n ? n : 1;
+		ch++;
+	}
+	fprintf(stderr, "%5d | %s", lineno, i > 0 ? "..." : "");
+	/* The caret line repeats each tab, so it lines up whatever the terminal's tab width. */
+	char fill[SHOW_WIDTH + 4];
+	size_t caret = 0, shown = 0;
+	if (i > 0)
+		for (; caret < 3; caret++)
+			fill[caret] = ' ';
+	for (; i < len && shown < SHOW_WIDTH; shown++, ch++) {
+		size_t n = utf8_len(line + i, len - i);
+		if (n == 0 || (n == 1 && line[i] < 0x20 && line[i] != '\t') || line[i] == 0x7F) {
+			fputc('?', stderr);
+			i += n ? n : 1;
+		} else {
+			fwrite(line + i, 1, n, stderr);
+			i += n;
+		}
+		if (ch < (size_t)col)
+			fill[caret++] = line[i - (n ? n : 1)] == '\t' ? '\t' : ' ';
+	}
+	fprintf(stderr, "%s\n      | ", i < len ? "..." : "");
+	fwrite(fill, 1, caret, stderr);
+	fprintf(stderr, "%s^%s\n", on, off);
+}
+
 void cli_print_diag(void *user, const struct diag_msg *m)
 {
 	struct cli *c = user;
@@ -51,23 +105,8 @@ void cli_print_diag(void *user, const struct diag_msg *m)
 	else if (m->path)
 		fprintf(stderr, "%s: ", m->path);
 	fprintf(stderr, "%s%s%s: %s\n", on, level_name(m->level), off, m->text);
-	if (m->src && m->line > 0) {
-		size_t len;
-		const char *line = source_line(m->src, m->line, &len);
-		if (len > 200)
-			len = 200;
-		fprintf(stderr, "%5d | %.*s\n      | ", m->line, (int)len, line);
-		/* Put the caret under the column, expanding tabs as the line above does. */
-		int col = 1;
-		for (size_t i = 0; i < len && col < m->col; i++) {
-			unsigned char ch = (unsigned char)line[i];
-			if ((ch & 0xC0) == 0x80)
-				continue;
-			fputc(ch == '\t' ? '\t' : ' ', stderr);
-			col++;
-		}
-		fprintf(stderr, "%s^%s\n", on, off);
-	}
+	if (m->src && m->line > 0)
+		print_source_line(m->src, m->line, m->col, on, off);
 }
 
 int cli_usage(struct cli *c, const char *cmd, const char *fmt, ...)
