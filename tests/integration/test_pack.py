@@ -344,12 +344,26 @@ def test_atomic(tmp, proj):
     dur = time.time() - t0
     for i, sig in enumerate((signal.SIGTERM, signal.SIGINT, signal.SIGTERM, signal.SIGKILL,
                              signal.SIGKILL)):
-        p = subprocess.Popen([CUWHEEL, "-C", proj, "pack", st, "--tag", tag, "--local", "cu130",
-                              "-o", out, "-j", "1"], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE)
-        time.sleep(dur * (0.2 + 0.15 * i))
-        p.send_signal(sig)
-        p.wait()
+        # Signal once the temp file exists (the write is under way), at a varying point of it.
+        # A pack that still wins the race must have written the complete, identical wheel; the
+        # trial is then repeated with an earlier signal.
+        for attempt in range(4):
+            before = set(os.listdir(out))
+            p = subprocess.Popen([CUWHEEL, "-C", proj, "pack", st, "--tag", tag, "--local",
+                                  "cu130", "-o", out, "-j", "1"], stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE)
+            deadline = time.time() + 10 * dur + 10
+            while p.poll() is None and time.time() < deadline:
+                if any(n.startswith(".") and n not in before for n in os.listdir(out)):
+                    break
+                time.sleep(0.005)
+            time.sleep(dur * (0.05 + 0.1 * i) / (attempt + 1))
+            p.send_signal(sig)
+            p.wait()
+            if p.returncode != 0:
+                break
+            check("a pack that beat signal %d wrote the identical wheel" % i,
+                  hashlib.sha256(open(whl, "rb").read()).hexdigest() == digest)
         check("killed mid-write %d" % i, p.returncode != 0, "exit %s" % p.returncode)
         left = sorted(os.listdir(out))
         check("existing wheel untouched %d" % i,
