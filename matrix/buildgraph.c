@@ -281,6 +281,10 @@ static void emit_archive(struct gen *g, const struct toolkit_plan *tp, struct ar
 		threads = 1;
 	if (threads > (int)tp->n_archs)
 		threads = (int)tp->n_archs;
+	/* CUWHEEL_NVCC_THREADS overrides the choice (benchmarks sweep it; big machines raise it). */
+	const char *forced = getenv("CUWHEEL_NVCC_THREADS");
+	if (forced && atoi(forced) >= 1 && atoi(forced) <= 64)
+		threads = atoi(forced);
 
 	if (g->o->imported_archives) {
 		/* The archive is a source here: it was built by `--stage kernels` elsewhere. */
