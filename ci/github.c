@@ -315,7 +315,7 @@ static void header(struct emit *e, struct ci_github_stats *st)
 		sb_puts(
 		    sb,
 		    "# Windows jobs were emitted but never run by cuwheel's own tests: cuwheel\n"
-		    "# itself has no Windows port yet (see docs/ci.md).\n");
+		    "# itself has no Windows port yet (see the README, \"Past one machine\").\n");
 	sb_puts(sb, "name: wheels\n\non:\n  push:\n    tags:\n      - \"v*\"\n"
 	            "  pull_request:\n  workflow_dispatch:\n\n"
 	            "permissions:\n  contents: read\n\n"
