@@ -121,6 +121,7 @@ static const char *env_or(const char *name, const char *dflt)
 }
 
 struct gen {
+	bool failed; /* an error was reported while generating: no build.ninja */
 	struct arena *a;
 	struct diag *d;
 	const struct plan *plan;
@@ -240,6 +241,7 @@ static const struct interp *kernels_torch(struct gen *g, const struct toolkit_pl
 				  "at a time (--only '*-pt211-*') or keep torch headers out of the "
 				  "kernels",
 				  tp->cuda, py->torch.version, c->py->torch.version);
+			g->failed = true;
 			break;
 		}
 	}
@@ -265,8 +267,10 @@ static void emit_archive(struct gen *g, const struct toolkit_plan *tp, struct ar
 		    .module = g->cfg->n_extensions ? g->cfg->extensions[0].module : "kernels",
 		    .kind = EXT_TORCH};
 		const char *err = NULL;
-		if (!torchflags_for(g->a, &kx, tpy, tp->tk, &ktf, &err))
+		if (!torchflags_for(g->a, &kx, tpy, tp->tk, &ktf, &err)) {
 			diag_path(g->d, DIAG_ERROR, g->cfg->pyproject, "kernels: %s", err);
+			g->failed = true;
+		}
 	}
 	ap->key = archive_key(g->a, g->cfg, tp, g->cc, tpy ? &tpy->torch : NULL);
 	ap->dir = arena_printf(g->a, "kernels/cu%d%d-%s", tp->tk->major, tp->tk->minor, ap->key);
@@ -411,8 +415,10 @@ static void emit_cell(struct gen *g, const struct cell *c, const struct archive_
 		bool cxx_kind = x->kind == EXT_TORCH || x->kind == EXT_PYBIND11;
 		struct torch_flags tf = {0};
 		const char *tferr = NULL;
-		if (cxx_kind && !torchflags_for(g->a, x, c->py, tp->tk, &tf, &tferr))
+		if (cxx_kind && !torchflags_for(g->a, x, c->py, tp->tk, &tf, &tferr)) {
 			diag_path(g->d, DIAG_ERROR, cfg->pyproject, "%s: %s", c->id, tferr);
+			g->failed = true;
+		}
 		struct strv objs = {0};
 		for (size_t i = 0; i < x->files.n; i++) {
 			const char *src = x->files.v[i];
@@ -684,5 +690,5 @@ bool buildgraph_generate(struct arena *a, struct diag *d, const struct plan *pla
 	out->summary = arena_printf(a, "%zu kernel archive%s (%zu objects), %zu cell%s", n_archives,
 				    n_archives == 1 ? "" : "s", n_nvcc, n_cells,
 				    n_cells == 1 ? "" : "s");
-	return true;
+	return !g.failed;
 }
