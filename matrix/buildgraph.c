@@ -371,10 +371,7 @@ static void emit_archive(struct gen *g, const struct toolkit_plan *tp, struct ar
 		sb_puts(sb, "build ");
 		ninja_path(sb, dlink);
 		sb_puts(sb, ": link");
-		for (size_t i = 0; i < objs.n; i++) {
-			sb_putc(sb, ' ');
-			ninja_path(sb, objs.v[i]);
-		}
+		ninja_paths(sb, &objs);
 		sb_puts(sb, "\n  ld = ");
 		ninja_arg(sb, tp->tk->nvcc);
 		sb_puts(sb, " -dlink -Xcompiler=-fPIC");
@@ -388,10 +385,7 @@ static void emit_archive(struct gen *g, const struct toolkit_plan *tp, struct ar
 	sb_puts(sb, "build ");
 	ninja_path(sb, ap->archive);
 	sb_puts(sb, ": ar");
-	for (size_t i = 0; i < objs.n; i++) {
-		sb_putc(sb, ' ');
-		ninja_path(sb, objs.v[i]);
-	}
+	ninja_paths(sb, &objs);
 	sb_puts(sb, "\n\n");
 }
 
@@ -456,10 +450,7 @@ static void emit_cell(struct gen *g, const struct cell *c, const struct archive_
 		sb_puts(sb, "build ");
 		ninja_path(sb, mod);
 		sb_puts(sb, ": link");
-		for (size_t i = 0; i < objs.n; i++) {
-			sb_putc(sb, ' ');
-			ninja_path(sb, objs.v[i]);
-		}
+		ninja_paths(sb, &objs);
 		sb_puts(sb, " | ");
 		ninja_path(sb, ap->archive);
 		sb_puts(sb, "\n  ld = ");
@@ -494,10 +485,7 @@ static void emit_cell(struct gen *g, const struct cell *c, const struct archive_
 	sb_puts(sb, "build ");
 	ninja_path(sb, stamp);
 	sb_puts(sb, ": cuwheel");
-	for (size_t i = 0; i < modules.n; i++) {
-		sb_putc(sb, ' ');
-		ninja_path(sb, modules.v[i]);
-	}
+	ninja_paths(sb, &modules);
 	struct strv pkgfiles = {0};
 	for (size_t p = 0; p < cfg->packages.n; p++) {
 		struct strv files = {0};

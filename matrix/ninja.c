@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "base/arena.h"
+
 void ninja_path(struct strbuf *sb, const char *path)
 {
 	for (const char *p = path; *p; p++) {
@@ -47,6 +49,14 @@ void ninja_args(struct strbuf *sb, const char *const *argv)
 	for (size_t i = 0; argv && argv[i]; i++) {
 		sb_putc(sb, ' ');
 		ninja_arg(sb, argv[i]);
+	}
+}
+
+void ninja_paths(struct strbuf *sb, const struct strv *paths)
+{
+	for (size_t i = 0; i < paths->n; i++) {
+		sb_putc(sb, ' ');
+		ninja_path(sb, paths->v[i]);
 	}
 }
 

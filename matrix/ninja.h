@@ -13,6 +13,9 @@ void ninja_path(struct strbuf *sb, const char *path);
 void ninja_arg(struct strbuf *sb, const char *arg);
 /* Appends a space and each argument of a NULL-terminated list via ninja_arg. */
 void ninja_args(struct strbuf *sb, const char *const *argv);
+/* Appends a space and each path of a list via ninja_path (the inputs of a build line). */
+struct strv;
+void ninja_paths(struct strbuf *sb, const struct strv *paths);
 /* True when a path can be written to build.ninja at all (no newline or NUL). */
 bool ninja_path_ok(const char *path);
 

@@ -44,6 +44,20 @@ static void ninja_arg_quotes_for_the_shell_and_escapes_dollar(void **state)
 			    "'-gencode=arch=compute_90,code=[sm_90,compute_90]'");
 }
 
+static void ninja_paths_escapes_each_path_after_a_space(void **state)
+{
+	(void)state;
+	struct arena a = {0};
+	struct strv v = {0};
+	strv_push(&a, &v, "a b.o");
+	strv_push(&a, &v, "c:d.o");
+	struct strbuf sb = {0};
+	ninja_paths(&sb, &v);
+	assert_string_equal(sb_str(&sb), " a$ b.o c$:d.o");
+	sb_release(&sb);
+	arena_free(&a);
+}
+
 static void ninja_path_ok_rejects_newlines(void **state)
 {
 	(void)state;
@@ -106,6 +120,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(ninja_path_escapes_space_colon_dollar),
 	    cmocka_unit_test(ninja_arg_quotes_for_the_shell_and_escapes_dollar),
+	    cmocka_unit_test(ninja_paths_escapes_each_path_after_a_space),
 	    cmocka_unit_test(ninja_path_ok_rejects_newlines),
 	    cmocka_unit_test(path_relative_walks_up_and_down),
 	    cmocka_unit_test(limited_api_from_the_abi3_baseline),
