@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -196,6 +197,30 @@ bool os_write_atomic(struct diag *d, const char *path, const void *data, size_t 
 	}
 	arena_free(&a);
 	return ok;
+}
+
+int os_lock_open(struct diag *d, const char *path, bool inherit)
+{
+	int fd = open(path, O_RDWR | O_CREAT | (inherit ? 0 : O_CLOEXEC), 0644);
+	if (fd < 0)
+		diag_errno(d, path, "cannot open the lock file");
+	return fd;
+}
+
+bool os_lock_try(int fd)
+{
+	return flock(fd, LOCK_EX | LOCK_NB) == 0;
+}
+
+bool os_lock_wait(struct diag *d, int fd, const char *path)
+{
+	while (flock(fd, LOCK_EX) != 0) {
+		if (errno != EINTR) {
+			diag_errno(d, path, "cannot lock");
+			return false;
+		}
+	}
+	return true;
 }
 
 bool os_mkdir_p(struct diag *d, const char *path)

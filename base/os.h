@@ -40,6 +40,14 @@ bool os_list_dir(struct arena *a, const char *dir, struct strv *out);
 /* Searches PATH for an executable; returns its path or NULL. */
 char *os_which(struct arena *a, const char *name);
 
+/* Opens (creating) a lock file; inherit keeps it open across exec so child processes hold the
+ * lock too. Returns the fd, or -1 + diagnostic. */
+int os_lock_open(struct diag *d, const char *path, bool inherit);
+/* Takes an exclusive lock on fd without waiting; false when another process holds it. */
+bool os_lock_try(int fd);
+/* Waits for an exclusive lock on fd (retrying on EINTR); false + diagnostic naming path. */
+bool os_lock_wait(struct diag *d, int fd, const char *path);
+
 /* Temp files that must vanish on error or signal: register after creating, forget after the
  * final rename. The signal handlers installed by os_install_signal_cleanup unlink them. */
 void os_tmp_register(const char *path);

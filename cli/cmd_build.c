@@ -64,19 +64,16 @@ const char cmd_build_help[] =
 static int build_lock(struct cli *c, const char *build_dir)
 {
 	char *path = os_join(&c->arena, build_dir, ".cuwheel.lock");
-	int fd = open(path, O_RDWR | O_CREAT, 0644);
-	if (fd < 0) {
-		diag_errno(&c->diag, path, "cannot open the build lock");
+	int fd = os_lock_open(&c->diag, path, true);
+	if (fd < 0)
 		return -1;
-	}
-	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+	if (!os_lock_try(fd)) {
 		char buf[64] = {0};
 		ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
 		(void)n;
 		fprintf(stderr, "cuwheel: another cuwheel build holds %s (pid %s); waiting for it\n",
 			build_dir, buf[0] ? buf : "?");
-		if (flock(fd, LOCK_EX) != 0) {
-			diag_errno(&c->diag, path, "cannot take the build lock");
+		if (!os_lock_wait(&c->diag, fd, path)) {
 			close(fd);
 			return -1;
 		}

@@ -389,20 +389,13 @@ const char *provision_python(struct arena *a, const char *const *env)
 static int lock_dir(struct arena *a, struct diag *d, const char *dir)
 {
 	char *path = os_join(a, dir, ".lock");
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		diag_errno(d, path, "cannot open the lock file");
-		return -1;
-	}
-	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+	int fd = os_lock_open(d, path, false);
+	if (fd < 0 || os_lock_try(fd))
 		return fd;
 	diag_path(d, DIAG_NOTE, dir, "waiting for another cuwheel toolkit command to finish");
-	while (flock(fd, LOCK_EX) != 0) {
-		if (errno != EINTR) {
-			diag_errno(d, path, "cannot lock");
-			close(fd);
-			return -1;
-		}
+	if (!os_lock_wait(d, fd, path)) {
+		close(fd);
+		return -1;
 	}
 	return fd;
 }
