@@ -316,8 +316,18 @@ int cmd_build(struct cli *c, int argc, char **argv)
 		return cli_usage(c, "build", "--stage wheels needs --import DIR (from --stage kernels)");
 	if (!strcmp(stage, "kernels") && !export_dir)
 		return cli_usage(c, "build", "--stage kernels needs --export DIR");
-	if (export_dir)
+	if (export_dir) {
 		export_dir = os_abspath(&c->arena, export_dir);
+		/* Found out now, not after every kernel is compiled. */
+		if (!dry_run) {
+			if (!os_mkdir_p(&c->diag, export_dir))
+				return CLI_FAIL;
+			if (access(export_dir, W_OK) != 0) {
+				diag_errno(&c->diag, export_dir, "cannot write to the --export directory");
+				return CLI_FAIL;
+			}
+		}
+	}
 	if (import_dir)
 		import_dir = os_abspath(&c->arena, import_dir);
 

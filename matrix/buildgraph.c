@@ -129,6 +129,7 @@ struct gen {
 	const struct build_opts *o;
 	struct strbuf sb;
 	const char *proj;  /* the project dir relative to the build dir */
+	const char *bdir;  /* the build dir, absolute */
 	const char *cc, *cxx;
 	int ncpu;
 };
@@ -141,6 +142,32 @@ static char *from_build(struct gen *g, const char *rel)
 	if (!strcmp(g->proj, "."))
 		return arena_strdup(g->a, rel);
 	return os_join(g->a, g->proj, rel);
+}
+
+/* The path a build line compiles for src: src itself, or a stub in the build dir that
+ * #includes it when src's name cannot reach nvcc or ninja verbatim (a$b.cu, "c d.cu", a|b.c).
+ * *name is what stands for src in object paths and seeds. The stub is rewritten only when its
+ * text changes, so an unchanged source is not rebuilt. */
+static const char *source_input(struct gen *g, const char *src, bool nvcc, const char **name)
+{
+	const char *path = from_build(g, src);
+	*name = src;
+	if (!ninja_source_needs_stub(path, nvcc))
+		return path;
+	const char *stub = ninja_stub_name(g->a, src);
+	if (ninja_source_needs_stub(src, nvcc))
+		*name = stub;
+	char *abs = os_join(g->a, g->bdir, stub);
+	char *dir = arena_strndup(g->a, abs, (size_t)(strrchr(abs, '/') - abs));
+	const char *target = src[0] == '/' ? src : os_join(g->a, g->cfg->project_dir, src);
+	char *text = arena_printf(g->a, "#include \"%s\"\n", path_relative(g->a, dir, target));
+	struct diag quiet = {0};
+	struct source old = {0};
+	if (os_read_file(g->a, &quiet, abs, &old) && !strcmp(old.text, text))
+		return stub;
+	if (!os_mkdir_p(g->d, dir) || !os_write_atomic(g->d, abs, text, strlen(text), 0644))
+		g->failed = true;
+	return stub;
 }
 
 static void emit_header(struct gen *g)
@@ -185,7 +212,7 @@ static void emit_header(struct gen *g)
  * (a project path) must carry its own double quotes, or it splits into several arguments. */
 static char *xcompiler(struct arena *a, const char *flag)
 {
-	if (!strpbrk(flag, " \t\"'\\$`"))
+	if (!strpbrk(flag, " \t\"'\\$`,"))
 		return arena_printf(a, "-Xcompiler=%s", flag);
 	struct strbuf sb = {0};
 	sb_puts(&sb, "-Xcompiler=\"");
@@ -300,7 +327,8 @@ static void emit_archive(struct gen *g, const struct toolkit_plan *tp, struct ar
 		  tp->cuda, tp->tk->root);
 	struct strv objs = {0};
 	for (size_t i = 0; i < k->files.n; i++) {
-		const char *src = k->files.v[i];
+		const char *src;
+		const char *in = source_input(g, k->files.v[i], is_cu(k->files.v[i]), &src);
 		/* Each object in its own directory: nvcc's -objtemp puts its temporaries there,
 		 * and sources sharing a basename (texture.cu, texture.cpp) never collide. */
 		char *obj = arena_printf(g->a, "%s/obj/%s/%s.o", ap->dir, src,
@@ -309,7 +337,7 @@ static void emit_archive(struct gen *g, const struct toolkit_plan *tp, struct ar
 		sb_puts(sb, "build ");
 		ninja_path(sb, obj);
 		sb_puts(sb, is_cu(src) ? ": nvcc " : ": cc ");
-		ninja_path(sb, from_build(g, src));
+		ninja_path(sb, in);
 		if (is_cu(src)) {
 			sb_puts(sb, "\n  cuda = ");
 			sb_puts(sb, tp->cuda);
@@ -415,7 +443,8 @@ static void emit_cell(struct gen *g, const struct cell *c, const struct archive_
 		}
 		struct strv objs = {0};
 		for (size_t i = 0; i < x->files.n; i++) {
-			const char *src = x->files.v[i];
+			const char *src;
+			const char *in = source_input(g, x->files.v[i], false, &src);
 			bool cxx = is_cxx(src) || (cxx_kind && !is_c(src));
 			/* Per extension: two extensions may compile one source with other flags. */
 			char *obj = arena_printf(g->a, "%s/obj/%s/%s.o", cp->dir, x->module, src);
@@ -423,7 +452,7 @@ static void emit_cell(struct gen *g, const struct cell *c, const struct archive_
 			sb_puts(sb, "build ");
 			ninja_path(sb, obj);
 			sb_puts(sb, ": cc ");
-			ninja_path(sb, from_build(g, src));
+			ninja_path(sb, in);
 			sb_printf(sb, "\n  what = %s\n  cc = ", c->id);
 			ninja_arg(sb, cxx ? g->cxx : g->cc);
 			sb_puts(sb, "\n  flags = -O2 -DNDEBUG -fPIC -fvisibility=hidden ");
@@ -631,6 +660,19 @@ bool buildgraph_generate(struct arena *a, struct diag *d, const struct plan *pla
 	out->ninja_file = os_join(a, out->build_dir, "build.ninja");
 	struct gen g = {.a = a, .d = d, .plan = plan, .cfg = cfg, .o = o};
 	g.proj = path_relative(a, out->build_dir, cfg->project_dir);
+	g.bdir = out->build_dir;
+	/* nvcc sees the project through this path (-I, -ffile-prefix-map): a build dir outside
+	 * the project puts the project's own path there. */
+	const char *why = cfg->kernels.files.n ? ninja_arg_refusal(g.proj, ARG_NVCC_INCLUDE) : NULL;
+	if (!why && cfg->kernels.files.n)
+		why = ninja_arg_refusal(g.proj, ARG_NVCC_HOST);
+	if (why) {
+		diag_path(d, DIAG_ERROR, cfg->project_dir,
+			  "the project directory, seen from the build directory as '%s', holds %s",
+			  g.proj, why);
+		diag_msg(d, DIAG_HINT, "keep build-dir inside the project");
+		return false;
+	}
 	g.cc = env_or("CC", "cc");
 	g.cxx = env_or("CXX", "c++");
 	long n = sysconf(_SC_NPROCESSORS_ONLN);

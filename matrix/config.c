@@ -101,6 +101,11 @@ static const char *check_template(struct arena *a, const char *t)
 	/* The fields only hold digits and dots, so one sample rendering shows whether the
 	 * separators and their placement make a valid PEP 440 local label ("-cu", "cu..x"). */
 	char *sample = matrix_local_label(a, t, "3.12", "12.4", "2.6");
+	if (strlen(sample) > CONFIG_LOCAL_MAX)
+		return arena_printf(a,
+		                    "'%.40s...' renders as a %zu-character local version label; at "
+		                    "most %d fit in a wheel's file name",
+		                    t, strlen(sample), CONFIG_LOCAL_MAX);
 	const char *err = NULL;
 	if (sample[0] && !pep440_normalize_local(a, sample, &err))
 		return arena_printf(a,
@@ -261,7 +266,18 @@ bool config_check(struct cfg_reader *r, struct config *cfg)
 	}
 	/* A local label written in version and one stamped per cell cannot both be kept. */
 	const char *tmpl = cfg->matrix.local_version;
-	if (cfg->project.version_local && (!tmpl || tmpl[0])) {
+	bool tmpl_from_env = tmpl && !lv_from_file;
+	if (cfg->project.version_local && tmpl_from_env && tmpl[0]) {
+		cfg_error(r, toml_get(toml_get(cfg->root, "project"), "version"),
+		          "version '%s+%s' has a local label, and CUWHEEL_LOCAL_VERSION='%s' stamps "
+		          "one per cell",
+		          cfg->project.version, cfg->project.version_local, tmpl);
+		diag_msg(r->d, DIAG_HINT,
+		         "set CUWHEEL_LOCAL_VERSION= (empty) to keep '+%s' on every wheel, or write "
+		         "version = \"%s\"",
+		         cfg->project.version_local, cfg->project.version);
+		ok = false;
+	} else if (cfg->project.version_local && (!tmpl || tmpl[0])) {
 		cfg_error(r, toml_get(toml_get(cfg->root, "project"), "version"),
 		          "version '%s+%s' has a local label, and cuwheel stamps one per cell "
 		          "(%slocal-version '%s')",
@@ -452,6 +468,16 @@ bool config_apply_env(struct cfg_reader *r, struct config *cfg, const char *cons
 		struct strv list = {0};
 		if (env_vars[k].kind == ENV_LIST)
 			env_split(r->a, val, &list);
+		if (!strncmp(name, "CUWHEEL_MATRIX_", 15) && list.n == 0) {
+			/* An empty axis is a CI variable that expanded to nothing: unset means
+			 * "the config's axis", empty is an error. */
+			diag_path(r->d, DIAG_ERROR, name,
+			          "'%s' lists no value: unset %s to keep the config's axis, or list "
+			          "at least one",
+			          val, name);
+			ok = false;
+			continue;
+		}
 		const char *err = NULL;
 		if (!strcmp(name, "CUWHEEL_BUILD"))
 			cfg->matrix.build = list;

@@ -39,59 +39,155 @@ static int cmp_str(const void *x, const void *y)
 	return strcmp(*(const char *const *)x, *(const char *const *)y);
 }
 
-/* Matches the segments seg[i..] below dir (rel is dir relative to the project). */
-static void glob_walk(struct arena *a, const char *dir, const char *rel, char **seg, size_t nseg,
-                      size_t i, struct strv *out, int depth)
+/* A walk of one glob: where it is confined, what it found, the first problem met. */
+struct walk {
+	struct arena *a;
+	const char *root;      /* the project dir, resolved */
+	struct strv *out;
+	struct stat stack[64]; /* the directories from the project down to the one read now */
+	size_t depth;
+	const char *err;       /* the first loop or escape found, as a message */
+};
+
+static bool same_file(const struct stat *x, const struct stat *y)
 {
-	if (depth > 64)
+	return x->st_dev == y->st_dev && x->st_ino == y->st_ino;
+}
+
+/* Shows a name with its control bytes escaped, so a message stays on one line. */
+const char *config_shown(struct arena *a, const char *s)
+{
+	struct strbuf sb = {0};
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '\n')
+			sb_puts(&sb, "\\n");
+		else if (*p == '\r')
+			sb_puts(&sb, "\\r");
+		else if (*p < 0x20 || *p == 0x7f)
+			sb_printf(&sb, "\\x%02x", *p);
+		else
+			sb_putc(&sb, (char)*p);
+	}
+	return sb.buf ? sb_to_arena(&sb, a) : "";
+}
+
+const char *config_confine(struct arena *a, const char *root, const char *project_dir,
+                           const char *rel)
+{
+	const char *real = os_realpath(a, rel[0] == '/' ? rel : os_join(a, project_dir, rel));
+	if (!real)
+		return NULL;
+	size_t n = strlen(root);
+	if (!strncmp(real, root, n) && (real[n] == '/' || !real[n] || !strcmp(root, "/")))
+		return NULL;
+	return arena_printf(a, "'%s' leads outside the project (to %s)", config_shown(a, rel),
+	                    real);
+}
+
+/* Matches the segments seg[i..] below dir (rel is dir relative to the project). */
+static void glob_walk(struct walk *w, const char *dir, const char *rel, char **seg, size_t nseg,
+                      size_t i)
+{
+	struct arena *a = w->a;
+	if (w->err)
 		return;
 	if (i == nseg) {
 		struct stat st;
-		if (stat(dir, &st) == 0 && S_ISREG(st.st_mode) && !strv_contains(out, rel))
-			strv_push(a, out, rel);
-		return;
-	}
-	if (!strcmp(seg[i], "**")) {
-		glob_walk(a, dir, rel, seg, nseg, i + 1, out, depth + 1);
-		struct strv names = {0};
-		if (!os_list_dir(a, dir, &names))
-			return;
-		for (size_t k = 0; k < names.n; k++) {
-			if (names.v[k][0] == '.')
-				continue;
-			char *sub = os_join(a, dir, names.v[k]);
-			if (!os_is_dir(sub))
-				continue;
-			char *srel =
-			    rel[0] ? os_join(a, rel, names.v[k]) : arena_strdup(a, names.v[k]);
-			glob_walk(a, sub, srel, seg, nseg, i, out, depth + 1);
+		if (stat(dir, &st) == 0 && S_ISREG(st.st_mode) && !strv_contains(w->out, rel)) {
+			w->err = config_confine(a, w->root, w->root, rel);
+			if (!w->err)
+				strv_push(a, w->out, rel);
 		}
 		return;
 	}
-	if (!strpbrk(seg[i], "*?[")) {
+	/* Every directory entered is checked against those above it: a symlink back up (ln -s
+	 * .. kern/loop) is a loop, reported rather than walked 64 levels deep. */
+	struct stat here;
+	if (stat(dir, &here) != 0)
+		return;
+	for (size_t k = 0; k < w->depth; k++) {
+		if (same_file(&w->stack[k], &here)) {
+			w->err = arena_printf(a, "'%s' is a symbolic link loop (it leads back to a "
+			                         "directory above it)",
+			                      config_shown(a, rel));
+			return;
+		}
+	}
+	if (w->depth == sizeof(w->stack) / sizeof(*w->stack)) {
+		w->err = arena_printf(a, "'%s' is nested more than 64 directories deep",
+		                      config_shown(a, rel));
+		return;
+	}
+	w->stack[w->depth++] = here;
+	if (!strcmp(seg[i], "**")) {
+		w->depth--; /* ** matching nothing stays in this directory */
+		glob_walk(w, dir, rel, seg, nseg, i + 1);
+		w->depth++;
+		struct strv names = {0};
+		if (os_list_dir(a, dir, &names)) {
+			for (size_t k = 0; k < names.n && !w->err; k++) {
+				if (names.v[k][0] == '.')
+					continue;
+				char *sub = os_join(a, dir, names.v[k]);
+				if (!os_is_dir(sub))
+					continue;
+				char *srel = rel[0] ? os_join(a, rel, names.v[k])
+				                    : arena_strdup(a, names.v[k]);
+				glob_walk(w, sub, srel, seg, nseg, i);
+			}
+		}
+	} else if (!strpbrk(seg[i], "*?[")) {
 		char *sub = os_join(a, dir, seg[i]);
 		char *srel = rel[0] ? os_join(a, rel, seg[i]) : arena_strdup(a, seg[i]);
 		if (os_exists(sub))
-			glob_walk(a, sub, srel, seg, nseg, i + 1, out, depth + 1);
-		return;
+			glob_walk(w, sub, srel, seg, nseg, i + 1);
+	} else {
+		struct strv names = {0};
+		if (os_list_dir(a, dir, &names)) {
+			for (size_t k = 0; k < names.n && !w->err; k++) {
+				if (fnmatch(seg[i], names.v[k], FNM_PERIOD) != 0)
+					continue;
+				char *sub = os_join(a, dir, names.v[k]);
+				char *srel = rel[0] ? os_join(a, rel, names.v[k])
+				                    : arena_strdup(a, names.v[k]);
+				glob_walk(w, sub, srel, seg, nseg, i + 1);
+			}
+		}
 	}
-	struct strv names = {0};
-	if (!os_list_dir(a, dir, &names))
-		return;
-	for (size_t k = 0; k < names.n; k++) {
-		if (fnmatch(seg[i], names.v[k], FNM_PERIOD) != 0)
-			continue;
-		char *sub = os_join(a, dir, names.v[k]);
-		char *srel = rel[0] ? os_join(a, rel, names.v[k]) : arena_strdup(a, names.v[k]);
-		glob_walk(a, sub, srel, seg, nseg, i + 1, out, depth + 1);
+	w->depth--;
+}
+
+/* Why a pattern naming one path (no wildcard) matched nothing although something is there. */
+static const char *why_not_file(struct arena *a, const char *path, const char *rel)
+{
+	struct stat st;
+	if (lstat(path, &st) != 0)
+		return NULL;
+	if (S_ISLNK(st.st_mode) && stat(path, &st) != 0)
+		return arena_printf(a, "'%s' is a symbolic link to a file that does not exist",
+		                    config_shown(a, rel));
+	if (S_ISDIR(st.st_mode)) {
+		char *dir = arena_strdup(a, config_shown(a, rel));
+		size_t n = strlen(dir);
+		while (n > 1 && dir[n - 1] == '/')
+			dir[--n] = '\0';
+		return arena_printf(a, "'%s' is a directory, not a file (a glob such as '%s/*' "
+		                       "names its files)",
+		                    config_shown(a, rel), dir);
 	}
+	if (S_ISFIFO(st.st_mode))
+		return arena_printf(a, "'%s' is a FIFO, not a regular file", config_shown(a, rel));
+	if (!S_ISREG(st.st_mode))
+		return arena_printf(a, "'%s' is not a regular file", config_shown(a, rel));
+	return NULL;
 }
 
 bool config_glob(struct cfg_reader *r, struct config *cfg, const struct toml_value *at,
                  const char *pattern, struct strv *out)
 {
 	if (!config_path_inside(pattern) || strstr(pattern, "..")) {
-		cfg_error(r, at, "'%s' reaches outside the project directory", pattern);
+		cfg_error(r, at, "'%s' reaches outside the project directory",
+		          config_shown(r->a, pattern));
 		diag_msg(r->d, DIAG_HINT, "sources and files must live under %s", cfg->project_dir);
 		return false;
 	}
@@ -102,9 +198,27 @@ bool config_glob(struct cfg_reader *r, struct config *cfg, const struct toml_val
 		if (strcmp(s, "."))
 			seg[nseg++] = s;
 	size_t first = out->n;
-	glob_walk(r->a, cfg->project_dir, "", seg, nseg, 0, out, 0);
+	const char *root = os_realpath(r->a, cfg->project_dir);
+	struct walk w = {.a = r->a, .root = root ? root : cfg->project_dir, .out = out};
+	glob_walk(&w, cfg->project_dir, "", seg, nseg, 0);
+	if (w.err) {
+		cfg_error(r, at, "%s", w.err);
+		if (strstr(w.err, "leads outside"))
+			diag_msg(r->d, DIAG_HINT, "sources and files must live under %s",
+			         cfg->project_dir);
+		out->n = first;
+		return false;
+	}
 	if (out->n == first) {
-		cfg_error(r, at, "'%s' matches no file in %s", pattern, cfg->project_dir);
+		const char *why = strpbrk(pattern, "*?[")
+		                      ? NULL
+		                      : why_not_file(r->a, os_join(r->a, cfg->project_dir, pattern),
+		                                     pattern);
+		if (why)
+			cfg_error(r, at, "%s", why);
+		else
+			cfg_error(r, at, "'%s' matches no file in %s", config_shown(r->a, pattern),
+			          cfg->project_dir);
 		return false;
 	}
 	qsort(out->v + first, out->n - first, sizeof(char *), cmp_str);

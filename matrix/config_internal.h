@@ -7,6 +7,11 @@
 
 #include "matrix/config.h"
 #include "matrix/config_read.h"
+#include "matrix/ninja.h"
+
+/* The longest local version label: a wheel's file name (255 bytes at most on Linux) also holds
+ * the name, the version and three tags. */
+enum { CONFIG_LOCAL_MAX = 64 };
 
 /* Reads [project] into cfg->project. */
 bool config_read_project(struct cfg_reader *r, struct config *cfg);
@@ -21,6 +26,21 @@ bool config_path_inside(const char *rel);
 /* True when path exists (symlinks followed) and is not a regular file: reading it could block
  * forever (a FIFO) or never end (a character device), so it is refused before it is opened. */
 bool config_is_special_file(const char *path);
+/* NULL when rel (project-relative), resolved through its symlinks, stays inside root (the
+ * resolved project dir; project_dir is where rel is joined), or when it does not exist; else
+ * the message "'rel' leads outside the project (to REAL)". */
+const char *config_confine(struct arena *a, const char *root, const char *project_dir,
+                           const char *rel);
+/* s with line breaks and control bytes escaped (\n, \x01), for a one-line message. */
+const char *config_shown(struct arena *a, const char *s);
+/* Checks each string of t[key] (a string or an array) against what its route to the compiler
+ * can carry; a located error for each refused. */
+bool config_check_args(struct cfg_reader *r, const struct toml_value *t, const char *key,
+                       enum arg_route route);
+/* Checks the names of files[first..] (matched by the glob at `at`) can be compiled: no line
+ * break, control byte or '"'; a located error for each that cannot. */
+bool config_check_files(struct cfg_reader *r, const struct toml_value *at, const struct strv *files,
+                        size_t first);
 /* True when s is a syntactically valid SPDX license expression. */
 bool config_spdx_valid(const char *s);
 /* Expands a project-relative glob (with ** for any depth) to sorted regular files; an error at

@@ -6,6 +6,7 @@
 
 #include "base/os.h"
 #include "matrix/config_internal.h"
+#include "packager/entry_points.h"
 #include "packager/tags.h"
 #include "packager/version.h"
 
@@ -109,6 +110,15 @@ static const char *read_project_file(struct cfg_reader *r, struct config *cfg,
 	struct source s;
 	struct diag quiet = {0};
 	const char *path = os_join(r->a, cfg->project_dir, rel);
+	const char *root = os_realpath(r->a, cfg->project_dir);
+	const char *why = config_confine(r->a, root ? root : cfg->project_dir, cfg->project_dir, rel);
+	if (!why && (strpbrk(rel, "\n\r|")))
+		why = arena_printf(r->a, "'%s' holds a line break or '|': build.ninja cannot name it",
+		                   config_shown(r->a, rel));
+	if (why) {
+		cfg_error(r, v, "%s", why);
+		return NULL;
+	}
 	if (config_is_special_file(path)) {
 		cfg_error(r, v, "'%s' is not a regular file (relative to %s)", rel,
 		          cfg->project_dir);
@@ -242,12 +252,54 @@ static bool read_license(struct cfg_reader *r, struct config *cfg, const struct 
 		struct strv matches = {0};
 		if (!config_glob(r, cfg, at, globs.v[i], &matches))
 			ok = false;
+		for (size_t k = 0; k < matches.n; k++) {
+			const char *why = ninja_arg_refusal(matches.v[k], ARG_PATH);
+			if (why) {
+				cfg_error(r, at, "'%s' names a file whose name holds %s",
+				          config_shown(r->a, matches.v[k]), why);
+				ok = false;
+			}
+		}
 		for (size_t k = 0; k < matches.n; k++)
 			if (!strv_contains(&p->license_files, matches.v[k]))
 				strv_push(r->a, &p->license_files, matches.v[k]);
 	}
 	if (p->license_files.n)
 		qsort(p->license_files.v, p->license_files.n, sizeof(char *), cmp_str);
+	return ok;
+}
+
+/* Checks the names and object references of t[key] (a table of strings) against the
+ * entry-points specification, each at its own key or value. */
+static bool check_entries(struct cfg_reader *r, const struct toml_value *t, const char *key,
+                          bool script)
+{
+	const struct toml_value *v = toml_get(t, key);
+	if (!v || v->type != TOML_TABLE)
+		return true;
+	bool ok = true;
+	for (size_t i = 0; i < v->u.table.len; i++) {
+		const struct toml_kv *kv = &v->u.table.items[i];
+		const char *why = strlen(kv->key) != kv->keylen
+		                      ? "a NUL byte in the name"
+		                      : entry_point_name_problem(kv->key, script);
+		if (why) {
+			cfg_error_key(r, kv, "entry point '%s' has %s", config_shown(r->a, kv->key),
+			              why);
+			ok = false;
+		}
+		if (kv->value->type != TOML_STRING)
+			continue;
+		why = entry_point_ref_problem(kv->value->u.str.s, script);
+		if (why) {
+			cfg_error(r, kv->value, "entry point '%s' = '%s' has %s",
+			          config_shown(r->a, kv->key), config_shown(r->a, kv->value->u.str.s),
+			          why);
+			if (script)
+				diag_msg(r->d, DIAG_HINT, "write \"package.module:function\"");
+			ok = false;
+		}
+	}
 	return ok;
 }
 
@@ -265,6 +317,8 @@ static bool read_urls_and_entry_points(struct cfg_reader *r, const struct toml_v
 	}
 	ok &= cfg_str_table(r, t, "scripts", "[project]", &p->scripts);
 	ok &= cfg_str_table(r, t, "gui-scripts", "[project]", &p->gui_scripts);
+	ok &= check_entries(r, t, "scripts", true);
+	ok &= check_entries(r, t, "gui-scripts", true);
 	const struct toml_value *ep = cfg_table(r, t, "entry-points", "[project]");
 	if (!ep)
 		return ok;
@@ -279,9 +333,19 @@ static bool read_urls_and_entry_points(struct cfg_reader *r, const struct toml_v
 			ok = false;
 			continue;
 		}
+		const char *why = strlen(kv->key) != kv->keylen
+		                      ? "a NUL byte in the group name"
+		                      : entry_point_group_problem(kv->key);
+		if (why) {
+			cfg_error_key(r, kv, "entry-point group '%s' has %s",
+			              config_shown(r->a, kv->key), why);
+			ok = false;
+			continue;
+		}
 		struct entry_group *g = &p->entry_points[p->n_entry_points++];
 		g->group = kv->key;
 		ok &= cfg_str_table(r, ep, kv->key, "[project.entry-points]", &g->entries);
+		ok &= check_entries(r, ep, kv->key, false);
 	}
 	return ok;
 }
@@ -303,6 +367,38 @@ static bool read_extras(struct cfg_reader *r, const struct toml_value *t, struct
 		struct extra *e = &p->extras[p->n_extras++];
 		e->name = name_normalize(r->a, kv->key);
 		ok &= cfg_strv(r, od, kv->key, "[project.optional-dependencies]", false, &e->deps);
+	}
+	return ok;
+}
+
+/* METADATA is an email header block: a line break in any field ends it early or forges the next
+ * header. Every string and key under [project] but the readme's and license's text is one line;
+ * each one that is not is reported where it is written. */
+static bool check_one_line(struct cfg_reader *r, const struct toml_value *v, const char *where)
+{
+	bool ok = true;
+	if (v->type == TOML_STRING) {
+		if (strpbrk(v->u.str.s, "\n\r") || strlen(v->u.str.s) != v->u.str.len) {
+			cfg_error(r, v, "%s '%s' holds a line break: METADATA fields are one line",
+			          where, config_shown(r->a, v->u.str.s));
+			ok = false;
+		}
+	} else if (v->type == TOML_ARRAY) {
+		for (size_t i = 0; i < v->u.array.len; i++)
+			ok &= check_one_line(r, v->u.array.items[i], where);
+	} else if (v->type == TOML_TABLE) {
+		for (size_t i = 0; i < v->u.table.len; i++) {
+			const struct toml_kv *kv = &v->u.table.items[i];
+			const char *sub = arena_printf(r->a, "%s.%s", where, config_shown(r->a, kv->key));
+			if (strpbrk(kv->key, "\n\r") || strlen(kv->key) != kv->keylen) {
+				cfg_error_key(r, kv, "%s: the key '%s' holds a line break: METADATA "
+				                     "fields are one line",
+				              where, config_shown(r->a, kv->key));
+				ok = false;
+				continue;
+			}
+			ok &= check_one_line(r, kv->value, sub);
+		}
 	}
 	return ok;
 }
@@ -377,11 +473,18 @@ bool config_read_project(struct cfg_reader *r, struct config *cfg)
 		} else {
 			p->version = pep440_public(r->a, &v);
 			p->version_local = v.local;
+			if (v.local && strlen(v.local) > CONFIG_LOCAL_MAX) {
+				cfg_error(r, toml_get(t, "version"),
+				          "[project].version's local label is %zu characters long; "
+				          "at most %d fit in a wheel's file name",
+				          strlen(v.local), CONFIG_LOCAL_MAX);
+				ok = false;
+			}
 		}
 	}
 
 	ok &= cfg_string(r, t, "description", "[project]", &p->description);
-	if (p->description && strchr(p->description, '\n')) {
+	if (p->description && strpbrk(p->description, "\n\r")) {
 		cfg_error(r, toml_get(t, "description"),
 		          "[project].description must be one line (the summary); long text goes "
 		          "in readme");
@@ -417,5 +520,12 @@ bool config_read_project(struct cfg_reader *r, struct config *cfg)
 	ok &= cfg_strv(r, t, "dependencies", "[project]", false, &p->dependencies);
 	ok &= read_extras(r, t, p);
 	ok &= read_urls_and_entry_points(r, t, p);
+	for (size_t i = 0; i < t->u.table.len; i++) {
+		const struct toml_kv *kv = &t->u.table.items[i];
+		if (strcmp(kv->key, "readme") && strcmp(kv->key, "license") &&
+		    strcmp(kv->key, "description") && strcmp(kv->key, "scripts") &&
+		    strcmp(kv->key, "gui-scripts") && strcmp(kv->key, "entry-points"))
+			ok &= check_one_line(r, kv->value, arena_printf(r->a, "[project].%s", kv->key));
+	}
 	return ok;
 }

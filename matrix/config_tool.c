@@ -242,18 +242,28 @@ static bool read_dirs(struct cfg_reader *r, struct config *cfg, const struct tom
 		if (out->v[i][0] == '/') {
 			if (!os_is_dir(out->v[i])) {
 				cfg_error(r, at, "include directory '%s' does not exist",
-				          out->v[i]);
+				          config_shown(r->a, out->v[i]));
 				ok = false;
 			}
 			continue;
 		}
 		if (!config_path_inside(out->v[i])) {
-			cfg_error(r, at, "'%s' reaches outside the project directory", out->v[i]);
+			cfg_error(r, at, "'%s' reaches outside the project directory",
+			          config_shown(r->a, out->v[i]));
 			ok = false;
 		} else if (!os_is_dir(os_join(r->a, cfg->project_dir, out->v[i]))) {
-			cfg_error(r, at, "'%s' is not a directory in %s", out->v[i],
-			          cfg->project_dir);
+			cfg_error(r, at, "'%s' is not a directory in %s",
+			          config_shown(r->a, out->v[i]), cfg->project_dir);
 			ok = false;
+		} else {
+			/* The rule globs follow: resolved through its symlinks, still inside. */
+			const char *root = os_realpath(r->a, cfg->project_dir);
+			const char *why = config_confine(r->a, root ? root : cfg->project_dir,
+			                                 cfg->project_dir, out->v[i]);
+			if (why) {
+				cfg_error(r, at, "%s", why);
+				ok = false;
+			}
 		}
 	}
 	return ok;
@@ -265,7 +275,9 @@ static bool read_sources(struct cfg_reader *r, struct config *cfg, const struct 
 	bool ok = cfg_strv(r, t, "sources", where, false, globs);
 	for (size_t i = 0; ok && i < globs->n; i++) {
 		const struct toml_value *at = toml_get(t, "sources")->u.array.items[i];
-		ok &= config_glob(r, cfg, at, globs->v[i], files);
+		size_t first = files->n;
+		ok &= config_glob(r, cfg, at, globs->v[i], files) &&
+		      config_check_files(r, at, files, first);
 	}
 	return ok;
 }
@@ -288,6 +300,10 @@ static bool read_kernels(struct cfg_reader *r, struct config *cfg, const struct 
 	ok &= cfg_strv(r, t, "defines", where, false, &k->defines);
 	ok &= cfg_strv(r, t, "nvcc-flags", where, false, &k->nvcc_flags);
 	ok &= cfg_strv(r, t, "host-flags", where, false, &k->host_flags);
+	ok &= config_check_args(r, t, "include-dirs", ARG_NVCC_INCLUDE);
+	ok &= config_check_args(r, t, "defines", ARG_NVCC_DEFINE);
+	ok &= config_check_args(r, t, "nvcc-flags", ARG_NVCC_FLAG);
+	ok &= config_check_args(r, t, "host-flags", ARG_NVCC_HOST);
 	ok &= read_archs(r, k, t);
 	int e = CUDART_STATIC;
 	ok &= cfg_enum(r, t, "cudart", where, cudart_names, N(cudart_names), &e);
@@ -357,6 +373,10 @@ static bool read_extension(struct cfg_reader *r, struct config *cfg, const struc
 	ok &= cfg_strv(r, t, "cflags", where, false, &x->cflags);
 	ok &= cfg_strv(r, t, "ldflags", where, false, &x->ldflags);
 	ok &= cfg_strv(r, t, "libraries", where, false, &x->libraries);
+	static const char *const cc_keys[] = {"include-dirs", "defines", "cflags", "ldflags",
+	                                      "libraries"};
+	for (size_t i = 0; i < N(cc_keys); i++)
+		ok &= config_check_args(r, t, cc_keys[i], ARG_CC);
 	return ok;
 }
 
@@ -441,6 +461,18 @@ static bool read_matrix(struct cfg_reader *r, struct config *cfg, const struct t
 	ok &= cfg_strv(r, t, "cuda", where, true, &m->cuda);
 	ok &= cfg_strv(r, t, "torch", where, true, &m->torch);
 	ok &= cfg_strv(r, t, "platform", where, true, &m->platform);
+	/* An empty axis written out is a mistake (a CI variable that expanded to nothing), not
+	 * a request for the default axis: absent keys give the defaults. */
+	static const char *const axes[] = {"python", "cuda", "torch", "platform"};
+	for (size_t i = 0; i < N(axes); i++) {
+		const struct toml_value *v = toml_get(t, axes[i]);
+		if (v && v->type == TOML_ARRAY && v->u.array.len == 0) {
+			cfg_error(r, v, "matrix.%s = [] lists no value: remove the key for the "
+			                "default axis, or list at least one",
+			          axes[i]);
+			ok = false;
+		}
+	}
 	ok &= read_entries(r, t, "include", &m->include, &m->n_include);
 	ok &= read_entries(r, t, "exclude", &m->exclude, &m->n_exclude);
 	ok &= cfg_strv(r, t, "build", where, true, &m->build);
@@ -470,6 +502,9 @@ bool config_read_tool(struct cfg_reader *r, struct config *cfg)
 		ok &= read_kernels(r, cfg, tool);
 		ok &= read_extensions(r, cfg, tool);
 		ok &= read_dirs(r, cfg, tool, "packages", "[tool.cuwheel]", &cfg->packages);
+		ok &= config_check_args(r, tool, "packages", ARG_PATH);
+		ok &= config_check_args(r, tool, "build-dir", ARG_CC);
+		ok &= config_check_args(r, tool, "dist-dir", ARG_CC);
 		ok &= read_matrix(r, cfg, tool);
 		const struct toml_value *tt = cfg_table(r, tool, "test", "[tool.cuwheel]");
 		if (tt) {

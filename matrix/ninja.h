@@ -16,6 +16,26 @@ void ninja_args(struct strbuf *sb, const char *const *argv);
 /* Appends a space and each path of a list via ninja_path (the inputs of a build line). */
 struct strv;
 void ninja_paths(struct strbuf *sb, const struct strv *paths);
+/* Where a config value goes on its way to a compiler: each route has characters that cannot
+ * pass through it verbatim. */
+enum arg_route {
+	ARG_CC,		  /* an argument of the host compiler or linker (ninja runs it via sh) */
+	ARG_PATH,	  /* a file or directory named in a build line */
+	ARG_NVCC_DEFINE,  /* a kernel define: nvcc passes -D "value" to the host compiler */
+	ARG_NVCC_INCLUDE, /* a kernel include dir: nvcc passes -I"value" */
+	ARG_NVCC_HOST,	  /* a kernel host flag: -Xcompiler="value" */
+	ARG_NVCC_FLAG,	  /* an nvcc flag: nvcc may paste it into a shell command unquoted */
+};
+/* NULL when s reaches the compiler as exactly itself along route; else why not (a phrase
+ * naming the character, for "... holds %s"). */
+const char *ninja_arg_refusal(const char *s, enum arg_route route);
+/* True when a source (project-relative) must be compiled through a stub that #includes it:
+ * its name cannot reach nvcc (nvcc) or a build line (cc) verbatim. */
+bool ninja_source_needs_stub(const char *path, bool nvcc);
+/* The stub's build-dir-relative name for a source: "src/" and the path with every byte outside
+ * [A-Za-z0-9./-] written as _XX (so distinct paths get distinct stubs). */
+struct arena;
+char *ninja_stub_name(struct arena *a, const char *path);
 /* True when a path can be written to build.ninja at all (no newline or NUL). */
 bool ninja_path_ok(const char *path);
 

@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "packager/audit_int.h"
+#include "packager/entry_points.h"
 #include "packager/metadata.h"
 #include "packager/record.h"
 #include "packager/version.h"
@@ -210,6 +211,19 @@ void audit_names(struct audit_ctx *c)
 	}
 	check_metadata(c, arena_printf(c->a, "%s/METADATA", c->distinfo));
 	check_wheel_file(c, arena_printf(c->a, "%s/WHEEL", c->distinfo));
+	const char *eppath = arena_printf(c->a, "%s/entry_points.txt", c->distinfo);
+	const struct zip_member *ep = zip_reader_find(&c->zr, eppath);
+	char *eptext;
+	size_t eplen;
+	if (ep && read_member(c, c->a, ep, &eptext, &eplen)) {
+		/* pip reads it with configparser: a bad line breaks the install, a smuggled
+		 * section adds scripts nobody declared. */
+		const char *why = entry_points_txt_problem(c->a, eptext, eplen);
+		if (why)
+			audit_add(c, AUDIT_ERROR, "entry-points", eppath, NULL,
+			          "entry_points.txt is not valid (the entry-points specification): %s",
+			          why);
+	}
 	for (size_t i = 0; i < 2; i++) {
 		const char *f =
 		    arena_printf(c->a, "%s/%s", c->distinfo, i ? "REQUESTED" : "INSTALLER");
