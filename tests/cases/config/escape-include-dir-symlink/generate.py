@@ -1,0 +1,1 @@
+import os; os.symlink('/usr/include', 'inc/up')

@@ -1,0 +1,1 @@
+import os; os.makedirs('../outside-p', exist_ok=True); os.symlink(os.path.abspath('../outside-p'), 'other')

@@ -1,0 +1,1 @@
+open('LIC|X','w').write('x')

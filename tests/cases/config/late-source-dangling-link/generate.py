@@ -1,0 +1,1 @@
+import os; os.symlink('nowhere.cu', 'kern/gone.cu')

@@ -1,0 +1,1 @@
+import os; os.mkfifo('kern/pipe.cu')
