@@ -225,6 +225,70 @@ bool config_glob(struct cfg_reader *r, struct config *cfg, const struct toml_val
 	return true;
 }
 
+static bool utf8_valid(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		int n = *p < 0x80 ? 0 : (*p & 0xE0) == 0xC0 ? 1 : (*p & 0xF0) == 0xE0 ? 2
+		                      : (*p & 0xF8) == 0xF0 ? 3 : -1;
+		if (n < 0 || (n == 1 && *p < 0xC2))
+			return false;
+		p++;
+		for (int i = 0; i < n; i++, p++)
+			if ((*p & 0xC0) != 0x80)
+				return false;
+	}
+	return true;
+}
+
+/* Walks a package directory as staging will (skipping __pycache__ and dot entries); the first
+ * problem found, or NULL. */
+static const char *package_walk(struct walk *w, const char *dir, const char *rel)
+{
+	struct stat here;
+	if (stat(dir, &here) != 0)
+		return NULL;
+	for (size_t k = 0; k < w->depth; k++)
+		if (same_file(&w->stack[k], &here))
+			return arena_printf(w->a, "'%s' is a symbolic link loop (it leads back to a "
+			                          "directory above it)",
+			                    config_shown(w->a, rel));
+	if (w->depth == sizeof(w->stack) / sizeof(*w->stack))
+		return arena_printf(w->a, "'%s' is nested more than 64 directories deep",
+		                    config_shown(w->a, rel));
+	w->stack[w->depth++] = here;
+	struct strv names = {0};
+	const char *why = NULL;
+	if (os_list_dir(w->a, dir, &names)) {
+		for (size_t k = 0; k < names.n && !why; k++) {
+			const char *n = names.v[k];
+			if (!strcmp(n, "__pycache__") || n[0] == '.')
+				continue;
+			char *sub = os_join(w->a, dir, n);
+			char *srel = os_join(w->a, rel, n);
+			const char *bad = ninja_arg_refusal(n, ARG_PATH);
+			if (!bad && !utf8_valid(n))
+				bad = "bytes that are not UTF-8 (a wheel's member names are UTF-8)";
+			if (bad)
+				why = arena_printf(w->a, "'%s' in the package has a name that holds %s",
+				                   config_shown(w->a, srel), bad);
+			else if ((why = config_confine(w->a, w->root, w->root, srel)))
+				;
+			else if (os_is_dir(sub))
+				why = package_walk(w, sub, srel);
+		}
+	}
+	w->depth--;
+	return why;
+}
+
+const char *config_package_problem(struct arena *a, const char *project_dir, const char *rel)
+{
+	const char *root = os_realpath(a, project_dir);
+	struct walk w = {.a = a, .root = root ? root : project_dir};
+	return package_walk(&w, os_join(a, project_dir, rel), rel);
+}
+
 /* SPDX expression: ids ([A-Za-z0-9.-]+ with optional '+'), LicenseRef-*, AND/OR/WITH, (). */
 static const char *spdx_skip(const char *p)
 {

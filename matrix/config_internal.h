@@ -31,6 +31,10 @@ bool config_is_special_file(const char *path);
  * the message "'rel' leads outside the project (to REAL)". */
 const char *config_confine(struct arena *a, const char *root, const char *project_dir,
                            const char *rel);
+/* NULL when every file under the package directory rel can be staged and named in
+ * build.ninja (no line break, control byte or '|' in a name, UTF-8 names, no symlink out of the
+ * project, no symlink loop); else the first problem, as a message. */
+const char *config_package_problem(struct arena *a, const char *project_dir, const char *rel);
 /* s with line breaks and control bytes escaped (\n, \x01), for a one-line message. */
 const char *config_shown(struct arena *a, const char *s);
 /* Checks each string of t[key] (a string or an array) against what its route to the compiler

@@ -503,6 +503,14 @@ bool config_read_tool(struct cfg_reader *r, struct config *cfg)
 		ok &= read_extensions(r, cfg, tool);
 		ok &= read_dirs(r, cfg, tool, "packages", "[tool.cuwheel]", &cfg->packages);
 		ok &= config_check_args(r, tool, "packages", ARG_PATH);
+		for (size_t i = 0; i < cfg->packages.n; i++) {
+			const char *why =
+			    config_package_problem(r->a, cfg->project_dir, cfg->packages.v[i]);
+			if (why) {
+				cfg_error(r, toml_get(tool, "packages")->u.array.items[i], "%s", why);
+				ok = false;
+			}
+		}
 		ok &= config_check_args(r, tool, "build-dir", ARG_CC);
 		ok &= config_check_args(r, tool, "dist-dir", ARG_CC);
 		ok &= read_matrix(r, cfg, tool);

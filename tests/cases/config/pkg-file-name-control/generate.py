@@ -1,0 +1,1 @@
+open('pkg/a\x01b.py','w').write('')

@@ -1,0 +1,1 @@
+open(b'pkg/a\xffb.py','w').write('')

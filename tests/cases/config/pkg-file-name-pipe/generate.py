@@ -1,0 +1,1 @@
+open('pkg/a|b.py','w').write('')

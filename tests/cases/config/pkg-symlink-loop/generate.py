@@ -1,0 +1,1 @@
+import os; os.symlink('..', 'pkg/loop')
