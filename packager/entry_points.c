@@ -94,7 +94,7 @@ const char *entry_point_ref_problem(const char *ref, bool need_attr)
 				p++;
 			if (!isalnum((unsigned char)*p))
 				return "a malformed [extras] list";
-			while (isalnum((unsigned char)*p) || strchr("_.-", *p))
+			while (isalnum((unsigned char)*p) || (*p && strchr("_.-", *p)))
 				p++;
 			while (*p == ' ')
 				p++;
