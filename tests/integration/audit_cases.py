@@ -219,6 +219,7 @@ def cases(b):
     cu = "demo/_C" + EXT
     m = "demo/mod" + EXT
     R = "cuda-runtime"
+    EP = "demo-0.1.0.dist-info/entry_points.txt"
 
     def drop(name):
         return lambda rows: [r for r in rows if r[0] != name]
@@ -283,6 +284,25 @@ def cases(b):
          [("torch-unprovided", "libc10.so")]),
         ("purelib-with-compiled-code", dict(files={**init, m: good_mod}, purelib=True), [],
          [("purelib-elf", "Root-Is-Purelib")]),
+        # entry_points.txt is read by the entry-points specification's rules (issue 19)
+        ("entry-points-line-without-equals",
+         dict(files={**init, EP: b"[console_scripts]\na\nb = demo:main\n"}), [],
+         [("entry-points", "line 2: an entry without '='")]),
+        ("entry-points-script-path-name",
+         dict(files={**init, EP: b"[console_scripts]\n../../evil = demo:main\n"}), [],
+         [("entry-points", "a '/' or '\\' in a script name")]),
+        ("entry-points-bad-object-ref",
+         dict(files={**init, EP: b"[demo.plugins]\nx = demo:f g\n"}), [],
+         [("entry-points", "line 2: an object reference that is not")]),
+        ("entry-points-bad-group",
+         dict(files={**init, EP: b"[my group]\nx = demo:f\n"}), [],
+         [("entry-points", "line 1: a group name outside")]),
+        ("entry-points-group-twice",
+         dict(files={**init, EP: b"[g]\nx = demo:f\n[g]\ny = demo:g\n"}), [],
+         [("entry-points", "group [g] appears twice")]),
+        ("entry-points-before-group",
+         dict(files={**init, EP: b"x = demo:f\n[g]\n"}), [],
+         [("entry-points", "line 1: an entry before any [group]")]),
         # --- good wheels ---
         ("good-static-cudart", dict(files={**init, cu: cuda_static}),
          ["--require-arch", "7.5;9.0+PTX"], None),
@@ -302,6 +322,10 @@ def cases(b):
         ("good-abi3", dict(files={**init, "demo/mod.abi3.so": abi3},
                            tag="cp310-abi3-" + PLAT), [], None),
         ("good-pure", dict(files=init, tag="py3-none-any", purelib=True), [], None),
+        ("good-entry-points", dict(files={**init, EP: b"[console_scripts]\ndemo = demo.cli:main\n"
+                                                     b"\n[demo.plugins]\n# a comment\nfast = "
+                                                     b"demo.fast:Fast [accel]\nmod = demo\n"},
+                                   tag="py3-none-any", purelib=True), [], None),
     ]
 
 
