@@ -374,10 +374,21 @@ def main():
                    CUWHEEL_CACHE_DIR=os.path.join(tmp, "cache"))
         proj = os.path.join(tmp, "p")
         stats = {"refused": 0, "accepted": 0, "files_refused": 0, "files_accepted": 0}
-        for it in range(n_dry + n_build):
-            real = it >= n_dry
-            label = f"{'build' if real else 'dry'} {it}"
-            fields, files = make_fields(g)
+        # First the names the issue reported (nvcc said "too many arguments"), built for real,
+        # with values that must pass; then the random ones.
+        named = ({"kdef": "X=a b", "khost": "-DW=a,b c", "knvcc": "-Xcompiler=-Wall,-Wextra",
+                  "kinc": "inc/i n:c é", "xdef": "Q=$(not run)", "xcflags": "-DR='`x`'",
+                  "xld": "-L/nonexistent/a b", "xinc": "inc/x:y", "dist": "d i$t"},
+                 {"kern/a$b.cu": "__global__ void ka(float *x) { x[0] = 3.0f; }\n",
+                  "kern/c d.cu": "__global__ void kc(float *x) { x[0] = 4.0f; }\n",
+                  "kern/e|f,g.cu": "__global__ void ke(float *x) { x[0] = 5.0f; }\n",
+                  "src/g h$i|j.c": "int gh;\n"})
+        for it in range(-1, n_dry + n_build):
+            real = it >= n_dry or it < 0
+            label = "named" if it < 0 else f"{'build' if real else 'dry'} {it}"
+            fields, files = named if it < 0 else make_fields(g)
+            if it < 0:
+                n_named_before = len(FAILS)
             bad, bad_files, _ = refusals(label, proj, env, fields, files, fake)
             accepted = {k for k in fields if k not in bad}
             keep = {k: v for k, v in fields.items() if k in accepted}
@@ -405,6 +416,10 @@ def main():
                     check(f"{label}: one wheel in dist-dir", len(whl) == 1, whl)
             check(f"{label}: no payload ran (the canary does not exist)",
                   not os.path.exists(canary), canary)
+            if it < 0:
+                check("named: every value and name passed (none refused)",
+                      not bad and not bad_files and len(FAILS) == n_named_before,
+                      (bad, bad_files))
             if len(FAILS) > 20:
                 break
     print(f"{n_dry} dry runs, {n_build} real builds: {stats['refused']} values refused with a "
