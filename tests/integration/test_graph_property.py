@@ -196,7 +196,10 @@ ERR = re.compile(r"^cuwheel: pyproject\.toml:(\d+):(\d+): error: (.*)$")
 
 def run(args, proj, env):
     p = subprocess.run([CUWHEEL] + args, cwd=proj, env=env, capture_output=True, timeout=900)
-    return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
+    err = p.stderr.decode("utf-8", "replace")
+    for bad in ("AddressSanitizer", "LeakSanitizer", "runtime error:"):
+        check(f"no sanitizer report ({bad})", bad not in err, err[-3000:])
+    return p.returncode, p.stdout.decode("utf-8", "replace"), err
 
 
 def refusals(label, proj, env, fields, files, toolkit):
