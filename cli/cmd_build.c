@@ -323,7 +323,8 @@ int cmd_build(struct cli *c, int argc, char **argv)
 			if (!os_mkdir_p(&c->diag, export_dir))
 				return CLI_FAIL;
 			if (access(export_dir, W_OK) != 0) {
-				diag_errno(&c->diag, export_dir, "cannot write to the --export directory");
+				diag_errno(&c->diag, export_dir,
+				           "cannot write to the --export directory");
 				return CLI_FAIL;
 			}
 		}

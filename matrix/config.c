@@ -268,14 +268,16 @@ bool config_check(struct cfg_reader *r, struct config *cfg)
 	const char *tmpl = cfg->matrix.local_version;
 	bool tmpl_from_env = tmpl && !lv_from_file;
 	if (cfg->project.version_local && tmpl_from_env && tmpl[0]) {
-		cfg_error(r, toml_get(toml_get(cfg->root, "project"), "version"),
-		          "version '%s+%s' has a local label, and CUWHEEL_LOCAL_VERSION='%s' stamps "
-		          "one per cell",
-		          cfg->project.version, cfg->project.version_local, tmpl);
-		diag_msg(r->d, DIAG_HINT,
-		         "set CUWHEEL_LOCAL_VERSION= (empty) to keep '+%s' on every wheel, or write "
-		         "version = \"%s\"",
-		         cfg->project.version_local, cfg->project.version);
+		cfg_error(
+		    r, toml_get(toml_get(cfg->root, "project"), "version"),
+		    "version '%s+%s' has a local label, and CUWHEEL_LOCAL_VERSION='%s' stamps "
+		    "one per cell",
+		    cfg->project.version, cfg->project.version_local, tmpl);
+		diag_msg(
+		    r->d, DIAG_HINT,
+		    "set CUWHEEL_LOCAL_VERSION= (empty) to keep '+%s' on every wheel, or write "
+		    "version = \"%s\"",
+		    cfg->project.version_local, cfg->project.version);
 		ok = false;
 	} else if (cfg->project.version_local && (!tmpl || tmpl[0])) {
 		cfg_error(r, toml_get(toml_get(cfg->root, "project"), "version"),
@@ -471,10 +473,11 @@ bool config_apply_env(struct cfg_reader *r, struct config *cfg, const char *cons
 		if (!strncmp(name, "CUWHEEL_MATRIX_", 15) && list.n == 0) {
 			/* An empty axis is a CI variable that expanded to nothing: unset means
 			 * "the config's axis", empty is an error. */
-			diag_path(r->d, DIAG_ERROR, name,
-			          "'%s' lists no value: unset %s to keep the config's axis, or list "
-			          "at least one",
-			          val, name);
+			diag_path(
+			    r->d, DIAG_ERROR, name,
+			    "'%s' lists no value: unset %s to keep the config's axis, or list "
+			    "at least one",
+			    val, name);
 			ok = false;
 			continue;
 		}

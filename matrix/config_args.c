@@ -42,7 +42,8 @@ bool config_check_files(struct cfg_reader *r, const struct toml_value *at, const
 			      "cannot reach the compiler as written)";
 		if (!why)
 			continue;
-		cfg_error(r, at, "'%s' names a file whose name holds %s", config_shown(r->a, f), why);
+		cfg_error(r, at, "'%s' names a file whose name holds %s", config_shown(r->a, f),
+		          why);
 		ok = false;
 	}
 	return ok;

@@ -42,11 +42,11 @@ static int cmp_str(const void *x, const void *y)
 /* A walk of one glob: where it is confined, what it found, the first problem met. */
 struct walk {
 	struct arena *a;
-	const char *root;      /* the project dir, resolved */
+	const char *root; /* the project dir, resolved */
 	struct strv *out;
 	struct stat stack[64]; /* the directories from the project down to the one read now */
 	size_t depth;
-	const char *err;       /* the first loop or escape found, as a message */
+	const char *err; /* the first loop or escape found, as a message */
 };
 
 static bool same_file(const struct stat *x, const struct stat *y)
@@ -107,8 +107,9 @@ static void glob_walk(struct walk *w, const char *dir, const char *rel, char **s
 		return;
 	for (size_t k = 0; k < w->depth; k++) {
 		if (same_file(&w->stack[k], &here)) {
-			w->err = arena_printf(a, "'%s' is a symbolic link loop (it leads back to a "
-			                         "directory above it)",
+			w->err = arena_printf(a,
+			                      "'%s' is a symbolic link loop (it leads back to a "
+			                      "directory above it)",
 			                      config_shown(a, rel));
 			return;
 		}
@@ -171,8 +172,9 @@ static const char *why_not_file(struct arena *a, const char *path, const char *r
 		size_t n = strlen(dir);
 		while (n > 1 && dir[n - 1] == '/')
 			dir[--n] = '\0';
-		return arena_printf(a, "'%s' is a directory, not a file (a glob such as '%s/*' "
-		                       "names its files)",
+		return arena_printf(a,
+		                    "'%s' is a directory, not a file (a glob such as '%s/*' "
+		                    "names its files)",
 		                    config_shown(a, rel), dir);
 	}
 	if (S_ISFIFO(st.st_mode))
@@ -210,10 +212,10 @@ bool config_glob(struct cfg_reader *r, struct config *cfg, const struct toml_val
 		return false;
 	}
 	if (out->n == first) {
-		const char *why = strpbrk(pattern, "*?[")
-		                      ? NULL
-		                      : why_not_file(r->a, os_join(r->a, cfg->project_dir, pattern),
-		                                     pattern);
+		const char *why =
+		    strpbrk(pattern, "*?[")
+		        ? NULL
+		        : why_not_file(r->a, os_join(r->a, cfg->project_dir, pattern), pattern);
 		if (why)
 			cfg_error(r, at, "%s", why);
 		else
@@ -229,8 +231,11 @@ static bool utf8_valid(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	while (*p) {
-		int n = *p < 0x80 ? 0 : (*p & 0xE0) == 0xC0 ? 1 : (*p & 0xF0) == 0xE0 ? 2
-		                      : (*p & 0xF8) == 0xF0 ? 3 : -1;
+		int n = *p < 0x80             ? 0
+		        : (*p & 0xE0) == 0xC0 ? 1
+		        : (*p & 0xF0) == 0xE0 ? 2
+		        : (*p & 0xF8) == 0xF0 ? 3
+		                              : -1;
 		if (n < 0 || (n == 1 && *p < 0xC2))
 			return false;
 		p++;
@@ -250,8 +255,9 @@ static const char *package_walk(struct walk *w, const char *dir, const char *rel
 		return NULL;
 	for (size_t k = 0; k < w->depth; k++)
 		if (same_file(&w->stack[k], &here))
-			return arena_printf(w->a, "'%s' is a symbolic link loop (it leads back to a "
-			                          "directory above it)",
+			return arena_printf(w->a,
+			                    "'%s' is a symbolic link loop (it leads back to a "
+			                    "directory above it)",
 			                    config_shown(w->a, rel));
 	if (w->depth == sizeof(w->stack) / sizeof(*w->stack))
 		return arena_printf(w->a, "'%s' is nested more than 64 directories deep",
@@ -270,7 +276,8 @@ static const char *package_walk(struct walk *w, const char *dir, const char *rel
 			if (!bad && !utf8_valid(n))
 				bad = "bytes that are not UTF-8 (a wheel's member names are UTF-8)";
 			if (bad)
-				why = arena_printf(w->a, "'%s' in the package has a name that holds %s",
+				why = arena_printf(w->a,
+				                   "'%s' in the package has a name that holds %s",
 				                   config_shown(w->a, srel), bad);
 			else if ((why = config_confine(w->a, w->root, w->root, srel)))
 				;

@@ -111,10 +111,12 @@ static const char *read_project_file(struct cfg_reader *r, struct config *cfg,
 	struct diag quiet = {0};
 	const char *path = os_join(r->a, cfg->project_dir, rel);
 	const char *root = os_realpath(r->a, cfg->project_dir);
-	const char *why = config_confine(r->a, root ? root : cfg->project_dir, cfg->project_dir, rel);
+	const char *why =
+	    config_confine(r->a, root ? root : cfg->project_dir, cfg->project_dir, rel);
 	if (!why && (strpbrk(rel, "\n\r|")))
-		why = arena_printf(r->a, "'%s' holds a line break or '|': build.ninja cannot name it",
-		                   config_shown(r->a, rel));
+		why =
+		    arena_printf(r->a, "'%s' holds a line break or '|': build.ninja cannot name it",
+		                 config_shown(r->a, rel));
 	if (why) {
 		cfg_error(r, v, "%s", why);
 		return NULL;
@@ -293,8 +295,8 @@ static bool check_entries(struct cfg_reader *r, const struct toml_value *t, cons
 		why = entry_point_ref_problem(kv->value->u.str.s, script);
 		if (why) {
 			cfg_error(r, kv->value, "entry point '%s' = '%s' has %s",
-			          config_shown(r->a, kv->key), config_shown(r->a, kv->value->u.str.s),
-			          why);
+			          config_shown(r->a, kv->key),
+			          config_shown(r->a, kv->value->u.str.s), why);
 			if (script)
 				diag_msg(r->d, DIAG_HINT, "write \"package.module:function\"");
 			ok = false;
@@ -389,10 +391,12 @@ static bool check_one_line(struct cfg_reader *r, const struct toml_value *v, con
 	} else if (v->type == TOML_TABLE) {
 		for (size_t i = 0; i < v->u.table.len; i++) {
 			const struct toml_kv *kv = &v->u.table.items[i];
-			const char *sub = arena_printf(r->a, "%s.%s", where, config_shown(r->a, kv->key));
+			const char *sub =
+			    arena_printf(r->a, "%s.%s", where, config_shown(r->a, kv->key));
 			if (strpbrk(kv->key, "\n\r") || strlen(kv->key) != kv->keylen) {
-				cfg_error_key(r, kv, "%s: the key '%s' holds a line break: METADATA "
-				                     "fields are one line",
+				cfg_error_key(r, kv,
+				              "%s: the key '%s' holds a line break: METADATA "
+				              "fields are one line",
 				              where, config_shown(r->a, kv->key));
 				ok = false;
 				continue;
@@ -525,7 +529,8 @@ bool config_read_project(struct cfg_reader *r, struct config *cfg)
 		if (strcmp(kv->key, "readme") && strcmp(kv->key, "license") &&
 		    strcmp(kv->key, "description") && strcmp(kv->key, "scripts") &&
 		    strcmp(kv->key, "gui-scripts") && strcmp(kv->key, "entry-points"))
-			ok &= check_one_line(r, kv->value, arena_printf(r->a, "[project].%s", kv->key));
+			ok &= check_one_line(r, kv->value,
+			                     arena_printf(r->a, "[project].%s", kv->key));
 	}
 	return ok;
 }

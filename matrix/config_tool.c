@@ -467,8 +467,9 @@ static bool read_matrix(struct cfg_reader *r, struct config *cfg, const struct t
 	for (size_t i = 0; i < N(axes); i++) {
 		const struct toml_value *v = toml_get(t, axes[i]);
 		if (v && v->type == TOML_ARRAY && v->u.array.len == 0) {
-			cfg_error(r, v, "matrix.%s = [] lists no value: remove the key for the "
-			                "default axis, or list at least one",
+			cfg_error(r, v,
+			          "matrix.%s = [] lists no value: remove the key for the "
+			          "default axis, or list at least one",
 			          axes[i]);
 			ok = false;
 		}
@@ -507,7 +508,8 @@ bool config_read_tool(struct cfg_reader *r, struct config *cfg)
 			const char *why =
 			    config_package_problem(r->a, cfg->project_dir, cfg->packages.v[i]);
 			if (why) {
-				cfg_error(r, toml_get(tool, "packages")->u.array.items[i], "%s", why);
+				cfg_error(r, toml_get(tool, "packages")->u.array.items[i], "%s",
+				          why);
 				ok = false;
 			}
 		}

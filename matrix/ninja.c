@@ -104,10 +104,11 @@ const char *ninja_arg_refusal(const char *s, enum arg_route route)
 	case ARG_NVCC_FLAG:
 		for (const char *p = s; *p; p++)
 			if (!strchr(SHELL_PLAIN, *p))
-				return *p == ' ' ? "a space (nvcc may paste an nvcc flag into a shell "
-						   "command unquoted)"
-						 : "a character nvcc may paste into a shell command "
-						   "unquoted (nvcc-flags take [A-Za-z0-9-_./=:,+@%^])";
+				return *p == ' '
+				           ? "a space (nvcc may paste an nvcc flag into a shell "
+				             "command unquoted)"
+				           : "a character nvcc may paste into a shell command "
+				             "unquoted (nvcc-flags take [A-Za-z0-9-_./=:,+@%^])";
 		return NULL;
 	}
 	const char *p = strpbrk(s, bad);

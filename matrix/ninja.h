@@ -19,12 +19,12 @@ void ninja_paths(struct strbuf *sb, const struct strv *paths);
 /* Where a config value goes on its way to a compiler: each route has characters that cannot
  * pass through it verbatim. */
 enum arg_route {
-	ARG_CC,		  /* an argument of the host compiler or linker (ninja runs it via sh) */
-	ARG_PATH,	  /* a file or directory named in a build line */
+	ARG_CC,           /* an argument of the host compiler or linker (ninja runs it via sh) */
+	ARG_PATH,         /* a file or directory named in a build line */
 	ARG_NVCC_DEFINE,  /* a kernel define: nvcc passes -D "value" to the host compiler */
 	ARG_NVCC_INCLUDE, /* a kernel include dir: nvcc passes -I"value" */
-	ARG_NVCC_HOST,	  /* a kernel host flag: -Xcompiler="value" */
-	ARG_NVCC_FLAG,	  /* an nvcc flag: nvcc may paste it into a shell command unquoted */
+	ARG_NVCC_HOST,    /* a kernel host flag: -Xcompiler="value" */
+	ARG_NVCC_FLAG,    /* an nvcc flag: nvcc may paste it into a shell command unquoted */
 };
 /* NULL when s reaches the compiler as exactly itself along route; else why not (a phrase
  * naming the character, for "... holds %s"). */

@@ -220,9 +220,10 @@ void audit_names(struct audit_ctx *c)
 		 * section adds scripts nobody declared. */
 		const char *why = entry_points_txt_problem(c->a, eptext, eplen);
 		if (why)
-			audit_add(c, AUDIT_ERROR, "entry-points", eppath, NULL,
-			          "entry_points.txt is not valid (the entry-points specification): %s",
-			          why);
+			audit_add(
+			    c, AUDIT_ERROR, "entry-points", eppath, NULL,
+			    "entry_points.txt is not valid (the entry-points specification): %s",
+			    why);
 	}
 	for (size_t i = 0; i < 2; i++) {
 		const char *f =

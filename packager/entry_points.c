@@ -151,7 +151,8 @@ const char *entry_points_txt_problem(struct arena *a, const char *text, size_t l
 			if (why)
 				return arena_printf(a, "line %d: %s", line, why);
 			if (strv_contains(&groups, group))
-				return arena_printf(a, "line %d: group [%s] appears twice", line, group);
+				return arena_printf(a, "line %d: group [%s] appears twice", line,
+				                    group);
 			strv_push(a, &groups, group);
 			names.n = 0;
 			s = next;

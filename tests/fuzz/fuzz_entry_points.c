@@ -22,7 +22,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		int sections = 0;
 		for (size_t i = 0; i < size; i++) {
 			unsigned char c = data[i];
-			if (c == 0 || (c < 0x20 && c != '\n' && c != '\r' && c != '\t') || c == 0x7f) {
+			if (c == 0 || (c < 0x20 && c != '\n' && c != '\r' && c != '\t') ||
+			    c == 0x7f) {
 				/* control bytes may only sit in comments or be stripped blanks */
 				size_t ls = i;
 				while (ls > 0 && data[ls - 1] != '\n')

@@ -108,9 +108,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			free(t);
 			sb_release(&sb);
 		}
-		if (route == ARG_NVCC_DEFINE || route == ARG_NVCC_INCLUDE || route == ARG_NVCC_HOST) {
-			/* nvcc puts the value in "..." for /bin/sh: nothing in it may be special there,
-			 * and a -D/-I value is split at ','. */
+		if (route == ARG_NVCC_DEFINE || route == ARG_NVCC_INCLUDE ||
+		    route == ARG_NVCC_HOST) {
+			/* nvcc puts the value in "..." for /bin/sh: nothing in it may be special
+			 * there, and a -D/-I value is split at ','. */
 			if (strpbrk(s, "$`\\\"\n"))
 				abort();
 			if (route != ARG_NVCC_HOST && strchr(s, ','))
