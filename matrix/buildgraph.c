@@ -677,10 +677,26 @@ bool buildgraph_generate(struct arena *a, struct diag *d, const struct plan *pla
 	g.cxx = env_or("CXX", "c++");
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 	g.ncpu = n > 0 ? (int)n : 1;
-	const char *paths[] = {cfg->project_dir, out->build_dir, cfg->dist_dir};
-	for (size_t i = 0; i < 3; i++) {
-		if (!ninja_path_ok(paths[i])) {
-			diag_path(d, DIAG_ERROR, paths[i], "a path with a newline cannot be built");
+	/* Paths found rather than written (toolkits, interpreters, the directories) reach
+	 * build.ninja too: one with a line break would add a line to it. */
+	struct strv paths = {0};
+	strv_push(a, &paths, cfg->project_dir);
+	strv_push(a, &paths, out->build_dir);
+	strv_push(a, &paths, cfg->dist_dir);
+	for (size_t t = 0; t < plan->n_toolkits; t++) {
+		const struct toolkit *tk = plan->toolkits[t].tk;
+		if (plan->toolkits[t].used && tk) {
+			strv_push(a, &paths, tk->nvcc);
+			strv_push(a, &paths, tk->include_dir);
+			strv_push(a, &paths, tk->lib_dir);
+		}
+	}
+	for (size_t i = 0; i < plan->n_cells; i++)
+		if (plan->cells[i].selected && plan->cells[i].buildable)
+			strv_push(a, &paths, plan->cells[i].py->include_dir);
+	for (size_t i = 0; i < paths.n; i++) {
+		if (paths.v[i] && !ninja_path_ok(paths.v[i])) {
+			diag_path(d, DIAG_ERROR, paths.v[i], "a path with a newline cannot be built");
 			return false;
 		}
 	}

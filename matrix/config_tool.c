@@ -526,6 +526,14 @@ bool config_read_tool(struct cfg_reader *r, struct config *cfg)
 		}
 		ok &= cfg_str_table(r, tool, "toolkits", "[tool.cuwheel]", &cfg->toolkits);
 		ok &= cfg_str_table(r, tool, "pythons", "[tool.cuwheel]", &cfg->pythons);
+		/* A toolkit's nvcc and include dir, a Python's include dir are written into
+		 * build.ninja: a line break in the path would add a line to it. */
+		static const char *const tools[] = {"toolkits", "pythons"};
+		for (size_t k = 0; k < N(tools); k++) {
+			const struct toml_value *tv = toml_get(tool, tools[k]);
+			for (size_t i = 0; tv && tv->type == TOML_TABLE && i < tv->u.table.len; i++)
+				ok &= config_check_args(r, tv, tv->u.table.items[i].key, ARG_CC);
+		}
 		const struct toml_value *ct = cfg_table(r, tool, "cache", "[tool.cuwheel]");
 		if (ct) {
 			const char *w = "[tool.cuwheel.cache]";
