@@ -11,16 +11,16 @@
  * System32 that extensions commonly import (matched case-insensitively; api-ms-win-* and
  * ext-ms-win-* API sets are matched by prefix). */
 static const char *const windows_dlls[] = {
-    "advapi32.dll",   "bcrypt.dll",   "cfgmgr32.dll", "clbcatq.dll",  "combase.dll",
-    "comctl32.dll",   "comdlg32.dll", "crypt32.dll",  "d3d11.dll",    "d3d12.dll",
-    "dbghelp.dll",    "difxapi.dll",  "dwmapi.dll",   "dxgi.dll",     "gdi32.dll",
-    "gdiplus.dll",    "imagehlp.dll", "imm32.dll",    "iphlpapi.dll", "kernel32.dll",
-    "kernelbase.dll", "msctf.dll",    "msvcrt.dll",   "normaliz.dll", "nsi.dll",
-    "ntdll.dll",      "ole32.dll",    "oleaut32.dll", "opengl32.dll", "powrprof.dll",
-    "psapi.dll",      "rpcrt4.dll",   "sechost.dll",  "secur32.dll",  "setupapi.dll",
-    "shcore.dll",     "shell32.dll",  "shlwapi.dll",  "ucrtbase.dll", "user32.dll",
-    "userenv.dll",    "uxtheme.dll",  "version.dll",  "winmm.dll",    "wintrust.dll",
-    "wldap32.dll",    "ws2_32.dll",   "wsock32.dll",  "wtsapi32.dll",
+    "advapi32.dll", "bcrypt.dll",   "cfgmgr32.dll", "clbcatq.dll",  "combase.dll",
+    "comctl32.dll", "comdlg32.dll", "crypt32.dll",  "d3d11.dll",    "d3d12.dll",
+    "dbghelp.dll",  "dwmapi.dll",   "dxgi.dll",     "gdi32.dll",    "gdiplus.dll",
+    "imagehlp.dll", "imm32.dll",    "iphlpapi.dll", "kernel32.dll", "kernelbase.dll",
+    "msctf.dll",    "msvcrt.dll",   "normaliz.dll", "nsi.dll",      "ntdll.dll",
+    "ole32.dll",    "oleaut32.dll", "opengl32.dll", "powrprof.dll", "psapi.dll",
+    "rpcrt4.dll",   "sechost.dll",  "secur32.dll",  "setupapi.dll", "shcore.dll",
+    "shell32.dll",  "shlwapi.dll",  "ucrtbase.dll", "user32.dll",   "userenv.dll",
+    "uxtheme.dll",  "version.dll",  "winmm.dll",    "wintrust.dll", "wldap32.dll",
+    "ws2_32.dll",   "wsock32.dll",  "wtsapi32.dll",
 };
 
 /* The Visual C++ 2015-2022 runtime. CPython's installers ship vcruntime140.dll and

@@ -13,7 +13,7 @@
 /* Limits that no real image reaches; they bound the work a hostile one can cause. */
 #define PE_MAX_SECTIONS 96      /* the loader's own limit */
 #define PE_MAX_DLLS     4096    /* import descriptors per directory */
-#define PE_MAX_EXPORTS  1000000 /* exported names (torch_cpu.dll has ~ 100,000) */
+#define PE_MAX_EXPORTS  1000000 /* exported names: far more than any real DLL */
 #define PE_MAX_NAME     4096    /* bytes of one name */
 
 struct pe_section {
