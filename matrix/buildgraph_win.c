@@ -477,10 +477,25 @@ static bool copy_src(struct arena *a, struct diag *d, const char *proj, const ch
 	return ok && stage_copy_file(d, os_join(a, proj, rel), dest);
 }
 
-/* Copies every file under project-relative dir (recursively; dot files and __pycache__ left
- * out) into root/src/. */
+/* Directories a copied tree never descends into: the export being written, the final export,
+ * the build and dist dirs (an include dir of "." would otherwise copy them into themselves). */
+struct copy_skip {
+	const char *v[4];
+};
+
+static bool skipped(struct arena *a, const struct copy_skip *skip, const char *path)
+{
+	const char *real = os_realpath(a, path);
+	for (size_t i = 0; real && i < 4; i++)
+		if (skip->v[i] && !strcmp(real, skip->v[i]))
+			return true;
+	return false;
+}
+
+/* Copies every file under project-relative dir (recursively; dot files, __pycache__ and the
+ * skipped directories left out) into root/src/. */
 static bool copy_tree(struct arena *a, struct diag *d, const char *proj, const char *root,
-                      const char *dir)
+                      const char *dir, const struct copy_skip *skip)
 {
 	struct strv names = {0};
 	if (!os_list_dir(a, os_join(a, proj, dir), &names)) {
@@ -491,8 +506,12 @@ static bool copy_tree(struct arena *a, struct diag *d, const char *proj, const c
 		if (names.v[i][0] == '.' || !strcmp(names.v[i], "__pycache__"))
 			continue;
 		char *rel = os_join(a, dir, names.v[i]);
-		bool ok = os_is_dir(os_join(a, proj, rel)) ? copy_tree(a, d, proj, root, rel)
-		                                           : copy_src(a, d, proj, root, rel);
+		char *abs = os_join(a, proj, rel);
+		bool ok = true;
+		if (!os_is_dir(abs))
+			ok = copy_src(a, d, proj, root, rel);
+		else if (!skipped(a, skip, abs))
+			ok = copy_tree(a, d, proj, root, rel, skip);
 		if (!ok)
 			return false;
 	}
@@ -500,20 +519,24 @@ static bool copy_tree(struct arena *a, struct diag *d, const char *proj, const c
 }
 
 static bool write_dir(struct arena *a, struct diag *d, const struct plan *plan, const char *root,
-                      const struct win_export *x)
+                      const char *final, const struct win_export *x)
 {
 	const struct config *cfg = plan->cfg;
+	struct copy_skip skip = {{NULL}};
 	if (!os_mkdir_p(d, root) ||
 	    !os_write_atomic(d, os_join(a, root, "build.ninja"), x->ninja, strlen(x->ninja),
 	                     0644) ||
 	    !os_write_atomic(d, os_join(a, root, "probe.py"), x->probe, strlen(x->probe), 0755))
 		return false;
+	const char *dirs[4] = {root, final, cfg->build_dir, cfg->dist_dir};
+	for (size_t i = 0; i < 4; i++)
+		skip.v[i] = os_realpath(a, dirs[i]);
 	const struct strv *lists[] = {&cfg->kernels.files, &cfg->kernels.include_dirs};
 	for (size_t l = 0; l < 2; l++)
 		for (size_t i = 0; i < lists[l]->n; i++) {
 			const char *rel = lists[l]->v[i];
 			bool ok = os_is_dir(os_join(a, cfg->project_dir, rel))
-			              ? copy_tree(a, d, cfg->project_dir, root, rel)
+			              ? copy_tree(a, d, cfg->project_dir, root, rel, &skip)
 			              : copy_src(a, d, cfg->project_dir, root, rel);
 			if (!ok)
 				return false;
@@ -524,7 +547,7 @@ static bool write_dir(struct arena *a, struct diag *d, const struct plan *plan, 
 			if (!copy_src(a, d, cfg->project_dir, root, xe->files.v[i]))
 				return false;
 		for (size_t i = 0; i < xe->include_dirs.n; i++)
-			if (!copy_tree(a, d, cfg->project_dir, root, xe->include_dirs.v[i]))
+			if (!copy_tree(a, d, cfg->project_dir, root, xe->include_dirs.v[i], &skip))
 				return false;
 	}
 	for (size_t i = 0; i < x->cells.n; i++)
@@ -564,7 +587,7 @@ bool wingraph_export(struct arena *a, struct diag *d, const struct plan *plan, c
 	}
 	char *tmp = arena_printf(a, "%s.tmp-%ld", dir, (long)getpid());
 	char *old = arena_printf(a, "%s.old-%ld", dir, (long)getpid());
-	bool ok = write_dir(a, d, plan, tmp, out);
+	bool ok = write_dir(a, d, plan, tmp, dir, out);
 	if (ok && os_exists(dir) && rename(dir, old) != 0) {
 		diag_path(d, DIAG_ERROR, dir, "cannot move the previous export aside");
 		ok = false;

@@ -233,6 +233,25 @@ def main():
                                                       "CUWHEEL_PYTHON_3_13": py["3.13"]}, work)
         else:
             print(f"skip probe runs: CPython 3.12 and 3.13 wanted, found {py}")
+        # An include dir of "." and the export inside the project: the copy of the project
+        # into DIR/src/ leaves out the export itself, the build and the dist dirs.
+        dot = os.path.join(work, "dotproj")
+        shutil.copytree(os.path.join(work, "tinyraster-capi"), dot)
+        t = open(os.path.join(dot, "pyproject.toml")).read()
+        t = t.replace('module = "tinyraster._C"', 'module = "tinyraster._C"\ninclude-dirs = ["."]', 1)
+        t = t.replace('include-dirs = ["kernels"]\ncflags', 'cflags')
+        open(os.path.join(dot, "pyproject.toml"), "w").write(t)
+        os.makedirs(os.path.join(dot, "build", "junk"))
+        inner = os.path.join(dot, "wingraph")
+        for attempt in (1, 2):
+            r = run([CUWHEEL, "-C", dot, "build", "--stage", "win-graph", "--export", inner],
+                    dict(env, CUWHEEL_BUILD_DIR=os.path.join(dot, "build")))
+            src = os.path.join(inner, "src")
+            check(f"include-dirs = [\".\"], export inside the project (run {attempt})",
+                  r.returncode == 0 and os.path.isfile(os.path.join(src, "pyproject.toml")) and
+                  not os.path.exists(os.path.join(src, "wingraph")) and
+                  not os.path.exists(os.path.join(src, "build")) and
+                  '"/I."' not in r.stdout, r.stdout + r.stderr)
         # A directory that is not an export is never replaced.
         keep = os.path.join(work, "keep")
         os.makedirs(keep)
