@@ -270,7 +270,11 @@ def main():
                 "nvidia-cuda-runtime-cu12": ("nvidia/cuda_runtime/bin", ["cudart64_12.dll"])}
         t_build = time.monotonic() - t0
         t1 = time.monotonic()
-        r = run_wine([wine, "cmd", "/c", "exit"], env, timeout=600)
+        try:
+            r = run_wine([wine, "cmd", "/c", "exit"], env, timeout=600)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            print(f"SKIP: wine64 cannot start here: {e}")
+            return SKIP
         t_wine_start = time.monotonic() - t1
         server = find_wineserver(wine)
         if server:  # one server for all the loads below, rather than one each
