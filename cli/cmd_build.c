@@ -13,6 +13,7 @@
 
 #include "base/os.h"
 #include "cli/build_run.h"
+#include "cli/build_win.h"
 #include "cli/plan_common.h"
 #include "cli/report.h"
 #include "matrix/buildgraph.h"
@@ -52,6 +53,13 @@ const char cmd_build_help[] =
     "                  link, pack, audit and test every cell against the archives in DIR,\n"
     "                  refusing them when the manifest does not match this plan (CI runners\n"
     "                  build the kernels once per toolkit and the wheels elsewhere)\n"
+    "  --stage win-graph --export DIR\n"
+    "                  for the win_amd64 cells, write DIR/build.ninja (nvcc, cl.exe,\n"
+    "                  link.exe), DIR/probe.py, the sources and DIR/stage/<cell>/ for a\n"
+    "                  Windows runner (python probe.py && ninja there); nothing is built here\n"
+    "  --stage win-pack --import DIR\n"
+    "                  pack DIR/stage/<cell>/ (with the .pyd the runner built), audit each\n"
+    "                  wheel (PE rules) and place the win_amd64 wheels in dist/\n"
     "\n"
     "Environment: CUWHEEL_* overrides the config (see the README); CUWHEEL_NINJA names ninja;\n"
     "CC and CXX name the host compilers.\n"
@@ -306,8 +314,25 @@ int cmd_build(struct cli *c, int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_usage(c, "build", "unexpected argument '%s'", argv[optind]);
-	if (strcmp(stage, "all") && strcmp(stage, "kernels") && strcmp(stage, "wheels"))
-		return cli_usage(c, "build", "--stage is kernels, wheels or all, not '%s'", stage);
+	bool win_graph = !strcmp(stage, "win-graph"), win_pack = !strcmp(stage, "win-pack");
+	if (strcmp(stage, "all") && strcmp(stage, "kernels") && strcmp(stage, "wheels") &&
+	    !win_graph && !win_pack)
+		return cli_usage(c, "build",
+				 "--stage is kernels, wheels, win-graph, win-pack or all, not '%s'",
+				 stage);
+	if (win_graph || win_pack) {
+		const char *want = win_graph ? export_dir : import_dir;
+		if (!want || (win_graph ? import_dir : export_dir))
+			return cli_usage(c, "build", "--stage %s needs %s DIR (and only that)", stage,
+					 win_graph ? "--export" : "--import");
+		struct plan_ctx wpc;
+		int wrc = plan_load(c, &mo, &wpc);
+		if (wrc != CLI_OK)
+			return wrc;
+		const char *wdir = os_abspath(&c->arena, want);
+		return win_graph ? build_win_graph(c, &wpc.plan, wdir)
+				 : build_win_pack(c, &wpc.plan, wdir);
+	}
 	if (export_dir && strcmp(stage, "kernels"))
 		return cli_usage(c, "build", "--export goes with --stage kernels");
 	if (import_dir && strcmp(stage, "wheels"))

@@ -98,6 +98,7 @@ bool audit_wheel(struct arena *a, struct diag *d, const char *wheel_path,
 	audit_record(&c);
 	audit_read_elfs(&c);
 	audit_check_elfs(&c);
+	audit_check_pes(&c);
 	audit_policy(&c);
 	zip_reader_close(&c.zr);
 	out->ok = out->errors == 0 && !(c.opts->strict && out->warnings > 0);

@@ -35,7 +35,8 @@ struct audit_lib {
 	                          auditwheel repair --exclude) */
 };
 
-/* What one ELF member looks like. */
+/* What one ELF or PE member looks like (for PE: needed lists the imported DLLs, delay-loaded
+ * ones marked; rpath/runpath stay empty). */
 struct audit_elf {
 	const char *member;
 	const char *arch;

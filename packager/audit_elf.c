@@ -113,6 +113,10 @@ void audit_scan_member(struct audit_ctx *c, size_t i, void *data, size_t len)
 	if (m->scanned)
 		return;
 	m->scanned = true;
+	if (!ends(m->zm->name, ".py") && pe_is_pe(data, len)) {
+		audit_scan_pe(c, i, data, len);
+		return;
+	}
 	if (ends(m->zm->name, ".py") || !elf_is_elf(data, len))
 		return;
 	const char *err;

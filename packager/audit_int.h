@@ -8,6 +8,7 @@
 #include "base/strbuf.h"
 #include "packager/audit.h"
 #include "packager/elf.h"
+#include "packager/pe.h"
 #include "packager/tags.h"
 #include "packager/wheel_read.h"
 
@@ -17,6 +18,8 @@ struct audit_member {
 	bool scanned; /* its bytes were looked at */
 	bool is_elf;
 	struct elf_info elf;
+	bool is_pe;
+	struct pe_info pe;
 };
 
 struct audit_ctx {
@@ -48,6 +51,11 @@ void audit_record(struct audit_ctx *c);
 /* Looks at member i's bytes once (data must stay alive only during the call): reads it as
  * ELF when it is one. */
 void audit_scan_member(struct audit_ctx *c, size_t i, void *data, size_t len);
+/* Reads member i as a PE image (data holds its bytes) into c->members[i].pe. */
+void audit_scan_pe(struct audit_ctx *c, size_t i, const void *data, size_t len);
+/* PE checks (audit_pe.c): machine against the win_* tag, PyInit_ and python3X.dll of each .pyd,
+ * where every imported DLL comes from; adds the PE members to r->elfs and their DLLs to r->libs. */
+void audit_check_pes(struct audit_ctx *c);
 /* Reads every ELF member (filling c->members[i].elf). */
 void audit_read_elfs(struct audit_ctx *c);
 /* ELF checks: RPATH, CUDA and torch libraries, libcuda bundling, extension modules, archs;

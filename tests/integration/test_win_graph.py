@@ -1,0 +1,284 @@
+#!/usr/bin/env python3
+"""test_win_graph.py: the Windows build graph written on Linux, and its packing.
+
+1. Golden files (tests/golden/win/*.ninja): `cuwheel build --stage win-graph --export DIR`
+   for tinyraster (its pyproject: an abi3 cell and, with abi3-per-python, a cp312 one), a
+   capi variant of it (kind = "capi" in a copy of the project) and examples/torchext (kind
+   torch). Every command line is compared; `--update` rewrites the golden files instead.
+2. The export is self-contained: DIR/probe.py (run here with stand-ins for cl/link/lib, a
+   CUDA root holding version.json and a real CPython) writes DIR/paths.ninja, after which
+   ninja parses DIR/build.ninja, every $variable it uses is defined, and `ninja -n` plans
+   every step; the sources are in DIR/src and the packages staged in DIR/stage/<cell>.
+3. `--stage win-pack --import DIR`, after mingw-built stand-ins for the .pyd the runner
+   would link are placed in DIR/stage/<cell>/: win_amd64 wheels in dist/ that pass the audit;
+   a .pyd importing cudart64_13.dll fails its cell (nothing placed) with the DLL load error;
+   a missing .pyd fails its cell. (Part 3 is skipped without mingw-w64.)
+Exit 77 when ninja is missing."""
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.abspath(os.environ.get("CUWHEEL_SOURCE_DIR", os.getcwd()))
+CUWHEEL = os.path.abspath(os.environ.get("CUWHEEL", "build/ci/cuwheel"))
+GOLDEN = os.path.join(ROOT, "tests", "golden", "win")
+UPDATE = "--update" in sys.argv
+FAILS = []
+
+
+def check(name, cond, detail=""):
+    print(("ok   " if cond else "FAIL ") + name)
+    if not cond:
+        FAILS.append(f"{name}: {detail}")
+    return cond
+
+
+def run(cmd, env=None, cwd=None):
+    e = dict(os.environ)
+    for k in list(e):
+        if k.startswith("CUWHEEL_MATRIX_"):
+            del e[k]
+    e.update(env or {})
+    return subprocess.run(cmd, capture_output=True, text=True, env=e, cwd=cwd)
+
+
+def find_python(v):
+    """A CPython v (pyenv's, else python3.X on PATH), or None."""
+    c = sorted(p for p in glob.glob(os.path.expanduser(f"~/.pyenv/versions/{v}.*/bin/python3"))
+               if not p.split("/")[-3].endswith("t"))
+    return c[-1] if c else shutil.which(f"python{v}")
+
+
+def capi_copy(work):
+    """tinyraster with kind = "capi": a copy of what the graph reads."""
+    proj = os.path.join(work, "tinyraster-capi")
+    os.makedirs(proj)
+    for d in ("kernels", "bindings", "python"):
+        shutil.copytree(os.path.join(ROOT, d), os.path.join(proj, d),
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(os.path.join(ROOT, "LICENSE"), proj)
+    with open(os.path.join(ROOT, "pyproject.toml")) as f:
+        text = f.read()
+    if 'kind = "abi3"' not in text:
+        sys.exit("FAIL: pyproject.toml no longer says kind = \"abi3\"")
+    text = text.replace('kind = "abi3"', 'kind = "capi"').replace(
+        "abi3-per-python = true", "abi3-per-python = false")
+    with open(os.path.join(proj, "pyproject.toml"), "w") as f:
+        f.write(text)
+    return proj
+
+
+def export(name, proj, env, out):
+    r = run([CUWHEEL, "-C", proj, "build", "--stage", "win-graph", "--export", out], env)
+    if not check(f"{name}: win-graph export", r.returncode == 0, r.stdout + r.stderr):
+        return None
+    with open(os.path.join(out, "build.ninja")) as f:
+        text = f.read()
+    gold = os.path.join(GOLDEN, name + ".ninja")
+    if UPDATE:
+        with open(gold, "w") as f:
+            f.write(text)
+        print(f"updated {gold}")
+    else:
+        want = open(gold).read() if os.path.exists(gold) else ""
+        if not check(f"{name}: build.ninja equals {os.path.relpath(gold, ROOT)}", text == want,
+                     "differs (run tests/integration/test_win_graph.py --update and review "
+                     "the diff)"):
+            import difflib
+            print("".join(list(difflib.unified_diff(want.splitlines(True),
+                                                    text.splitlines(True), gold, "new"))[:60]))
+    return text
+
+
+def probe_and_plan(name, out, pythons, work):
+    """Runs probe.py with stand-in tools, then ninja -n on the export."""
+    fake = os.path.join(work, "fake-" + name)
+    os.makedirs(os.path.join(fake, "bin"))
+    os.makedirs(os.path.join(fake, "cuda", "bin"))
+    for t in ("cl", "link.exe", "lib.exe"):
+        p = os.path.join(fake, "bin", t)
+        open(p, "w").close()
+        os.chmod(p, 0o755)
+    open(os.path.join(fake, "cuda", "bin", "nvcc.exe"), "w").close()
+    with open(os.path.join(fake, "cuda", "version.json"), "w") as f:
+        json.dump({"cuda": {"version": "13.0.88"}}, f)
+    env = {"PATH": os.path.join(fake, "bin") + os.pathsep + os.environ["PATH"],
+           "CUDA_PATH": os.path.join(fake, "cuda")}
+    env.update(pythons)
+    r = run([sys.executable, os.path.join(out, "probe.py")], env)
+    if not check(f"{name}: probe.py writes paths.ninja", r.returncode == 0, r.stdout + r.stderr):
+        return
+    paths = open(os.path.join(out, "paths.ninja")).read()
+    defined = set(re.findall(r"^(\w+) =", paths, re.M))
+    text = open(os.path.join(out, "build.ninja")).read()
+    defined |= set(re.findall(r"^  (\w+) =", text, re.M)) | {"in", "out"}
+    used = set(re.findall(r"\$(\w+)", text.replace("$$", "")))
+    check(f"{name}: every $variable of build.ninja is defined", used <= defined,
+          sorted(used - defined))
+    r = run(["ninja", "-C", out, "-n"])
+    check(f"{name}: ninja -n plans every step", r.returncode == 0 and "link stage/" in r.stdout,
+          r.stdout[-500:] + r.stderr)
+    r = run(["ninja", "-C", out, "-t", "commands", "all"])
+    cmds = r.stdout.splitlines()
+    check(f"{name}: commands use the probed paths", cmds and all(
+        fake in c for c in cmds if c.split()[0].endswith(("cl", "link.exe", "nvcc.exe"))),
+        cmds[:3])
+
+
+def win_pack(work, out):
+    """Part 3: stand-in .pyd files, then --stage win-pack."""
+    cc = "x86_64-w64-mingw32-gcc"
+    if not shutil.which(cc):
+        print("skip win-pack: no mingw-w64")
+        return False
+    fake = os.path.join(work, "pyfake")
+    os.makedirs(fake)
+    dlls = {}
+    for dll, fn in (("python3.dll", "PyModule_Create2"), ("python312.dll", "PyModule_Create2"),
+                    ("cudart64_13.dll", "cudaGetDeviceCount")):
+        src = os.path.join(fake, dll + ".c")
+        open(src, "w").write(f"__declspec(dllexport) void *{fn}(void *a, int b) {{ return a; }}\n")
+        dlls[dll] = os.path.join(fake, dll)
+        subprocess.run([cc, "-shared", "-s", "-o", dlls[dll], src], check=True)
+
+    def pyd(path, pydll, cudart=False):
+        src = path + ".c"
+        body = "__declspec(dllimport) void *PyModule_Create2(void *d, int v);\n"
+        if cudart:
+            body += "__declspec(dllimport) void *cudaGetDeviceCount(void *a, int b);\n"
+        body += ("__declspec(dllexport) void *PyInit__C(void) { static char m[104]; return "
+                 + ("cudaGetDeviceCount(m, 0), " if cudart else "")
+                 + "PyModule_Create2(m, 1013); }\n")
+        open(src, "w").write(body)
+        link = [dlls[pydll]] + ([dlls["cudart64_13.dll"]] if cudart else [])
+        subprocess.run([cc, "-shared", "-s", "-o", path, src, *link], check=True)
+        os.remove(src)
+
+    stage = os.path.join(out, "stage")
+    pyd(os.path.join(stage, "cp310-abi3-cu130-win_amd64", "tinyraster", "_C.pyd"), "python3.dll")
+    env = {"CUWHEEL_MATRIX_PLATFORM": "win_amd64", "CUWHEEL_MATRIX_CUDA": "13.0",
+           "CUWHEEL_MATRIX_PYTHON": "3.12", "CUWHEEL_BUILD_DIR": os.path.join(work, "b"),
+           "CUWHEEL_DIST_DIR": os.path.join(work, "dist")}
+    # cp312's .pyd is missing: that cell fails, the abi3 one is placed.
+    r = run([CUWHEEL, "build", "--stage", "win-pack", "--import", out], env, cwd=ROOT)
+    whls = sorted(os.path.basename(p) for p in glob.glob(os.path.join(work, "dist", "*.whl")))
+    check("win-pack: a missing .pyd fails its cell (exit 1, named)", r.returncode == 1 and
+          "cp312-cu130-win_amd64" in r.stderr and "_C.cp312-win_amd64.pyd is missing"
+          in r.stderr, r.stdout + r.stderr)
+    check("win-pack: the abi3 cell's wheel is in dist/", whls ==
+          ["tinyraster-0.1.0+cu130-cp310-abi3-win_amd64.whl"], whls)
+    # cp312's .pyd imports cudart64_13.dll: the audit fails it with the user's error.
+    pyd(os.path.join(stage, "cp312-cu130-win_amd64", "tinyraster", "_C.cp312-win_amd64.pyd"),
+        "python312.dll", cudart=True)
+    r = run([CUWHEEL, "build", "--stage", "win-pack", "--import", out], env, cwd=ROOT)
+    check("win-pack: cudart64_13.dll fails the audit with the DLL load error",
+          r.returncode == 1 and "cudart64_13.dll" in r.stderr and
+          "DLL load failed while importing _C" in r.stderr, r.stdout + r.stderr)
+    whls = sorted(os.path.basename(p) for p in glob.glob(os.path.join(work, "dist", "*.whl")))
+    check("win-pack: nothing placed for the failed cell", len(whls) == 1, whls)
+    pyd(os.path.join(stage, "cp312-cu130-win_amd64", "tinyraster", "_C.cp312-win_amd64.pyd"),
+        "python312.dll")
+    r = run([CUWHEEL, "build", "--stage", "win-pack", "--import", out], env, cwd=ROOT)
+    whls = sorted(os.path.basename(p) for p in glob.glob(os.path.join(work, "dist", "*.whl")))
+    check("win-pack: both win_amd64 wheels placed", r.returncode == 0 and whls == [
+        "tinyraster-0.1.0+cu130-cp310-abi3-win_amd64.whl",
+        "tinyraster-0.1.0+cu130-cp312-cp312-win_amd64.whl"], r.stdout + r.stderr)
+    for w in glob.glob(os.path.join(work, "dist", "*.whl")):
+        a = run([CUWHEEL, "audit", "--json", w])
+        res = json.loads(a.stdout)[0] if a.stdout.startswith("[") else {}
+        check(f"win-pack: {os.path.basename(w)} audits win_amd64 with the packages",
+              a.returncode == 0 and res.get("platform_tag") == "win_amd64" and
+              any(e["member"] == "tinyraster/__init__.py" for e in [
+                  {"member": m} for m in subprocess.run(
+                      ["unzip", "-Z1", w], capture_output=True, text=True).stdout.split()]),
+              a.stdout[-400:])
+    return True
+
+
+def main():
+    if not shutil.which("ninja"):
+        print("SKIP: ninja not found")
+        return 77
+    work = tempfile.mkdtemp(prefix="cuwheel-wingraph-")
+    try:
+        env = {"CUWHEEL_MATRIX_PLATFORM": "win_amd64", "CUWHEEL_MATRIX_CUDA": "13.0",
+               "CUWHEEL_MATRIX_PYTHON": "3.12"}
+        tr = os.path.join(work, "tinyraster")
+        export("tinyraster", ROOT, env, tr)
+        capi = os.path.join(work, "capi")
+        export("tinyraster-capi", capi_copy(work), dict(env, CUWHEEL_MATRIX_PYTHON="3.12 3.13"),
+               capi)
+        te = os.path.join(work, "torchext")
+        export("torchext", os.path.join(ROOT, "examples", "torchext"),
+               {"CUWHEEL_MATRIX_PLATFORM": "win_amd64"}, te)
+        if UPDATE:
+            return 0
+        for f in ("src/kernels/rasterize.cu", "src/kernels/tinyraster.h",
+                  "src/bindings/tinyraster.c", "probe.py",
+                  "stage/cp310-abi3-cu130-win_amd64/tinyraster/__init__.py",
+                  "stage/cp312-cu130-win_amd64/tinyraster/__init__.py"):
+            check(f"tinyraster export holds {f}", os.path.isfile(os.path.join(tr, f)))
+        check("torchext export holds its binding and kernels", all(os.path.isfile(
+            os.path.join(te, "src", f)) for f in ("binding/ops.cpp", "csrc/gelu.h", "csrc/ops.cu")),
+            os.listdir(os.path.join(te, "src")))
+        py = {v: find_python(v) for v in ("3.12", "3.13")}
+        if py["3.12"]:
+            probe_and_plan("tinyraster", tr, {"CUWHEEL_PYTHON_3_12": py["3.12"]}, work)
+        if py["3.12"] and py["3.13"]:
+            probe_and_plan("tinyraster-capi", capi, {"CUWHEEL_PYTHON_3_12": py["3.12"],
+                                                      "CUWHEEL_PYTHON_3_13": py["3.13"]}, work)
+        else:
+            print(f"skip probe runs: CPython 3.12 and 3.13 wanted, found {py}")
+        # An include dir of "." and the export inside the project: the copy of the project
+        # into DIR/src/ leaves out the export itself, the build and the dist dirs.
+        dot = os.path.join(work, "dotproj")
+        shutil.copytree(os.path.join(work, "tinyraster-capi"), dot)
+        t = open(os.path.join(dot, "pyproject.toml")).read()
+        t = t.replace('module = "tinyraster._C"', 'module = "tinyraster._C"\ninclude-dirs = ["."]', 1)
+        t = t.replace('include-dirs = ["kernels"]\ncflags', 'cflags')
+        open(os.path.join(dot, "pyproject.toml"), "w").write(t)
+        os.makedirs(os.path.join(dot, "build", "junk"))
+        inner = os.path.join(dot, "wingraph")
+        for attempt in (1, 2):
+            r = run([CUWHEEL, "-C", dot, "build", "--stage", "win-graph", "--export", inner],
+                    dict(env, CUWHEEL_BUILD_DIR=os.path.join(dot, "build")))
+            src = os.path.join(inner, "src")
+            check(f"include-dirs = [\".\"], export inside the project (run {attempt})",
+                  r.returncode == 0 and os.path.isfile(os.path.join(src, "pyproject.toml")) and
+                  not os.path.exists(os.path.join(src, "wingraph")) and
+                  not os.path.exists(os.path.join(src, "build")) and
+                  '"/I."' not in r.stdout, r.stdout + r.stderr)
+        # A directory that is not an export is never replaced.
+        keep = os.path.join(work, "keep")
+        os.makedirs(keep)
+        open(os.path.join(keep, "mine.txt"), "w").write("x")
+        r = run([CUWHEEL, "build", "--stage", "win-graph", "--export", keep], env, cwd=ROOT)
+        check("win-graph refuses to replace a directory it did not write", r.returncode == 1
+              and os.path.exists(os.path.join(keep, "mine.txt")) and "not replaced" in r.stderr,
+              r.stderr)
+        # Re-export over a previous export: replaced whole (paths.ninja from the probe gone).
+        r = run([CUWHEEL, "build", "--stage", "win-graph", "--export", tr], env, cwd=ROOT)
+        check("win-graph replaces its previous export", r.returncode == 0 and
+              not os.path.exists(os.path.join(tr, "paths.ninja")), r.stderr)
+        r = run([CUWHEEL, "build", "--stage", "win-graph"], env, cwd=ROOT)
+        check("--stage win-graph without --export is a usage error", r.returncode == 2,
+              r.stderr)
+        r = run([CUWHEEL, "build", "--stage", "win-graph", "--export", os.path.join(work, "x")],
+                {"CUWHEEL_MATRIX_PLATFORM": "linux_x86_64"}, cwd=ROOT)
+        check("win-graph with no win_amd64 cell exits 3", r.returncode == 3, r.stderr)
+        win_pack(work, tr)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    if FAILS:
+        print("FAILED:\n  " + "\n  ".join(FAILS))
+        return 1
+    print("PASS")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

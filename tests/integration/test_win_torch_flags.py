@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""test_win_torch_flags.py: the torch kind's Windows command lines (examples/torchext's
+`--stage win-graph` export) against torch.utils.cpp_extension's own Windows code, read from an
+installed torch (build/torch-pythons, made by examples/torchext/setup-pythons), a torch wheel
+in build/torch-wheel/ (`pip download torch==2.11.0 --no-deps -d build/torch-wheel`), or
+$CUWHEEL_TORCH_CPP_EXTENSION. Each check prints the cpp_extension.py lines it relies on.
+Exits 77 when no torch source is available."""
+import ast
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+
+ROOT = os.path.abspath(os.environ.get("CUWHEEL_SOURCE_DIR", os.getcwd()))
+CUWHEEL = os.path.abspath(os.environ.get("CUWHEEL", "build/ci/cuwheel"))
+FAILS = []
+
+
+def check(name, cond, detail=""):
+    print(("ok   " if cond else "FAIL ") + name)
+    if not cond:
+        FAILS.append(f"{name}: {detail}")
+
+
+def torch_source():
+    env = os.environ.get("CUWHEEL_TORCH_CPP_EXTENSION")
+    if env and os.path.isfile(env):
+        return env, open(env).read()
+    for p in sorted(glob.glob(os.path.join(ROOT, "build", "torch-pythons", "py3.*", "lib",
+                                           "python3.*", "site-packages", "torch", "utils",
+                                           "cpp_extension.py"))):
+        return p, open(p).read()
+    for w in sorted(glob.glob(os.path.join(ROOT, "build", "torch-wheel", "torch-*.whl"))):
+        with zipfile.ZipFile(w) as z:
+            return (w + "!torch/utils/cpp_extension.py",
+                    z.read("torch/utils/cpp_extension.py").decode())
+    return None, None
+
+
+def cite(src, pattern):
+    """The 1-based numbers and text of the lines matching pattern (printed)."""
+    hits = [(i + 1, line.strip()) for i, line in enumerate(src.splitlines())
+            if re.search(pattern, line)]
+    for n, line in hits[:3]:
+        print(f"       cpp_extension.py:{n}: {line[:110]}")
+    return hits
+
+
+def subsequence(want, have):
+    it = iter(have)
+    return all(w in it for w in want)
+
+
+def main():
+    where, src = torch_source()
+    if not src:
+        print("SKIP: no torch cpp_extension.py (run examples/torchext/setup-pythons, or pip "
+              "download torch --no-deps -d build/torch-wheel)")
+        return 77
+    version = re.search(r"torch-([0-9.]+)", where)
+    print(f"reading {where}")
+    tree = ast.parse(src)
+    consts = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and \
+                isinstance(node.targets[0], ast.Name):
+            try:
+                consts[node.targets[0].id] = ast.literal_eval(node.value)
+            except ValueError:
+                pass
+    work = tempfile.mkdtemp(prefix="cuwheel-wintorch-")
+    try:
+        out = os.path.join(work, "graph")
+        env = dict(os.environ, CUWHEEL_MATRIX_PLATFORM="win_amd64")
+        r = subprocess.run([CUWHEEL, "-C", os.path.join(ROOT, "examples", "torchext"), "build",
+                            "--stage", "win-graph", "--export", out], env=env,
+                           capture_output=True, text=True)
+        if r.returncode:
+            print(r.stdout + r.stderr)
+            return 1
+        text = open(os.path.join(out, "build.ninja")).read()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    blocks = re.findall(r"^build obj/(cp3\d+)-pt[^/]+/torchext\._C/binding/ops\.cpp\.obj: cl .*\n"
+                        r"(?:  .*\n)*?  flags = (.*)$", text, re.M)
+    links = re.findall(r"^build stage/(cp3\d+)-pt[^:]*\.pyd: link .*\n  ldflags = (.*)$", text,
+                       re.M)
+    check("the torchext graph has a binding compile and a link per Python",
+          len(blocks) == 2 and len(links) == 2, (blocks, links))
+    rule = re.search(r"rule link\n  command = (.*)", text).group(1)
+    for cell, flags in blocks:
+        f = flags.split()
+        print(f"{cell}: cl {flags[:100]}...")
+        msvc = consts.get("COMMON_MSVC_FLAGS")
+        cite(src, r"^COMMON_MSVC_FLAGS = ")
+        cite(src, r"cflags = cflags \+ common_cflags \+ pp_opts \+ COMMON_MSVC_FLAGS")
+        check(f"{cell}: COMMON_MSVC_FLAGS, in order", msvc and subsequence(msvc, f), msvc)
+        cite(src, r"cpp_format_prefix = '/\{\}:' if self.compiler.compiler_type == 'msvc'")
+        check(f"{cell}: /std:c++17 (append_std17_if_no_std_present, MSVC spelling)",
+              "/std:c++17" in f and cite(src, r"cpp_flag = cpp_flag_prefix \+ 'c\+\+17'"))
+        check(f"{cell}: -DTORCH_API_INCLUDE_EXTENSION_H", "-DTORCH_API_INCLUDE_EXTENSION_H" in f
+              and cite(src, r"_add_compile_flag\(extension, '-DTORCH_API_INCLUDE_EXTENSION_H'\)"))
+        check(f"{cell}: -DTORCH_EXTENSION_NAME=_C (the module's last part)",
+              "-DTORCH_EXTENSION_NAME=_C" in f and
+              cite(src, r"define = f'-DTORCH_EXTENSION_NAME=\{name\}'"))
+        check(f"{cell}: torch's include dirs (include, include/torch/csrc/api/include)",
+              any("torch_inc_" in x for x in f) and any("torch_api_inc_" in x for x in f))
+    # CUDAExtension: the libraries appended, in order, outside the HIP branch.
+    fn = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and
+              n.name == "CUDAExtension")
+    libs = []
+
+    def walk(nodes, hip=False):
+        for n in nodes:
+            if isinstance(n, ast.If):
+                is_hip = "IS_HIP_EXTENSION" in ast.unparse(n.test)
+                walk(n.body, hip or is_hip)
+                walk(n.orelse, hip)
+            elif isinstance(n, ast.Expr) and isinstance(n.value, ast.Call) and \
+                    ast.unparse(n.value.func) == "libraries.append" and not hip:
+                libs.append(ast.literal_eval(n.value.args[0]))
+    walk(fn.body)
+    print(f"CUDAExtension libraries (non-HIP): {libs}")
+    cite(src, r"^def CUDAExtension")
+    cite(src, r"libraries.append\('torch_python'\)")
+    for cell, ld in links:
+        got = [x[:-4] for x in ld.split() if x.endswith(".lib") and not x.startswith(
+            ("/", '"')) and not x.startswith("python3")]
+        check(f"{cell}: links CUDAExtension's libraries, in order", got == libs, (got, libs))
+        check(f"{cell}: no /EXPORT (get_export_symbols on Windows returns export_symbols)",
+              "/EXPORT:" not in ld and cite(src, r"Skips exporting the module \"PyInit_\""))
+        check(f"{cell}: the pythonXY.lib of its Python", f"python{cell[2:]}.lib" in ld.split())
+    check("link.exe /DLL (SHARED_FLAG)", "/DLL" in rule.split() and
+          consts.get("SHARED_FLAG") in (None, "/DLL") and cite(src, r"^SHARED_FLAG = "))
+    if version:
+        print(f"torch {version.group(1)}")
+    if FAILS:
+        print("FAILED:\n  " + "\n  ".join(FAILS))
+        return 1
+    print("PASS: the torch kind's Windows flags are cpp_extension's")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
