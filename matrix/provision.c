@@ -482,10 +482,17 @@ static bool remove_stale(struct arena *a, struct diag *d, const char *dir)
 	struct strv ents = {0};
 	if (!os_list_dir(a, dir, &ents))
 		return true;
-	for (size_t i = 0; i < ents.n; i++)
-		if (strncmp(ents.v[i], ".tmp-", 5) == 0 || strncmp(ents.v[i], ".trash-", 7) == 0)
-			if (!os_rm_rf(d, os_join(a, dir, ents.v[i])))
-				return false;
+	for (size_t i = 0; i < ents.n; i++) {
+		if (strncmp(ents.v[i], ".tmp-", 5) != 0 && strncmp(ents.v[i], ".trash-", 7) != 0)
+			continue;
+		/* A killed command's children (tar extracting a .deb) may still be writing there:
+		 * what cannot be removed now is left for a later command, it does not stop this one
+		 * (its own staging tree has another name). */
+		struct diag quiet = {0};
+		if (!os_rm_rf(&quiet, os_join(a, dir, ents.v[i])))
+			diag_path(d, DIAG_WARNING, os_join(a, dir, ents.v[i]),
+			          "cannot remove a stale tree yet (still being written?); left for later");
+	}
 	return true;
 }
 
