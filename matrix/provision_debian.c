@@ -93,9 +93,10 @@ static char *file_sha256(struct arena *a, struct diag *d, const char *path)
 	}
 	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
 	EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
-	static unsigned char buf[1 << 16];
+	enum { BUF = 1 << 16 };
+	unsigned char *buf = arena_alloc(a, BUF);
 	ssize_t n;
-	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+	while ((n = read(fd, buf, BUF)) != 0) {
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
