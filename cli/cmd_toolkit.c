@@ -243,9 +243,15 @@ static int tk_available(struct cli *c, const struct tk_opts *o)
 		       provision_source_name(&c->arena, s), tk_size(c, size));
 		tk_print_pkgs(s->pkgs, s->n_pkgs);
 	}
-	for (size_t i = 0; i < lock.n_gaps; i++)
-		printf("  %-10s not on PyPI with nvcc (%s %s lacks it)\n", lock.gaps[i].minor,
-		       lock.gaps[i].package, lock.gaps[i].version);
+	for (size_t i = 0; i < lock.n_gaps; i++) {
+		const char *from = NULL;
+		for (size_t j = 0; j < lock.n_sets; j++)
+			if (!strcmp(lock.sets[j].minor, lock.gaps[i].minor))
+				from = provision_source_name(&c->arena, &lock.sets[j]);
+		printf("  %-10s not on PyPI with nvcc (%s %s lacks it)%s%s\n", lock.gaps[i].minor,
+		       lock.gaps[i].package, lock.gaps[i].version, from ? ": from " : "",
+		       from ? from : "");
+	}
 	return CLI_OK;
 }
 
