@@ -475,6 +475,89 @@ bool os_run(struct diag *d, const struct os_run *r, struct strbuf *out, int *sta
 	return true;
 }
 
+/* Waits for pid; false + diagnostic naming argv0 when waiting fails. */
+static bool os_wait(struct diag *d, pid_t pid, const char *argv0, int *status)
+{
+	int ws;
+	while (waitpid(pid, &ws, 0) < 0) {
+		if (errno != EINTR) {
+			diag_errno(d, argv0, "cannot wait for");
+			return false;
+		}
+	}
+	*status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+	return true;
+}
+
+bool os_run_pipe(struct diag *d, const char *const *from, const struct os_run *r,
+		 struct strbuf *out, int *from_status, int *status)
+{
+	struct arena a = {0};
+	int data[2] = {-1, -1}, cap[2] = {-1, -1};
+	if (pipe2(data, O_CLOEXEC) != 0 || (r->capture && pipe2(cap, O_CLOEXEC) != 0)) {
+		diag_errno(d, from[0], "cannot create a pipe for");
+		if (data[0] >= 0) {
+			close(data[0]);
+			close(data[1]);
+		}
+		return false;
+	}
+	char **env = r->env ? os_make_env(&a, r->env) : environ;
+	posix_spawn_file_actions_t fa, fb;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_init(&fb);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, data[1], 1);
+	posix_spawn_file_actions_adddup2(&fb, data[0], 0);
+	if (r->capture) {
+		posix_spawn_file_actions_adddup2(&fa, cap[1], 2);
+		posix_spawn_file_actions_adddup2(&fb, cap[1], 1);
+		posix_spawn_file_actions_adddup2(&fb, cap[1], 2);
+	} else if (r->quiet_stdout) {
+		posix_spawn_file_actions_addopen(&fb, 1, "/dev/null", O_WRONLY, 0);
+	}
+	if (r->cwd) {
+		posix_spawn_file_actions_addchdir_np(&fa, r->cwd);
+		posix_spawn_file_actions_addchdir_np(&fb, r->cwd);
+	}
+	pid_t pa = -1, pb = -1;
+	int rca = posix_spawnp(&pa, from[0], &fa, NULL, (char *const *)from, env);
+	int rcb = rca == 0 ? posix_spawnp(&pb, r->argv[0], &fb, NULL, (char *const *)r->argv, env)
+			   : 0;
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawn_file_actions_destroy(&fb);
+	close(data[0]);
+	close(data[1]);
+	if (r->capture)
+		close(cap[1]);
+	bool ok = true;
+	if (rca != 0 || rcb != 0) {
+		errno = rca ? rca : rcb;
+		diag_errno(d, rca ? from[0] : r->argv[0], "cannot run");
+		ok = false;
+	}
+	if (r->capture) {
+		char buf[8192];
+		for (;;) {
+			ssize_t n = read(cap[0], buf, sizeof(buf));
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break;
+			if (out)
+				sb_add(out, buf, (size_t)n);
+		}
+		close(cap[0]);
+	}
+	*from_status = *status = 0;
+	if (pa > 0 && !os_wait(d, pa, from[0], from_status))
+		ok = false;
+	if (pb > 0 && !os_wait(d, pb, r->argv[0], status))
+		ok = false;
+	arena_free(&a);
+	return ok;
+}
+
 char *os_argv_str(struct arena *a, const char *const *argv)
 {
 	struct strbuf sb = {0};

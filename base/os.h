@@ -74,6 +74,11 @@ struct os_run {
 /* Runs a command to completion. Returns false + diagnostic only when it could not be started;
  * *status gets the exit code (128+signal when killed). */
 bool os_run(struct diag *d, const struct os_run *r, struct strbuf *out, int *status);
+/* Runs `from | r->argv` (r->stdin_path ignored): from's stdout feeds r's stdin, from's stderr
+ * goes where r's output goes. Returns false + diagnostic only when one could not be started;
+ * *from_status and *status get the exit codes (128+signal when killed). */
+bool os_run_pipe(struct diag *d, const char *const *from, const struct os_run *r,
+                 struct strbuf *out, int *from_status, int *status);
 /* Renders argv as a shell-quoted line (for --dry-run and messages). */
 char *os_argv_str(struct arena *a, const char *const *argv);
 

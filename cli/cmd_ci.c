@@ -57,7 +57,7 @@ static bool is_cuwheel_checkout(struct cli *c, const char *dir)
 	return strstr(s.text, "project(cuwheel ") != NULL;
 }
 
-/* The CUDA minors the toolkit lock file can provision ("13.0"); empty without a lock. */
+/* The CUDA minors the toolkit lock file provisions from PyPI ("13.0"); empty without a lock. */
 static void pypi_minors(struct cli *c, struct strv *out)
 {
 	const char *path = provision_lock_path(&c->arena, c->env);
@@ -65,8 +65,10 @@ static void pypi_minors(struct cli *c, struct strv *out)
 	struct diag quiet = {0};
 	if (!path || !provision_lock_load(&c->arena, &quiet, path, &lock))
 		return;
+	/* PyPI's only: the workflow installs those with `cuwheel toolkit install`; the Debian
+	 * source is not emitted to CI yet (runners' apt and keyrings differ). */
 	for (size_t i = 0; i < lock.n_sets; i++)
-		if (!strv_contains(out, lock.sets[i].minor))
+		if (lock.sets[i].source == PROVISION_PYPI && !strv_contains(out, lock.sets[i].minor))
 			strv_push(&c->arena, out, lock.sets[i].minor);
 }
 

@@ -135,14 +135,18 @@ static void print_json(struct arena *a, const struct discovery *ds, const struct
 	json_t *tks = json_array(), *pys = json_array(), *tls = json_array(), *lk = json_array();
 	for (size_t i = 0; i < ds->n_toolkits; i++) {
 		const struct toolkit *t = &ds->toolkits[i];
-		json_array_append_new(
-		    tks, json_pack("{s:s, s:i, s:i, s:s, s:s, s:s, s:o, s:o, s:b, s:o, s:o}",
+		json_t *tj = json_pack("{s:s, s:i, s:i, s:s, s:s, s:s, s:o, s:o, s:b, s:o, s:o}",
 		                   "version", t->version, "major", t->major, "minor", t->minor,
 		                   "root", t->root, "nvcc", t->nvcc, "found_by", t->found_by, "sm",
 		                   int_array(t->sm, t->n_sm), "compute",
 		                   int_array(t->compute, t->n_compute), "cudart_static",
 		                   t->has_cudart_static, "lib_dir", jstr_or_null(t->lib_dir),
-		                   "include_dir", jstr_or_null(t->include_dir)));
+		                   "include_dir", jstr_or_null(t->include_dir));
+		json_object_set_new(tj, "host_compiler",
+		                    json_pack("{s:s, s:s?, s:i, s:b, s:s?}", "cxx", t->host.cxx,
+		                              "version", t->host.version, "max_gcc", t->host.max_gcc,
+		                              "ccbin", t->host.ccbin, "error", t->host.error));
+		json_array_append_new(tks, tj);
 	}
 	for (size_t i = 0; i < ds->n_pythons; i++) {
 		const struct interp *p = &ds->pythons[i];
@@ -190,6 +194,13 @@ static void print_text(struct arena *a, const struct discovery *ds, const struct
 		       targets_str(a, "sm_", t->sm, t->n_sm),
 		       targets_str(a, "compute_", t->compute, t->n_compute),
 		       t->has_cudart_static ? "yes" : "no");
+		if (t->host.error)
+			printf("  %-9s host compiler: none: %s\n", "", t->host.error);
+		else
+			printf("  %-9s host compiler: %s (gcc %s)%s\n", "", t->host.cxx,
+			       t->host.version ? t->host.version : "?",
+			       t->host.max_gcc ? arena_printf(a, ", accepts gcc <= %d", t->host.max_gcc)
+			                       : "");
 	}
 	printf("\nPythons (%zu):\n", ds->n_pythons);
 	if (!ds->n_pythons)

@@ -17,8 +17,11 @@ static void provisionable_minors(struct cli *c, struct matrix_opts *o)
 	if (!path || !provision_lock_load(&c->arena, &quiet, path, &lock))
 		return;
 	for (size_t i = 0; i < lock.n_sets; i++)
-		if (!strv_contains(&o->provisionable, lock.sets[i].minor))
+		if (!strv_contains(&o->provisionable, lock.sets[i].minor)) {
 			strv_push(&c->arena, &o->provisionable, lock.sets[i].minor);
+			strv_push(&c->arena, &o->provision_sources,
+			          provision_source_name(&c->arena, &lock.sets[i]));
+		}
 }
 
 int plan_load(struct cli *c, const struct matrix_opts *o, struct plan_ctx *pc)
@@ -62,8 +65,9 @@ int plan_provision(struct cli *c, struct plan_ctx *pc)
 								    need.v[i]);
 		if (!set)
 			return CLI_FAIL;
-		fprintf(stderr, "cuwheel: provisioning CUDA %s (nvcc %s) from PyPI into %s\n",
-			need.v[i], set->version, po.cache_dir);
+		fprintf(stderr, "cuwheel: provisioning CUDA %s (nvcc %s) from %s into %s\n",
+			need.v[i], set->version, provision_source_name(&c->arena, set),
+			po.cache_dir);
 		const char *root;
 		if (provision_install(&c->arena, &c->diag, &po, set, &root) == PROVISION_FAILED)
 			return CLI_FAIL;
@@ -100,8 +104,8 @@ void plan_print_table(const struct plan_ctx *pc, FILE *f)
 	for (size_t i = 0; i < p->n_toolkits; i++) {
 		const struct toolkit_plan *tp = &p->toolkits[i];
 		if (!tp->tk && tp->provisionable) {
-			fprintf(f, "  CUDA %-6s not installed: `cuwheel build` provisions it from PyPI\n",
-				tp->cuda);
+			fprintf(f, "  CUDA %-6s not installed: `cuwheel build` provisions it from %s\n",
+				tp->cuda, tp->provision_source ? tp->provision_source : "PyPI");
 			continue;
 		}
 		if (!tp->tk) {
@@ -112,6 +116,15 @@ void plan_print_table(const struct plan_ctx *pc, FILE *f)
 		}
 		fprintf(f, "  CUDA %-6s %s (nvcc %s): %s\n", tp->cuda, tp->tk->root,
 		        tp->tk->version, arch_list(&a, tp->archs, tp->n_archs));
+		const struct host_compiler *hc = &tp->tk->host;
+		if (hc->error)
+			fprintf(f, "               host compiler: none: %s\n", hc->error);
+		else
+			fprintf(f, "               host compiler: %s (gcc %s%s)\n", hc->cxx,
+			        hc->version ? hc->version : "?",
+			        hc->max_gcc ? arena_printf(&a, "; CUDA %s accepts gcc <= %d", tp->cuda,
+			                                   hc->max_gcc)
+			                    : "");
 		for (size_t k = 0; k < tp->n_dropped; k++)
 			fprintf(f, "               dropped %s: %s\n",
 			        matrix_arch_name(&a, &tp->dropped[k].arch, tp->dropped[k].arch.ptx),
@@ -160,6 +173,12 @@ int plan_print_json(const struct plan_ctx *pc, FILE *f)
 		json_object_set_new(t, "root", tp->tk ? json_string(tp->tk->root) : json_null());
 		json_object_set_new(t, "nvcc_version",
 		                    tp->tk ? json_string(tp->tk->version) : json_null());
+		json_t *hc = json_null();
+		if (tp->tk)
+			hc = json_pack("{s:s, s:s?, s:i, s:b, s:s?}", "cxx", tp->tk->host.cxx,
+			               "version", tp->tk->host.version, "max_gcc", tp->tk->host.max_gcc,
+			               "ccbin", tp->tk->host.ccbin, "error", tp->tk->host.error);
+		json_object_set_new(t, "host_compiler", hc);
 		json_t *archs = json_array();
 		for (size_t k = 0; k < tp->n_archs; k++) {
 			json_array_append_new(

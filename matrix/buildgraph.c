@@ -282,6 +282,40 @@ static char *prefix_map(struct gen *g)
 	return arena_printf(g->a, "-ffile-prefix-map=%s=.", g->proj);
 }
 
+/* The nvcc options that depend on the toolkit: each only where its nvcc knows it (nvcc
+ * --help, cudafe++), the host compiler it accepts, and -frandom-seed through -Xcompiler (nvcc
+ * 11.8 and 12.4 reject it as their own option). */
+static void emit_toolkit_flags(struct gen *g, const struct toolkit_plan *tp, const char *src,
+			       int threads)
+{
+	struct strbuf *sb = &g->sb;
+	unsigned lacks = tp->tk->nvcc_lacks;
+	if (tp->tk->host.ccbin) {
+		sb_puts(sb, " -ccbin ");
+		ninja_arg(sb, tp->tk->host.cxx);
+	}
+	if (!(lacks & TOOLCHAIN_LACKS_THREADS))
+		sb_printf(sb, " --threads %d", threads);
+	if (!(lacks & TOOLCHAIN_LACKS_OBJTEMP))
+		sb_puts(sb, " -objtemp");
+	sb_putc(sb, ' ');
+	ninja_arg(sb, xcompiler(g->a, arena_printf(g->a, "-frandom-seed=%s", src)));
+	/* cudafe++ hashes the source's absolute path into internal-linkage names: give it the
+	 * project-relative one so every clone builds the same bytes. */
+	if (!(lacks & TOOLCHAIN_LACKS_ORIG_SRC)) {
+		sb_puts(sb, " -Xcudafe ");
+		ninja_arg(sb, arena_printf(g->a, "--orig_src_path_name=%s", src));
+	}
+}
+
+/* The host compiler of toolkit tp's kernels and bindings (C++ when cxx). */
+static const char *host_cc(const struct gen *g, const struct toolkit_plan *tp, bool cxx)
+{
+	if (!tp->tk->host.ccbin)
+		return cxx ? g->cxx : g->cc;
+	return cxx ? tp->tk->host.cxx : tp->tk->host.cc;
+}
+
 /* The kernel archive of one toolkit. */
 static void emit_archive(struct gen *g, const struct toolkit_plan *tp, struct archive_paths *ap)
 {
@@ -299,7 +333,7 @@ static void emit_archive(struct gen *g, const struct toolkit_plan *tp, struct ar
 			g->failed = true;
 		}
 	}
-	ap->key = archive_key(g->a, g->cfg, tp, g->cc, tpy ? &tpy->torch : NULL);
+	ap->key = archive_key(g->a, g->cfg, tp, host_cc(g, tp, false), tpy ? &tpy->torch : NULL);
 	ap->dir = arena_printf(g->a, "kernels/cu%d%d-%s", tp->tk->major, tp->tk->minor, ap->key);
 	ap->archive = arena_printf(g->a, "%s/libkernels.a", ap->dir);
 	char *pmap = prefix_map(g);
@@ -346,12 +380,7 @@ static void emit_archive(struct gen *g, const struct toolkit_plan *tp, struct ar
 			sb_puts(sb, "\n  flags = -O3 -std=c++17 -Xcompiler=-fPIC "
 				    "-Xcompiler=-fvisibility=hidden ");
 			ninja_arg(sb, xcompiler(g->a, pmap));
-			sb_printf(sb, " --threads %d -objtemp ", threads);
-			ninja_arg(sb, arena_printf(g->a, "-frandom-seed=%s", src));
-			/* cudafe++ hashes the source's absolute path into internal-linkage names:
-			 * give it the project-relative one so every clone builds the same bytes. */
-			sb_puts(sb, " -Xcudafe ");
-			ninja_arg(sb, arena_printf(g->a, "--orig_src_path_name=%s", src));
+			emit_toolkit_flags(g, tp, src, threads);
 			if (k->rdc)
 				sb_puts(sb, " -rdc=true");
 			/* --generate-code, not -gencode: ccache 4.7 reads -gencode as -g (debug
@@ -380,7 +409,7 @@ static void emit_archive(struct gen *g, const struct toolkit_plan *tp, struct ar
 			sb_puts(sb, "\n  what = kernels CUDA ");
 			sb_puts(sb, tp->cuda);
 			sb_puts(sb, "\n  cc = ");
-			ninja_arg(sb, is_cxx(src) ? g->cxx : g->cc);
+			ninja_arg(sb, host_cc(g, tp, is_cxx(src)));
 			sb_puts(sb, "\n  flags = -O2 -fPIC -fvisibility=hidden ");
 			ninja_arg(sb, pmap);
 			emit_includes(g, &k->include_dirs);
@@ -403,6 +432,10 @@ static void emit_archive(struct gen *g, const struct toolkit_plan *tp, struct ar
 		sb_puts(sb, "\n  ld = ");
 		ninja_arg(sb, tp->tk->nvcc);
 		sb_puts(sb, " -dlink -Xcompiler=-fPIC");
+		if (tp->tk->host.ccbin) {
+			sb_puts(sb, " -ccbin ");
+			ninja_arg(sb, tp->tk->host.cxx);
+		}
 		for (size_t t = 0; t < tp->n_archs; t++)
 			sb_printf(sb, " --generate-code=arch=%s,code=%s",
 				  matrix_arch_name(g->a, &tp->archs[t], true),
@@ -454,7 +487,7 @@ static void emit_cell(struct gen *g, const struct cell *c, const struct archive_
 			sb_puts(sb, ": cc ");
 			ninja_path(sb, in);
 			sb_printf(sb, "\n  what = %s\n  cc = ", c->id);
-			ninja_arg(sb, cxx ? g->cxx : g->cc);
+			ninja_arg(sb, host_cc(g, tp, cxx));
 			sb_puts(sb, "\n  flags = -O2 -DNDEBUG -fPIC -fvisibility=hidden ");
 			ninja_arg(sb, pmap);
 			emit_includes(g, &x->include_dirs);
@@ -483,7 +516,7 @@ static void emit_cell(struct gen *g, const struct cell *c, const struct archive_
 		sb_puts(sb, " | ");
 		ninja_path(sb, ap->archive);
 		sb_puts(sb, "\n  ld = ");
-		ninja_arg(sb, g->cxx);
+		ninja_arg(sb, host_cc(g, tp, true));
 		sb_puts(sb, "\n  ldflags = -Wl,--whole-archive ");
 		ninja_arg(sb, ap->archive);
 		sb_puts(sb, " -Wl,--no-whole-archive");

@@ -13,7 +13,7 @@
 #include "matrix/probe.h"
 
 /* Bump when what is stored for nvcc changes: older cache files are rebuilt. */
-#define NVCC_CACHE_FORMAT 1
+#define NVCC_CACHE_FORMAT 2
 
 struct pycand {
 	const char *path; /* as found */
@@ -123,6 +123,7 @@ static const char *first_line(struct arena *a, const char *s)
 
 struct nvcc_facts {
 	const char *version, *code, *arch; /* raw outputs; code/arch NULL when nvcc cannot list */
+	unsigned lacks;                    /* TOOLCHAIN_LACKS_* */
 };
 
 static bool nvcc_cache_load(struct disc *x, const char *file, const char *nvcc,
@@ -146,6 +147,7 @@ static bool nvcc_cache_load(struct disc *x, const char *file, const char *nvcc,
 		f->version = arena_strdup(x->a, ver);
 		f->code = code ? arena_strdup(x->a, code) : NULL;
 		f->arch = arch ? arena_strdup(x->a, arch) : NULL;
+		f->lacks = (unsigned)json_integer_value(json_object_get(c, "lacks"));
 	}
 	json_decref(c);
 	return ok;
@@ -154,9 +156,10 @@ static bool nvcc_cache_load(struct disc *x, const char *file, const char *nvcc,
 static void nvcc_cache_store(struct disc *x, const char *file, const char *nvcc,
                              const struct nvcc_facts *f)
 {
-	json_t *c = json_pack("{s:i, s:s, s:I, s:s, s:s?, s:s?}", "format", NVCC_CACHE_FORMAT,
+	json_t *c = json_pack("{s:i, s:s, s:I, s:s, s:s?, s:s?, s:i}", "format", NVCC_CACHE_FORMAT,
 	                      "nvcc", nvcc, "mtime", (json_int_t)os_mtime_ns(nvcc), "version",
-	                      f->version, "list_gpu_code", f->code, "list_gpu_arch", f->arch);
+	                      f->version, "list_gpu_code", f->code, "list_gpu_arch", f->arch,
+	                      "lacks", (int)f->lacks);
 	char *text = c ? json_dumps(c, JSON_SORT_KEYS | JSON_INDENT(1)) : NULL;
 	struct diag quiet = {0};
 	if (text && !os_write_atomic(&quiet, file, text, strlen(text), 0644))
@@ -166,7 +169,8 @@ static void nvcc_cache_store(struct disc *x, const char *file, const char *nvcc,
 }
 
 /* Asks nvcc its version and targets (about 100 ms a call), through the cache when it can. */
-static bool nvcc_query(struct disc *x, const char *nvcc, struct nvcc_facts *f, const char **err)
+static bool nvcc_query(struct disc *x, const char *root, const char *nvcc, struct nvcc_facts *f,
+                       const char **err)
 {
 	const char *file = NULL;
 	if (x->cache_dir) {
@@ -191,6 +195,10 @@ static bool nvcc_query(struct disc *x, const char *nvcc, struct nvcc_facts *f, c
 	f->arch = run_out(x->a, aargv, &st);
 	if (st != 0)
 		f->arch = NULL;
+	/* Which of the options cuwheel adds this nvcc knows (11.8 and 12.4 differ from 13.x). */
+	const char *hargv[] = {nvcc, "--help", NULL};
+	const char *help = run_out(x->a, hargv, &st);
+	f->lacks = toolchain_nvcc_lacks(x->a, root, st == 0 ? help : NULL);
 	if (file)
 		nvcc_cache_store(x, file, nvcc, f);
 	return true;
@@ -337,7 +345,7 @@ static void toolkit_try(struct disc *x, const char *where, const char *path, con
 	} else {
 		struct nvcc_facts f = {0};
 		const char *err = NULL;
-		if (!nvcc_query(x, tk.nvcc, &f, &err)) {
+		if (!nvcc_query(x, root, tk.nvcc, &f, &err)) {
 			looked_add(x, "toolkit", where, "%s", err);
 		} else if (!parse_nvcc_version(x->a, f.version, &tk)) {
 			looked_add(x, "toolkit", where, "nvcc --version printed no release: %s",
@@ -354,6 +362,8 @@ static void toolkit_try(struct disc *x, const char *where, const char *path, con
 			tk.has_cudart_static =
 			    tk.lib_dir &&
 			    os_exists(os_join(x->a, tk.lib_dir, "libcudart_static.a"));
+			tk.nvcc_lacks = f.lacks;
+			toolchain_pick_host(x->a, tk.include_dir, tk.version, &tk.host);
 			looked_add(x, "toolkit", where, "found %s%s", tk.version,
 			           tk.n_sm ? "" : " (nvcc cannot list its GPU targets)");
 			toolkit_push(x, &tk);

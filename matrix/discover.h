@@ -8,6 +8,7 @@
 #include "base/arena.h"
 #include "base/diag.h"
 #include "matrix/config.h"
+#include "matrix/toolchain.h"
 
 struct toolkit {
 	const char *root;    /* absolute, resolved */
@@ -22,6 +23,8 @@ struct toolkit {
 	bool has_cudart_static; /* lib64/libcudart_static.a or lib/ */
 	const char *lib_dir;    /* the directory holding libcudart* */
 	const char *include_dir;
+	unsigned nvcc_lacks;        /* TOOLCHAIN_LACKS_*: options cuwheel adds that it lacks */
+	struct host_compiler host; /* the gcc its nvcc calls and its cells' bindings use */
 };
 
 struct torch_info {

@@ -248,11 +248,17 @@ static void describe_cell(struct arena *a, struct plan *p, struct cell *c)
 	if (!tp->tk) {
 		if (tp->provisionable)
 			c->why_not = arena_printf(a, "CUDA %s not installed: `cuwheel build` provisions "
-						     "it from PyPI (cuwheel toolkit install %s)",
-						  c->cuda, c->cuda);
+						     "it from %s (cuwheel toolkit install %s)",
+						  c->cuda,
+						  tp->provision_source ? tp->provision_source : "PyPI",
+						  c->cuda);
 		else
 			c->why_not =
 			    arena_printf(a, "CUDA %s toolkit not found on this machine", c->cuda);
+		return;
+	}
+	if (tp->tk->host.error) {
+		c->why_not = tp->tk->host.error;
 		return;
 	}
 	if (tp->n_archs == 0) {
@@ -428,6 +434,9 @@ bool matrix_expand(struct arena *a, struct diag *d, const struct config *cfg,
 	{
 		struct toolkit_plan *tp = &out->toolkits[i];
 		tp->provisionable = !tp->tk && o && strv_contains(&o->provisionable, tp->cuda);
+		for (size_t k = 0; tp->provisionable && k < o->provisionable.n; k++)
+			if (!strcmp(o->provisionable.v[k], tp->cuda) && k < o->provision_sources.n)
+				tp->provision_source = o->provision_sources.v[k];
 		filter_archs(a, cfg, tp);
 	}
 	for (size_t i = 0; i < out->n_cells; i++)

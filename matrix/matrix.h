@@ -18,7 +18,8 @@ struct arch_drop {
 /* The kernels of one toolkit: compiled once, shared by every cell that names this toolkit. */
 struct toolkit_plan {
 	const char *cuda;         /* "13.0" */
-	bool provisionable;       /* not here, but cuwheel can provision it from PyPI */
+	bool provisionable;       /* not here, but cuwheel can provision it */
+	const char *provision_source; /* then from where: "PyPI", "Debian bookworm" */
 	const struct toolkit *tk; /* NULL when not on this machine */
 	struct arch *archs;       /* the config's list filtered to what tk supports */
 	size_t n_archs;
@@ -62,6 +63,7 @@ struct plan {
 struct matrix_opts {
 	struct strv only;         /* --only IDs (exact identifiers or globs) */
 	struct strv provisionable; /* CUDA minors `cuwheel toolkit install` can provision ("13.2") */
+	struct strv provision_sources; /* where each comes from ("PyPI"), index for index */
 };
 
 /* Expands the matrix of cfg against what ds found. False (with a message) for errors found at

@@ -1,5 +1,6 @@
-/* provision.c: assembles CUDA toolkits from NVIDIA's pinned PyPI wheels into cuwheel's cache. */
-#include "matrix/provision.h"
+/* provision.c: the toolkit lock file, and installing, listing and removing provisioned toolkits
+ * in cuwheel's cache; the sources (provision_pypi.c, provision_debian.c) fill a staging tree. */
+#include "matrix/provision_internal.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -15,34 +16,9 @@
 
 #include "base/os.h"
 #include "base/strbuf.h"
-#include "packager/wheel_read.h"
 
-/* What `nvcc -c` and `nvcc -shared -cudart static` need, relative to the toolkit's root, and
- * the wheel that brings each. */
-static const struct {
-	const char *path;
-	const char *package;
-	bool exec;
-} provision_required[] = {
-    {"bin/nvcc", "nvidia-cuda-nvcc", true},
-    {"bin/nvcc.profile", "nvidia-cuda-nvcc", false},
-    {"bin/cudafe++", "nvidia-cuda-nvcc", true},
-    {"bin/ptxas", "nvidia-cuda-nvcc", true},
-    {"bin/fatbinary", "nvidia-cuda-nvcc", true},
-    {"bin/nvlink", "nvidia-cuda-nvcc", true},
-    {"bin/crt/link.stub", "nvidia-cuda-nvcc", false},
-    {"nvvm/bin/cicc", "nvidia-nvvm", true},
-    {"nvvm/libdevice/libdevice.10.bc", "nvidia-nvvm", false},
-    {"include/crt/host_config.h", "nvidia-cuda-crt", false},
-    {"include/cuda_runtime.h", "nvidia-cuda-runtime", false},
-    {"lib64/libcudart_static.a", "nvidia-cuda-runtime", false},
-    {"lib64/libcudadevrt.a", "nvidia-cuda-runtime", false},
-    {"include/cccl/cuda/std/version", "nvidia-cuda-cccl", false},
-    {"include/cccl/thrust/version.h", "nvidia-cuda-cccl", false},
-    {"include/cccl/cub/version.cuh", "nvidia-cuda-cccl", false},
-};
 
-static const char *env_get(const char *const *env, const char *name)
+const char *provision_env(const char *const *env, const char *name)
 {
 	size_t n = strlen(name);
 	for (size_t i = 0; env && env[i]; i++)
@@ -103,7 +79,7 @@ static char *join_words(struct arena *a, const struct strv *w, const char *conj)
 
 const char *provision_lock_path(struct arena *a, const char *const *env)
 {
-	const char *p = env_get(env, "CUWHEEL_TOOLKIT_LOCK");
+	const char *p = provision_env(env, "CUWHEEL_TOOLKIT_LOCK");
 	if (p && *p)
 		return p;
 	/* The lock file is committed beside this source; a binary built from a checkout finds it
@@ -153,12 +129,14 @@ static const char *jstr(json_t *o, const char *key)
 
 /* Reads one {name, version, filename, sha256, size}; the strings end up in a pip requirements
  * file, so they are held to the characters such names have. */
-static bool pkg_from_json(struct arena *a, json_t *o, struct provision_pkg *p)
+static bool pkg_from_json(struct arena *a, json_t *o, struct provision_pkg *p, bool deb)
 {
 	const char *name = jstr(o, "name"), *ver = jstr(o, "version");
 	const char *file = jstr(o, "filename"), *sha = jstr(o, "sha256");
-	if (!is_token(name, "-_.") || !is_token(ver, ".") || !is_token(file, "-_.") ||
-	    !is_sha256(sha))
+	/* A .deb's name=version goes to apt-get and its pool path into a URL: Debian's own
+	 * characters only, and no way up the tree. */
+	if (!is_token(name, deb ? "-+." : "-_.") || !is_token(ver, deb ? ".+~:-" : ".") ||
+	    !is_token(file, deb ? "-_.+~/" : "-_.") || strstr(file, "..") || !is_sha256(sha))
 		return false;
 	json_t *size = json_object_get(o, "size");
 	p->name = arena_strdup(a, name);
@@ -180,6 +158,86 @@ static void strv_from_json(struct arena *a, json_t *arr, struct strv *out)
 	}
 }
 
+static int set_cmp(const void *x, const void *y)
+{
+	return version_cmp(((const struct provision_set *)x)->version,
+	                   ((const struct provision_set *)y)->version);
+}
+
+/* True for a value that may go into a deb822 .sources line: no line breaks, no control
+ * characters. */
+static bool is_sources_value(const char *s, const char *allowed)
+{
+	return is_token(s, allowed);
+}
+
+/* Appends the toolkits of the lock's "debian" section (schema 2) to out->sets. */
+static bool debian_from_json(struct arena *a, struct diag *d, const char *path, json_t *deb,
+                             struct provision_lock *out)
+{
+	if (!deb)
+		return true;
+	const char *uri = jstr(deb, "uri"), *keyring = jstr(deb, "keyring");
+	json_t *sets = json_object_get(deb, "toolkits");
+	if (!uri || (strncmp(uri, "http://", 7) != 0 && strncmp(uri, "https://", 8) != 0) ||
+	    !is_sources_value(uri, ":/._-~%+") || !keyring || keyring[0] != '/' ||
+	    !is_sources_value(keyring, "/._-+") || !json_is_array(sets)) {
+		diag_path(d, DIAG_ERROR, path,
+		          "\"debian\" needs an http(s) \"uri\", an absolute \"keyring\" and a "
+		          "\"toolkits\" array");
+		return false;
+	}
+	size_t n = json_array_size(sets);
+	out->sets = arena_realloc(a, out->sets, out->n_sets, out->n_sets + n, sizeof(*out->sets));
+	for (size_t i = 0; i < n; i++) {
+		json_t *t = json_array_get(sets, i);
+		struct provision_set *s = &out->sets[out->n_sets];
+		memset(s, 0, sizeof(*s));
+		const char *ver = jstr(t, "version"), *suite = jstr(t, "suite");
+		const char *comps = jstr(t, "components");
+		json_t *pkgs = json_object_get(t, "packages");
+		long parts[3];
+		if (!ver || version_parts(ver, parts, 3) != 3 || !is_sources_value(suite, " -") ||
+		    !is_sources_value(comps, " -") || !json_is_array(pkgs) ||
+		    json_array_size(pkgs) == 0) {
+			diag_path(d, DIAG_ERROR, path,
+			          "debian.toolkits[%zu]: needs a MAJOR.MINOR.PATCH \"version\", a "
+			          "\"suite\", \"components\" and a non-empty \"packages\" array",
+			          i);
+			return false;
+		}
+		s->source = PROVISION_DEBIAN;
+		s->uri = arena_strdup(a, uri);
+		s->keyring = arena_strdup(a, keyring);
+		s->suite = arena_strdup(a, suite);
+		s->components = arena_strdup(a, comps);
+		s->version = arena_strdup(a, ver);
+		s->major = (int)parts[0];
+		s->minor_n = (int)parts[1];
+		s->minor = arena_printf(a, "%ld.%ld", parts[0], parts[1]);
+		s->n_pkgs = json_array_size(pkgs);
+		s->pkgs = arena_calloc(a, s->n_pkgs, sizeof(*s->pkgs));
+		for (size_t j = 0; j < s->n_pkgs; j++) {
+			if (!pkg_from_json(a, json_array_get(pkgs, j), &s->pkgs[j], true)) {
+				diag_path(d, DIAG_ERROR, path,
+				          "debian.toolkits[%zu].packages[%zu]: needs a Debian package "
+				          "name, version, pool filename and a sha256 of 64 hex digits",
+				          i, j);
+				return false;
+			}
+		}
+		out->n_sets++;
+	}
+	return true;
+}
+
+const char *provision_source_name(struct arena *a, const struct provision_set *s)
+{
+	if (s->source == PROVISION_DEBIAN)
+		return arena_printf(a, "Debian %s", s->suite);
+	return "PyPI";
+}
+
 bool provision_lock_load(struct arena *a, struct diag *d, const char *path,
                          struct provision_lock *out)
 {
@@ -196,8 +254,9 @@ bool provision_lock_load(struct arena *a, struct diag *d, const char *path,
 	json_t *schema = json_object_get(root, "schema");
 	json_t *sets = json_object_get(root, "toolkits");
 	json_t *gaps = json_object_get(root, "unassemblable");
-	if (!json_is_integer(schema) || json_integer_value(schema) != 1) {
-		diag_path(d, DIAG_ERROR, path, "not a schema 1 toolkit lock file");
+	if (!json_is_integer(schema) ||
+	    (json_integer_value(schema) != 1 && json_integer_value(schema) != 2)) {
+		diag_path(d, DIAG_ERROR, path, "not a schema 1 or 2 toolkit lock file");
 		goto done;
 	}
 	if (!json_is_array(sets)) {
@@ -229,7 +288,7 @@ bool provision_lock_load(struct arena *a, struct diag *d, const char *path,
 		s->n_pkgs = json_array_size(pkgs);
 		s->pkgs = arena_calloc(a, s->n_pkgs, sizeof(*s->pkgs));
 		for (size_t j = 0; j < s->n_pkgs; j++) {
-			if (!pkg_from_json(a, json_array_get(pkgs, j), &s->pkgs[j])) {
+			if (!pkg_from_json(a, json_array_get(pkgs, j), &s->pkgs[j], false)) {
 				diag_path(d, DIAG_ERROR, path,
 				          "toolkits[%zu].packages[%zu]: needs "
 				          "name, version, filename and a sha256 of 64 hex digits",
@@ -238,6 +297,9 @@ bool provision_lock_load(struct arena *a, struct diag *d, const char *path,
 			}
 		}
 	}
+	if (!debian_from_json(a, d, path, json_object_get(root, "debian"), out))
+		goto done;
+	qsort(out->sets, out->n_sets, sizeof(*out->sets), set_cmp);
 	out->n_gaps = json_is_array(gaps) ? json_array_size(gaps) : 0;
 	out->gaps = arena_calloc(a, out->n_gaps ? out->n_gaps : 1, sizeof(*out->gaps));
 	for (size_t i = 0; i < out->n_gaps; i++) {
@@ -266,16 +328,28 @@ done:
 
 /* The message for a minor whose packages lack the compiler: what they hold and what not. */
 static void report_gap(struct arena *a, struct diag *d, const char *version,
-                       const struct provision_gap *g)
+                       const struct provision_gap *g, const char *debian)
 {
 	diag_msg(d, DIAG_ERROR,
 	         "cannot provision CUDA %s: PyPI's CUDA %s packages carry no nvcc (%s %s ships "
-	         "only %s, not %s)",
+	         "only %s, not %s)%s",
 	         version, g->minor, g->package, g->version, join_words(a, &g->has, " and "),
-	         join_words(a, &g->lacks, " or "));
+	         join_words(a, &g->lacks, " or "), debian);
 	diag_msg(d, DIAG_HINT,
 	         "install CUDA %s from NVIDIA's repository and point [tool.cuwheel.toolkits] at it",
 	         g->minor);
+}
+
+/* "; Debian's archive has only CUDA 11.8 and 12.4" (the other source), or "". */
+static const char *debian_has(struct arena *a, const struct provision_lock *l)
+{
+	struct strv m = {0};
+	for (size_t i = 0; i < l->n_sets; i++)
+		if (l->sets[i].source == PROVISION_DEBIAN && !strv_contains(&m, l->sets[i].minor))
+			strv_push(a, &m, l->sets[i].minor);
+	if (!m.n)
+		return "";
+	return arena_printf(a, "; Debian's archive has only CUDA %s", join_words(a, &m, " and "));
 }
 
 const struct provision_set *provision_resolve(struct arena *a, struct diag *d,
@@ -319,7 +393,7 @@ const struct provision_set *provision_resolve(struct arena *a, struct diag *d,
 	}
 	for (size_t i = 0; i < l->n_gaps; i++)
 		if (strcmp(l->gaps[i].minor, minor) == 0) {
-			report_gap(a, d, version, &l->gaps[i]);
+			report_gap(a, d, version, &l->gaps[i], debian_has(a, l));
 			return NULL;
 		}
 	/* A CUDA 11/12 minor PyPI never had: say so, and that the ones it has lack nvcc too. */
@@ -335,8 +409,9 @@ const struct provision_set *provision_resolve(struct arena *a, struct diag *d,
 	if (same_major) {
 		diag_msg(d, DIAG_ERROR,
 		         "cannot provision CUDA %s: PyPI has no CUDA %s packages "
-		         "(%s exists for %s, and none of them carries nvcc)",
-		         version, minor, same_major->package, join_words(a, &gap_minors, " and "));
+		         "(%s exists for %s, and none of them carries nvcc)%s",
+		         version, minor, same_major->package, join_words(a, &gap_minors, " and "),
+		         debian_has(a, l));
 		diag_msg(d, DIAG_HINT,
 		         "install CUDA %s from NVIDIA's repository and point "
 		         "[tool.cuwheel.toolkits] at it",
@@ -357,14 +432,14 @@ const struct provision_set *provision_resolve(struct arena *a, struct diag *d,
 
 const char *provision_python(struct arena *a, const char *const *env)
 {
-	const char *p = env_get(env, "CUWHEEL_PYTHON");
+	const char *p = provision_env(env, "CUWHEEL_PYTHON");
 	if (p && *p)
 		return p;
 	char *py = os_which(a, "python3");
 	if (py)
 		return py;
-	const char *root = env_get(env, "PYENV_ROOT");
-	const char *home = env_get(env, "HOME");
+	const char *root = provision_env(env, "PYENV_ROOT");
+	const char *home = provision_env(env, "HOME");
 	if (!root && home)
 		root = os_join(a, home, ".pyenv");
 	if (!root)
@@ -407,122 +482,20 @@ static bool remove_stale(struct arena *a, struct diag *d, const char *dir)
 	struct strv ents = {0};
 	if (!os_list_dir(a, dir, &ents))
 		return true;
-	for (size_t i = 0; i < ents.n; i++)
-		if (strncmp(ents.v[i], ".tmp-", 5) == 0 || strncmp(ents.v[i], ".trash-", 7) == 0)
-			if (!os_rm_rf(d, os_join(a, dir, ents.v[i])))
-				return false;
-	return true;
-}
-
-/* Where a file of the wheels' nvidia/cuNN/ tree goes in a toolkit root: lib/ becomes lib64/
- * (where nvcc.profile's -L points), libnvvm goes to nvvm/lib64/ as in NVIDIA's installers, the
- * packaging scan reports in .metadata/ dirs are dropped. NULL: drop it. */
-static char *layout_path(struct arena *a, const char *rel)
-{
-	if (strncmp(rel, ".metadata/", 10) == 0 || strstr(rel, "/.metadata/"))
-		return NULL;
-	if (strncmp(rel, "lib/", 4) == 0) {
-		const char *rest = rel + 4;
-		if (strncmp(rest, "libnvvm", 7) == 0 && !strchr(rest, '/'))
-			return arena_printf(a, "nvvm/lib64/%s", rest);
-		return arena_printf(a, "lib64/%s", rest);
-	}
-	return arena_strdup(a, rel);
-}
-
-/* Moves the files under src (relative path rel) into the toolkit root, renaming as
- * layout_path says. Two wheels may not bring the same file. */
-static bool merge_tree(struct arena *a, struct diag *d, const char *src, const char *rel,
-                       const char *root, const char *wheel)
-{
-	struct strv ents = {0};
-	if (!os_list_dir(a, src, &ents)) {
-		diag_errno(d, src, "cannot list");
-		return false;
-	}
 	for (size_t i = 0; i < ents.n; i++) {
-		char *path = os_join(a, src, ents.v[i]);
-		char *r = rel[0] ? os_join(a, rel, ents.v[i]) : arena_strdup(a, ents.v[i]);
-		struct stat st;
-		if (lstat(path, &st) != 0) {
-			diag_errno(d, path, "cannot stat");
-			return false;
-		}
-		if (S_ISDIR(st.st_mode)) {
-			if (!merge_tree(a, d, path, r, root, wheel))
-				return false;
+		if (strncmp(ents.v[i], ".tmp-", 5) != 0 && strncmp(ents.v[i], ".trash-", 7) != 0)
 			continue;
-		}
-		char *to_rel = layout_path(a, r);
-		if (!to_rel)
-			continue;
-		char *to = os_join(a, root, to_rel);
-		char *parent = arena_strndup(a, to, (size_t)(strrchr(to, '/') - to));
-		if (!os_mkdir_p(d, parent))
-			return false;
-		if (os_exists(to)) {
-			diag_path(d, DIAG_ERROR, wheel,
-			          "%s is also in another of the toolkit's "
-			          "wheels",
-			          r);
-			return false;
-		}
-		if (rename(path, to) != 0) {
-			diag_errno(d, to, "cannot move into place");
-			return false;
-		}
+		/* A killed command's children (tar extracting a .deb) may still be writing there:
+		 * what cannot be removed now is left for a later command, it does not stop this one
+		 * (its own staging tree has another name). */
+		struct diag quiet = {0};
+		if (!os_rm_rf(&quiet, os_join(a, dir, ents.v[i])))
+			diag_path(d, DIAG_WARNING, os_join(a, dir, ents.v[i]),
+			          "cannot remove a stale tree yet (still being written?); left for later");
 	}
 	return true;
 }
 
-/* Adds libX.so -> libX.so.N for each versioned library in dir that has no plain name, as
- * NVIDIA's installers do (so that -lcudart and dlopen("libnvvm.so") work). */
-static bool add_dev_links(struct arena *a, struct diag *d, const char *dir)
-{
-	struct strv ents = {0};
-	if (!os_list_dir(a, dir, &ents))
-		return true;
-	for (size_t i = 0; i < ents.n; i++) {
-		const char *so = strstr(ents.v[i], ".so.");
-		if (!so || strchr(so + 4, '.'))
-			continue; /* only libX.so.N, the soname */
-		char *plain = arena_strndup(a, ents.v[i], (size_t)(so - ents.v[i]) + 3);
-		char *link = os_join(a, dir, plain);
-		if (os_exists(link))
-			continue;
-		if (symlink(ents.v[i], link) != 0) {
-			diag_errno(d, link, "cannot create symlink");
-			return false;
-		}
-	}
-	return true;
-}
-
-/* Checks that every piece nvcc needs is there (executables executable); names the wheel that
- * should have brought a missing one. */
-static bool check_layout(struct arena *a, struct diag *d, const char *root,
-                         const struct provision_set *s)
-{
-	bool ok = true;
-	for (size_t i = 0; i < sizeof(provision_required) / sizeof(provision_required[0]); i++) {
-		char *p = os_join(a, root, provision_required[i].path);
-		bool there = provision_required[i].exec ? os_is_exec(p) : os_exists(p);
-		if (there)
-			continue;
-		const char *ver = "";
-		for (size_t j = 0; j < s->n_pkgs; j++)
-			if (strcmp(s->pkgs[j].name, provision_required[i].package) == 0)
-				ver = s->pkgs[j].version;
-		diag_msg(d, DIAG_ERROR,
-		         "cannot assemble CUDA %s: %s%s is missing (expected from "
-		         "%s %s)",
-		         s->version, provision_required[i].path,
-		         provision_required[i].exec && os_exists(p) ? " is not executable, or" : "",
-		         provision_required[i].package, *ver ? ver : "(not in the lock file)");
-		ok = false;
-	}
-	return ok;
-}
 
 /* Runs <root>/bin/nvcc --version and checks it reports the pinned version. */
 static bool check_nvcc(struct arena *a, struct diag *d, const char *root,
@@ -547,6 +520,31 @@ static bool check_nvcc(struct arena *a, struct diag *d, const char *root,
 	}
 	sb_release(&out);
 	return ok;
+}
+
+bool provision_check_root(struct arena *a, struct diag *d, const char *root,
+                          const struct provision_set *s, const struct provision_piece *pieces,
+                          size_t n)
+{
+	bool ok = true;
+	for (size_t i = 0; i < n; i++) {
+		char *p = os_join(a, root, pieces[i].path);
+		bool there = pieces[i].exec ? os_is_exec(p) : os_exists(p);
+		if (there)
+			continue;
+		const char *ver = "";
+		for (size_t j = 0; j < s->n_pkgs; j++)
+			if (strcmp(s->pkgs[j].name, pieces[i].package) == 0)
+				ver = s->pkgs[j].version;
+		diag_msg(d, DIAG_ERROR,
+		         "cannot assemble CUDA %s: %s%s is missing (expected from "
+		         "%s %s)",
+		         s->version, pieces[i].path,
+		         pieces[i].exec && os_exists(p) ? " is not executable, or" : "",
+		         pieces[i].package, *ver ? ver : "(not in the lock file)");
+		ok = false;
+	}
+	return ok && check_nvcc(a, d, root, s);
 }
 
 static const char *utc_now(struct arena *a)
@@ -589,140 +587,7 @@ static void fsync_dir(const char *dir)
 	}
 }
 
-/* Downloads the set's wheels into dest with pip, hashes required. */
-static bool pip_download(struct arena *a, struct diag *d, const struct provision_opts *o,
-                         const struct provision_set *s, const char *python, const char *req,
-                         const char *dest)
-{
-	struct strbuf rq = {0};
-	int64_t total = 0;
-	for (size_t i = 0; i < s->n_pkgs; i++) {
-		sb_printf(&rq, "%s==%s --hash=sha256:%s\n", s->pkgs[i].name, s->pkgs[i].version,
-		          s->pkgs[i].sha256);
-		total += s->pkgs[i].size > 0 ? s->pkgs[i].size : 0;
-	}
-	bool ok = os_write_atomic(d, req, rq.buf, rq.len, 0644);
-	sb_release(&rq);
-	if (!ok)
-		return false;
-	struct strv argv = {0};
-	const char *fixed[] = {python,
-	                       "-m",
-	                       "pip",
-	                       "download",
-	                       "--no-deps",
-	                       "--only-binary=:all:",
-	                       "--require-hashes",
-	                       "--progress-bar",
-	                       "off",
-	                       "--disable-pip-version-check",
-	                       "--dest",
-	                       dest,
-	                       "-r",
-	                       req};
-	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
-		strv_push(a, &argv, fixed[i]);
-	/* The platform tags are the pinned files' own, so pip takes exactly those files whatever
-	 * the host (and whichever manylinux tags NVIDIA uses next). */
-	struct strv plats = {0};
-	for (size_t i = 0; i < s->n_pkgs; i++) {
-		const char *f = s->pkgs[i].filename, *dash = strrchr(f, '-');
-		size_t n = strlen(f);
-		if (!dash || n < 4 || strcmp(f + n - 4, ".whl") != 0)
-			continue;
-		char *tags = arena_strndup(a, dash + 1, (size_t)(f + n - 4 - dash - 1));
-		for (char *sv, *t = strtok_r(tags, ".", &sv); t; t = strtok_r(NULL, ".", &sv))
-			if (!strv_contains(&plats, t)) {
-				strv_push(a, &plats, t);
-				strv_push(a, &argv, "--platform");
-				strv_push(a, &argv, t);
-			}
-	}
-	if (o->wheels_dir) {
-		strv_push(a, &argv, "--no-index");
-		strv_push(a, &argv, "--find-links");
-		strv_push(a, &argv, o->wheels_dir);
-	}
-	strv_push(a, &argv, NULL);
-	diag_msg(d, DIAG_NOTE, "downloading %zu wheels (%.0f MB) for CUDA %s from %s", s->n_pkgs,
-	         (double)total / 1e6, s->version, o->wheels_dir ? o->wheels_dir : "PyPI");
-	struct os_run r = {.argv = argv.v, .capture = true};
-	struct strbuf out = {0};
-	int status;
-	ok = os_run(d, &r, &out, &status);
-	if (ok && status != 0) {
-		/* pip's own explanation is in its last lines (hash mismatch, no such version). */
-		const char *text = sb_str(&out);
-		const char *tail = text + out.len;
-		for (int lines = 0; tail > text; tail--)
-			if (tail[-1] == '\n' && ++lines > 12)
-				break;
-		diag_msg(d, DIAG_ERROR, "pip could not download the CUDA %s wheels (exit %d): %s",
-		         s->version, status, os_argv_str(a, argv.v));
-		diag_msg(d, DIAG_NOTE, "pip said:\n%s", tail);
-		ok = false;
-	}
-	sb_release(&out);
-	return ok;
-}
 
-/* Everything between taking the lock and renaming into place; on failure the caller removes
- * the staging tree. */
-static bool assemble(struct arena *a, struct diag *d, const struct provision_opts *o,
-                     const struct provision_set *s, const char *staging)
-{
-	const char *python = o->python ? o->python : provision_python(a, o->env);
-	if (!python) {
-		diag_msg(d, DIAG_ERROR,
-		         "cannot provision CUDA %s: no python3 with pip found to "
-		         "download the wheels",
-		         s->version);
-		diag_msg(d, DIAG_HINT, "set CUWHEEL_PYTHON to a python that has pip");
-		return false;
-	}
-	char *wheels = os_join(a, staging, ".wheels");
-	char *unpack = os_join(a, staging, ".unpack");
-	char *req = os_join(a, staging, ".requirements.txt");
-	if (!os_mkdir_p(d, wheels) || !pip_download(a, d, o, s, python, req, wheels))
-		return false;
-	char *sub = arena_printf(a, "nvidia/cu%d", s->major);
-	for (size_t i = 0; i < s->n_pkgs; i++) {
-		char *whl = os_join(a, wheels, s->pkgs[i].filename);
-		char *dest = arena_printf(a, "%s/%zu", unpack, i);
-		if (!os_exists(whl)) {
-			diag_path(d, DIAG_ERROR, whl, "pip did not download the pinned wheel");
-			return false;
-		}
-		if (!wheel_extract(a, d, whl, dest, NULL))
-			return false;
-		char *tree = os_join(a, dest, sub);
-		if (!os_is_dir(tree)) {
-			diag_path(d, DIAG_ERROR, s->pkgs[i].filename,
-			          "has no %s/ tree; cuwheel "
-			          "does not know how to assemble it",
-			          sub);
-			return false;
-		}
-		if (!merge_tree(a, d, tree, "", staging, s->pkgs[i].filename))
-			return false;
-	}
-	if (!os_rm_rf(d, unpack) || !os_rm_rf(d, wheels) || !os_rm_rf(d, req))
-		return false;
-	/* NVIDIA's installers keep lib -> lib64 too; nvcc.profile names $(TOP)/lib in
-	 * LD_LIBRARY_PATH and $(TOP)/lib64 in -L. The stock nvcc.profile is already relative to
-	 * nvcc ($(_HERE_)) and needs no change once the layout is the installers'. */
-	char *lib = os_join(a, staging, "lib");
-	if (!os_exists(lib) && symlink("lib64", lib) != 0) {
-		diag_errno(d, lib, "cannot create symlink");
-		return false;
-	}
-	if (!add_dev_links(a, d, os_join(a, staging, "lib64")) ||
-	    !add_dev_links(a, d, os_join(a, staging, "nvvm/lib64")))
-		return false;
-	if (!check_layout(a, d, staging, s) || !check_nvcc(a, d, staging, s))
-		return false;
-	return write_marker(a, d, staging, s, o->wheels_dir ? o->wheels_dir : "pypi");
-}
 
 enum provision_result provision_install(struct arena *a, struct diag *d,
                                         const struct provision_opts *o,
@@ -758,7 +623,12 @@ enum provision_result provision_install(struct arena *a, struct diag *d,
 	char *staging = arena_printf(a, "%s/.tmp-%s-%ld", dir, s->version, (long)getpid());
 	if (!os_mkdir_p(d, staging))
 		goto out;
-	if (!assemble(a, d, o, s, staging)) {
+	provision_assemble_fn *assemble =
+	    s->source == PROVISION_DEBIAN ? provision_debian_assemble : provision_pypi_assemble;
+	const char *source = s->source == PROVISION_DEBIAN
+	                         ? arena_printf(a, "debian %s", s->suite)
+	                         : (o->wheels_dir ? o->wheels_dir : "pypi");
+	if (!assemble(a, d, o, s, staging) || !write_marker(a, d, staging, s, source)) {
 		os_rm_rf(d, staging);
 		goto out;
 	}
@@ -840,6 +710,8 @@ bool provision_list(struct arena *a, struct diag *d, const char *cache_dir,
 		char *real = os_realpath(a, root);
 		t->root = real ? real : root;
 		t->version = arena_strdup(a, ver);
+		const char *src = jstr(m, "source");
+		t->source = arena_strdup(a, src ? src : "unknown");
 		const char *when = jstr(m, "installed");
 		t->installed = arena_strdup(a, when ? when : "");
 		json_t *pkgs = json_object_get(m, "packages");
@@ -847,7 +719,7 @@ bool provision_list(struct arena *a, struct diag *d, const char *cache_dir,
 		t->pkgs = arena_calloc(a, t->n_pkgs ? t->n_pkgs : 1, sizeof(*t->pkgs));
 		size_t k = 0;
 		for (size_t j = 0; j < t->n_pkgs; j++)
-			if (pkg_from_json(a, json_array_get(pkgs, j), &t->pkgs[k]))
+			if (pkg_from_json(a, json_array_get(pkgs, j), &t->pkgs[k], true))
 				k++;
 		t->n_pkgs = k;
 		json_decref(m);

@@ -1,4 +1,5 @@
-/* provision.h: CUDA toolkits assembled from NVIDIA's wheels on PyPI, pinned by a lock file. */
+/* provision.h: CUDA toolkits provisioned into cuwheel's cache from pinned packages: NVIDIA's
+ * wheels on PyPI (13.x) or NVIDIA's compilers as Debian's archive packages them (11.8, 12.4). */
 #ifndef CUWHEEL_MATRIX_PROVISION_H
 #define CUWHEEL_MATRIX_PROVISION_H
 
@@ -12,22 +13,33 @@
 /* The file in a toolkit's root that says it is complete; discovery ignores roots without it. */
 #define PROVISION_MARKER "cuwheel-toolkit.json"
 
-/* One pinned wheel. */
+/* Where a toolkit's packages come from. */
+enum provision_source {
+	PROVISION_PYPI,   /* NVIDIA's wheels, downloaded by pip */
+	PROVISION_DEBIAN, /* Debian's .debs, downloaded by apt-get with a private configuration */
+};
+
+/* One pinned package: a wheel, or a .deb. */
 struct provision_pkg {
-	const char *name;     /* "nvidia-cuda-nvcc" */
-	const char *version;  /* "13.1.80" */
-	const char *filename; /* the manylinux x86_64 wheel */
+	const char *name;     /* "nvidia-cuda-nvcc", "nvidia-cuda-toolkit" */
+	const char *version;  /* "13.1.80", "11.8.89~11.8.0-5~deb12u1" */
+	const char *filename; /* the manylinux x86_64 wheel, or the .deb's pool path */
 	const char *sha256;   /* 64 lowercase hex digits */
 	int64_t size;         /* bytes of the wheel; -1 unknown */
 };
 
-/* The wheels of one toolkit release; its version is nvcc's ("13.1.80"). */
+/* The packages of one toolkit release; its version is nvcc's ("13.1.80"). */
 struct provision_set {
 	const char *version;
 	const char *minor; /* "13.1" */
 	int major, minor_n;
 	struct provision_pkg *pkgs;
 	size_t n_pkgs;
+	enum provision_source source;
+	const char *uri;        /* Debian: the archive ("http://deb.debian.org/debian") */
+	const char *suite;      /* Debian: "bookworm" */
+	const char *components; /* Debian: "main contrib non-free" */
+	const char *keyring;    /* Debian: the archive's keyring (apt checks the indexes with it) */
 };
 
 /* A CUDA minor version whose PyPI packages cannot make a toolkit, and what they lack. */
@@ -53,6 +65,7 @@ struct provision_installed {
 	const char *version;   /* from the marker */
 	const char *root;      /* absolute */
 	const char *installed; /* UTC time of the install, ISO 8601 */
+	const char *source;    /* "pypi", "debian bookworm", or the wheels directory */
 	uint64_t size;         /* bytes of its files (symlinks not followed) */
 	struct provision_pkg *pkgs;
 	size_t n_pkgs;
@@ -74,19 +87,25 @@ enum provision_result {
 /* Returns the lock file to use: $CUWHEEL_TOOLKIT_LOCK, else the one in the source tree this
  * binary was built from, else <prefix>/share/cuwheel/toolkits.lock.json; NULL when none exists. */
 const char *provision_lock_path(struct arena *a, const char *const *env);
-/* Reads and validates a lock file (schema 1). False + diagnostic naming the file. */
+/* Reads and validates a lock file (schema 1: PyPI only; 2: also "debian"). False + diagnostic
+ * naming the file. */
 bool provision_lock_load(struct arena *a, struct diag *d, const char *path,
                          struct provision_lock *out);
-/* Returns the set for "13.1" (newest release of that minor) or "13.1.80" (exactly), or NULL +
- * a diagnostic that says exactly why not (no nvcc on PyPI for 12.x/11.x: which pieces lack). */
+/* Returns the set for "13.1" (newest release of that minor) or "13.1.80" (exactly), from either
+ * source, or NULL + a diagnostic that says exactly why not (which sources were asked, what
+ * PyPI's packages lack). */
 const struct provision_set *provision_resolve(struct arena *a, struct diag *d,
                                               const struct provision_lock *l, const char *version);
+/* Returns the name of a source as `toolkit list` shows it ("PyPI", "Debian bookworm"). */
+const char *provision_source_name(struct arena *a, const struct provision_set *s);
 /* Returns the python to run pip with: $CUWHEEL_PYTHON, python3 on PATH, the newest pyenv one;
  * NULL when none is found. */
 const char *provision_python(struct arena *a, const char *const *env);
-/* Downloads the set's wheels with pip (hashes required), extracts them, assembles a toolkit
- * layout (bin, nvvm, include, lib64), checks that nvcc reports the pinned version, writes the
- * marker and renames the tree into <cache>/toolkits/<version>. Serialised by a lock on
+/* Downloads the set's packages (wheels with pip, hashes required; .debs with apt-get and a
+ * private configuration under <cache>/debian, each checked against its pinned sha256),
+ * extracts what a toolkit needs into its layout (bin, nvvm, include, lib64), checks that nvcc
+ * reports the pinned version, writes the marker (source, packages) and renames the tree into
+ * <cache>/toolkits/<version>. Serialised by a lock on
  * <cache>/toolkits/.lock; stale .tmp-* trees are removed. *root gets the toolkit's root.
  * PROVISION_FAILED + diagnostic on error (nothing visible is left behind). */
 enum provision_result provision_install(struct arena *a, struct diag *d,

@@ -5,7 +5,8 @@ Proves, on fixture projects written to a temp dir, from `plan --json` and the ta
   - python 3.10-3.13 x cuda 11.8/12.4/12.6/13.0 x linux_x86_64/win_amd64 (kind capi) plans
     32 cells with the right ids and wheel names, and marks exactly the cells this machine
     cannot build, each with its reason (Windows runner; CUDA toolkit not found). The machine
-    (and CI's) has CUDA 13.0 in /usr/local/cuda and pyenv Pythons 3.10-3.13.
+    (and CI's) has CUDA 13.0 in /usr/local/cuda and pyenv Pythons 3.10-3.13; 11.8 and 12.4
+    are not installed but provisionable from Debian's archive, 12.6 is on no source.
   - exclude then include (GitHub Actions order), build/skip globs, --only globs;
   - abi3 cells (cp310-abi3-... from requires-python >=3.10), torch cells (cp312-pt26-cu124-...,
     local +pt26cu124), the local-version template;
@@ -20,6 +21,8 @@ import tempfile
 
 CUWHEEL = os.path.abspath(os.environ.get("CUWHEEL", "build/cuwheel"))
 FAILURES = []
+# The CUDA minors the toolkit lock provisions from Debian's archive, and the suite.
+DEBIAN = {"11.8": "bookworm", "12.4": "trixie"}
 
 
 def check(cond, what):
@@ -130,6 +133,11 @@ platform = {json.dumps(PLATS)}
                     eq(c["buildable"], False, f"{cid} buildable")
                     check(c["reason"] and "needs a Windows runner" in c["reason"],
                           f"{cid} reason names the Windows runner: {c['reason']!r}")
+                elif cu in DEBIAN:
+                    eq(c["buildable"], False, f"{cid} buildable")
+                    eq(c["reason"], f"CUDA {cu} not installed: `cuwheel build` provisions it "
+                       f"from Debian {DEBIAN[cu]} (cuwheel toolkit install {cu})",
+                       f"{cid} reason")
                 elif cu != "13.0":
                     eq(c["buildable"], False, f"{cid} buildable")
                     eq(c["reason"], f"CUDA {cu} toolkit not found on this machine",
@@ -260,7 +268,8 @@ torch = ["2.6"]
         eq(c["wheel"], "demo-1.0+pt26cu124-cp312-cp312-linux_x86_64.whl", "torch wheel")
         eq(c["torch"], "2.6", "torch axis value")
         eq(c["buildable"], False, "torch cell without CUDA 12.4 here")
-        eq(c["reason"], "CUDA 12.4 toolkit not found on this machine", "torch cell reason")
+        eq(c["reason"], "CUDA 12.4 not installed: `cuwheel build` provisions it from Debian "
+           "trixie (cuwheel toolkit install 12.4)", "torch cell reason")
 
 
 def test_local_version(root):

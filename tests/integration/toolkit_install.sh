@@ -2,8 +2,8 @@
 # toolkit_install.sh: `cuwheel toolkit install|list|remove` provisions a real CUDA 13 toolkit
 # from PyPI into a temporary cache: nvcc compiles a kernel for sm_75 and sm_90+PTX and links a
 # shared object with the toolkit's own static cudart; reinstalling is a no-op; a SIGKILLed
-# install leaves nothing discovery would take and a retry completes; CUDA 12.4 fails with the
-# exact missing piece; remove deletes it.
+# install leaves nothing discovery would take and a retry completes; CUDA 12.6 (on neither
+# PyPI with nvcc nor Debian's archive) fails with the exact missing piece; remove deletes it.
 #
 # Needs PyPI (about 110 MB of wheels per toolkit) unless CUWHEEL_TOOLKIT_WHEELS names a
 # directory holding the pinned wheels: CI fetches them once (e.g. with `pip download --no-deps
@@ -35,13 +35,14 @@ print(sets[0]["version"])' "$version")
 echo "CUDA $version resolves to $full"
 
 step "versions that cannot be assembled fail and say what is missing"
-if "$cw" toolkit install 12.4 >"$tmp/out" 2>"$tmp/err"; then fail "12.4 installed"; fi
-want="cuwheel: error: cannot provision CUDA 12.4: PyPI's CUDA 12.4 packages carry no nvcc (nvidia-cuda-nvcc-cu12 12.4.131 ships only ptxas and libnvvm, not nvcc, cicc, cudafe++, fatbinary or nvlink)"
-grep -qxF "$want" "$tmp/err" || { cat "$tmp/err"; fail "12.4: wrong message"; }
-grep -qF "hint: install CUDA 12.4 from NVIDIA's repository and point [tool.cuwheel.toolkits] at it" "$tmp/err" ||
-  fail "12.4: no hint"
-if "$cw" toolkit install 11.8 2>"$tmp/err"; then fail "11.8 installed"; fi
-grep -qF "nvidia-cuda-nvcc-cu11 11.8.89 ships only ptxas and libnvvm" "$tmp/err" || fail "11.8"
+# (11.8, 12.4 and 12.5 come from Debian's archive: toolkit_debian.sh.)
+if "$cw" toolkit install 12.6 >"$tmp/out" 2>"$tmp/err"; then fail "12.6 installed"; fi
+want="cuwheel: error: cannot provision CUDA 12.6: PyPI's CUDA 12.6 packages carry no nvcc (nvidia-cuda-nvcc-cu12 12.6.85 ships only ptxas and libnvvm, not nvcc, cicc, cudafe++, fatbinary or nvlink); Debian's archive has only CUDA 11.8, 12.4 and 12.5"
+grep -qxF "$want" "$tmp/err" || { cat "$tmp/err"; fail "12.6: wrong message"; }
+grep -qF "hint: install CUDA 12.6 from NVIDIA's repository and point [tool.cuwheel.toolkits] at it" "$tmp/err" ||
+  fail "12.6: no hint"
+if "$cw" toolkit install 11.7 2>"$tmp/err"; then fail "11.7 installed"; fi
+grep -qF "ships only ptxas and libnvvm" "$tmp/err" || { cat "$tmp/err"; fail "11.7"; }
 if "$cw" toolkit install 12.7 2>"$tmp/err"; then fail "12.7 installed"; fi
 grep -qF "PyPI has no CUDA 12.7 packages" "$tmp/err" || { cat "$tmp/err"; fail "12.7"; }
 if "$cw" toolkit install 13.99 2>"$tmp/err"; then fail "13.99 installed"; fi

@@ -64,6 +64,8 @@ static void fake_toolkit(struct fx *f, const char *root, const char *release, co
 	          "Cuda compilation tools, release %s, V%s\\nBuild cuda_%s\\n' ;;\n"
 	          "--list-gpu-code) for s in %s; do echo sm_$s; done ;;\n"
 	          "--list-gpu-arch) for s in %s; do echo compute_$s; done ;;\n"
+	          "--help) [ -f \"${0%%/*}/help.txt\" ] || exit 1\n"
+	          "  while IFS= read -r l; do echo \"$l\"; done < \"${0%%/*}/help.txt\" ;;\n"
 	          "*) exit 1 ;;\n"
 	          "esac\n",
 	          count_file, release, full, release, sms, sms);
@@ -249,6 +251,48 @@ static void test_provisioned_toolkit_needs_its_marker_file(void **state)
 	assert_string_equal(ds.toolkits[0].version, "13.1.80");
 }
 
+/* The options cuwheel adds are the ones this toolkit's nvcc --help and cudafe++ know; the gcc
+ * it accepts comes from its crt/host_config.h. */
+static void test_nvcc_options_and_host_gcc_read_from_the_toolkit(void **state)
+{
+	struct fx *f = *state;
+	const char *old = os_join(&f->a, f->sysroot, "usr/local/cuda-11.8");
+	const char *cur = os_join(&f->a, f->sysroot, "usr/local/cuda-12.4");
+	const char *runs = os_join(&f->a, f->tmp, "runs");
+	fake_toolkit(f, old, "11.8", "11.8.89", "75 80 90", runs);
+	fake_toolkit(f, cur, "12.4", "12.4.131", "75 80 90", runs);
+	write_file(os_join(&f->a, cur, "bin/help.txt"),
+	           "--objdir-as-tempdir                                 (-objtemp)\n"
+	           "--threads <number>                                  (-t)\n",
+	           0644);
+	write_file(os_join(&f->a, cur, "bin/cudafe++"), "\x7f" "ELF...orig_src_path_name...", 0755);
+	write_file(os_join(&f->a, old, "include/crt/host_config.h"),
+	           "#error -- unsupported GNU version! gcc versions later than 11 are not "
+	           "supported! The nvcc flag '-allow-unsupported-compiler' ...\n",
+	           0644);
+	struct discovery ds;
+	assert_true(run_discover(f, f->probes, &ds));
+	assert_int_equal(ds.n_toolkits, 2);
+	const struct toolkit *t124 = &ds.toolkits[0], *t118 = &ds.toolkits[1];
+	assert_string_equal(t118->version, "11.8.89");
+	assert_int_equal(t124->nvcc_lacks, 0);
+	assert_int_equal(t118->nvcc_lacks, TOOLCHAIN_LACKS_THREADS | TOOLCHAIN_LACKS_OBJTEMP |
+	                                       TOOLCHAIN_LACKS_ORIG_SRC);
+	assert_int_equal(t124->host.max_gcc, 0); /* no host_config.h: no limit */
+	assert_int_equal(t118->host.max_gcc, 11);
+	/* PATH is empty here: no compiler at all, so the reason names the package. */
+	assert_non_null(t118->host.error);
+	assert_non_null(strstr(t118->host.error, "no host compiler for CUDA 11.8.89: it accepts gcc "
+	                                         "11 and older"));
+	assert_non_null(strstr(t118->host.error, "install Debian's g++-11 (apt-get install g++-11)"));
+	/* From the cache the second time: the same answers, no nvcc run. */
+	int before = count_lines(runs);
+	assert_true(run_discover(f, f->probes, &ds));
+	assert_int_equal(count_lines(runs), before);
+	assert_int_equal(ds.toolkits[0].nvcc_lacks, 0);
+	assert_int_equal(ds.toolkits[1].nvcc_lacks, 7);
+}
+
 static void test_nvcc_answers_cached_until_nvcc_changes(void **state)
 {
 	struct fx *f = *state;
@@ -257,14 +301,15 @@ static void test_nvcc_answers_cached_until_nvcc_changes(void **state)
 	fake_toolkit(f, root, "12.8", "12.8.61", "75 100 120", runs);
 	struct discovery ds;
 	assert_true(run_discover(f, f->probes, &ds));
-	assert_int_equal(count_lines(runs), 3); /* --version, --list-gpu-code, --list-gpu-arch */
+	/* --version, --list-gpu-code, --list-gpu-arch, --help (which options it knows) */
+	assert_int_equal(count_lines(runs), 4);
 	assert_true(run_discover(f, f->probes, &ds));
-	assert_int_equal(count_lines(runs), 3);
+	assert_int_equal(count_lines(runs), 4);
 	assert_int_equal(ds.toolkits[0].n_sm, 3);
 	struct timespec ts[2] = {{.tv_sec = 1000000000}, {.tv_sec = 1000000000}};
 	assert_int_equal(utimensat(AT_FDCWD, os_join(&f->a, root, "bin/nvcc"), ts, 0), 0);
 	assert_true(run_discover(f, f->probes, &ds));
-	assert_int_equal(count_lines(runs), 6);
+	assert_int_equal(count_lines(runs), 8);
 }
 
 static void test_probe_cache_reused_until_interpreter_mtime_changes(void **state)
@@ -398,6 +443,7 @@ int main(void)
 	    T(test_explicit_toolkit_table_found_missing_and_mismatch_warn),
 	    T(test_provisioned_toolkit_needs_its_marker_file),
 	    T(test_nvcc_answers_cached_until_nvcc_changes),
+	    T(test_nvcc_options_and_host_gcc_read_from_the_toolkit),
 	    T(test_probe_cache_reused_until_interpreter_mtime_changes),
 	    T(test_pythons_one_per_version_old_and_broken_ones_explained),
 	    T(test_real_interpreter_probe_script_runs_isolated),

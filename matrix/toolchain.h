@@ -1,0 +1,38 @@
+/* toolchain.h: what a CUDA toolkit needs around nvcc: the nvcc options it knows and the host
+ * compiler it accepts, both read from the toolkit itself. */
+#ifndef CUWHEEL_MATRIX_TOOLCHAIN_H
+#define CUWHEEL_MATRIX_TOOLCHAIN_H
+
+#include <stdbool.h>
+
+#include "base/arena.h"
+
+/* The nvcc options cuwheel adds that a toolkit may not know (bits of toolkit.nvcc_lacks). */
+enum toolchain_lack {
+	TOOLCHAIN_LACKS_THREADS = 1,  /* --threads N (nvcc --help lists it) */
+	TOOLCHAIN_LACKS_OBJTEMP = 2,  /* -objtemp, --objdir-as-tempdir */
+	TOOLCHAIN_LACKS_ORIG_SRC = 4, /* -Xcudafe --orig_src_path_name (cudafe++ knows it) */
+};
+
+/* The C and C++ compilers every nvcc call, kernel .cpp and binding of a toolkit use. */
+struct host_compiler {
+	const char *cc, *cxx; /* "gcc-11" / "g++-11", or $CC/$CXX ("cc"/"c++") when accepted */
+	const char *version;  /* the C++ compiler's: "11.3.0"; NULL when unknown */
+	int max_gcc;          /* newest gcc major the toolkit accepts; 0 when it says none */
+	bool ccbin;           /* not the default: nvcc gets -ccbin cxx */
+	const char *error;    /* no accepted compiler installed: why, naming the package */
+};
+
+/* Returns the TOOLCHAIN_LACKS_* bits for the options `nvcc --help` (help) does not list and,
+ * for --orig_src_path_name, that <root>/bin/cudafe++ does not contain. */
+unsigned toolchain_nvcc_lacks(struct arena *a, const char *root, const char *help);
+/* Returns the newest gcc major <include_dir>/crt/host_config.h accepts ("gcc versions later
+ * than 11 are not supported"), or 0 when the header sets no such limit or cannot be read. */
+int toolchain_max_gcc(struct arena *a, const char *include_dir);
+/* Picks the host compiler for a toolkit of version cuda ("11.8.89") whose headers are in
+ * include_dir: $CXX when set (an error when the toolkit refuses it), else the newest of c++
+ * and the installed g++-N the toolkit accepts. Never fails: out->error says why none fits. */
+void toolchain_pick_host(struct arena *a, const char *include_dir, const char *cuda,
+                         struct host_compiler *out);
+
+#endif
