@@ -105,7 +105,8 @@ int cmd_audit(struct cli *c, int argc, char **argv)
 			o.min_manylinux = optarg;
 			break;
 		case 'r':
-			if (!audit_parse_archs(&c->arena, optarg, &archs, &o.n_archs, &err))
+			if (!cuda_arch_parse_list(&c->arena, optarg, ARCH_SPELL_NVCC, &archs, &o.n_archs,
+						  &err))
 				return cli_usage(c, "audit", "--require-arch: %s", err);
 			o.archs = archs;
 			break;

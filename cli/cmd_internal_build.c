@@ -11,8 +11,8 @@
 #include "matrix/stage.h"
 #include "packager/audit.h"
 #include "packager/retag.h"
-#include "packager/tags.h"
-#include "packager/wheeltest.h"
+#include "standards/tags.h"
+#include "cli/wheeltest.h"
 
 int internal_stage(struct cli *c, int argc, char **argv)
 {
@@ -118,7 +118,7 @@ int internal_finish(struct cli *c, int argc, char **argv)
 		struct arch *v;
 		size_t n;
 		const char *err;
-		if (!audit_parse_archs(&c->arena, archs, &v, &n, &err))
+		if (!cuda_arch_parse_list(&c->arena, archs, ARCH_SPELL_NVCC, &v, &n, &err))
 			return cli_usage(c, "internal", "--require-arch: %s", err);
 		ao.archs = v;
 		ao.n_archs = n;

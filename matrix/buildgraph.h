@@ -53,7 +53,5 @@ char *buildgraph_limited_api(struct arena *a, const char *python);
  * and its path inside the package tree ("tinyraster/_C.abi3.so"). */
 const char *buildgraph_module_path(struct arena *a, const struct extension_cfg *x,
 				   const struct cell *c);
-/* Returns the relative path from directory `from` to `to` (both absolute). */
-char *path_relative(struct arena *a, const char *from, const char *to);
 
 #endif

@@ -7,7 +7,7 @@
 #include "base/os.h"
 #include "matrix/config_internal.h"
 #include "matrix/matrix.h"
-#include "packager/version.h"
+#include "standards/version.h"
 
 static const char *const platforms[] = {
     "linux_x86_64",
@@ -471,8 +471,8 @@ bool config_apply_env(struct cfg_reader *r, struct config *cfg, const char *cons
 		cfg->test.requires = list;
 		else if (!strcmp(name, "CUWHEEL_ARCHS"))
 		{
-			if (!config_parse_archs(r->a, val, &cfg->kernels.archs,
-			                        &cfg->kernels.n_archs, &err)) {
+			if (!cuda_arch_parse_list(r->a, val, ARCH_SPELL_TORCH, &cfg->kernels.archs,
+			                          &cfg->kernels.n_archs, &err)) {
 				diag_path(r->d, DIAG_ERROR, name, "%s", err);
 				ok = false;
 			} else {

@@ -6,8 +6,8 @@
 
 #include "base/os.h"
 #include "matrix/config_internal.h"
-#include "packager/tags.h"
-#include "packager/version.h"
+#include "standards/tags.h"
+#include "standards/version.h"
 
 static const char *const project_keys[] = {
     "name",

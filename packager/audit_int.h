@@ -8,8 +8,8 @@
 #include "base/strbuf.h"
 #include "packager/audit.h"
 #include "packager/elf.h"
-#include "packager/tags.h"
-#include "packager/wheel_read.h"
+#include "standards/tags.h"
+#include "standards/wheel_read.h"
 
 /* One member with what the audit learned about it. */
 struct audit_member {
