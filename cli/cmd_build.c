@@ -13,6 +13,7 @@
 
 #include "base/os.h"
 #include "cli/build_run.h"
+#include "cli/ninja_log.h"
 #include "cli/plan_common.h"
 #include "cli/report.h"
 #include "matrix/buildgraph.h"
@@ -129,47 +130,25 @@ struct cell_result {
 static void ninja_times(struct cli *c, const char *build_dir, const struct plan *p,
 			const struct build_graph *g, double *cell_s, double *arch_s)
 {
-	struct source log;
-	struct diag quiet = {0};
-	if (!os_read_file(&c->arena, &quiet, os_join(&c->arena, build_dir, ".ninja_log"), &log))
-		return;
-	/* Later lines win: collect into a small map by scanning backwards. */
-	struct strv seen = {0};
-	const char *end = log.text + log.len;
-	const char *line_end = end;
-	while (line_end > log.text) {
-		const char *ls = line_end;
-		while (ls > log.text && ls[-1] != '\n')
-			ls--;
-		if (ls < line_end && *ls != '#') {
-			long long st, en, mt;
-			char out[4096];
-			char fmtline[4200];
-			size_t len = (size_t)(line_end - ls);
-			if (len < sizeof(fmtline)) {
-				memcpy(fmtline, ls, len);
-				fmtline[len] = '\0';
-				if (sscanf(fmtline, "%lld\t%lld\t%lld\t%4095[^\t]", &st, &en, &mt, out) ==
-					4 &&
-				    !strv_contains(&seen, out)) {
-					strv_push(&c->arena, &seen, arena_strdup(&c->arena, out));
-					double s = (double)(en - st) / 1000.0;
-					for (size_t i = 0; i < p->n_cells; i++) {
-						const char *dir = g->cells[i].dir;
-						size_t dl = dir ? strlen(dir) : 0;
-						if (dir && !strncmp(out, dir, dl) && out[dl] == '/')
-							cell_s[i] += s;
-					}
-					for (size_t t = 0; t < p->n_toolkits; t++) {
-						const char *dir = g->archives[t].dir;
-						size_t dl = dir ? strlen(dir) : 0;
-						if (dir && !strncmp(out, dir, dl) && out[dl] == '/')
-							arch_s[t] += s;
-					}
-				}
-			}
+	struct ninja_log_entry *v;
+	size_t n;
+	if (!ninja_log_read(&c->arena, &c->diag, build_dir, NINJA_LOG_LATEST, &v, &n))
+		diag_msg(&c->diag, DIAG_WARNING, "the step times are left out of the summary");
+	for (size_t e = 0; e < n; e++) {
+		const char *out = v[e].output;
+		double s = (double)(v[e].end_ms - v[e].start_ms) / 1000.0;
+		for (size_t i = 0; i < p->n_cells; i++) {
+			const char *dir = g->cells[i].dir;
+			size_t dl = dir ? strlen(dir) : 0;
+			if (dir && !strncmp(out, dir, dl) && out[dl] == '/')
+				cell_s[i] += s;
 		}
-		line_end = ls > log.text ? ls - 1 : log.text;
+		for (size_t t = 0; t < p->n_toolkits; t++) {
+			const char *dir = g->archives[t].dir;
+			size_t dl = dir ? strlen(dir) : 0;
+			if (dir && !strncmp(out, dir, dl) && out[dl] == '/')
+				arch_s[t] += s;
+		}
 	}
 }
 

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "base/os.h"
+#include "cli/ninja_log.h"
 
 /* The row and step name of a ninja output, from the paths buildgraph gives them. */
 static void classify(struct arena *a, const struct report *r, const char *out,
@@ -77,37 +78,17 @@ static int step_cmp(const void *x, const void *y)
 
 /* The last ninja run's entries: ninja appends an entry when a step ends, so end times rise
  * within one run and fall back where the next run begins. */
-static void load_steps(struct arena *a, struct report *r)
+static void load_steps(struct arena *a, struct diag *d, struct report *r)
 {
-	struct source log;
-	struct diag quiet = {0};
-	if (!os_read_file(a, &quiet, os_join(a, r->build_dir, ".ninja_log"), &log))
-		return;
-	size_t cap = 64, n = 0;
-	struct report_step *v = arena_calloc(a, cap, sizeof(*v));
-	const char *s = log.text;
-	long long prev_end = -1;
-	while (*s) {
-		size_t len = strcspn(s, "\n");
-		char *line = arena_strndup(a, s, len);
-		s += len + (s[len] == '\n');
-		long long st, en, mt;
-		char out[4096];
-		if (line[0] == '#' ||
-		    sscanf(line, "%lld\t%lld\t%lld\t%4095[^\t]", &st, &en, &mt, out) != 4)
-			continue;
-		if (en < prev_end)
-			n = 0; /* a later run began */
-		prev_end = en;
-		if (n == cap) {
-			v = arena_realloc(a, v, cap, 2 * cap, sizeof(*v));
-			cap *= 2;
-		}
-		struct report_step *p = &v[n++];
-		memset(p, 0, sizeof(*p));
-		p->start_ms = st;
-		p->end_ms = en;
-		classify(a, r, arena_strdup(a, out), p);
+	struct ninja_log_entry *e;
+	size_t n;
+	if (!ninja_log_read(a, d, r->build_dir, NINJA_LOG_LAST_RUN, &e, &n))
+		diag_msg(d, DIAG_WARNING, "the report has no timeline");
+	struct report_step *v = arena_calloc(a, n + 1, sizeof(*v));
+	for (size_t i = 0; i < n; i++) {
+		v[i].start_ms = e[i].start_ms;
+		v[i].end_ms = e[i].end_ms;
+		classify(a, r, e[i].output, &v[i]);
 	}
 	qsort(v, n, sizeof(*v), step_cmp);
 	/* Lanes: each step on the first core free when it starts. */
@@ -196,7 +177,7 @@ bool report_load(struct cli *c, const struct plan_ctx *pc, struct report *r)
 		audit_wheel(a, &quiet, rc->wheel, &ao, &rc->audit);
 		rc->audited = true;
 	}
-	load_steps(a, r);
+	load_steps(a, &c->diag, r);
 	const char *cc = getenv("CC");
 	const char *argv[] = {cc && *cc ? cc : "cc", "--version", NULL};
 	r->cc_version = first_line_of(c, argv);
