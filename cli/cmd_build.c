@@ -173,8 +173,28 @@ static const char *human_size(struct arena *a, long long n)
 	return arena_printf(a, "%.1f kB", (double)n / 1024);
 }
 
-static int write_report(struct cli *c, const struct plan_ctx *pc, const struct build_graph *g,
-			const struct cell_result *res, const double *arch_s, double wall)
+/* The audit `internal finish` wrote for cell i's wheel, or NULL: a failed cell's only when it
+ * is not older than the wheel it would describe. */
+static json_t *cell_audit(struct cli *c, const struct build_graph *g, size_t i, bool ok)
+{
+	const struct cell_paths *cp = &g->cells[i];
+	if (!cp->dir)
+		return NULL;
+	const char *path = os_join(&c->arena, g->build_dir, os_join(&c->arena, cp->dir, "audit.json"));
+	if (!os_exists(path) ||
+	    (!ok && os_mtime_ns(path) < os_mtime_ns(os_join(&c->arena, g->build_dir, cp->wheel))))
+		return NULL;
+	json_error_t err;
+	json_t *j = json_load_file(path, 0, &err);
+	if (!j)
+		diag_path(&c->diag, DIAG_WARNING, path, "unreadable audit result (%s): the report "
+			  "leaves it out", err.text);
+	return j;
+}
+
+/* Writes report.json and returns its document (for the HTML report), or NULL + diagnostic. */
+static json_t *write_report(struct cli *c, const struct plan_ctx *pc, const struct build_graph *g,
+			    const struct cell_result *res, const double *arch_s, double wall)
 {
 	const struct plan *p = &pc->plan;
 	json_t *root = json_object();
@@ -212,15 +232,20 @@ static int write_report(struct cli *c, const struct plan_ctx *pc, const struct b
 		json_object_set_new(j, "size", json_integer(res[i].size));
 		json_object_set_new(j, "seconds", json_real(res[i].seconds));
 		json_object_set_new(j, "python", cl->py ? json_string(cl->py->path) : json_null());
+		json_t *audit = cl->selected && cl->buildable ? cell_audit(c, g, i, res[i].ok) : NULL;
+		json_object_set_new(j, "audit", audit ? audit : json_null());
 		json_array_append_new(arr, j);
 	}
 	json_object_set_new(root, "cells", arr);
 	char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	json_decref(root);
 	char *path = os_join(&c->arena, g->build_dir, "report.json");
 	bool ok = text && os_write_atomic(&c->diag, path, text, strlen(text), 0644);
 	free(text);
-	return ok ? CLI_OK : CLI_FAIL;
+	if (!ok) {
+		json_decref(root);
+		return NULL;
+	}
+	return root;
 }
 
 int cmd_build(struct cli *c, int argc, char **argv)
@@ -470,9 +495,9 @@ int cmd_build(struct cli *c, int argc, char **argv)
 	printf("\n%zu built, %zu failed, %zu not buildable here; %.1fs; wheels in %s\n", n_ok,
 	       n_failed, p->n_selected - p->n_buildable, wall, pc.cfg.dist_dir);
 	printf("report: %s\n", os_join(&c->arena, g.build_dir, "report.json"));
-	rc = write_report(c, &pc, &g, res, arch_s, wall);
-	if (rc == CLI_OK)
-		rc = report_write(c, &pc, NULL); /* report.html, -data.json, -trace.json */
+	json_t *doc = write_report(c, &pc, &g, res, arch_s, wall);
+	/* report.html, -data.json, -trace.json, from the document just written */
+	rc = doc ? report_write(c, &pc, doc, NULL) : CLI_FAIL;
 	close(lock);
 	if (n_failed)
 		return CLI_FAIL;

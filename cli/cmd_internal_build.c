@@ -2,6 +2,7 @@
  * the platform tag, place the wheel in dist/), test-cell. */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/os.h"
@@ -125,6 +126,18 @@ int internal_finish(struct cli *c, int argc, char **argv)
 	}
 	struct audit_result r;
 	bool ok = audit_wheel(&c->arena, &c->diag, wheel, &ao, &r);
+	/* The result, kept beside the stamp for the build's report: the wheel is audited once. */
+	json_t *j = audit_result_to_json(&r);
+	char *jt = json_dumps(j, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+	json_decref(j);
+	const char *slash = strrchr(stamp, '/');
+	const char *audit_path =
+	    slash ? arena_printf(&c->arena, "%.*s/audit.json", (int)(slash - stamp), stamp)
+		  : "audit.json";
+	bool saved = jt && os_write_atomic(&c->diag, audit_path, jt, strlen(jt), 0644);
+	free(jt);
+	if (!saved)
+		return CLI_FAIL;
 	if (!ok) {
 		print_findings(&r);
 		fprintf(stderr, "cuwheel: audit failed: %s (nothing placed in %s)\n", r.wheel, dist);

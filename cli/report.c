@@ -125,17 +125,25 @@ static const char *first_line_of(struct cli *c, const char *const *argv)
 
 bool report_load(struct cli *c, const struct plan_ctx *pc, struct report *r)
 {
-	struct arena *a = &c->arena;
-	memset(r, 0, sizeof(*r));
-	r->build_dir = pc->cfg.build_dir;
-	const char *path = os_join(a, r->build_dir, "report.json");
+	const char *path = os_join(&c->arena, pc->cfg.build_dir, "report.json");
 	json_error_t err;
-	r->root = json_load_file(path, 0, &err);
-	if (!r->root) {
+	json_t *root = json_load_file(path, 0, &err);
+	if (!root) {
+		memset(r, 0, sizeof(*r));
 		diag_path(&c->diag, DIAG_ERROR, path, "no build to report on (%s)", err.text);
 		diag_msg(&c->diag, DIAG_HINT, "run `cuwheel build` first");
 		return false;
 	}
+	report_from(c, pc, root, r);
+	return true;
+}
+
+void report_from(struct cli *c, const struct plan_ctx *pc, json_t *root, struct report *r)
+{
+	struct arena *a = &c->arena;
+	memset(r, 0, sizeof(*r));
+	r->build_dir = pc->cfg.build_dir;
+	r->root = root;
 	r->project = json_string_value(json_object_get(r->root, "project"));
 	r->version = json_string_value(json_object_get(r->root, "version"));
 	r->wall_seconds = json_number_value(json_object_get(r->root, "wall_seconds"));
@@ -162,26 +170,13 @@ bool report_load(struct cli *c, const struct plan_ctx *pc, struct report *r)
 		for (size_t k = 0; k < p->n_cells; k++)
 			if (!strcmp(p->cells[k].id, rc->id))
 				rc->cell = &p->cells[k];
-		struct stat st;
-		if (!rc->wheel || stat(rc->wheel, &st) != 0)
-			continue;
-		/* The audit `internal finish` ran, again: its findings are not kept elsewhere. */
-		struct audit_opts ao = {.min_manylinux = pc->cfg.audit.min_manylinux,
-		                        .strict = pc->cfg.audit.strict};
-		if (rc->cell) {
-			const struct toolkit_plan *tp = &p->toolkits[rc->cell->toolkit];
-			ao.archs = tp->archs;
-			ao.n_archs = tp->n_archs;
-		}
-		struct diag quiet = {0};
-		audit_wheel(a, &quiet, rc->wheel, &ao, &rc->audit);
-		rc->audited = true;
+		/* The audit `internal finish` ran, as it kept it: a wheel is audited once. */
+		rc->audited = audit_result_from_json(a, json_object_get(j, "audit"), &rc->audit);
 	}
 	load_steps(a, &c->diag, r);
 	const char *cc = getenv("CC");
 	const char *argv[] = {cc && *cc ? cc : "cc", "--version", NULL};
 	r->cc_version = first_line_of(c, argv);
-	return true;
 }
 
 void report_free(struct report *r)
@@ -337,10 +332,12 @@ static bool write_json(struct cli *c, const char *path, json_t *j)
 	return ok;
 }
 
-int report_write(struct cli *c, const struct plan_ctx *pc, const char *out_dir)
+int report_write(struct cli *c, const struct plan_ctx *pc, json_t *doc, const char *out_dir)
 {
 	struct report r;
-	if (!report_load(c, pc, &r))
+	if (doc)
+		report_from(c, pc, doc, &r);
+	else if (!report_load(c, pc, &r))
 		return CLI_FAIL;
 	struct arena *a = &c->arena;
 	if (!out_dir)

@@ -2,10 +2,12 @@
  * --require-arch list. */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "packager/audit_int.h"
 
@@ -60,6 +62,17 @@ bool audit_wheel(struct arena *a, struct diag *d, const char *wheel_path,
 {
 	static const struct audit_opts none = {0};
 	memset(out, 0, sizeof *out);
+	/* Tests count the audits a command runs: one line per audit, appended. */
+	const char *trace = getenv("CUWHEEL_AUDIT_TRACE");
+	if (trace && *trace) {
+		int fd = open(trace, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			char *line = arena_printf(a, "%s\n", wheel_path);
+			ssize_t w = write(fd, line, strlen(line));
+			(void)w;
+			close(fd);
+		}
+	}
 	struct audit_ctx c = {.a = a, .opts = opts ? opts : &none, .r = out, .path = wheel_path};
 	const char *slash = strrchr(wheel_path, '/');
 	out->wheel = arena_strdup(a, slash ? slash + 1 : wheel_path);

@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <jansson.h>
+
 #include "base/arena.h"
 #include "base/diag.h"
 #include "standards/cuda_arch.h"
@@ -78,6 +80,11 @@ struct audit_result {
  * cannot be opened) are findings too, and are also reported on d. */
 bool audit_wheel(struct arena *a, struct diag *d, const char *wheel_path,
                  const struct audit_opts *opts, struct audit_result *out);
+/* Returns one result as a JSON object (the keys audit_results_json writes); json_decref it. */
+json_t *audit_result_to_json(const struct audit_result *r);
+/* Reads back what audit_result_to_json wrote (strings copied into the arena). Returns false
+ * when o is not such an object. */
+bool audit_result_from_json(struct arena *a, const json_t *o, struct audit_result *out);
 /* Renders results as JSON text (an array of objects with stable keys); never NULL. */
 char *audit_results_json(struct arena *a, const struct audit_result *r, size_t n);
 /* Returns "error", "warning" or "note". */

@@ -22,7 +22,7 @@ import sys
 import tempfile
 
 ROOT = os.environ.get("CUWHEEL_SOURCE_DIR") or os.getcwd()
-CUWHEEL = os.environ.get("CUWHEEL") or os.path.join(ROOT, "build", "ci", "cuwheel")
+CUWHEEL = os.path.abspath(os.environ.get("CUWHEEL") or os.path.join(ROOT, "build", "ci", "cuwheel"))
 GOLDEN = os.path.join(ROOT, "tests", "integration", "golden", "ninja")
 TORCH_PYTHONS = os.environ.get("CUWHEEL_TORCH_PYTHONS") or os.path.join(ROOT, "build",
                                                                          "torch-pythons")
