@@ -16,6 +16,7 @@
 #include "cli/ninja_log.h"
 #include "cli/plan_common.h"
 #include "cli/report.h"
+#include "cli/test_context.h"
 #include "matrix/buildgraph.h"
 #include "matrix/kernels_io.h"
 
@@ -378,7 +379,11 @@ int cmd_build(struct cli *c, int argc, char **argv)
 	struct build_graph g;
 	if (!buildgraph_generate(&c->arena, &c->diag, p, &bo, &g) ||
 	    (import_dir && !kernels_import(&c->arena, &c->diag, p, &g, import_dir)) ||
-	    !write_if_changed(c, g.ninja_file, g.text)) {
+	    !write_if_changed(c, g.ninja_file, g.text) ||
+	    !write_if_changed(c, os_join(&c->arena, g.build_dir, BUILDGRAPH_TEST_CONTEXT),
+			      test_context_render(&c->arena, &pc.cfg, &pc.ds)) ||
+	    !write_if_changed(c, os_join(&c->arena, g.build_dir, BUILDGRAPH_PROJECT_JSON),
+			      project_meta_render(&c->arena, &pc.cfg.project, pc.cfg.project_dir))) {
 		close(lock);
 		return CLI_FAIL;
 	}

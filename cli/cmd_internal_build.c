@@ -7,6 +7,7 @@
 
 #include "base/os.h"
 #include "cli/internal.h"
+#include "cli/test_context.h"
 #include "matrix/config.h"
 #include "matrix/discover.h"
 #include "matrix/stage.h"
@@ -158,9 +159,10 @@ int internal_test_cell(struct cli *c, int argc, char **argv)
 	static const struct option opts[] = {
 	    {"python", required_argument, NULL, 'p'},
 	    {"stamp", required_argument, NULL, 's'},
+	    {"context", required_argument, NULL, 'c'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *python = NULL, *stamp = NULL;
+	const char *python = NULL, *stamp = NULL, *context = NULL;
 	optind = 0;
 	opterr = 0;
 	int ch;
@@ -172,22 +174,25 @@ int internal_test_cell(struct cli *c, int argc, char **argv)
 		case 's':
 			stamp = optarg;
 			break;
+		case 'c':
+			context = optarg;
+			break;
 		default:
 			return cli_usage(c, "internal", "test-cell: unknown option '%s'",
 					 argv[optind - 1]);
 		}
 	}
-	if (optind + 1 != argc || !stamp)
-		return cli_usage(c, "internal", "test-cell needs FINAL_STAMP --stamp FILE");
+	if (optind + 1 != argc || !stamp || !context)
+		return cli_usage(c, "internal",
+				 "test-cell needs FINAL_STAMP --stamp FILE --context FILE");
 	struct source s;
 	if (!os_read_file(&c->arena, &c->diag, argv[optind], &s))
 		return CLI_FAIL;
 	char *wheel = arena_strndup(&c->arena, s.text, strcspn(s.text, "\n"));
+	/* What the build found, as it found it: no pyproject.toml read, no probe run again. */
 	struct config cfg;
-	if (!config_load(&c->arena, &c->diag, c->project_dir, c->env, &cfg))
-		return CLI_FAIL;
 	struct discovery ds;
-	if (!discover(&c->arena, &c->diag, &cfg, discover_cache_dir(&c->arena, &cfg), &ds))
+	if (!test_context_read(&c->arena, &c->diag, context, &cfg, &ds))
 		return CLI_FAIL;
 	struct strv wheels = {0}, pythons = {0};
 	strv_push(&c->arena, &wheels, wheel);

@@ -497,8 +497,7 @@ static void emit_cell(struct gen *g, const struct cell *c, const struct archive_
 	ninja_path(sb, cp->wheel);
 	sb_puts(sb, ": cuwheel ");
 	ninja_path(sb, stamp);
-	sb_puts(sb, " | ");
-	ninja_path(sb, from_build(g, "pyproject.toml"));
+	sb_puts(sb, " | " BUILDGRAPH_PROJECT_JSON);
 	if (cfg->project.readme_path) {
 		sb_putc(sb, ' ');
 		ninja_path(sb, from_build(g, cfg->project.readme_path));
@@ -509,6 +508,8 @@ static void emit_cell(struct gen *g, const struct cell *c, const struct archive_
 	}
 	sb_puts(sb, "\n  args = pack ");
 	ninja_arg(sb, os_join(g->a, g->plan->cfg->build_dir, stage));
+	sb_puts(sb, " --project-json ");
+	ninja_arg(sb, os_join(g->a, g->plan->cfg->build_dir, BUILDGRAPH_PROJECT_JSON));
 	sb_puts(sb, " --tag ");
 	ninja_arg(sb, arena_printf(g->a, "%s-%s-%s", c->py_tag, c->abi_tag, c->platform));
 	if (c->local) {
@@ -562,6 +563,8 @@ static void emit_cell(struct gen *g, const struct cell *c, const struct archive_
 		ninja_arg(sb, c->abi3 ? "all" : c->python);
 		sb_puts(sb, " --stamp ");
 		ninja_arg(sb, os_join(g->a, g->plan->cfg->build_dir, cp->tested));
+		sb_puts(sb, " --context ");
+		ninja_arg(sb, os_join(g->a, g->plan->cfg->build_dir, BUILDGRAPH_TEST_CONTEXT));
 		sb_printf(sb, "\n  desc = %s: test\n", c->id);
 		last = cp->tested;
 	}

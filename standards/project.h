@@ -3,9 +3,11 @@
 #ifndef CUWHEEL_STANDARDS_PROJECT_H
 #define CUWHEEL_STANDARDS_PROJECT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "base/arena.h"
+#include "base/diag.h"
 
 struct str_pair {
 	const char *key, *value;
@@ -58,5 +60,12 @@ struct project_meta {
 	struct entry_group *entry_points;
 	size_t n_entry_points;
 };
+
+/* Returns m as JSON text (format 1, with the project directory its relative paths start from),
+ * for the build steps that must not read pyproject.toml again. */
+char *project_meta_render(struct arena *a, const struct project_meta *m, const char *project_dir);
+/* Reads what project_meta_render wrote (strings in the arena). False + diagnostic naming path. */
+bool project_meta_read(struct arena *a, struct diag *d, const char *path, struct project_meta *m,
+		       const char **project_dir);
 
 #endif

@@ -1,8 +1,10 @@
-"""A build audits each wheel once: `internal finish` keeps its audit result (cells/<id>/audit.json),
-report.json carries it, and the report (report.html, report-data.json) is made from it without
-auditing again. Counted with CUWHEEL_AUDIT_TRACE (audit_wheel appends one line per audit) over a
-real build of tinyraster (CUDA 13.0, Python 3.12, one GPU arch, no tests), a no-op rebuild and
-`cuwheel report`. Exits 77 (skipped) without a CUDA 13.0 toolkit or Python 3.12."""
+"""Results once. A build audits each wheel once: `internal finish` keeps its audit result
+(cells/<id>/audit.json), report.json carries it, and the report (report.html, report-data.json)
+is made from it without auditing again. Counted with CUWHEEL_AUDIT_TRACE (audit_wheel appends one
+line per audit) over a real build of tinyraster (CUDA 13.0, Python 3.12, one GPU arch, a one-line
+test command), a no-op rebuild and `cuwheel report`. Then no ninja step reads pyproject.toml:
+with it moved away, `ninja -t clean` and `ninja` run every step again (compile, link, stage, pack,
+audit, test) and succeed. Exits 77 (skipped) without a CUDA 13.0 toolkit or Python 3.12."""
 import json
 import os
 import shutil
@@ -36,7 +38,9 @@ def main():
         trace = os.path.join(tmp, "audits.txt")
         env = {k: v for k, v in os.environ.items() if not k.startswith("CUWHEEL_")}
         env.update({"CUWHEEL_MATRIX_CUDA": "13.0", "CUWHEEL_MATRIX_PYTHON": "3.12",
-                    "CUWHEEL_ARCHS": "8.6", "CUWHEEL_AUDIT_TRACE": trace})
+                    "CUWHEEL_ARCHS": "8.6", "CUWHEEL_AUDIT_TRACE": trace,
+                    "CUWHEEL_TEST_REQUIRES": "",
+                    "CUWHEEL_TEST_COMMAND": "python -c 'import tinyraster._C'"})
 
         def run(*args):
             return subprocess.run([CUWHEEL, *args], cwd=proj, env=env, capture_output=True,
@@ -53,7 +57,7 @@ def main():
         if not cells or not all(c["buildable"] for c in cells):
             print("SKIP: needs a CUDA 13.0 toolkit and Python 3.12 here")
             return 77
-        p = run("build", "--no-test", "--no-provision", "--progress", "plain")
+        p = run("build", "--no-provision", "--progress", "plain")
         if not check(p.returncode == 0, "cuwheel build", p.stdout[-3000:] + p.stderr[-3000:]):
             return 1
         wheels = [f for f in os.listdir(os.path.join(proj, "dist")) if f.endswith(".whl")]
@@ -79,7 +83,7 @@ def main():
         check(tag in html, f"report.html shows the platform tag {tag}")
 
         n = len(audits())
-        p = run("build", "--no-test", "--no-provision", "--progress", "plain")
+        p = run("build", "--no-provision", "--progress", "plain")
         check(p.returncode == 0 and len(audits()) == n, "a no-op rebuild audits nothing",
               p.stdout[-2000:] + p.stderr[-2000:])
         report = json.load(open(os.path.join(bdir, "report.json")))
@@ -88,6 +92,38 @@ def main():
         p = run("report")
         check(p.returncode == 0 and len(audits()) == n, "cuwheel report audits nothing",
               p.stdout + p.stderr)
+
+        # The pack step's metadata (project.json) gives the wheel `cuwheel pack` gives from
+        # pyproject.toml, byte for byte.
+        for c in report["cells"]:
+            cdir = os.path.join(bdir, "cells", c["id"])
+            packed = [f for f in os.listdir(cdir) if f.endswith(".whl")]
+            tag = "-".join(packed[0][:-4].split("-")[-3:])
+            out = os.path.join(tmp, "pack-" + c["id"])
+            p = run("pack", os.path.join(cdir, "stage"), "--tag", tag, "--local", "cu130",
+                    "--quiet", "--compression", "6", "-o", out)
+            same = p.returncode == 0 and open(os.path.join(out, packed[0]), "rb").read() == \
+                open(os.path.join(cdir, packed[0]), "rb").read()
+            check(same, f"{c['id']}: packed from project.json = packed from pyproject.toml",
+                  p.stderr)
+        before = {w: open(os.path.join(proj, "dist", w), "rb").read() for w in wheels}
+
+        # No ninja step reads pyproject.toml: each reads the files the build wrote.
+        os.rename(os.path.join(proj, "pyproject.toml"), os.path.join(tmp, "pyproject.away"))
+        ninja = shutil.which("ninja") or shutil.which("ninja-build")
+        subprocess.run([ninja, "-C", bdir, "-t", "clean"], env=env, capture_output=True)
+        for w in os.listdir(os.path.join(proj, "dist")):
+            os.unlink(os.path.join(proj, "dist", w))
+        p = subprocess.run([ninja, "-C", bdir], env=env, capture_output=True, text=True)
+        check(p.returncode == 0, "without pyproject.toml, ninja runs every step again",
+              p.stdout[-4000:] + p.stderr[-2000:])
+        again = [f for f in os.listdir(os.path.join(proj, "dist")) if f.endswith(".whl")]
+        check(sorted(again) == sorted(wheels) and
+              all(open(os.path.join(proj, "dist", w), "rb").read() == before[w] for w in again),
+              "the same wheels, byte for byte, are placed in dist/")
+        check(all(os.path.exists(os.path.join(bdir, "cells", c["id"], "tested"))
+                  for c in report["cells"]), "every cell was tested again")
+        check(len(audits()) == n + len(wheels), "each wheel audited once more")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 1 if failures else 0
