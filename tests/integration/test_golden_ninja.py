@@ -8,7 +8,7 @@ Generated text changes only on purpose: after such a change, rewrite the files w
 and review the diff. What is normalised: the temporary project directory (@PROJECT@), the
 cuwheel binary (@CUWHEEL@), each toolkit root (@CUDA_13.0@), each interpreter and its prefix
 (@PYTHON_3.12@, @PYPREFIX_3.12@, a venv's
-@PYBASE_3.12@) and the archive keys (@KEY1@...: they hash the toolkit's patch
+@PYBASE_3.12@), the toolkit's library directory (lib or lib64: @LIBDIR@) and the archive keys (@KEY1@...: they hash the toolkit's patch
 version, which differs between machines). Everything else (rules, flags, edges, order, escaping)
 is compared byte for byte. Exits 77 (skipped) when this machine has no CUDA 13.0 toolkit or not
 the Pythons a case needs; torchext also needs the venvs of examples/torchext/setup-pythons
@@ -96,6 +96,8 @@ def normalise(text, proj, plan):
     # Longest first, so that a root inside another is replaced by its own name.
     for old, new in sorted(subs.items(), key=lambda s: -len(s[0])):
         text = text.replace(old, new)
+    # A toolkit keeps its libraries in lib/ or lib64/ (Debian's, NVIDIA's wheels): its layout.
+    text = re.sub(r"(@CUDA_[0-9.]+@)/lib(?:64)?\b", r"\1/@LIBDIR@", text)
     keys = {}
     return re.sub(r"\b(cu\d+)-([0-9a-f]{12})\b",
                   lambda m: f"{m[1]}-@KEY{keys.setdefault(m[2], len(keys) + 1)}@", text)
