@@ -47,7 +47,7 @@ static size_t keep_latest(struct arena *a, struct ninja_log_entry *v, size_t n)
 }
 
 bool ninja_log_read(struct arena *a, struct diag *d, const char *build_dir,
-		    enum ninja_log_view view, struct ninja_log_entry **out, size_t *n)
+                    enum ninja_log_view view, struct ninja_log_entry **out, size_t *n)
 {
 	*out = NULL;
 	*n = 0;

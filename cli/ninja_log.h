@@ -23,6 +23,6 @@ enum ninja_log_view {
 /* Reads build_dir/.ninja_log into *out (arena memory). A missing log is an empty one. Returns
  * false + diagnostic when the file is there but cannot be read (*out is then empty). */
 bool ninja_log_read(struct arena *a, struct diag *d, const char *build_dir,
-		    enum ninja_log_view view, struct ninja_log_entry **out, size_t *n);
+                    enum ninja_log_view view, struct ninja_log_entry **out, size_t *n);
 
 #endif

@@ -74,24 +74,26 @@ static bool strv_of(struct arena *a, const json_t *o, const char *key, struct st
 }
 
 bool test_context_read(struct arena *a, struct diag *d, const char *path, struct config *cfg,
-		       struct discovery *ds)
+                       struct discovery *ds)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	memset(ds, 0, sizeof(*ds));
 	json_error_t err;
 	json_t *root = json_load_file(path, 0, &err);
 	if (!root) {
-		diag_path(d, DIAG_ERROR, path, "cannot read the test context (%s); `cuwheel build` "
-			  "writes it", err.text);
+		diag_path(d, DIAG_ERROR, path,
+		          "cannot read the test context (%s); `cuwheel build` "
+		          "writes it",
+		          err.text);
 		return false;
 	}
 	const json_t *t = json_object_get(root, "test");
 	const json_t *py = json_object_get(root, "pythons");
 	bool ok = json_integer_value(json_object_get(root, "format")) == 1 &&
-		  json_is_string(json_object_get(root, "project_dir")) && json_is_object(t) &&
-		  json_is_array(py) && strv_of(a, t, "requires", &cfg->test.requires) &&
-		  strv_of(a, t, "find_links", &cfg->test.find_links) &&
-		  strv_of(a, root, "matrix_python", &cfg->matrix.python);
+	          json_is_string(json_object_get(root, "project_dir")) && json_is_object(t) &&
+	          json_is_array(py) && strv_of(a, t, "requires", &cfg->test.requires) &&
+	          strv_of(a, t, "find_links", &cfg->test.find_links) &&
+	          strv_of(a, root, "matrix_python", &cfg->matrix.python);
 	if (ok) {
 		cfg->project_dir = str_of(a, root, "project_dir");
 		cfg->test.command = str_of(a, t, "command");
@@ -114,7 +116,8 @@ bool test_context_read(struct arena *a, struct diag *d, const char *path, struct
 	}
 	json_decref(root);
 	if (!ok)
-		diag_path(d, DIAG_ERROR, path, "not a test context of this cuwheel (format 1); "
-			  "run `cuwheel build` again");
+		diag_path(d, DIAG_ERROR, path,
+		          "not a test context of this cuwheel (format 1); "
+		          "run `cuwheel build` again");
 	return ok;
 }

@@ -17,6 +17,6 @@ char *test_context_render(struct arena *a, const struct config *cfg, const struc
 /* Reads a context file into the fields of *cfg (project_dir, test, matrix.python) and *ds
  * (pythons) that wheel testing uses; the rest is zero. False + diagnostic naming the file. */
 bool test_context_read(struct arena *a, struct diag *d, const char *path, struct config *cfg,
-		       struct discovery *ds);
+                       struct discovery *ds);
 
 #endif

@@ -78,7 +78,7 @@ static const char *bad_entry(struct arena *a, const char *word, enum arch_spelli
 		const char *close = diag_did_you_mean(word, names, N(arch_names));
 		if (close)
 			return arena_printf(a, "'%s' is not an architecture; did you mean '%s'?",
-					    word, close);
+			                    word, close);
 	}
 	struct arch ar;
 	char *stem = arena_strdup(a, word);
@@ -87,21 +87,20 @@ static const char *bad_entry(struct arena *a, const char *word, enum arch_spelli
 		stem[n - 1] = '\0';
 	if (parse_one(stem, sp, &ar))
 		return arena_printf(a,
-				    "'%s' is not an architecture ('a' targets start at 9.0a, 'f' "
-				    "targets at 10.0f)",
-				    word);
+		                    "'%s' is not an architecture ('a' targets start at 9.0a, 'f' "
+		                    "targets at 10.0f)",
+		                    word);
 	if (sp & ARCH_SPELL_NVCC)
-		return arena_printf(a,
-				    "'%s' is not a CUDA architecture (write 75, 8.6, 90a or 120+PTX)",
-				    word);
+		return arena_printf(
+		    a, "'%s' is not a CUDA architecture (write 75, 8.6, 90a or 120+PTX)", word);
 	return arena_printf(a,
-			    "'%s' is not an architecture (write 8.6, 9.0a, 12.0+PTX or a name such "
-			    "as Ampere)",
-			    word);
+	                    "'%s' is not an architecture (write 8.6, 9.0a, 12.0+PTX or a name such "
+	                    "as Ampere)",
+	                    word);
 }
 
 bool cuda_arch_parse_list(struct arena *a, const char *text, enum arch_spelling sp,
-			  struct arch **out, size_t *n, const char **err)
+                          struct arch **out, size_t *n, const char **err)
 {
 	size_t cap = 16, len = 0;
 	struct arch *v = arena_calloc(a, cap, sizeof(*v));
@@ -123,7 +122,8 @@ bool cuda_arch_parse_list(struct arena *a, const char *text, enum arch_spelling 
 		size_t ntmp = 0;
 		if (expand) {
 			char *list = arena_strdup(a, expand), *save = NULL;
-			for (char *t = strtok_r(list, ";", &save); t; t = strtok_r(NULL, ";", &save))
+			for (char *t = strtok_r(list, ";", &save); t;
+			     t = strtok_r(NULL, ";", &save))
 				parse_one(t, ARCH_SPELL_TORCH, &tmp[ntmp++]);
 		} else if (parse_one(arena_strdup(a, word), sp, &tmp[0])) {
 			ntmp = 1;
@@ -161,7 +161,9 @@ bool cuda_arch_parse_list(struct arena *a, const char *text, enum arch_spelling 
 char *cuda_arch_name(struct arena *a, const struct arch *ar, bool ptx)
 {
 	return arena_printf(a, "%s_%d%d%s", ptx ? "compute" : "sm", ar->major, ar->minor,
-			    ar->suffix == 'a' ? "a" : ar->suffix == 'f' ? "f" : "");
+	                    ar->suffix == 'a'   ? "a"
+	                    : ar->suffix == 'f' ? "f"
+	                                        : "");
 }
 
 char *cuda_arch_list_compact(struct arena *a, const struct arch *v, size_t n)
@@ -169,7 +171,9 @@ char *cuda_arch_list_compact(struct arena *a, const struct arch *v, size_t n)
 	struct strbuf sb = {0};
 	for (size_t i = 0; i < n; i++)
 		sb_printf(&sb, "%s%d%d%s%s", i ? "," : "", v[i].major, v[i].minor,
-			  v[i].suffix == 'a' ? "a" : v[i].suffix == 'f' ? "f" : "",
-			  v[i].ptx ? "+PTX" : "");
+		          v[i].suffix == 'a'   ? "a"
+		          : v[i].suffix == 'f' ? "f"
+		                               : "",
+		          v[i].ptx ? "+PTX" : "");
 	return sb_to_arena(&sb, a);
 }

@@ -24,7 +24,7 @@ enum arch_spelling {
 /* Parses a list separated by ';', ',' or spaces; a repeated arch merges its +PTX. Returns
  * false with a message naming the bad entry in *err (arena string). */
 bool cuda_arch_parse_list(struct arena *a, const char *text, enum arch_spelling sp,
-			  struct arch **out, size_t *n, const char **err);
+                          struct arch **out, size_t *n, const char **err);
 /* Returns nvcc's name of the arch's SASS ("sm_90a") or, with ptx, its PTX ("compute_90a"). */
 char *cuda_arch_name(struct arena *a, const struct arch *ar, bool ptx);
 /* Returns the list in the compact spelling the audit takes: "75,86,90a,120+PTX". */

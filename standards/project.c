@@ -31,7 +31,7 @@ static json_t *people_json(const struct person *v, size_t n)
 	json_t *arr = json_array();
 	for (size_t i = 0; i < n; i++)
 		json_array_append_new(arr, json_pack("{s:o, s:o}", "name", s_json(v[i].name),
-						     "email", s_json(v[i].email)));
+		                                     "email", s_json(v[i].email)));
 	return arr;
 }
 
@@ -60,15 +60,15 @@ char *project_meta_render(struct arena *a, const struct project_meta *m, const c
 	json_t *ex = json_array();
 	for (size_t i = 0; i < m->n_extras; i++)
 		json_array_append_new(ex, json_pack("{s:s, s:o}", "name", m->extras[i].name, "deps",
-						    strv_json(&m->extras[i].deps)));
+		                                    strv_json(&m->extras[i].deps)));
 	json_object_set_new(o, "extras", ex);
 	json_object_set_new(o, "scripts", pairs_json(&m->scripts));
 	json_object_set_new(o, "gui_scripts", pairs_json(&m->gui_scripts));
 	json_t *ep = json_array();
 	for (size_t i = 0; i < m->n_entry_points; i++)
 		json_array_append_new(ep, json_pack("{s:s, s:o}", "group", m->entry_points[i].group,
-						    "entries",
-						    pairs_json(&m->entry_points[i].entries)));
+		                                    "entries",
+		                                    pairs_json(&m->entry_points[i].entries)));
 	json_object_set_new(o, "entry_points", ep);
 	char *s = json_dumps(o, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
 	json_decref(o);
@@ -124,7 +124,8 @@ static void r_pairs(struct reader *r, const json_t *o, const char *key, struct s
 			r->ok = false;
 			continue;
 		}
-		out->v[out->n++] = (struct str_pair){arena_strdup(r->a, k), arena_strdup(r->a, val)};
+		out->v[out->n++] =
+		    (struct str_pair){arena_strdup(r->a, k), arena_strdup(r->a, val)};
 	}
 }
 
@@ -146,14 +147,16 @@ static struct person *r_people(struct reader *r, const json_t *o, const char *ke
 }
 
 bool project_meta_read(struct arena *a, struct diag *d, const char *path, struct project_meta *m,
-		       const char **project_dir)
+                       const char **project_dir)
 {
 	memset(m, 0, sizeof(*m));
 	json_error_t err;
 	json_t *o = json_load_file(path, 0, &err);
 	if (!o) {
-		diag_path(d, DIAG_ERROR, path, "cannot read the project metadata (%s); `cuwheel "
-			  "build` writes it", err.text);
+		diag_path(d, DIAG_ERROR, path,
+		          "cannot read the project metadata (%s); `cuwheel "
+		          "build` writes it",
+		          err.text);
 		return false;
 	}
 	struct reader r = {.a = a, .ok = json_integer_value(json_object_get(o, "format")) == 1};
@@ -199,8 +202,9 @@ bool project_meta_read(struct arena *a, struct diag *d, const char *path, struct
 	}
 	json_decref(o);
 	if (!r.ok || !m->name || !m->version || !*project_dir) {
-		diag_path(d, DIAG_ERROR, path, "not project metadata of this cuwheel (format 1); run "
-			  "`cuwheel build` again");
+		diag_path(d, DIAG_ERROR, path,
+		          "not project metadata of this cuwheel (format 1); run "
+		          "`cuwheel build` again");
 		return false;
 	}
 	return true;

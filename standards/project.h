@@ -23,7 +23,7 @@ struct person {
 };
 
 struct extra {
-	const char *name;  /* normalised extra name */
+	const char *name; /* normalised extra name */
 	struct strv deps;
 };
 
@@ -34,13 +34,13 @@ struct entry_group {
 
 /* [project], PEP 621. Strings are NULL when absent. */
 struct project_meta {
-	const char *name;             /* as written */
-	const char *version;          /* PEP 440 normalised, without a local label */
-	const char *version_local;    /* a local label written in the file, or NULL */
+	const char *name;          /* as written */
+	const char *version;       /* PEP 440 normalised, without a local label */
+	const char *version_local; /* a local label written in the file, or NULL */
 	const char *description;
-	const char *readme_text;      /* contents of the readme file or inline text */
-	const char *readme_path;      /* relative path, when from a file */
-	const char *readme_type;      /* text/markdown, text/x-rst or text/plain */
+	const char *readme_text; /* contents of the readme file or inline text */
+	const char *readme_path; /* relative path, when from a file */
+	const char *readme_type; /* text/markdown, text/x-rst or text/plain */
 	const char *requires_python;
 	const char *license_expression; /* SPDX expression (PEP 639) */
 	const char *license_text;       /* legacy license = {text = ...} or {file = ...} contents */
@@ -51,8 +51,8 @@ struct project_meta {
 	size_t n_maintainers;
 	struct strv keywords;
 	struct strv classifiers;
-	struct str_pairs urls;          /* label -> URL, document order */
-	struct strv dependencies;       /* PEP 508 strings as written */
+	struct str_pairs urls;    /* label -> URL, document order */
+	struct strv dependencies; /* PEP 508 strings as written */
 	struct extra *extras;
 	size_t n_extras;
 	struct str_pairs scripts;
@@ -66,6 +66,6 @@ struct project_meta {
 char *project_meta_render(struct arena *a, const struct project_meta *m, const char *project_dir);
 /* Reads what project_meta_render wrote (strings in the arena). False + diagnostic naming path. */
 bool project_meta_read(struct arena *a, struct diag *d, const char *path, struct project_meta *m,
-		       const char **project_dir);
+                       const char **project_dir);
 
 #endif

@@ -16,11 +16,11 @@
 
 /* Two runs: the second starts where end times fall back (300 after 900). */
 static const char LOG[] = "# ninja log v6\n"
-			  "0\t500\t1\tkernels/a.o\tdeadbeef\n"
-			  "10\t900\t1\tcells/x/lib.so\tdeadbeef\n"
-			  "not a line\n"
-			  "0\t300\t2\tkernels/a.o\tdeadbeef\n"
-			  "5\t400\t2\tcells/y/my dir/w.whl\tdeadbeef\n";
+                          "0\t500\t1\tkernels/a.o\tdeadbeef\n"
+                          "10\t900\t1\tcells/x/lib.so\tdeadbeef\n"
+                          "not a line\n"
+                          "0\t300\t2\tkernels/a.o\tdeadbeef\n"
+                          "5\t400\t2\tcells/y/my dir/w.whl\tdeadbeef\n";
 
 static char *make_dir(struct arena *a, const char *text)
 {
@@ -28,8 +28,8 @@ static char *make_dir(struct arena *a, const char *text)
 	assert_non_null(mkdtemp(dir));
 	if (text) {
 		struct diag d = {0};
-		assert_true(os_write_atomic(&d, os_join(a, dir, ".ninja_log"), text, strlen(text),
-					    0644));
+		assert_true(
+		    os_write_atomic(&d, os_join(a, dir, ".ninja_log"), text, strlen(text), 0644));
 	}
 	return dir;
 }
