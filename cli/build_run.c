@@ -464,20 +464,6 @@ static bool spawn_ninja(struct run *r, const char *const *argv, const char *cons
 	return true;
 }
 
-/* True when ninja has nothing to do for target: a row no step of which ran is up to date. */
-static bool up_to_date(struct run *r, const char *ninja, const char *target)
-{
-	const char *argv[] = {ninja, "-C", r->g->build_dir, "-n", target, NULL};
-	struct os_run run = {.argv = argv, .capture = true};
-	struct strbuf out = {0};
-	int status = 1;
-	struct diag quiet = {0};
-	bool ok = os_run(&quiet, &run, &out, &status) && status == 0 &&
-	          strstr(sb_str(&out), "no work to do") != NULL;
-	sb_release(&out);
-	return ok;
-}
-
 /* After ninja: rows that never finished are failed, blocked or not built. */
 static void finish_rows(struct run *r, const char *ninja, int status)
 {
@@ -489,7 +475,7 @@ static void finish_rows(struct run *r, const char *ninja, int status)
 		}
 		if (status == 0) {
 			row_done(r, i, ROW_OK, w->t_start < 0 ? "up to date" : "");
-		} else if (w->state == ROW_WAITING && up_to_date(r, ninja, w->target)) {
+		} else if (w->state == ROW_WAITING && ninja_target_clean(ninja, r->g->build_dir, w->target)) {
 			row_done(r, i, ROW_OK, "up to date");
 		} else if (w->state != ROW_BLOCKED) {
 			w->state = ROW_NOT_BUILT;

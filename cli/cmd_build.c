@@ -153,20 +153,6 @@ static void ninja_times(struct cli *c, const char *build_dir, const struct plan 
 	}
 }
 
-static bool target_clean(struct cli *c, const char *ninja, const char *build_dir,
-			 const char *target)
-{
-	const char *argv[] = {ninja, "-C", build_dir, "-n", target, NULL};
-	struct os_run r = {.argv = argv, .capture = true};
-	struct strbuf out = {0};
-	int status = 1;
-	struct diag quiet = {0};
-	bool ok = os_run(&quiet, &r, &out, &status) && status == 0 &&
-		  strstr(sb_str(&out), "no work to do") != NULL;
-	sb_release(&out);
-	return ok;
-}
-
 static const char *human_size(struct arena *a, long long n)
 {
 	if (n >= 1 << 20)
@@ -454,7 +440,7 @@ int cmd_build(struct cli *c, int argc, char **argv)
 		if (!cp->dir)
 			continue;
 		res[i].seconds = cell_s[i];
-		res[i].ok = status == 0 || target_clean(c, ninja, g.build_dir, cp->target);
+		res[i].ok = status == 0 || ninja_target_clean(ninja, g.build_dir, cp->target);
 		struct source s;
 		struct diag quiet = {0};
 		if (res[i].ok &&

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/os.h"
+#include "base/strbuf.h"
 
 struct keyed {
 	const char *output;
@@ -100,4 +101,17 @@ bool ninja_log_read(struct arena *a, struct diag *d, const char *build_dir,
 		*n = keep_latest(a, v, len);
 	}
 	return true;
+}
+
+bool ninja_target_clean(const char *ninja, const char *build_dir, const char *target)
+{
+	const char *argv[] = {ninja, "-C", build_dir, "-n", target, NULL};
+	struct os_run run = {.argv = argv, .capture = true};
+	struct strbuf out = {0};
+	int status = 1;
+	struct diag quiet = {0}; /* a ninja that cannot answer: not up to date */
+	bool ok = os_run(&quiet, &run, &out, &status) && status == 0 &&
+		  strstr(sb_str(&out), "no work to do") != NULL;
+	sb_release(&out);
+	return ok;
 }
