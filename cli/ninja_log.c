@@ -111,7 +111,7 @@ bool ninja_target_clean(const char *ninja, const char *build_dir, const char *ta
 	int status = 1;
 	struct diag quiet = {0}; /* a ninja that cannot answer: not up to date */
 	bool ok = os_run(&quiet, &run, &out, &status) && status == 0 &&
-		  strstr(sb_str(&out), "no work to do") != NULL;
+	          strstr(sb_str(&out), "no work to do") != NULL;
 	sb_release(&out);
 	return ok;
 }
