@@ -2,13 +2,13 @@
  * every scalar that YAML could read as something else is double-quoted. */
 #include "ci/github.h"
 
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/path.h"
 #include "base/strbuf.h"
-#include "matrix/buildgraph.h"
+#include "matrix/kernels_key.h"
 
 /* Pinned to major versions (or, for actions without a major tag, to a release). */
 #define ACT_CHECKOUT "actions/checkout@v4"
@@ -71,21 +71,9 @@ char *ci_kernel_flags_key(struct arena *a, const struct config *cfg)
 	struct strbuf sb = {0};
 	const struct kernels_cfg *k = &cfg->kernels;
 	sb_printf(&sb, "ci1\n%s\n", k->archs_text ? k->archs_text : "");
-	const struct strv *lists[] = {&k->files, &k->include_dirs, &k->defines, &k->nvcc_flags,
-	                              &k->host_flags};
-	for (size_t l = 0; l < sizeof(lists) / sizeof(*lists); l++) {
-		for (size_t i = 0; i < lists[l]->n; i++)
-			sb_printf(&sb, "%s\x1f", lists[l]->v[i]);
-		sb_putc(&sb, '\n');
-	}
-	sb_printf(&sb, "%d %d\n", (int)k->cudart, k->rdc);
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int mdlen = 0;
-	EVP_Digest(sb.buf, sb.len, md, &mdlen, EVP_sha256(), NULL);
+	kernels_key_settings(&sb, k);
+	char *hex = kernels_key_digest(a, &sb);
 	sb_release(&sb);
-	char *hex = arena_alloc(a, 13);
-	for (int i = 0; i < 6; i++)
-		snprintf(hex + 2 * i, 3, "%02x", md[i]);
 	return hex;
 }
 

@@ -19,6 +19,7 @@
 
 #include "base/os.h"
 #include "cli/build_internal.h"
+#include "cli/ninja_log.h"
 
 extern char **environ;
 
@@ -141,31 +142,14 @@ static size_t row_of(const struct run *r, const char *desc, const char **step)
 /* Previous timings: .ninja_log keeps the latest duration of every output. */
 static void load_expected(struct run *r)
 {
-	struct source log;
-	struct diag quiet = {0};
-	struct arena *a = &r->c->arena;
-	if (!os_read_file(a, &quiet, os_join(a, r->g->build_dir, ".ninja_log"), &log))
-		return;
-	struct strv seen = {0};
-	const char *s = log.text, *end = log.text + log.len;
-	/* Later lines win: walk from the end, count an output once. */
-	while (end > s) {
-		const char *ls = end;
-		while (ls > s && ls[-1] != '\n')
-			ls--;
-		char *line = arena_strndup(a, ls, (size_t)(end - ls));
-		end = ls > s ? ls - 1 : s;
-		long long st, en, mt;
-		char out[4096];
-		if (line[0] == '#' ||
-		    sscanf(line, "%lld\t%lld\t%lld\t%4095[^\t]", &st, &en, &mt, out) != 4)
-			continue;
-		if (strv_contains(&seen, out))
-			continue;
-		strv_push(a, &seen, arena_strdup(a, out));
+	struct ninja_log_entry *v;
+	size_t n;
+	struct diag quiet = {0}; /* without timings the ETA is only less precise */
+	ninja_log_read(&r->c->arena, &quiet, r->g->build_dir, NINJA_LOG_LATEST, &v, &n);
+	for (size_t e = 0; e < n; e++) {
 		for (size_t i = 0; i < r->n_rows; i++) {
-			if (!strncmp(out, r->rows[i].prefix, strlen(r->rows[i].prefix))) {
-				r->rows[i].expected += (double)(en - st) / 1000.0;
+			if (!strncmp(v[e].output, r->rows[i].prefix, strlen(r->rows[i].prefix))) {
+				r->rows[i].expected += (double)(v[e].end_ms - v[e].start_ms) / 1000.0;
 				r->rows[i].n_expected++;
 			}
 		}
@@ -480,20 +464,6 @@ static bool spawn_ninja(struct run *r, const char *const *argv, const char *cons
 	return true;
 }
 
-/* True when ninja has nothing to do for target: a row no step of which ran is up to date. */
-static bool up_to_date(struct run *r, const char *ninja, const char *target)
-{
-	const char *argv[] = {ninja, "-C", r->g->build_dir, "-n", target, NULL};
-	struct os_run run = {.argv = argv, .capture = true};
-	struct strbuf out = {0};
-	int status = 1;
-	struct diag quiet = {0};
-	bool ok = os_run(&quiet, &run, &out, &status) && status == 0 &&
-	          strstr(sb_str(&out), "no work to do") != NULL;
-	sb_release(&out);
-	return ok;
-}
-
 /* After ninja: rows that never finished are failed, blocked or not built. */
 static void finish_rows(struct run *r, const char *ninja, int status)
 {
@@ -505,7 +475,7 @@ static void finish_rows(struct run *r, const char *ninja, int status)
 		}
 		if (status == 0) {
 			row_done(r, i, ROW_OK, w->t_start < 0 ? "up to date" : "");
-		} else if (w->state == ROW_WAITING && up_to_date(r, ninja, w->target)) {
+		} else if (w->state == ROW_WAITING && ninja_target_clean(ninja, r->g->build_dir, w->target)) {
 			row_done(r, i, ROW_OK, "up to date");
 		} else if (w->state != ROW_BLOCKED) {
 			w->state = ROW_NOT_BUILT;

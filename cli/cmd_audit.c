@@ -5,10 +5,12 @@
 
 #include "cli/cli.h"
 #include "packager/audit.h"
+#include "packager/audit_codes.h"
 
 const char cmd_audit_help[] =
     "usage: cuwheel audit WHEEL... [--json] [--min-manylinux TAG] [--require-arch LIST]\n"
     "                     [--strict] [--export-limit N]\n"
+    "       cuwheel audit --codes\n"
     "\n"
     "Checks each WHEEL the way PyPI, pip and auditwheel would, before it ships:\n"
     "  zip        STORED/DEFLATED only, no data descriptors, comment, trailing bytes or\n"
@@ -40,6 +42,7 @@ const char cmd_audit_help[] =
     "  --strict             warnings fail the audit as well\n"
     "  --export-limit N     dynamic exports besides PyInit_ tolerated before the warning\n"
     "                       that suggests -fvisibility=hidden (default 16)\n"
+    "  --codes              print every finding code, its severity and its meaning\n"
     "\n"
     "Examples:\n"
     "  cuwheel audit dist/*.whl\n"
@@ -87,6 +90,7 @@ int cmd_audit(struct cli *c, int argc, char **argv)
 	    {"require-arch", required_argument, NULL, 'r'},
 	    {"strict", no_argument, NULL, 's'},
 	    {"export-limit", required_argument, NULL, 'e'},
+	    {"codes", no_argument, NULL, 'c'},
 	    {NULL, 0, NULL, 0},
 	};
 	struct audit_opts o = {0};
@@ -101,11 +105,20 @@ int cmd_audit(struct cli *c, int argc, char **argv)
 		case 'j':
 			json = true;
 			break;
+		case 'c': {
+			size_t nc;
+			const struct audit_code *t = audit_codes(&nc);
+			for (size_t i = 0; i < nc; i++)
+				printf("%s\t%s\t%s\n", t[i].code,
+				       audit_level_name((enum audit_level)t[i].severity), t[i].meaning);
+			return CLI_OK;
+		}
 		case 'm':
 			o.min_manylinux = optarg;
 			break;
 		case 'r':
-			if (!audit_parse_archs(&c->arena, optarg, &archs, &o.n_archs, &err))
+			if (!cuda_arch_parse_list(&c->arena, optarg, ARCH_SPELL_NVCC, &archs, &o.n_archs,
+						  &err))
 				return cli_usage(c, "audit", "--require-arch: %s", err);
 			o.archs = archs;
 			break;

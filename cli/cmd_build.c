@@ -14,8 +14,10 @@
 #include "base/os.h"
 #include "cli/build_run.h"
 #include "cli/build_win.h"
+#include "cli/ninja_log.h"
 #include "cli/plan_common.h"
 #include "cli/report.h"
+#include "cli/test_context.h"
 #include "matrix/buildgraph.h"
 #include "matrix/kernels_io.h"
 
@@ -137,62 +139,26 @@ struct cell_result {
 static void ninja_times(struct cli *c, const char *build_dir, const struct plan *p,
 			const struct build_graph *g, double *cell_s, double *arch_s)
 {
-	struct source log;
-	struct diag quiet = {0};
-	if (!os_read_file(&c->arena, &quiet, os_join(&c->arena, build_dir, ".ninja_log"), &log))
-		return;
-	/* Later lines win: collect into a small map by scanning backwards. */
-	struct strv seen = {0};
-	const char *end = log.text + log.len;
-	const char *line_end = end;
-	while (line_end > log.text) {
-		const char *ls = line_end;
-		while (ls > log.text && ls[-1] != '\n')
-			ls--;
-		if (ls < line_end && *ls != '#') {
-			long long st, en, mt;
-			char out[4096];
-			char fmtline[4200];
-			size_t len = (size_t)(line_end - ls);
-			if (len < sizeof(fmtline)) {
-				memcpy(fmtline, ls, len);
-				fmtline[len] = '\0';
-				if (sscanf(fmtline, "%lld\t%lld\t%lld\t%4095[^\t]", &st, &en, &mt, out) ==
-					4 &&
-				    !strv_contains(&seen, out)) {
-					strv_push(&c->arena, &seen, arena_strdup(&c->arena, out));
-					double s = (double)(en - st) / 1000.0;
-					for (size_t i = 0; i < p->n_cells; i++) {
-						const char *dir = g->cells[i].dir;
-						size_t dl = dir ? strlen(dir) : 0;
-						if (dir && !strncmp(out, dir, dl) && out[dl] == '/')
-							cell_s[i] += s;
-					}
-					for (size_t t = 0; t < p->n_toolkits; t++) {
-						const char *dir = g->archives[t].dir;
-						size_t dl = dir ? strlen(dir) : 0;
-						if (dir && !strncmp(out, dir, dl) && out[dl] == '/')
-							arch_s[t] += s;
-					}
-				}
-			}
+	struct ninja_log_entry *v;
+	size_t n;
+	if (!ninja_log_read(&c->arena, &c->diag, build_dir, NINJA_LOG_LATEST, &v, &n))
+		diag_msg(&c->diag, DIAG_WARNING, "the step times are left out of the summary");
+	for (size_t e = 0; e < n; e++) {
+		const char *out = v[e].output;
+		double s = (double)(v[e].end_ms - v[e].start_ms) / 1000.0;
+		for (size_t i = 0; i < p->n_cells; i++) {
+			const char *dir = g->cells[i].dir;
+			size_t dl = dir ? strlen(dir) : 0;
+			if (dir && !strncmp(out, dir, dl) && out[dl] == '/')
+				cell_s[i] += s;
 		}
-		line_end = ls > log.text ? ls - 1 : log.text;
+		for (size_t t = 0; t < p->n_toolkits; t++) {
+			const char *dir = g->archives[t].dir;
+			size_t dl = dir ? strlen(dir) : 0;
+			if (dir && !strncmp(out, dir, dl) && out[dl] == '/')
+				arch_s[t] += s;
+		}
 	}
-}
-
-static bool target_clean(struct cli *c, const char *ninja, const char *build_dir,
-			 const char *target)
-{
-	const char *argv[] = {ninja, "-C", build_dir, "-n", target, NULL};
-	struct os_run r = {.argv = argv, .capture = true};
-	struct strbuf out = {0};
-	int status = 1;
-	struct diag quiet = {0};
-	bool ok = os_run(&quiet, &r, &out, &status) && status == 0 &&
-		  strstr(sb_str(&out), "no work to do") != NULL;
-	sb_release(&out);
-	return ok;
 }
 
 static const char *human_size(struct arena *a, long long n)
@@ -202,8 +168,28 @@ static const char *human_size(struct arena *a, long long n)
 	return arena_printf(a, "%.1f kB", (double)n / 1024);
 }
 
-static int write_report(struct cli *c, const struct plan_ctx *pc, const struct build_graph *g,
-			const struct cell_result *res, const double *arch_s, double wall)
+/* The audit `internal finish` wrote for cell i's wheel, or NULL: a failed cell's only when it
+ * is not older than the wheel it would describe. */
+static json_t *cell_audit(struct cli *c, const struct build_graph *g, size_t i, bool ok)
+{
+	const struct cell_paths *cp = &g->cells[i];
+	if (!cp->dir)
+		return NULL;
+	const char *path = os_join(&c->arena, g->build_dir, os_join(&c->arena, cp->dir, "audit.json"));
+	if (!os_exists(path) ||
+	    (!ok && os_mtime_ns(path) < os_mtime_ns(os_join(&c->arena, g->build_dir, cp->wheel))))
+		return NULL;
+	json_error_t err;
+	json_t *j = json_load_file(path, 0, &err);
+	if (!j)
+		diag_path(&c->diag, DIAG_WARNING, path, "unreadable audit result (%s): the report "
+			  "leaves it out", err.text);
+	return j;
+}
+
+/* Writes report.json and returns its document (for the HTML report), or NULL + diagnostic. */
+static json_t *write_report(struct cli *c, const struct plan_ctx *pc, const struct build_graph *g,
+			    const struct cell_result *res, const double *arch_s, double wall)
 {
 	const struct plan *p = &pc->plan;
 	json_t *root = json_object();
@@ -241,15 +227,20 @@ static int write_report(struct cli *c, const struct plan_ctx *pc, const struct b
 		json_object_set_new(j, "size", json_integer(res[i].size));
 		json_object_set_new(j, "seconds", json_real(res[i].seconds));
 		json_object_set_new(j, "python", cl->py ? json_string(cl->py->path) : json_null());
+		json_t *audit = cl->selected && cl->buildable ? cell_audit(c, g, i, res[i].ok) : NULL;
+		json_object_set_new(j, "audit", audit ? audit : json_null());
 		json_array_append_new(arr, j);
 	}
 	json_object_set_new(root, "cells", arr);
 	char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	json_decref(root);
 	char *path = os_join(&c->arena, g->build_dir, "report.json");
 	bool ok = text && os_write_atomic(&c->diag, path, text, strlen(text), 0644);
 	free(text);
-	return ok ? CLI_OK : CLI_FAIL;
+	if (!ok) {
+		json_decref(root);
+		return NULL;
+	}
+	return root;
 }
 
 int cmd_build(struct cli *c, int argc, char **argv)
@@ -410,7 +401,11 @@ int cmd_build(struct cli *c, int argc, char **argv)
 	struct build_graph g;
 	if (!buildgraph_generate(&c->arena, &c->diag, p, &bo, &g) ||
 	    (import_dir && !kernels_import(&c->arena, &c->diag, p, &g, import_dir)) ||
-	    !write_if_changed(c, g.ninja_file, g.text)) {
+	    !write_if_changed(c, g.ninja_file, g.text) ||
+	    !write_if_changed(c, os_join(&c->arena, g.build_dir, BUILDGRAPH_TEST_CONTEXT),
+			      test_context_render(&c->arena, &pc.cfg, &pc.ds)) ||
+	    !write_if_changed(c, os_join(&c->arena, g.build_dir, BUILDGRAPH_PROJECT_JSON),
+			      project_meta_render(&c->arena, &pc.cfg.project, pc.cfg.project_dir))) {
 		close(lock);
 		return CLI_FAIL;
 	}
@@ -481,7 +476,7 @@ int cmd_build(struct cli *c, int argc, char **argv)
 		if (!cp->dir)
 			continue;
 		res[i].seconds = cell_s[i];
-		res[i].ok = status == 0 || target_clean(c, ninja, g.build_dir, cp->target);
+		res[i].ok = status == 0 || ninja_target_clean(ninja, g.build_dir, cp->target);
 		struct source s;
 		struct diag quiet = {0};
 		if (res[i].ok &&
@@ -527,9 +522,9 @@ int cmd_build(struct cli *c, int argc, char **argv)
 	printf("\n%zu built, %zu failed, %zu not buildable here; %.1fs; wheels in %s\n", n_ok,
 	       n_failed, p->n_selected - p->n_buildable, wall, pc.cfg.dist_dir);
 	printf("report: %s\n", os_join(&c->arena, g.build_dir, "report.json"));
-	rc = write_report(c, &pc, &g, res, arch_s, wall);
-	if (rc == CLI_OK)
-		rc = report_write(c, &pc, NULL); /* report.html, -data.json, -trace.json */
+	json_t *doc = write_report(c, &pc, &g, res, arch_s, wall);
+	/* report.html, -data.json, -trace.json, from the document just written */
+	rc = doc ? report_write(c, &pc, doc, NULL) : CLI_FAIL;
 	close(lock);
 	if (n_failed)
 		return CLI_FAIL;

@@ -2,17 +2,19 @@
  * the platform tag, place the wheel in dist/), test-cell. */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/os.h"
 #include "cli/internal.h"
+#include "cli/test_context.h"
 #include "matrix/config.h"
 #include "matrix/discover.h"
 #include "matrix/stage.h"
 #include "packager/audit.h"
 #include "packager/retag.h"
-#include "packager/tags.h"
-#include "packager/wheeltest.h"
+#include "standards/tags.h"
+#include "cli/wheeltest.h"
 
 int internal_stage(struct cli *c, int argc, char **argv)
 {
@@ -118,13 +120,25 @@ int internal_finish(struct cli *c, int argc, char **argv)
 		struct arch *v;
 		size_t n;
 		const char *err;
-		if (!audit_parse_archs(&c->arena, archs, &v, &n, &err))
+		if (!cuda_arch_parse_list(&c->arena, archs, ARCH_SPELL_NVCC, &v, &n, &err))
 			return cli_usage(c, "internal", "--require-arch: %s", err);
 		ao.archs = v;
 		ao.n_archs = n;
 	}
 	struct audit_result r;
 	bool ok = audit_wheel(&c->arena, &c->diag, wheel, &ao, &r);
+	/* The result, kept beside the stamp for the build's report: the wheel is audited once. */
+	json_t *j = audit_result_to_json(&r);
+	char *jt = json_dumps(j, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+	json_decref(j);
+	const char *slash = strrchr(stamp, '/');
+	const char *audit_path =
+	    slash ? arena_printf(&c->arena, "%.*s/audit.json", (int)(slash - stamp), stamp)
+		  : "audit.json";
+	bool saved = jt && os_write_atomic(&c->diag, audit_path, jt, strlen(jt), 0644);
+	free(jt);
+	if (!saved)
+		return CLI_FAIL;
 	if (!ok) {
 		print_findings(&r);
 		fprintf(stderr, "cuwheel: audit failed: %s (nothing placed in %s)\n", r.wheel, dist);
@@ -145,9 +159,10 @@ int internal_test_cell(struct cli *c, int argc, char **argv)
 	static const struct option opts[] = {
 	    {"python", required_argument, NULL, 'p'},
 	    {"stamp", required_argument, NULL, 's'},
+	    {"context", required_argument, NULL, 'c'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *python = NULL, *stamp = NULL;
+	const char *python = NULL, *stamp = NULL, *context = NULL;
 	optind = 0;
 	opterr = 0;
 	int ch;
@@ -159,22 +174,25 @@ int internal_test_cell(struct cli *c, int argc, char **argv)
 		case 's':
 			stamp = optarg;
 			break;
+		case 'c':
+			context = optarg;
+			break;
 		default:
 			return cli_usage(c, "internal", "test-cell: unknown option '%s'",
 					 argv[optind - 1]);
 		}
 	}
-	if (optind + 1 != argc || !stamp)
-		return cli_usage(c, "internal", "test-cell needs FINAL_STAMP --stamp FILE");
+	if (optind + 1 != argc || !stamp || !context)
+		return cli_usage(c, "internal",
+				 "test-cell needs FINAL_STAMP --stamp FILE --context FILE");
 	struct source s;
 	if (!os_read_file(&c->arena, &c->diag, argv[optind], &s))
 		return CLI_FAIL;
 	char *wheel = arena_strndup(&c->arena, s.text, strcspn(s.text, "\n"));
+	/* What the build found, as it found it: no pyproject.toml read, no probe run again. */
 	struct config cfg;
-	if (!config_load(&c->arena, &c->diag, c->project_dir, c->env, &cfg))
-		return CLI_FAIL;
 	struct discovery ds;
-	if (!discover(&c->arena, &c->diag, &cfg, discover_cache_dir(&c->arena, &cfg), &ds))
+	if (!test_context_read(&c->arena, &c->diag, context, &cfg, &ds))
 		return CLI_FAIL;
 	struct strv wheels = {0}, pythons = {0};
 	strv_push(&c->arena, &wheels, wheel);

@@ -12,7 +12,7 @@
 const char cmd_pack_help[] =
     "usage: cuwheel pack STAGED_DIR --tag PY-ABI-PLATFORM [--local LABEL] [-o DIR]\n"
     "                    [--build N] [--compression N] [--purelib] [-j N]\n"
-    "                    [--requires REQ]...\n"
+    "                    [--requires REQ]... [--project-json FILE]\n"
     "\n"
     "Writes one wheel from STAGED_DIR (its contents become the wheel's root) and the\n"
     "metadata of the project's pyproject.toml ([project], read from -C DIR). The version\n"
@@ -37,6 +37,8 @@ const char cmd_pack_help[] =
     "  -q, --quiet            do not print the path of the wheel written\n"
     "  --requires REQ         one more Requires-Dist (PEP 508), after the project's\n"
     "                         dependencies; repeatable (a torch cell: \"torch>=2.11,<2.12\")\n"
+    "  --project-json FILE    the metadata as `cuwheel build` writes it (build/cuwheel/\n"
+    "                         project.json), instead of reading pyproject.toml\n"
     "\n"
     "Examples:\n"
     "  cuwheel pack build/stage/cp312 --tag cp312-cp312-linux_x86_64 --local cu130 -o dist/\n"
@@ -68,8 +70,10 @@ int cmd_pack(struct cli *c, int argc, char **argv)
 	    {"jobs", required_argument, NULL, 'j'},
 	    {"requires", required_argument, NULL, 'r'},
 	    {"quiet", no_argument, NULL, 'q'},
+	    {"project-json", required_argument, NULL, 'P'},
 	    {NULL, 0, NULL, 0},
 	};
+	const char *project_json = NULL;
 	struct pack_opts po = {0};
 	const char *tag = NULL, *out = NULL;
 	struct strv requires = {0};
@@ -82,6 +86,9 @@ int cmd_pack(struct cli *c, int argc, char **argv)
 		switch (ch) {
 		case 'q':
 			quiet = true;
+			break;
+		case 'P':
+			project_json = optarg;
 			break;
 		case 't':
 			tag = optarg;
@@ -142,8 +149,11 @@ int cmd_pack(struct cli *c, int argc, char **argv)
 		po.source_date_epoch = v;
 	}
 
-	struct config cfg;
-	if (!config_load(&c->arena, &c->diag, c->project_dir, c->env, &cfg))
+	/* The build's pack steps read the metadata the build wrote, not pyproject.toml. */
+	struct config cfg = {.compression = 6};
+	if (project_json ? !project_meta_read(&c->arena, &c->diag, project_json, &cfg.project,
+					      &cfg.project_dir)
+			 : !config_load(&c->arena, &c->diag, c->project_dir, c->env, &cfg))
 		return CLI_FAIL;
 	/* --requires: the cell's own dependencies (the torch it was built against). */
 	struct project_meta meta = cfg.project;

@@ -64,7 +64,7 @@ int cmd_report(struct cli *c, int argc, char **argv)
 	if (rc != CLI_OK)
 		return rc;
 	if (!json && !trace)
-		return report_write(c, &pc, out);
+		return report_write(c, &pc, NULL, out);
 	struct report r;
 	if (!report_load(c, &pc, &r))
 		return CLI_FAIL;

@@ -9,7 +9,7 @@
 #include "cli/cli.h"
 #include "matrix/config.h"
 #include "matrix/discover.h"
-#include "packager/wheeltest.h"
+#include "cli/wheeltest.h"
 
 const char cmd_test_help[] =
     "usage: cuwheel test [-j N] [--python X.Y]... [--find-links DIR]... [--keep-venvs]\n"

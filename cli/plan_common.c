@@ -85,7 +85,7 @@ static char *arch_list(struct arena *a, const struct arch *v, size_t n)
 {
 	struct strbuf sb = {0};
 	for (size_t i = 0; i < n; i++) {
-		sb_printf(&sb, "%s%s", i ? " " : "", matrix_arch_name(a, &v[i], false));
+		sb_printf(&sb, "%s%s", i ? " " : "", cuda_arch_name(a, &v[i], false));
 		if (v[i].ptx)
 			sb_printf(&sb, "+PTX");
 	}
@@ -127,7 +127,7 @@ void plan_print_table(const struct plan_ctx *pc, FILE *f)
 			                    : "");
 		for (size_t k = 0; k < tp->n_dropped; k++)
 			fprintf(f, "               dropped %s: %s\n",
-			        matrix_arch_name(&a, &tp->dropped[k].arch, tp->dropped[k].arch.ptx),
+			        cuda_arch_name(&a, &tp->dropped[k].arch, tp->dropped[k].arch.ptx),
 			        tp->dropped[k].why);
 	}
 	size_t wid = 2, wwheel = 5;
@@ -182,17 +182,17 @@ int plan_print_json(const struct plan_ctx *pc, FILE *f)
 		json_t *archs = json_array();
 		for (size_t k = 0; k < tp->n_archs; k++) {
 			json_array_append_new(
-			    archs, json_string(matrix_arch_name(&a, &tp->archs[k], false)));
+			    archs, json_string(cuda_arch_name(&a, &tp->archs[k], false)));
 			if (tp->archs[k].ptx)
 				json_array_append_new(
-				    archs, json_string(matrix_arch_name(&a, &tp->archs[k], true)));
+				    archs, json_string(cuda_arch_name(&a, &tp->archs[k], true)));
 		}
 		json_object_set_new(t, "targets", archs);
 		json_t *dropped = json_array();
 		for (size_t k = 0; k < tp->n_dropped; k++) {
 			json_t *dj = json_object();
 			json_object_set_new(dj, "arch",
-			                    json_string(matrix_arch_name(&a, &tp->dropped[k].arch,
+			                    json_string(cuda_arch_name(&a, &tp->dropped[k].arch,
 			                                                 tp->dropped[k].arch.ptx)));
 			json_object_set_new(dj, "reason", json_string(tp->dropped[k].why));
 			json_array_append_new(dropped, dj);

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "base/os.h"
+#include "cli/ninja_log.h"
 
 /* The row and step name of a ninja output, from the paths buildgraph gives them. */
 static void classify(struct arena *a, const struct report *r, const char *out,
@@ -77,37 +78,17 @@ static int step_cmp(const void *x, const void *y)
 
 /* The last ninja run's entries: ninja appends an entry when a step ends, so end times rise
  * within one run and fall back where the next run begins. */
-static void load_steps(struct arena *a, struct report *r)
+static void load_steps(struct arena *a, struct diag *d, struct report *r)
 {
-	struct source log;
-	struct diag quiet = {0};
-	if (!os_read_file(a, &quiet, os_join(a, r->build_dir, ".ninja_log"), &log))
-		return;
-	size_t cap = 64, n = 0;
-	struct report_step *v = arena_calloc(a, cap, sizeof(*v));
-	const char *s = log.text;
-	long long prev_end = -1;
-	while (*s) {
-		size_t len = strcspn(s, "\n");
-		char *line = arena_strndup(a, s, len);
-		s += len + (s[len] == '\n');
-		long long st, en, mt;
-		char out[4096];
-		if (line[0] == '#' ||
-		    sscanf(line, "%lld\t%lld\t%lld\t%4095[^\t]", &st, &en, &mt, out) != 4)
-			continue;
-		if (en < prev_end)
-			n = 0; /* a later run began */
-		prev_end = en;
-		if (n == cap) {
-			v = arena_realloc(a, v, cap, 2 * cap, sizeof(*v));
-			cap *= 2;
-		}
-		struct report_step *p = &v[n++];
-		memset(p, 0, sizeof(*p));
-		p->start_ms = st;
-		p->end_ms = en;
-		classify(a, r, arena_strdup(a, out), p);
+	struct ninja_log_entry *e;
+	size_t n;
+	if (!ninja_log_read(a, d, r->build_dir, NINJA_LOG_LAST_RUN, &e, &n))
+		diag_msg(d, DIAG_WARNING, "the report has no timeline");
+	struct report_step *v = arena_calloc(a, n + 1, sizeof(*v));
+	for (size_t i = 0; i < n; i++) {
+		v[i].start_ms = e[i].start_ms;
+		v[i].end_ms = e[i].end_ms;
+		classify(a, r, e[i].output, &v[i]);
 	}
 	qsort(v, n, sizeof(*v), step_cmp);
 	/* Lanes: each step on the first core free when it starts. */
@@ -144,17 +125,25 @@ static const char *first_line_of(struct cli *c, const char *const *argv)
 
 bool report_load(struct cli *c, const struct plan_ctx *pc, struct report *r)
 {
-	struct arena *a = &c->arena;
-	memset(r, 0, sizeof(*r));
-	r->build_dir = pc->cfg.build_dir;
-	const char *path = os_join(a, r->build_dir, "report.json");
+	const char *path = os_join(&c->arena, pc->cfg.build_dir, "report.json");
 	json_error_t err;
-	r->root = json_load_file(path, 0, &err);
-	if (!r->root) {
+	json_t *root = json_load_file(path, 0, &err);
+	if (!root) {
+		memset(r, 0, sizeof(*r));
 		diag_path(&c->diag, DIAG_ERROR, path, "no build to report on (%s)", err.text);
 		diag_msg(&c->diag, DIAG_HINT, "run `cuwheel build` first");
 		return false;
 	}
+	report_from(c, pc, root, r);
+	return true;
+}
+
+void report_from(struct cli *c, const struct plan_ctx *pc, json_t *root, struct report *r)
+{
+	struct arena *a = &c->arena;
+	memset(r, 0, sizeof(*r));
+	r->build_dir = pc->cfg.build_dir;
+	r->root = root;
 	r->project = json_string_value(json_object_get(r->root, "project"));
 	r->version = json_string_value(json_object_get(r->root, "version"));
 	r->wall_seconds = json_number_value(json_object_get(r->root, "wall_seconds"));
@@ -181,26 +170,13 @@ bool report_load(struct cli *c, const struct plan_ctx *pc, struct report *r)
 		for (size_t k = 0; k < p->n_cells; k++)
 			if (!strcmp(p->cells[k].id, rc->id))
 				rc->cell = &p->cells[k];
-		struct stat st;
-		if (!rc->wheel || stat(rc->wheel, &st) != 0)
-			continue;
-		/* The audit `internal finish` ran, again: its findings are not kept elsewhere. */
-		struct audit_opts ao = {.min_manylinux = pc->cfg.audit.min_manylinux,
-		                        .strict = pc->cfg.audit.strict};
-		if (rc->cell) {
-			const struct toolkit_plan *tp = &p->toolkits[rc->cell->toolkit];
-			ao.archs = tp->archs;
-			ao.n_archs = tp->n_archs;
-		}
-		struct diag quiet = {0};
-		audit_wheel(a, &quiet, rc->wheel, &ao, &rc->audit);
-		rc->audited = true;
+		/* The audit `internal finish` ran, as it kept it: a wheel is audited once. */
+		rc->audited = audit_result_from_json(a, json_object_get(j, "audit"), &rc->audit);
 	}
-	load_steps(a, r);
+	load_steps(a, &c->diag, r);
 	const char *cc = getenv("CC");
 	const char *argv[] = {cc && *cc ? cc : "cc", "--version", NULL};
 	r->cc_version = first_line_of(c, argv);
-	return true;
 }
 
 void report_free(struct report *r)
@@ -356,10 +332,12 @@ static bool write_json(struct cli *c, const char *path, json_t *j)
 	return ok;
 }
 
-int report_write(struct cli *c, const struct plan_ctx *pc, const char *out_dir)
+int report_write(struct cli *c, const struct plan_ctx *pc, json_t *doc, const char *out_dir)
 {
 	struct report r;
-	if (!report_load(c, pc, &r))
+	if (doc)
+		report_from(c, pc, doc, &r);
+	else if (!report_load(c, pc, &r))
 		return CLI_FAIL;
 	struct arena *a = &c->arena;
 	if (!out_dir)

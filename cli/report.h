@@ -43,6 +43,9 @@ struct report {
 
 /* Gathers the last build of pc's build dir. False + diagnostic when it has no report.json. */
 bool report_load(struct cli *c, const struct plan_ctx *pc, struct report *r);
+/* Gathers a build from report.json's document root (owned by r from now on) with the audits
+ * `internal finish` kept in it, the last run in .ninja_log and the toolchain. */
+void report_from(struct cli *c, const struct plan_ctx *pc, json_t *root, struct report *r);
 /* Returns the report as JSON (format 1); the caller frees it with json_decref. */
 json_t *report_json(const struct plan_ctx *pc, const struct report *r);
 /* Returns the steps as Chrome trace events ({"traceEvents": [...]}); json_decref it. */
@@ -52,7 +55,8 @@ char *report_html(struct arena *a, const struct plan_ctx *pc, const struct repor
 /* Frees what report_load allocated outside the arena. */
 void report_free(struct report *r);
 /* Writes report.html, report-data.json and report-trace.json into out_dir (the build dir when
- * NULL) and names the HTML on stdout. Returns CLI_OK or CLI_FAIL (+ diagnostic). */
-int report_write(struct cli *c, const struct plan_ctx *pc, const char *out_dir);
+ * NULL) from doc (report.json's document, owned from now on; NULL: read report.json) and names
+ * the HTML on stdout. Returns CLI_OK or CLI_FAIL (+ diagnostic). */
+int report_write(struct cli *c, const struct plan_ctx *pc, json_t *doc, const char *out_dir);
 
 #endif

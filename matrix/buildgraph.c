@@ -3,45 +3,16 @@
  * per Python. */
 #include "matrix/buildgraph.h"
 
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "base/os.h"
+#include "base/path.h"
+#include "matrix/kernels_key.h"
 #include "matrix/ninja.h"
 #include "matrix/torchflags.h"
-
-enum { KEY_HEX = 12 };
-
-char *path_relative(struct arena *a, const char *from, const char *to)
-{
-	/* Common prefix by whole components. */
-	size_t i = 0, last = 0;
-	while (from[i] && to[i] && from[i] == to[i]) {
-		if (from[i] == '/')
-			last = i;
-		i++;
-	}
-	if (!from[i] && (to[i] == '/' || !to[i]))
-		last = i;
-	else if (!to[i] && from[i] == '/')
-		last = i;
-	struct strbuf sb = {0};
-	for (const char *p = from + last; *p; p++)
-		if (*p == '/' && p[1])
-			sb_puts(&sb, "../");
-	const char *rest = to + last;
-	if (*rest == '/')
-		rest++;
-	sb_puts(&sb, rest);
-	if (sb.len == 0)
-		sb_putc(&sb, '.');
-	else if (sb.buf[sb.len - 1] == '/')
-		sb.buf[--sb.len] = '\0';
-	return sb_to_arena(&sb, a);
-}
 
 char *buildgraph_limited_api(struct arena *a, const char *python)
 {
@@ -69,15 +40,7 @@ static char *archive_key(struct arena *a, const struct config *cfg, const struct
 	for (size_t i = 0; i < tp->n_archs; i++)
 		sb_printf(&sb, "%d%d%c%d;", tp->archs[i].major, tp->archs[i].minor,
 			  tp->archs[i].suffix ? tp->archs[i].suffix : '-', tp->archs[i].ptx);
-	const struct strv *lists[] = {&cfg->kernels.files, &cfg->kernels.include_dirs,
-				      &cfg->kernels.defines, &cfg->kernels.nvcc_flags,
-				      &cfg->kernels.host_flags};
-	for (size_t l = 0; l < sizeof(lists) / sizeof(*lists); l++) {
-		for (size_t i = 0; i < lists[l]->n; i++)
-			sb_printf(&sb, "%s\x1f", lists[l]->v[i]);
-		sb_putc(&sb, '\n');
-	}
-	sb_printf(&sb, "%d %d\n", (int)cfg->kernels.cudart, cfg->kernels.rdc);
+	kernels_key_settings(&sb, &cfg->kernels);
 	/* Kernels that include torch headers are built against one torch: it is in the key.
 	 * Kernels that include none are shared by every torch of the toolkit. */
 	if (ti) {
@@ -86,13 +49,8 @@ static char *archive_key(struct arena *a, const struct config *cfg, const struct
 			sb_printf(&sb, " %s", ti->abi_flags.v[i]);
 		sb_putc(&sb, '\n');
 	}
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int mdlen = 0;
-	EVP_Digest(sb.buf, sb.len, md, &mdlen, EVP_sha256(), NULL);
+	char *hex = kernels_key_digest(a, &sb);
 	sb_release(&sb);
-	char *hex = arena_alloc(a, KEY_HEX + 1);
-	for (int i = 0; i < KEY_HEX / 2; i++)
-		snprintf(hex + 2 * i, 3, "%02x", md[i]);
 	return hex;
 }
 
@@ -387,8 +345,8 @@ static void emit_archive(struct gen *g, const struct toolkit_plan *tp, struct ar
 			 * info) and then hashes the build directory into every key. */
 			for (size_t t = 0; t < tp->n_archs; t++) {
 				const struct arch *ar = &tp->archs[t];
-				char *sm = matrix_arch_name(g->a, ar, false);
-				char *cp = matrix_arch_name(g->a, ar, true);
+				char *sm = cuda_arch_name(g->a, ar, false);
+				char *cp = cuda_arch_name(g->a, ar, true);
 				if (ar->ptx)
 					sb_printf(sb, " --generate-code=arch=%s,code=[%s,%s]", cp, sm, cp);
 				else
@@ -438,8 +396,8 @@ static void emit_archive(struct gen *g, const struct toolkit_plan *tp, struct ar
 		}
 		for (size_t t = 0; t < tp->n_archs; t++)
 			sb_printf(sb, " --generate-code=arch=%s,code=%s",
-				  matrix_arch_name(g->a, &tp->archs[t], true),
-				  matrix_arch_name(g->a, &tp->archs[t], false));
+				  cuda_arch_name(g->a, &tp->archs[t], true),
+				  cuda_arch_name(g->a, &tp->archs[t], false));
 		sb_puts(sb, "\n  ldflags =\n");
 		strv_push(g->a, &objs, dlink);
 	}
@@ -601,8 +559,7 @@ static void emit_cell(struct gen *g, const struct cell *c, const struct archive_
 	ninja_path(sb, cp->wheel);
 	sb_puts(sb, ": cuwheel ");
 	ninja_path(sb, stamp);
-	sb_puts(sb, " | ");
-	ninja_path(sb, from_build(g, "pyproject.toml"));
+	sb_puts(sb, " | " BUILDGRAPH_PROJECT_JSON);
 	if (cfg->project.readme_path) {
 		sb_putc(sb, ' ');
 		ninja_path(sb, from_build(g, cfg->project.readme_path));
@@ -613,6 +570,8 @@ static void emit_cell(struct gen *g, const struct cell *c, const struct archive_
 	}
 	sb_puts(sb, "\n  args = pack ");
 	ninja_arg(sb, os_join(g->a, g->plan->cfg->build_dir, stage));
+	sb_puts(sb, " --project-json ");
+	ninja_arg(sb, os_join(g->a, g->plan->cfg->build_dir, BUILDGRAPH_PROJECT_JSON));
 	sb_puts(sb, " --tag ");
 	ninja_arg(sb, arena_printf(g->a, "%s-%s-%s", c->py_tag, c->abi_tag, c->platform));
 	if (c->local) {
@@ -642,14 +601,8 @@ static void emit_cell(struct gen *g, const struct cell *c, const struct archive_
 	sb_puts(sb, " --stamp ");
 	ninja_arg(sb, os_join(g->a, g->plan->cfg->build_dir, cp->final));
 	if (tp->n_archs) {
-		struct strbuf al = {0};
-		for (size_t t = 0; t < tp->n_archs; t++)
-			sb_printf(&al, "%s%d%d%s%s", t ? "," : "", tp->archs[t].major,
-				  tp->archs[t].minor,
-				  tp->archs[t].suffix == 'a' ? "a" : tp->archs[t].suffix == 'f' ? "f" : "",
-				  tp->archs[t].ptx ? "+PTX" : "");
 		sb_puts(sb, " --require-arch ");
-		ninja_arg(sb, sb_to_arena(&al, g->a));
+		ninja_arg(sb, cuda_arch_list_compact(g->a, tp->archs, tp->n_archs));
 	}
 	if (cfg->audit.strict)
 		sb_puts(sb, " --strict");
@@ -672,6 +625,8 @@ static void emit_cell(struct gen *g, const struct cell *c, const struct archive_
 		ninja_arg(sb, c->abi3 ? "all" : c->python);
 		sb_puts(sb, " --stamp ");
 		ninja_arg(sb, os_join(g->a, g->plan->cfg->build_dir, cp->tested));
+		sb_puts(sb, " --context ");
+		ninja_arg(sb, os_join(g->a, g->plan->cfg->build_dir, BUILDGRAPH_TEST_CONTEXT));
 		sb_printf(sb, "\n  desc = %s: test\n", c->id);
 		last = cp->tested;
 	}

@@ -8,6 +8,13 @@
 
 #include "matrix/matrix.h"
 
+/* The file in the build dir that the command writes for the test steps (the test command and
+ * the Pythons it found) and `internal test-cell --context` reads. */
+#define BUILDGRAPH_TEST_CONTEXT "test-context.json"
+/* The project's metadata that the command writes (only when it changed) and the pack steps
+ * read and depend on, instead of pyproject.toml. */
+#define BUILDGRAPH_PROJECT_JSON "project.json"
+
 struct build_opts {
 	int jobs;                /* parallel jobs ninja will run (for nvcc --threads) */
 	const char *ccache;      /* ccache path, or NULL for no compiler cache */
@@ -53,7 +60,5 @@ char *buildgraph_limited_api(struct arena *a, const char *python);
  * and its path inside the package tree ("tinyraster/_C.abi3.so"). */
 const char *buildgraph_module_path(struct arena *a, const struct extension_cfg *x,
 				   const struct cell *c);
-/* Returns the relative path from directory `from` to `to` (both absolute). */
-char *path_relative(struct arena *a, const char *from, const char *to);
 
 #endif

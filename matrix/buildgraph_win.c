@@ -223,8 +223,8 @@ static char *emit_archive(struct wgen *g, const struct toolkit_plan *tp)
 				sb_puts(sb, " -rdc=true");
 			for (size_t t = 0; t < n_archs; t++) {
 				const struct arch *ar = &archs[t];
-				char *sm = matrix_arch_name(g->a, ar, false);
-				char *cp = matrix_arch_name(g->a, ar, true);
+				char *sm = cuda_arch_name(g->a, ar, false);
+				char *cp = cuda_arch_name(g->a, ar, true);
 				if (ar->ptx)
 					sb_printf(sb, " --generate-code=arch=%s,code=[%s,%s]", cp,
 					          sm, cp);
@@ -258,8 +258,8 @@ static char *emit_archive(struct wgen *g, const struct toolkit_plan *tp)
 		          tp->cuda, key);
 		for (size_t t = 0; t < n_archs; t++)
 			sb_printf(sb, " --generate-code=arch=%s,code=%s",
-			          matrix_arch_name(g->a, &archs[t], true),
-			          matrix_arch_name(g->a, &archs[t], false));
+			          cuda_arch_name(g->a, &archs[t], true),
+			          cuda_arch_name(g->a, &archs[t], false));
 		sb_puts(sb, "\n");
 		strv_push(g->a, &objs, dlink);
 	}

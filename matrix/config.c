@@ -7,7 +7,7 @@
 #include "base/os.h"
 #include "matrix/config_internal.h"
 #include "matrix/matrix.h"
-#include "packager/version.h"
+#include "standards/version.h"
 
 static const char *const platforms[] = {
     "linux_x86_64",
@@ -403,6 +403,7 @@ static const char *const env_other[] = {
     "CUWHEEL_CACHE_DIR", "CUWHEEL_PYTHON",     "CUWHEEL_TOOLKIT_WHEELS",
     "CUWHEEL",           "CUWHEEL_SOURCE_DIR", "CUWHEEL_TEST_BASE_PYTHON",
     "CUWHEEL_NINJA",     "CUWHEEL_JOBS",       "CUWHEEL_TOOLKIT_LOCK", "CUWHEEL_NVCC_THREADS",
+    "CUWHEEL_AUDIT_TRACE",
 };
 
 static void env_split(struct arena *a, const char *val, struct strv *out)
@@ -500,8 +501,8 @@ bool config_apply_env(struct cfg_reader *r, struct config *cfg, const char *cons
 		cfg->test.requires = list;
 		else if (!strcmp(name, "CUWHEEL_ARCHS"))
 		{
-			if (!config_parse_archs(r->a, val, &cfg->kernels.archs,
-			                        &cfg->kernels.n_archs, &err)) {
+			if (!cuda_arch_parse_list(r->a, val, ARCH_SPELL_TORCH, &cfg->kernels.archs,
+			                          &cfg->kernels.n_archs, &err)) {
 				diag_path(r->d, DIAG_ERROR, name, "%s", err);
 				ok = false;
 			} else {

@@ -9,58 +9,8 @@
 #include "base/arena.h"
 #include "base/diag.h"
 #include "matrix/toml.h"
-
-struct str_pair {
-	const char *key, *value;
-};
-struct str_pairs {
-	struct str_pair *v;
-	size_t n;
-};
-
-struct person {
-	const char *name;  /* may be NULL */
-	const char *email; /* may be NULL */
-};
-
-struct extra {
-	const char *name;  /* normalised extra name */
-	struct strv deps;
-};
-
-struct entry_group {
-	const char *group; /* e.g. "console_scripts" */
-	struct str_pairs entries;
-};
-
-/* [project], PEP 621. Strings are NULL when absent. */
-struct project_meta {
-	const char *name;             /* as written */
-	const char *version;          /* PEP 440 normalised, without a local label */
-	const char *version_local;    /* a local label written in the file, or NULL */
-	const char *description;
-	const char *readme_text;      /* contents of the readme file or inline text */
-	const char *readme_path;      /* relative path, when from a file */
-	const char *readme_type;      /* text/markdown, text/x-rst or text/plain */
-	const char *requires_python;
-	const char *license_expression; /* SPDX expression (PEP 639) */
-	const char *license_text;       /* legacy license = {text = ...} or {file = ...} contents */
-	struct strv license_files;      /* resolved, project-relative, '/'-separated, sorted */
-	struct person *authors;
-	size_t n_authors;
-	struct person *maintainers;
-	size_t n_maintainers;
-	struct strv keywords;
-	struct strv classifiers;
-	struct str_pairs urls;          /* label -> URL, document order */
-	struct strv dependencies;       /* PEP 508 strings as written */
-	struct extra *extras;
-	size_t n_extras;
-	struct str_pairs scripts;
-	struct str_pairs gui_scripts;
-	struct entry_group *entry_points;
-	size_t n_entry_points;
-};
+#include "standards/cuda_arch.h"
+#include "standards/project.h"
 
 #define CUDART_KINDS(X)                                                                            \
 	X(CUDART_STATIC, "static")                                                                 \
@@ -90,13 +40,6 @@ enum tristate {
 #define X(e, s) e,
 	TRISTATES(X)
 #undef X
-};
-
-/* One entry of a TORCH_CUDA_ARCH_LIST-style list: 8.6, 9.0a, 10.0f, 12.0+PTX. */
-struct arch {
-	int major, minor;
-	char suffix; /* '\0', 'a' or 'f' */
-	bool ptx;    /* also embed PTX for this arch */
 };
 
 struct kernels_cfg {
@@ -191,10 +134,6 @@ struct config {
  * overrides) or NULL. Returns false after reporting every error found. */
 bool config_load(struct arena *a, struct diag *d, const char *project_dir,
 		 const char *const *env, struct config *cfg);
-/* Parses a TORCH_CUDA_ARCH_LIST string (';' ',' or space separated, names like Ampere).
- * Returns false with a message in *err (arena string). */
-bool config_parse_archs(struct arena *a, const char *text, struct arch **out, size_t *n,
-			const char **err);
 /* Returns the name of an extension kind ("capi") / cudart kind / tristate. */
 const char *ext_kind_name(enum ext_kind k);
 const char *cudart_kind_name(enum cudart_kind k);

@@ -6,9 +6,9 @@
 
 #include "base/os.h"
 #include "matrix/config_internal.h"
-#include "packager/entry_points.h"
-#include "packager/tags.h"
-#include "packager/version.h"
+#include "standards/entry_points.h"
+#include "standards/tags.h"
+#include "standards/version.h"
 
 static const char *const project_keys[] = {
     "name",

@@ -56,140 +56,6 @@ const char *tristate_name(enum tristate t)
 	return tri_names[t];
 }
 
-/* torch.utils.cpp_extension's named architectures. */
-static const struct {
-	const char *name, *list;
-} arch_names[] = {
-    {"Kepler+Tesla", "3.7"},     {"Kepler", "3.5+PTX"},
-    {"Maxwell+Tegra", "5.3"},    {"Maxwell", "5.0;5.2+PTX"},
-    {"Pascal", "6.0;6.1+PTX"},   {"Volta+Tegra", "7.2"},
-    {"Volta", "7.0+PTX"},        {"Turing", "7.5+PTX"},
-    {"Ampere+Tegra", "8.7"},     {"Ampere", "8.0;8.6+PTX"},
-    {"Ada", "8.9+PTX"},          {"Hopper", "9.0+PTX"},
-    {"Blackwell+Tegra", "10.1"}, {"Blackwell", "10.0;12.0+PTX"},
-};
-
-static bool arch_parse_one(const char *tok, size_t n, struct arch *out)
-{
-	char buf[32];
-	if (n == 0 || n >= sizeof(buf))
-		return false;
-	memcpy(buf, tok, n);
-	buf[n] = '\0';
-	char *plus = strstr(buf, "+PTX");
-	if (!plus)
-		plus = strstr(buf, "+ptx");
-	out->ptx = false;
-	if (plus) {
-		if (plus[4])
-			return false;
-		out->ptx = true;
-		*plus = '\0';
-	}
-	const char *p = buf;
-	if (!isdigit((unsigned char)*p))
-		return false;
-	int major = 0, minor = 0;
-	while (isdigit((unsigned char)*p))
-		major = major * 10 + (*p++ - '0');
-	if (*p++ != '.' || !isdigit((unsigned char)*p))
-		return false;
-	minor = *p++ - '0';
-	out->suffix = '\0';
-	if (*p == 'a' || *p == 'f')
-		out->suffix = *p++;
-	if (*p || major < 1 || major > 20)
-		return false;
-	/* Arch-specific targets start with sm_90a, family-specific ones with sm_100f: nvcc
-	 * rejects sm_86a or sm_90f. */
-	if ((out->suffix == 'a' && major < 9) || (out->suffix == 'f' && major < 10))
-		return false;
-	out->major = major;
-	out->minor = minor;
-	return true;
-}
-
-bool config_parse_archs(struct arena *a, const char *text, struct arch **out, size_t *n,
-                        const char **err)
-{
-	size_t cap = 16, len = 0;
-	struct arch *v = arena_calloc(a, cap, sizeof(*v));
-	const char *p = text;
-	while (*p) {
-		while (*p == ';' || *p == ',' || isspace((unsigned char)*p))
-			p++;
-		if (!*p)
-			break;
-		const char *s = p;
-		while (*p && *p != ';' && *p != ',' && !isspace((unsigned char)*p))
-			p++;
-		size_t tn = (size_t)(p - s);
-		const char *expand = NULL;
-		for (size_t i = 0; i < N(arch_names); i++)
-			if (strlen(arch_names[i].name) == tn && !strncmp(s, arch_names[i].name, tn))
-				expand = arch_names[i].list;
-		struct arch tmp[4];
-		size_t ntmp = 0;
-		if (expand) {
-			const char *q = expand;
-			while (*q) {
-				const char *e = strchr(q, ';');
-				size_t en = e ? (size_t)(e - q) : strlen(q);
-				arch_parse_one(q, en, &tmp[ntmp++]);
-				q += en + (e ? 1 : 0);
-			}
-		} else if (arch_parse_one(s, tn, &tmp[0])) {
-			ntmp = 1;
-		} else {
-			const char *names[N(arch_names)];
-			for (size_t i = 0; i < N(arch_names); i++)
-				names[i] = arch_names[i].name;
-			char *word = arena_strndup(a, s, tn);
-			const char *close = diag_did_you_mean(word, names, N(arch_names));
-			if (close)
-				*err = arena_printf(a,
-				                    "'%s' is not an architecture; did you mean "
-				                    "'%s'?",
-				                    word, close);
-			else if (strchr(word, 'a') || strchr(word, 'f'))
-				*err = arena_printf(a,
-				                    "'%s' is not an architecture ('a' targets "
-				                    "start at 9.0a, 'f' targets at 10.0f)",
-				                    word);
-			else
-				*err = arena_printf(a,
-				                    "'%s' is not an architecture (write 8.6, 9.0a, "
-				                    "12.0+PTX or a name such as Ampere)",
-				                    word);
-			return false;
-		}
-		for (size_t k = 0; k < ntmp; k++) {
-			bool dup = false;
-			for (size_t j = 0; j < len; j++) {
-				if (v[j].major == tmp[k].major && v[j].minor == tmp[k].minor &&
-				    v[j].suffix == tmp[k].suffix) {
-					v[j].ptx |= tmp[k].ptx;
-					dup = true;
-				}
-			}
-			if (dup)
-				continue;
-			if (len == cap) {
-				v = arena_realloc(a, v, cap, cap * 2, sizeof(*v));
-				cap *= 2;
-			}
-			v[len++] = tmp[k];
-		}
-	}
-	if (len == 0) {
-		*err = "the architecture list is empty";
-		return false;
-	}
-	*out = v;
-	*n = len;
-	return true;
-}
-
 static bool read_archs(struct cfg_reader *r, struct kernels_cfg *k, const struct toml_value *t)
 {
 	const struct toml_value *v = toml_get(t, "archs");
@@ -208,7 +74,7 @@ static bool read_archs(struct cfg_reader *r, struct kernels_cfg *k, const struct
 			const char *err = NULL;
 			struct arch *one;
 			size_t n_one;
-			if (!config_parse_archs(r->a, parts.v[i], &one, &n_one, &err)) {
+			if (!cuda_arch_parse_list(r->a, parts.v[i], ARCH_SPELL_TORCH, &one, &n_one, &err)) {
 				cfg_error(r, v->u.array.items[i],
 				          "[tool.cuwheel.kernels].archs[%zu]: %s", i, err);
 				sb_release(&sb);
@@ -225,7 +91,7 @@ static bool read_archs(struct cfg_reader *r, struct kernels_cfg *k, const struct
 		return false;
 	}
 	const char *err = NULL;
-	if (!config_parse_archs(r->a, text, &k->archs, &k->n_archs, &err)) {
+	if (!cuda_arch_parse_list(r->a, text, ARCH_SPELL_TORCH, &k->archs, &k->n_archs, &err)) {
 		cfg_error(r, v, "[tool.cuwheel.kernels].archs: %s", err);
 		return false;
 	}
@@ -288,7 +154,7 @@ static bool read_kernels(struct cfg_reader *r, struct config *cfg, const struct 
 	const char *where = "[tool.cuwheel.kernels]";
 	const char *defaults = "7.5;8.0;8.6;8.9;9.0;10.0;12.0+PTX";
 	const char *err;
-	config_parse_archs(r->a, defaults, &k->archs, &k->n_archs, &err);
+	cuda_arch_parse_list(r->a, defaults, ARCH_SPELL_TORCH, &k->archs, &k->n_archs, &err);
 	k->archs_text = defaults;
 	const struct toml_value *t = cfg_table(r, tool, "kernels", "[tool.cuwheel]");
 	if (!t)

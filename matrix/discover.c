@@ -11,6 +11,7 @@
 
 #include "base/os.h"
 #include "matrix/probe.h"
+#include "standards/version.h"
 
 /* Bump when what is stored for nvcc changes: older cache files are rebuilt. */
 #define NVCC_CACHE_FORMAT 2
@@ -429,25 +430,10 @@ static void toolkit_env(struct disc *x, const char *var)
 		toolkit_try(x, arena_printf(x->a, "$%s=%s", var, v), v, var, NULL);
 }
 
-/* Orders "13.0.88" > "12.9.1" > "12.9" numerically, component by component. */
-static int cmp_version_desc(const char *a, const char *b)
-{
-	while (*a || *b) {
-		long x = strtol(a, (char **)&a, 10), y = strtol(b, (char **)&b, 10);
-		if (x != y)
-			return x > y ? -1 : 1;
-		a += *a == '.';
-		b += *b == '.';
-		if (!(*a >= '0' && *a <= '9') || !(*b >= '0' && *b <= '9'))
-			break;
-	}
-	return 0;
-}
-
 static int cmp_toolkit(const void *x, const void *y)
 {
 	const struct toolkit *a = x, *b = y;
-	int c = cmp_version_desc(a->version, b->version);
+	int c = -version_dotted_cmp(a->version, b->version);
 	return c ? c : strcmp(a->root, b->root);
 }
 

@@ -10,8 +10,8 @@
 #include <sys/utsname.h>
 
 #include "base/strbuf.h"
-#include "packager/tags.h"
-#include "packager/version.h"
+#include "standards/tags.h"
+#include "standards/version.h"
 
 /* CPython minor versions considered when the python axis is absent (then filtered by
  * requires-python); fixed so that a plan does not depend on what this machine has. */
@@ -23,14 +23,6 @@ const char *matrix_host_platform(struct arena *a)
 	if (uname(&u) != 0)
 		return "linux_x86_64";
 	return arena_printf(a, "linux_%s", u.machine);
-}
-
-char *matrix_arch_name(struct arena *a, const struct arch *ar, bool ptx)
-{
-	return arena_printf(a, "%s_%d%d%s", ptx ? "compute" : "sm", ar->major, ar->minor,
-	                    ar->suffix == 'a'   ? "a"
-	                    : ar->suffix == 'f' ? "f"
-	                                        : "");
 }
 
 static char *nodot(struct arena *a, const char *s)
@@ -152,7 +144,7 @@ static void filter_archs(struct arena *a, const struct config *cfg, struct toolk
 			tp->dropped[tp->n_dropped].arch = *ar;
 			tp->dropped[tp->n_dropped].why = arena_printf(
 			    a, "CUDA %s cannot generate %s (it supports %s)", tp->tk->version,
-			    matrix_arch_name(a, ar, false), range ? range : "no targets");
+			    cuda_arch_name(a, ar, false), range ? range : "no targets");
 			tp->n_dropped++;
 			continue;
 		}
@@ -163,7 +155,7 @@ static void filter_archs(struct arena *a, const struct config *cfg, struct toolk
 			    a,
 			    "CUDA %s cannot generate family targets such as %s (CUDA 12.9 and "
 			    "later can)",
-			    tp->tk->version, matrix_arch_name(a, ar, false));
+			    tp->tk->version, cuda_arch_name(a, ar, false));
 			tp->n_dropped++;
 			continue;
 		}
@@ -173,7 +165,7 @@ static void filter_archs(struct arena *a, const struct config *cfg, struct toolk
 			tp->dropped[tp->n_dropped].arch = *ar;
 			tp->dropped[tp->n_dropped].why =
 			    arena_printf(a, "CUDA %s cannot emit PTX for %s; SASS only",
-			                 tp->tk->version, matrix_arch_name(a, ar, true));
+			                 tp->tk->version, cuda_arch_name(a, ar, true));
 			tp->n_dropped++;
 		}
 		tp->n_archs++;
@@ -322,11 +314,7 @@ static bool ext_kind_any(const struct config *cfg, enum ext_kind k)
 /* Expands "13.*" against the toolkits discovery found; plain versions pass through. */
 static int cmp_minor(const void *x, const void *y)
 {
-	const char *a = *(const char *const *)x, *b = *(const char *const *)y;
-	int am = atoi(a), bm = atoi(b);
-	if (am != bm)
-		return am - bm;
-	return atoi(strchr(a, '.') + 1) - atoi(strchr(b, '.') + 1);
+	return version_dotted_cmp(*(const char *const *)x, *(const char *const *)y);
 }
 
 /* Expands "13.*" against the toolkits discovery found and those cuwheel can provision; plain

@@ -76,7 +76,5 @@ const char *matrix_host_platform(struct arena *a);
 /* Fills the local-version template for a cell ("cu{cuda_nodot}" -> "cu130"). */
 char *matrix_local_label(struct arena *a, const char *tmpl, const char *python, const char *cuda,
                          const char *torch);
-/* Renders an arch as nvcc names it: "sm_90a" (or "compute_90a" when ptx is asked). */
-char *matrix_arch_name(struct arena *a, const struct arch *ar, bool ptx);
 
 #endif

@@ -16,6 +16,8 @@
 
 #include "base/os.h"
 #include "base/strbuf.h"
+#include "standards/version.h"
+#include "standards/wheel_read.h"
 
 
 const char *provision_env(const char *const *env, const char *name)
@@ -25,37 +27,6 @@ const char *provision_env(const char *const *env, const char *name)
 		if (strncmp(env[i], name, n) == 0 && env[i][n] == '=')
 			return env[i] + n + 1;
 	return NULL;
-}
-
-/* Parses "13", "13.1" or "13.1.80" into parts; returns how many (0 when malformed). */
-static int version_parts(const char *v, long parts[], int max)
-{
-	int n = 0;
-	const char *p = v;
-	while (n < max) {
-		if (!isdigit((unsigned char)*p))
-			return 0;
-		char *end;
-		parts[n++] = strtol(p, &end, 10);
-		p = end;
-		if (*p == '\0')
-			return n;
-		if (*p != '.')
-			return 0;
-		p++;
-	}
-	return 0;
-}
-
-/* Compares dotted numeric versions. */
-static int version_cmp(const char *x, const char *y)
-{
-	long a[8] = {0}, b[8] = {0};
-	int na = version_parts(x, a, 8), nb = version_parts(y, b, 8);
-	for (int i = 0; i < 8 && (i < na || i < nb); i++)
-		if (a[i] != b[i])
-			return a[i] < b[i] ? -1 : 1;
-	return 0;
 }
 
 /* True when v is "MAJOR.MINOR.x..." of the given minor ("13.1"). */
@@ -160,7 +131,7 @@ static void strv_from_json(struct arena *a, json_t *arr, struct strv *out)
 
 static int set_cmp(const void *x, const void *y)
 {
-	return version_cmp(((const struct provision_set *)x)->version,
+	return version_dotted_cmp(((const struct provision_set *)x)->version,
 	                   ((const struct provision_set *)y)->version);
 }
 
@@ -197,7 +168,7 @@ static bool debian_from_json(struct arena *a, struct diag *d, const char *path, 
 		const char *comps = jstr(t, "components");
 		json_t *pkgs = json_object_get(t, "packages");
 		long parts[3];
-		if (!ver || version_parts(ver, parts, 3) != 3 || !is_sources_value(suite, " -") ||
+		if (!ver || version_dotted_parts(ver, parts, 3) != 3 || !is_sources_value(suite, " -") ||
 		    !is_sources_value(comps, " -") || !json_is_array(pkgs) ||
 		    json_array_size(pkgs) == 0) {
 			diag_path(d, DIAG_ERROR, path,
@@ -273,7 +244,7 @@ bool provision_lock_load(struct arena *a, struct diag *d, const char *path,
 		const char *ver = jstr(t, "version");
 		json_t *pkgs = json_object_get(t, "packages");
 		long parts[3];
-		if (!ver || version_parts(ver, parts, 3) != 3 || !json_is_array(pkgs) ||
+		if (!ver || version_dotted_parts(ver, parts, 3) != 3 || !json_is_array(pkgs) ||
 		    json_array_size(pkgs) == 0) {
 			diag_path(d, DIAG_ERROR, path,
 			          "toolkits[%zu]: needs a MAJOR.MINOR.PATCH "
@@ -356,7 +327,7 @@ const struct provision_set *provision_resolve(struct arena *a, struct diag *d,
                                               const struct provision_lock *l, const char *version)
 {
 	long parts[3];
-	int n = version_parts(version, parts, 3);
+	int n = version_dotted_parts(version, parts, 3);
 	if (n < 2) {
 		diag_msg(d, DIAG_ERROR,
 		         "'%s' is not a CUDA version (MAJOR.MINOR or "
@@ -374,8 +345,8 @@ const struct provision_set *provision_resolve(struct arena *a, struct diag *d,
 		if (strcmp(s->minor, minor) != 0)
 			continue;
 		strv_push(a, &same_minor, s->version);
-		if (n == 3 ? version_cmp(s->version, version) == 0
-		           : (!best || version_cmp(s->version, best->version) > 0))
+		if (n == 3 ? version_dotted_cmp(s->version, version) == 0
+		           : (!best || version_dotted_cmp(s->version, best->version) > 0))
 			best = s;
 	}
 	if (best)
@@ -401,7 +372,7 @@ const struct provision_set *provision_resolve(struct arena *a, struct diag *d,
 	const struct provision_gap *same_major = NULL;
 	for (size_t i = 0; i < l->n_gaps; i++) {
 		long gp[2];
-		if (version_parts(l->gaps[i].minor, gp, 2) == 2 && gp[0] == parts[0]) {
+		if (version_dotted_parts(l->gaps[i].minor, gp, 2) == 2 && gp[0] == parts[0]) {
 			strv_push(a, &gap_minors, l->gaps[i].minor);
 			same_major = &l->gaps[i];
 		}
@@ -452,8 +423,8 @@ const char *provision_python(struct arena *a, const char *const *env)
 	for (size_t i = 0; i < vers.n; i++) {
 		char *cand = arena_printf(a, "%s/%s/bin/python3", dir, vers.v[i]);
 		long parts[3];
-		if (version_parts(vers.v[i], parts, 3) == 3 && os_is_exec(cand) &&
-		    (!newest || version_cmp(vers.v[i], newest) > 0))
+		if (version_dotted_parts(vers.v[i], parts, 3) == 3 && os_is_exec(cand) &&
+		    (!newest || version_dotted_cmp(vers.v[i], newest) > 0))
 			newest = vers.v[i];
 	}
 	return newest ? arena_printf(a, "%s/%s/bin/python3", dir, newest) : NULL;
@@ -674,7 +645,7 @@ static uint64_t tree_size(struct arena *a, const char *path)
 static int installed_cmp(const void *x, const void *y)
 {
 	const struct provision_installed *p = x, *q = y;
-	return version_cmp(q->version, p->version);
+	return version_dotted_cmp(q->version, p->version);
 }
 
 bool provision_list(struct arena *a, struct diag *d, const char *cache_dir,
@@ -733,7 +704,7 @@ bool provision_remove(struct arena *a, struct diag *d, const char *cache_dir, co
                       const char **removed)
 {
 	long parts[3];
-	int np = version_parts(version, parts, 3);
+	int np = version_dotted_parts(version, parts, 3);
 	if (np < 2) {
 		diag_msg(d, DIAG_ERROR,
 		         "'%s' is not a CUDA version (MAJOR.MINOR or "

@@ -2,10 +2,12 @@
  * --require-arch list. */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "packager/audit_int.h"
 
@@ -60,6 +62,17 @@ bool audit_wheel(struct arena *a, struct diag *d, const char *wheel_path,
 {
 	static const struct audit_opts none = {0};
 	memset(out, 0, sizeof *out);
+	/* Tests count the audits a command runs: one line per audit, appended. */
+	const char *trace = getenv("CUWHEEL_AUDIT_TRACE");
+	if (trace && *trace) {
+		int fd = open(trace, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			char *line = arena_printf(a, "%s\n", wheel_path);
+			ssize_t w = write(fd, line, strlen(line));
+			(void)w;
+			close(fd);
+		}
+	}
 	struct audit_ctx c = {.a = a, .opts = opts ? opts : &none, .r = out, .path = wheel_path};
 	const char *slash = strrchr(wheel_path, '/');
 	out->wheel = arena_strdup(a, slash ? slash + 1 : wheel_path);
@@ -103,81 +116,4 @@ bool audit_wheel(struct arena *a, struct diag *d, const char *wheel_path,
 	zip_reader_close(&c.zr);
 	out->ok = out->errors == 0 && !(c.opts->strict && out->warnings > 0);
 	return out->ok;
-}
-
-/* One entry: "75", "7.5", "sm_75", "90a", "9.0a", "120+PTX", "compute_90" (PTX only). */
-static bool parse_one(const char *s, struct arch *out)
-{
-	memset(out, 0, sizeof *out);
-	bool ptx_only = false;
-	if (strncmp(s, "sm_", 3) == 0)
-		s += 3;
-	else if (strncmp(s, "compute_", 8) == 0) {
-		s += 8;
-		ptx_only = true;
-	}
-	if (!isdigit((unsigned char)*s))
-		return false;
-	char *end;
-	long v = strtol(s, &end, 10);
-	if (*end == '.') {
-		if (!isdigit((unsigned char)end[1]) || v > 99)
-			return false;
-		out->major = (int)v;
-		out->minor = (int)strtol(end + 1, &end, 10);
-		if (out->minor > 9)
-			return false;
-	} else {
-		if (v < 10 || v > 999)
-			return false;
-		out->major = (int)(v / 10);
-		out->minor = (int)(v % 10);
-	}
-	if (*end == 'a' || *end == 'f')
-		out->suffix = *end++;
-	if (strcmp(end, "+PTX") == 0 || strcmp(end, "+ptx") == 0)
-		out->ptx = true;
-	else if (*end)
-		return false;
-	if (ptx_only)
-		return false; /* compute_XY alone: PTX without SASS is written XY+PTX here */
-	return true;
-}
-
-bool audit_parse_archs(struct arena *a, const char *text, struct arch **out, size_t *n,
-                       const char **err)
-{
-	*out = NULL;
-	*n = 0;
-	size_t cap = 0;
-	const char *p = text;
-	while (*p) {
-		while (*p == ',' || *p == ';' || *p == ' ')
-			p++;
-		if (!*p)
-			break;
-		size_t len = strcspn(p, ",; ");
-		char *tok = arena_strndup(a, p, len);
-		struct arch ar;
-		if (!parse_one(tok, &ar)) {
-			*err =
-			    arena_printf(a,
-			                 "'%s' is not a CUDA architecture (write 75, 8.6, 90a or "
-			                 "120+PTX)",
-			                 tok);
-			return false;
-		}
-		if (*n == cap) {
-			size_t nc = cap ? cap * 2 : 8;
-			*out = arena_realloc(a, *out, cap, nc, sizeof **out);
-			cap = nc;
-		}
-		(*out)[(*n)++] = ar;
-		p += len;
-	}
-	if (!*n) {
-		*err = "the architecture list is empty";
-		return false;
-	}
-	return true;
 }

@@ -7,9 +7,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <jansson.h>
+
 #include "base/arena.h"
 #include "base/diag.h"
-#include "matrix/config.h"
+#include "standards/cuda_arch.h"
 
 enum audit_level {
 	AUDIT_ERROR,
@@ -79,10 +81,11 @@ struct audit_result {
  * cannot be opened) are findings too, and are also reported on d. */
 bool audit_wheel(struct arena *a, struct diag *d, const char *wheel_path,
                  const struct audit_opts *opts, struct audit_result *out);
-/* Parses a list of CUDA architectures as --require-arch takes them: "75,80,90a,120+PTX",
- * TORCH_CUDA_ARCH_LIST spellings ("7.5;8.6+PTX", "sm_90a") too. False + *err (arena string). */
-bool audit_parse_archs(struct arena *a, const char *text, struct arch **out, size_t *n,
-                       const char **err);
+/* Returns one result as a JSON object (the keys audit_results_json writes); json_decref it. */
+json_t *audit_result_to_json(const struct audit_result *r);
+/* Reads back what audit_result_to_json wrote (strings copied into the arena). Returns false
+ * when o is not such an object. */
+bool audit_result_from_json(struct arena *a, const json_t *o, struct audit_result *out);
 /* Renders results as JSON text (an array of objects with stable keys); never NULL. */
 char *audit_results_json(struct arena *a, const struct audit_result *r, size_t n);
 /* Returns "error", "warning" or "note". */

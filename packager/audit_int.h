@@ -9,8 +9,8 @@
 #include "packager/audit.h"
 #include "packager/elf.h"
 #include "packager/pe.h"
-#include "packager/tags.h"
-#include "packager/wheel_read.h"
+#include "standards/tags.h"
+#include "standards/wheel_read.h"
 
 /* One member with what the audit learned about it. */
 struct audit_member {

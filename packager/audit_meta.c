@@ -6,10 +6,10 @@
 #include <strings.h>
 
 #include "packager/audit_int.h"
-#include "packager/entry_points.h"
-#include "packager/metadata.h"
-#include "packager/record.h"
-#include "packager/version.h"
+#include "standards/entry_points.h"
+#include "standards/metadata.h"
+#include "standards/record.h"
+#include "standards/version.h"
 
 /* Reads a member through the hardened reader; its complaints become findings. */
 static void capture(void *user, const struct diag_msg *m)

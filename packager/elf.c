@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "packager/elf.h"
+#include "standards/cuda_arch.h"
 
 #ifndef EM_LOONGARCH
 #define EM_LOONGARCH 258
@@ -148,9 +149,8 @@ done:
 
 char *elf_cubin_name(struct arena *a, const struct elf_cubin *c)
 {
-	if (c->suffix)
-		return arena_printf(a, "%s_%d%c", c->ptx ? "compute" : "sm", c->arch, c->suffix);
-	return arena_printf(a, "%s_%d", c->ptx ? "compute" : "sm", c->arch);
+	struct arch ar = {.major = c->arch / 10, .minor = c->arch % 10, .suffix = c->suffix};
+	return cuda_arch_name(a, &ar, c->ptx);
 }
 
 static void split_path(struct arena *a, struct strv *sv, const char *s)

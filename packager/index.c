@@ -15,10 +15,10 @@
 
 #include "base/os.h"
 #include "base/strbuf.h"
-#include "packager/metadata.h"
-#include "packager/tags.h"
-#include "packager/version.h"
-#include "packager/wheel_read.h"
+#include "standards/metadata.h"
+#include "standards/tags.h"
+#include "standards/version.h"
+#include "standards/wheel_read.h"
 
 /* Marks a directory as written by cuwheel index, so replacing it never removes anything else. */
 #define INDEX_MARKER ".cuwheel-index"

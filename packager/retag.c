@@ -10,10 +10,10 @@
 #include <zip.h>
 
 #include "base/os.h"
-#include "packager/metadata.h"
-#include "packager/record.h"
-#include "packager/tags.h"
-#include "packager/version.h"
+#include "standards/metadata.h"
+#include "standards/record.h"
+#include "standards/tags.h"
+#include "standards/version.h"
 #include "packager/wheel.h"
 
 enum { RT_META_MAX = 64 << 20 };

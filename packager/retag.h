@@ -6,7 +6,7 @@
 
 #include "base/arena.h"
 #include "base/diag.h"
-#include "packager/wheel_read.h"
+#include "standards/wheel_read.h"
 
 struct retag_opts {
 	const char *local;    /* new local label (normalised here); NULL: keep */

@@ -8,10 +8,10 @@
 #include <time.h>
 
 #include "base/os.h"
-#include "packager/metadata.h"
-#include "packager/tags.h"
-#include "packager/version.h"
-#include "packager/wheel_read.h"
+#include "standards/metadata.h"
+#include "standards/tags.h"
+#include "standards/version.h"
+#include "standards/wheel_read.h"
 
 struct pk_file {
 	const char *name; /* archive name */

@@ -7,7 +7,7 @@
 
 #include "base/arena.h"
 #include "base/diag.h"
-#include "matrix/config.h"
+#include "standards/project.h"
 
 /* The default timestamp of every member when SOURCE_DATE_EPOCH is not given: 1980-01-01. */
 #define WHEEL_EPOCH_DEFAULT INT64_C(315532800)

@@ -18,7 +18,7 @@
 #include <zlib.h>
 
 #include "base/os.h"
-#include "packager/record.h"
+#include "standards/record.h"
 
 /* Members larger than one chunk are deflated in 1 MiB chunks on several threads; each chunk
  * is primed with the 32 KiB before it and ends on a byte-aligned sync flush, so the chunks

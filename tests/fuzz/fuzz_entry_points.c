@@ -1,4 +1,4 @@
-/* fuzz_entry_points.c: libFuzzer target for the entry-points rules (packager/entry_points.c):
+/* fuzz_entry_points.c: libFuzzer target for the entry-points rules (standards/entry_points.c):
  * any entry_points.txt is judged without a crash or sanitizer report; one that is accepted has
  * no control byte, one [group] header per group, and every entry line "name = ref" inside a
  * group; the single-value checks never crash and refuse line breaks. */
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "base/arena.h"
-#include "packager/entry_points.h"
+#include "standards/entry_points.h"
 
 /* The libFuzzer entry point: returns 0 (inputs are never rejected from the corpus). */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -9,7 +9,7 @@
 
 #include "base/arena.h"
 #include "base/diag.h"
-#include "packager/metadata.h"
+#include "standards/metadata.h"
 
 /* The libFuzzer entry point: returns 0 (inputs are never rejected from the corpus). */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "base/arena.h"
-#include "packager/version.h"
+#include "standards/version.h"
 
 /* The libFuzzer entry point: returns 0 (inputs are never rejected from the corpus). */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -15,7 +15,7 @@
 
 #include "base/arena.h"
 #include "base/diag.h"
-#include "packager/wheel_read.h"
+#include "standards/wheel_read.h"
 
 /* The libFuzzer entry point: returns 0 (inputs are never rejected from the corpus). */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -229,21 +229,21 @@ static void require_arch_lists_parse(void **state)
 	struct arch *a;
 	size_t n;
 	const char *err;
-	assert_true(audit_parse_archs(*state, "75,80,90a,120+PTX", &a, &n, &err));
+	assert_true(cuda_arch_parse_list(*state, "75,80,90a,120+PTX", ARCH_SPELL_NVCC, &a, &n, &err));
 	assert_int_equal(n, 4);
 	assert_int_equal(a[0].major, 7);
 	assert_int_equal(a[0].minor, 5);
 	assert_int_equal(a[2].suffix, 'a');
 	assert_int_equal(a[3].major, 12);
 	assert_true(a[3].ptx);
-	assert_true(audit_parse_archs(*state, "7.5;8.6+PTX sm_100f", &a, &n, &err));
+	assert_true(cuda_arch_parse_list(*state, "7.5;8.6+PTX sm_100f", ARCH_SPELL_NVCC, &a, &n, &err));
 	assert_int_equal(n, 3);
 	assert_int_equal(a[1].minor, 6);
 	assert_true(a[1].ptx);
 	assert_int_equal(a[2].suffix, 'f');
-	assert_false(audit_parse_archs(*state, "75,ampere", &a, &n, &err));
+	assert_false(cuda_arch_parse_list(*state, "75,ampere", ARCH_SPELL_NVCC, &a, &n, &err));
 	assert_non_null(strstr(err, "ampere"));
-	assert_false(audit_parse_archs(*state, " , ", &a, &n, &err));
+	assert_false(cuda_arch_parse_list(*state, " , ", ARCH_SPELL_NVCC, &a, &n, &err));
 }
 
 static void missing_wheel_fails_cleanly(void **state)

@@ -9,9 +9,11 @@
 
 #include <cmocka.h>
 
+#include "base/path.h"
 #include "base/strbuf.h"
 #include "matrix/buildgraph.h"
 #include "matrix/matrix.h"
+#include "standards/cuda_arch.h"
 #include "matrix/ninja.h"
 
 static char *path_of(void (*fn)(struct strbuf *, const char *), const char *in)
@@ -109,9 +111,32 @@ static void arch_names_as_nvcc_spells_them(void **state)
 	(void)state;
 	struct arena a = {0};
 	struct arch sm90a = {9, 0, 'a', false}, sm120 = {12, 0, '\0', true};
-	assert_string_equal(matrix_arch_name(&a, &sm90a, false), "sm_90a");
-	assert_string_equal(matrix_arch_name(&a, &sm120, false), "sm_120");
-	assert_string_equal(matrix_arch_name(&a, &sm120, true), "compute_120");
+	assert_string_equal(cuda_arch_name(&a, &sm90a, false), "sm_90a");
+	assert_string_equal(cuda_arch_name(&a, &sm120, false), "sm_120");
+	assert_string_equal(cuda_arch_name(&a, &sm120, true), "compute_120");
+	arena_free(&a);
+}
+
+/* What the build graph passes to the audit (--require-arch) parses back to the same list. */
+static void arch_list_compact_round_trips_through_the_audit_grammar(void **state)
+{
+	(void)state;
+	struct arena a = {0};
+	struct arch *v, *w;
+	size_t n, m;
+	const char *err = NULL;
+	assert_true(cuda_arch_parse_list(&a, "7.5;Ampere;9.0a;10.0f;12.0+PTX", ARCH_SPELL_TORCH, &v,
+					 &n, &err));
+	char *compact = cuda_arch_list_compact(&a, v, n);
+	assert_string_equal(compact, "75,80,86+PTX,90a,100f,120+PTX");
+	assert_true(cuda_arch_parse_list(&a, compact, ARCH_SPELL_NVCC, &w, &m, &err));
+	assert_int_equal(m, n);
+	assert_memory_equal(v, w, n * sizeof(*v));
+	/* The config does not take the compact spelling; the audit does not take names. */
+	assert_false(cuda_arch_parse_list(&a, "86", ARCH_SPELL_TORCH, &w, &m, &err));
+	assert_false(cuda_arch_parse_list(&a, "Ampere", ARCH_SPELL_NVCC, &w, &m, &err));
+	assert_false(cuda_arch_parse_list(&a, "86a", ARCH_SPELL_NVCC, &w, &m, &err));
+	assert_non_null(strstr(err, "'a' targets start at 9.0a"));
 	arena_free(&a);
 }
 
@@ -126,6 +151,7 @@ int main(void)
 	    cmocka_unit_test(limited_api_from_the_abi3_baseline),
 	    cmocka_unit_test(local_label_template_fields),
 	    cmocka_unit_test(arch_names_as_nvcc_spells_them),
+	    cmocka_unit_test(arch_list_compact_round_trips_through_the_audit_grammar),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

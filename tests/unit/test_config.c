@@ -97,11 +97,11 @@ static void test_archs_named_lists_expand_like_torch(void **state)
 	struct arch *v;
 	size_t n;
 	const char *err = NULL;
-	assert_true(config_parse_archs(&f->a, "Ampere", &v, &n, &err));
+	assert_true(cuda_arch_parse_list(&f->a, "Ampere", ARCH_SPELL_TORCH, &v, &n, &err));
 	assert_int_equal(n, 2);
 	expect_arch(&v[0], 8, 0, '\0', false);
 	expect_arch(&v[1], 8, 6, '\0', true);
-	assert_true(config_parse_archs(&f->a, "Turing;Hopper", &v, &n, &err));
+	assert_true(cuda_arch_parse_list(&f->a, "Turing;Hopper", ARCH_SPELL_TORCH, &v, &n, &err));
 	assert_int_equal(n, 2);
 	expect_arch(&v[0], 7, 5, '\0', true);
 	expect_arch(&v[1], 9, 0, '\0', true);
@@ -113,7 +113,7 @@ static void test_archs_separators_suffixes_and_ptx(void **state)
 	struct arch *v;
 	size_t n;
 	const char *err = NULL;
-	assert_true(config_parse_archs(&f->a, " 7.5;8.6, 9.0a  10.0f;12.0+PTX ;", &v, &n, &err));
+	assert_true(cuda_arch_parse_list(&f->a, " 7.5;8.6, 9.0a  10.0f;12.0+PTX ;", ARCH_SPELL_TORCH, &v, &n, &err));
 	assert_int_equal(n, 5);
 	expect_arch(&v[0], 7, 5, '\0', false);
 	expect_arch(&v[1], 8, 6, '\0', false);
@@ -121,11 +121,11 @@ static void test_archs_separators_suffixes_and_ptx(void **state)
 	expect_arch(&v[3], 10, 0, 'f', false);
 	expect_arch(&v[4], 12, 0, '\0', true);
 	/* lower-case +ptx, and a repeat merges into one entry that keeps PTX */
-	assert_true(config_parse_archs(&f->a, "8.6;8.6+ptx", &v, &n, &err));
+	assert_true(cuda_arch_parse_list(&f->a, "8.6;8.6+ptx", ARCH_SPELL_TORCH, &v, &n, &err));
 	assert_int_equal(n, 1);
 	expect_arch(&v[0], 8, 6, '\0', true);
 	/* 9.0 and 9.0a are different targets */
-	assert_true(config_parse_archs(&f->a, "9.0;9.0a", &v, &n, &err));
+	assert_true(cuda_arch_parse_list(&f->a, "9.0;9.0a", ARCH_SPELL_TORCH, &v, &n, &err));
 	assert_int_equal(n, 2);
 }
 
@@ -149,7 +149,7 @@ static void test_archs_errors_say_what_is_wrong(void **state)
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
 		const char *err = NULL;
-		if (config_parse_archs(&f->a, bad[i].in, &v, &n, &err))
+		if (cuda_arch_parse_list(&f->a, bad[i].in, ARCH_SPELL_TORCH, &v, &n, &err))
 			fail_msg("'%s' accepted", bad[i].in);
 		assert_non_null(err);
 		if (!strstr(err, bad[i].msg))

@@ -7,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include "packager/metadata.h"
+#include "standards/metadata.h"
 
 static struct str_pair pairs_urls[] = {{"Homepage", "https://example.com"},
                                        {"Bug Tracker", "https://example.com/issues"}};

@@ -8,7 +8,7 @@
 #include <cmocka.h>
 #include <openssl/evp.h>
 
-#include "packager/record.h"
+#include "standards/record.h"
 
 static void sha(const char *s, unsigned char md[32])
 {

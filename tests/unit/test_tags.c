@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "packager/tags.h"
+#include "standards/tags.h"
 
 #define N_OF(arr) (sizeof(arr) / sizeof((arr)[0]))
 

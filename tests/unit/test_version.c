@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "packager/version.h"
+#include "standards/version.h"
 
 #define N_OF(arr) (sizeof(arr) / sizeof((arr)[0]))
 
@@ -371,6 +371,21 @@ static void test_satisfies_specifier_sets(void **state)
 	}
 }
 
+static void test_dotted_versions_order_numerically(void **state)
+{
+	(void)state;
+	assert_true(version_dotted_cmp("13.0.88", "12.9.1") > 0);
+	assert_true(version_dotted_cmp("12.9.1", "12.9") > 0);
+	assert_int_equal(version_dotted_cmp("12.9", "12.9.0"), 0);
+	assert_true(version_dotted_cmp("13.10", "13.9") > 0);
+	assert_true(version_dotted_cmp("3.9", "3.13") < 0);
+	long p[3];
+	assert_int_equal(version_dotted_parts("13.1.80", p, 3), 3);
+	assert_int_equal(p[2], 80);
+	assert_int_equal(version_dotted_parts("13.1.80.1", p, 3), 0);
+	assert_int_equal(version_dotted_parts("13.x", p, 3), 0);
+}
+
 static void test_reject_malformed_specifiers(void **state)
 {
 	static const char *const bad[] = {
@@ -399,6 +414,7 @@ int main(void)
 	    cmocka_unit_test(test_is_canonical),
 	    cmocka_unit_test(test_satisfies_specifier_sets),
 	    cmocka_unit_test(test_reject_malformed_specifiers),
+	    cmocka_unit_test(test_dotted_versions_order_numerically),
 	};
 	return cmocka_run_group_tests(tests, setup_arena, teardown_arena);
 }

@@ -16,9 +16,9 @@
 #include <zip.h>
 
 #include "base/os.h"
-#include "packager/record.h"
+#include "standards/record.h"
 #include "packager/wheel.h"
-#include "packager/wheel_read.h"
+#include "standards/wheel_read.h"
 
 struct fx {
 	struct arena a;

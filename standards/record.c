@@ -1,5 +1,5 @@
 /* record.c: RECORD rows: urlsafe-base64 sha256 without padding, CSV rendering and parsing. */
-#include "packager/record.h"
+#include "standards/record.h"
 
 #include <stdio.h>
 #include <stdlib.h>

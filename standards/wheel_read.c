@@ -1,6 +1,6 @@
 /* wheel_read.c: the hardened zip reader (libzip + a raw look at the central directory for the
  * flag bits libzip does not expose) and extraction that never leaves its destination. */
-#include "packager/wheel_read.h"
+#include "standards/wheel_read.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,7 +14,7 @@
 #include <zip.h>
 
 #include "base/os.h"
-#include "packager/record.h"
+#include "standards/record.h"
 
 void extract_limits_default(struct extract_limits *l)
 {

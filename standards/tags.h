@@ -1,7 +1,7 @@
 /* tags.h: project names (PEP 503/508), wheel file names (PEP 427) and platform tags (PEP 425/600).
  */
-#ifndef CUWHEEL_PACKAGER_TAGS_H
-#define CUWHEEL_PACKAGER_TAGS_H
+#ifndef CUWHEEL_STANDARDS_TAGS_H
+#define CUWHEEL_STANDARDS_TAGS_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,5 +1,5 @@
 /* metadata.c: renders METADATA 2.4, WHEEL and entry_points.txt from the project model. */
-#include "packager/metadata.h"
+#include "standards/metadata.h"
 
 #include <ctype.h>
 #include <string.h>

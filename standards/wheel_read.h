@@ -1,6 +1,6 @@
 /* wheel_read.h: a zip/wheel reader hardened against hostile archives, and safe extraction. */
-#ifndef CUWHEEL_PACKAGER_WHEEL_READ_H
-#define CUWHEEL_PACKAGER_WHEEL_READ_H
+#ifndef CUWHEEL_STANDARDS_WHEEL_READ_H
+#define CUWHEEL_STANDARDS_WHEEL_READ_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -2,7 +2,7 @@
  * entry-points specification, and entry_points.txt files read by the same rules. A wheel that
  * breaks them installs broken: pip writes a script named by a line break, or reads a smuggled
  * "[console_scripts]" section. */
-#include "packager/entry_points.h"
+#include "standards/entry_points.h"
 
 #include <ctype.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* version.h: PEP 440 versions: parsing every permitted spelling, normalising, ordering, specifiers.
  */
-#ifndef CUWHEEL_PACKAGER_VERSION_H
-#define CUWHEEL_PACKAGER_VERSION_H
+#ifndef CUWHEEL_STANDARDS_VERSION_H
+#define CUWHEEL_STANDARDS_VERSION_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -41,5 +41,14 @@ bool pep440_satisfies(struct arena *a, const struct pep440 *v, const char *speci
                       const char **err);
 /* Returns true when s is a PEP 440 version already in canonical normalised form. */
 bool pep440_is_canonical(struct arena *a, const char *s);
+
+/* Dotted numeric versions as toolkits and Pythons write them ("13.0.88", "3.12"): not PEP 440. */
+/* Splits "13.0.88" into parts; returns their count, or 0 when v is not only digits and dots or
+ * has more than max parts. */
+int version_dotted_parts(const char *v, long parts[], int max);
+/* Orders dotted versions numerically, part by part, a missing part counting as 0 ("13.0.88" >
+ * "12.9.1" > "12.9" == "12.9.0"); the comparison stops at the first part that is not a number.
+ * Returns <0, 0 or >0. */
+int version_dotted_cmp(const char *x, const char *y);
 
 #endif

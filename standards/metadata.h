@@ -1,14 +1,14 @@
 /* metadata.h: the .dist-info text files: METADATA 2.4, WHEEL and entry_points.txt. */
-#ifndef CUWHEEL_PACKAGER_METADATA_H
-#define CUWHEEL_PACKAGER_METADATA_H
+#ifndef CUWHEEL_STANDARDS_METADATA_H
+#define CUWHEEL_STANDARDS_METADATA_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "base/arena.h"
 #include "base/diag.h"
-#include "matrix/config.h"
-#include "packager/tags.h"
+#include "standards/project.h"
+#include "standards/tags.h"
 
 /* Renders METADATA (Metadata-Version 2.4) for m with the full version `version` (local label
  * included): every PEP 621 field, the readme as the body. Returns NULL + diagnostic naming

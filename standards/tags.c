@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "base/strbuf.h"
-#include "packager/tags.h"
-#include "packager/version.h"
+#include "standards/tags.h"
+#include "standards/version.h"
 
 static bool is_name_sep(char c)
 {

@@ -1,7 +1,7 @@
 /* wheeltest.c: `cuwheel test`'s engine: which Pythons a wheel runs on, and per (wheel, Python) a
  * fresh venv, pip install, and the project's test command, several pairs at once. */
 #define _GNU_SOURCE /* confstr(_CS_GNU_LIBC_VERSION) */
-#include "packager/wheeltest.h"
+#include "cli/wheeltest.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -14,7 +14,7 @@
 
 #include "base/os.h"
 #include "base/strbuf.h"
-#include "packager/tags.h"
+#include "standards/tags.h"
 
 const char *wheeltest_result_name(enum wheeltest_result r)
 {

@@ -1,6 +1,6 @@
 /* record.h: RECORD files (PEP 376/627): urlsafe-base64 sha256 rows, rendering and parsing. */
-#ifndef CUWHEEL_PACKAGER_RECORD_H
-#define CUWHEEL_PACKAGER_RECORD_H
+#ifndef CUWHEEL_STANDARDS_RECORD_H
+#define CUWHEEL_STANDARDS_RECORD_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,7 +1,7 @@
 /* wheeltest.h: installs wheels into fresh venvs of the matching Pythons and runs the project's
  * test command there, several (wheel, Python) pairs at once. */
-#ifndef CUWHEEL_PACKAGER_WHEELTEST_H
-#define CUWHEEL_PACKAGER_WHEELTEST_H
+#ifndef CUWHEEL_CLI_WHEELTEST_H
+#define CUWHEEL_CLI_WHEELTEST_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -6,7 +6,7 @@
 #include <strings.h>
 
 #include "base/strbuf.h"
-#include "packager/version.h"
+#include "standards/version.h"
 
 /* A cursor over the text being parsed; matching is case-insensitive like PEP 440's regex. */
 struct scan {
@@ -526,4 +526,37 @@ bool pep440_satisfies(struct arena *a, const struct pep440 *v, const char *speci
 		p += n + 1;
 	}
 	return all;
+}
+
+int version_dotted_parts(const char *v, long parts[], int max)
+{
+	int n = 0;
+	const char *p = v;
+	while (n < max) {
+		if (!isdigit((unsigned char)*p))
+			return 0;
+		char *end;
+		parts[n++] = strtol(p, &end, 10);
+		p = end;
+		if (*p == '\0')
+			return n;
+		if (*p != '.')
+			return 0;
+		p++;
+	}
+	return 0;
+}
+
+int version_dotted_cmp(const char *x, const char *y)
+{
+	while (isdigit((unsigned char)*x) || isdigit((unsigned char)*y)) {
+		char *ex, *ey;
+		long a = isdigit((unsigned char)*x) ? strtol(x, &ex, 10) : (ex = (char *)x, 0);
+		long b = isdigit((unsigned char)*y) ? strtol(y, &ey, 10) : (ey = (char *)y, 0);
+		if (a != b)
+			return a < b ? -1 : 1;
+		x = ex + (*ex == '.');
+		y = ey + (*ey == '.');
+	}
+	return 0;
 }

@@ -1,0 +1,105 @@
+"""The folders of the product (base, standards, matrix, packager, ci, cli) form a graph without
+a cycle: the graph is derived from the #include lines of every .c and .h file, a depth-first
+search fails on a back edge, and every edge must be one that CMakeLists.txt allows the folder's
+library (cuwheel_area(NAME USES ...)), so that the build, this test and the README's design
+section describe the same graph. Prints the graph it found."""
+import os
+import re
+import sys
+
+ROOT = os.environ.get("CUWHEEL_SOURCE_DIR") or os.getcwd()
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/[^"]+"', re.M)
+
+
+def allowed_uses():
+    text = open(os.path.join(ROOT, "CMakeLists.txt")).read()
+    uses = {}
+    for m in re.finditer(r"^cuwheel_area\((\w+)(.*?)\)\s*$", text, re.M | re.S):
+        args = m[2].split()
+        deps = []
+        if "USES" in args:
+            for a in args[args.index("USES") + 1:]:
+                if a.isupper():
+                    break
+                deps.append(a)
+        uses[m[1]] = set(deps)
+    return uses
+
+
+def include_graph(folders):
+    edges = {f: {} for f in folders}  # folder -> {folder it includes: first file:line}
+    for f in folders:
+        for name in sorted(os.listdir(os.path.join(ROOT, f))):
+            if not name.endswith((".c", ".h")):
+                continue
+            path = os.path.join(ROOT, f, name)
+            text = open(path, encoding="utf-8").read()
+            for m in INCLUDE.finditer(text):
+                to = m[1]
+                if to != f and to in folders:
+                    line = text.count("\n", 0, m.start()) + 1
+                    edges[f].setdefault(to, f"{f}/{name}:{line}")
+    return edges
+
+
+def back_edges(edges):
+    """Depth-first search; an edge to a folder still on the stack closes a cycle."""
+    state, found = {}, []
+
+    def visit(n, stack):
+        state[n] = "open"
+        for m in sorted(edges[n]):
+            if state.get(m) == "open":
+                found.append((n, m, stack[stack.index(m):] + [m]))
+            elif m not in state:
+                visit(m, stack + [m])
+        state[n] = "done"
+
+    for n in sorted(edges):
+        if n not in state:
+            visit(n, [n])
+    return found
+
+
+def main():
+    uses = allowed_uses()
+    if not uses:
+        print("FAIL: no cuwheel_area(...) in CMakeLists.txt", file=sys.stderr)
+        return 1
+    folders = sorted(uses)
+    edges = include_graph(folders)
+    ok = True
+    for f in folders:
+        print(f"{f:>9} -> {', '.join(sorted(edges[f])) or '(nothing)'}")
+    for n, m, cycle in back_edges(edges):
+        ok = False
+        print(f"FAIL: back edge {n} -> {m} ({edges[n][m]}): the cycle "
+              f"{' -> '.join(cycle)}", file=sys.stderr)
+    for f in folders:
+        for to, where in sorted(edges[f].items()):
+            if to not in uses[f]:
+                ok = False
+                print(f"FAIL: {where} includes {to}/, which CMakeLists.txt does not let "
+                      f"{f}/ use (cuwheel_area({f} USES {' '.join(sorted(uses[f]))}))",
+                      file=sys.stderr)
+    # The README draws the same graph: every allowed edge appears in its design section.
+    readme = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
+    m = re.search(r"<!-- folder-graph -->\n(.*?)<!-- /folder-graph -->", readme, re.S)
+    if not m:
+        ok = False
+        print("FAIL: README.md has no <!-- folder-graph --> block", file=sys.stderr)
+    else:
+        drawn = set(re.findall(r"^\s*(\w+)\s+->\s+(.+?)\s*$", m[1], re.M))
+        drawn = {(a, b.strip()) for a, bs in drawn for b in bs.split(",")}
+        want = {(f, d) for f in folders for d in uses[f]}
+        if drawn != want:
+            ok = False
+            print(f"FAIL: README's folder graph differs from CMakeLists.txt: missing "
+                  f"{sorted(want - drawn)}, extra {sorted(drawn - want)}", file=sys.stderr)
+    if ok:
+        print("ok: no back edge; every include is an edge CMakeLists.txt allows; README agrees")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

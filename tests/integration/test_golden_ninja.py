@@ -1,0 +1,177 @@
+"""Golden files for build.ninja: `cuwheel build -n` on tinyraster, tinyraster with rdc = true,
+tinyraster with cudart = "shared" and examples/torchext writes exactly the build.ninja checked
+in under tests/integration/golden/ninja/, once the machine's paths are replaced by @NAMES@.
+Generated text changes only on purpose: after such a change, rewrite the files with
+
+    python3 tests/integration/test_golden_ninja.py --update
+
+and review the diff. What is normalised: the temporary project directory (@PROJECT@), the
+cuwheel binary (@CUWHEEL@), each toolkit root (@CUDA_13.0@), each interpreter and its prefix
+(@PYTHON_3.12@, @PYPREFIX_3.12@, a venv's
+@PYBASE_3.12@), the toolkit's library directory (lib or lib64: @LIBDIR@) and the archive keys (@KEY1@...: they hash the toolkit's patch
+version, which differs between machines). Everything else (rules, flags, edges, order, escaping)
+is compared byte for byte. Exits 77 (skipped) when this machine has no CUDA 13.0 toolkit or not
+the Pythons a case needs; torchext also needs the venvs of examples/torchext/setup-pythons
+($CUWHEEL_TORCH_PYTHONS, default build/torch-pythons)."""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.environ.get("CUWHEEL_SOURCE_DIR") or os.getcwd()
+CUWHEEL = os.path.abspath(os.environ.get("CUWHEEL") or os.path.join(ROOT, "build", "ci", "cuwheel"))
+GOLDEN = os.path.join(ROOT, "tests", "integration", "golden", "ninja")
+TORCH_PYTHONS = os.environ.get("CUWHEEL_TORCH_PYTHONS") or os.path.join(ROOT, "build",
+                                                                         "torch-pythons")
+SKIP = 77
+
+
+def tinyraster(dest):
+    os.makedirs(dest)
+    for name in ("pyproject.toml", "LICENSE", "kernels", "bindings", "python"):
+        src = os.path.join(ROOT, name)
+        (shutil.copytree if os.path.isdir(src) else shutil.copy)(src, os.path.join(dest, name))
+
+
+def edit(dest, old, new):
+    path = os.path.join(dest, "pyproject.toml")
+    text = open(path).read()
+    assert old in text, f"{old!r} not in {path}"
+    open(path, "w").write(text.replace(old, new, 1))
+
+
+def torchext(dest):
+    shutil.copytree(os.path.join(ROOT, "examples", "torchext"), dest)
+    pythons = {v: os.path.join(TORCH_PYTHONS, f"py{v}", "bin", "python") for v in ("3.12", "3.13")}
+    for v, py in pythons.items():
+        if not os.path.exists(py):
+            return f"no torch venv {py} (examples/torchext/setup-pythons makes it)"
+    path = os.path.join(dest, "pyproject.toml")
+    text = open(path).read()
+    text = re.sub(r'(?m)^"(3\.1[23])" = ".*"$', lambda m: f'"{m[1]}" = "{pythons[m[1]]}"', text)
+    open(path, "w").write(text)
+    return None
+
+
+# name -> (make the project, environment overrides)
+CASES = {
+    "tinyraster": (tinyraster, {"CUWHEEL_MATRIX_PYTHON": "3.10,3.12,3.13"}),
+    "tinyraster-rdc": (lambda d: (tinyraster(d), edit(d, 'cudart = "static"',
+                                                      'cudart = "static"\nrdc = true'))[1],
+                       {"CUWHEEL_MATRIX_PYTHON": "3.12"}),
+    "tinyraster-shared-cudart": (tinyraster, {"CUWHEEL_MATRIX_PYTHON": "3.10,3.12",
+                                              "CUWHEEL_CUDART": "shared"}),
+    "torchext": (torchext, {}),
+}
+
+
+def env_for(overrides):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CUWHEEL_")}
+    # nvcc --threads follows the machine's cores unless it is forced.
+    env.update({"CUWHEEL_MATRIX_CUDA": "13.0", "CUWHEEL_CCACHE": "off",
+                "CUWHEEL_NVCC_THREADS": "2", "PYTHONDONTWRITEBYTECODE": "1"})
+    env.update(overrides)
+    return env
+
+
+def normalise(text, proj, plan):
+    subs = {proj: "@PROJECT@", os.path.realpath(CUWHEEL): "@CUWHEEL@"}
+    for tk in plan["toolkits"]:
+        if tk.get("root"):
+            subs.setdefault(tk["root"], f"@CUDA_{tk['cuda']}@")
+    for cell in plan["cells"]:
+        py = cell.get("interpreter")
+        if py:
+            subs.setdefault(py, f"@PYTHON_{cell['python']}@")
+            # A venv's headers are its base interpreter's: both prefixes are the machine's.
+            prefixes = subprocess.run([py, "-c", "import sys; print(sys.prefix); "
+                                       "print(sys.base_prefix)"], capture_output=True,
+                                      text=True).stdout.split()
+            for prefix, tag in zip(prefixes, ("PYPREFIX", "PYBASE")):
+                if prefix not in ("/usr", "/usr/local", "/"):
+                    subs.setdefault(prefix, f"@{tag}_{cell['python']}@")
+    # Longest first, so that a root inside another is replaced by its own name.
+    for old, new in sorted(subs.items(), key=lambda s: -len(s[0])):
+        text = text.replace(old, new)
+    # A toolkit keeps its libraries in lib/ or lib64/ (Debian's, NVIDIA's wheels): its layout.
+    text = re.sub(r"(@CUDA_[0-9.]+@)/lib(?:64)?\b", r"\1/@LIBDIR@", text)
+    keys = {}
+    return re.sub(r"\b(cu\d+)-([0-9a-f]{12})\b",
+                  lambda m: f"{m[1]}-@KEY{keys.setdefault(m[2], len(keys) + 1)}@", text)
+
+
+def generate(name, tmp):
+    make, overrides = CASES[name]
+    proj = os.path.join(tmp, name)
+    why = make(proj)
+    if why:
+        return None, why
+    env = env_for(overrides)
+    p = subprocess.run([CUWHEEL, "plan", "--json"], cwd=proj, env=env, capture_output=True,
+                       text=True)
+    if p.returncode not in (0, 3):
+        return None, f"cuwheel plan failed (exit {p.returncode}):\n{p.stderr}"
+    plan = json.loads(p.stdout)
+    cells = [c for c in plan["cells"] if c["selected"]]
+    if not cells or not all(c["buildable"] for c in cells):
+        why = "; ".join(f"{c['id']}: {c['reason']}" for c in cells if not c["buildable"])
+        return None, f"not every cell can be built here ({why or 'none selected'})"
+    p = subprocess.run([CUWHEEL, "build", "-n"], cwd=proj, env=env, capture_output=True,
+                       text=True)
+    if p.returncode:
+        return None, f"cuwheel build -n failed (exit {p.returncode}):\n{p.stderr}"
+    m = re.search(r"-> (.*build\.ninja)$", p.stdout, re.M)
+    if not m:
+        return None, f"cuwheel build -n did not name its build.ninja:\n{p.stdout}"
+    return normalise(open(m[1]).read(), proj, plan), None
+
+
+def main():
+    update = "--update" in sys.argv[1:]
+    if not os.path.exists(CUWHEEL):
+        print(f"SKIP: no cuwheel binary at {CUWHEEL}")
+        return SKIP
+    failed, skipped, passed = [], [], []
+    with tempfile.TemporaryDirectory(prefix="cuwheel-golden-") as tmp:
+        for name in CASES:
+            text, why = generate(name, os.path.realpath(tmp))
+            golden = os.path.join(GOLDEN, f"{name}.ninja")
+            if text is None:
+                (failed if "failed" in why else skipped).append(name)
+                print(f"{'FAIL' if 'failed' in why else 'SKIP'}: {name}: {why}", file=sys.stderr)
+                continue
+            if update:
+                os.makedirs(GOLDEN, exist_ok=True)
+                with open(golden, "w") as f:
+                    f.write(text)
+                print(f"wrote {os.path.relpath(golden, ROOT)}")
+                continue
+            want = open(golden).read() if os.path.exists(golden) else ""
+            if text == want:
+                passed.append(name)
+                print(f"ok: {name}: build.ninja matches {os.path.relpath(golden, ROOT)}")
+                continue
+            failed.append(name)
+            got = os.path.join(tempfile.gettempdir(), f"cuwheel-golden-{name}.ninja")
+            with open(got, "w") as f:
+                f.write(text)
+            d = subprocess.run(["diff", "-u", golden, got], capture_output=True, text=True)
+            print(f"FAIL: {name}: build.ninja differs from {golden} (written to {got}); "
+                  f"if the change is on purpose: {sys.argv[0]} --update\n{d.stdout[:6000]}",
+                  file=sys.stderr)
+    if failed:
+        return 1
+    if update:
+        return 0
+    if not passed:
+        return SKIP
+    if skipped:
+        print(f"note: skipped here: {', '.join(skipped)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,97 @@
+/* test_ninja_log.c: the one .ninja_log reader: the latest entry of every output across runs,
+ * the entries of the last run, a missing log, and lines that are not entries. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "base/os.h"
+#include "cli/ninja_log.h"
+
+/* Two runs: the second starts where end times fall back (300 after 900). */
+static const char LOG[] = "# ninja log v6\n"
+                          "0\t500\t1\tkernels/a.o\tdeadbeef\n"
+                          "10\t900\t1\tcells/x/lib.so\tdeadbeef\n"
+                          "not a line\n"
+                          "0\t300\t2\tkernels/a.o\tdeadbeef\n"
+                          "5\t400\t2\tcells/y/my dir/w.whl\tdeadbeef\n";
+
+static char *make_dir(struct arena *a, const char *text)
+{
+	char *dir = arena_strdup(a, "/tmp/cuwheel-ninja-log-XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	if (text) {
+		struct diag d = {0};
+		assert_true(
+		    os_write_atomic(&d, os_join(a, dir, ".ninja_log"), text, strlen(text), 0644));
+	}
+	return dir;
+}
+
+static void latest_keeps_the_last_entry_of_each_output(void **state)
+{
+	(void)state;
+	struct arena a = {0};
+	struct diag d = {0};
+	char *dir = make_dir(&a, LOG);
+	struct ninja_log_entry *v;
+	size_t n;
+	assert_true(ninja_log_read(&a, &d, dir, NINJA_LOG_LATEST, &v, &n));
+	assert_int_equal(n, 3);
+	assert_string_equal(v[0].output, "cells/x/lib.so");
+	assert_string_equal(v[1].output, "kernels/a.o");
+	assert_int_equal(v[1].end_ms, 300);
+	assert_string_equal(v[2].output, "cells/y/my dir/w.whl");
+	struct diag q = {0};
+	os_rm_rf(&q, dir);
+	arena_free(&a);
+}
+
+static void last_run_starts_where_end_times_fall_back(void **state)
+{
+	(void)state;
+	struct arena a = {0};
+	struct diag d = {0};
+	char *dir = make_dir(&a, LOG);
+	struct ninja_log_entry *v;
+	size_t n;
+	assert_true(ninja_log_read(&a, &d, dir, NINJA_LOG_LAST_RUN, &v, &n));
+	assert_int_equal(n, 2);
+	assert_string_equal(v[0].output, "kernels/a.o");
+	assert_int_equal(v[0].start_ms, 0);
+	assert_int_equal(v[1].end_ms, 400);
+	struct diag q = {0};
+	os_rm_rf(&q, dir);
+	arena_free(&a);
+}
+
+static void missing_log_is_empty(void **state)
+{
+	(void)state;
+	struct arena a = {0};
+	struct diag d = {0};
+	char *dir = make_dir(&a, NULL);
+	struct ninja_log_entry *v;
+	size_t n = 7;
+	assert_true(ninja_log_read(&a, &d, dir, NINJA_LOG_LATEST, &v, &n));
+	assert_int_equal(n, 0);
+	struct diag q = {0};
+	os_rm_rf(&q, dir);
+	arena_free(&a);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(latest_keeps_the_last_entry_of_each_output),
+	    cmocka_unit_test(last_run_starts_where_end_times_fall_back),
+	    cmocka_unit_test(missing_log_is_empty),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
