@@ -430,10 +430,23 @@ static void toolkit_env(struct disc *x, const char *var)
 		toolkit_try(x, arena_printf(x->a, "$%s=%s", var, v), v, var, NULL);
 }
 
+/* Where two roots hold the same version, the one the user named wins, then a system install,
+ * then cuwheel's own cache: a provisioned root holds only the compiler, the runtime and CCCL,
+ * while a system install also has the libraries' headers (cuBLAS, cuSPARSE...) that a torch
+ * extension's ATen headers include. */
+static int toolkit_rank(const struct toolkit *t)
+{
+	if (strcmp(t->found_by, "explicit") == 0)
+		return 0;
+	return strcmp(t->found_by, "cache") == 0 ? 2 : 1;
+}
+
 static int cmp_toolkit(const void *x, const void *y)
 {
 	const struct toolkit *a = x, *b = y;
 	int c = -version_dotted_cmp(a->version, b->version);
+	if (!c)
+		c = toolkit_rank(a) - toolkit_rank(b);
 	return c ? c : strcmp(a->root, b->root);
 }
 
