@@ -4,6 +4,7 @@ check-jsonschema vendors it, actionlint where it can be installed, shellcheck on
 script) and deterministic; its job graph builds each (OS, toolkit) archive exactly once, covers
 every cell exactly once, ties each wheel job to its toolkit's archive and the index to every
 wheel; --per-cell and --gpu-label variants; cuwheel plan --shard covers each cell once."""
+import difflib
 import fnmatch
 import json
 import os
@@ -15,6 +16,18 @@ import tempfile
 import venv
 
 ROOT = os.getcwd()
+UPDATE = "--update" in sys.argv[1:]  # rewrite the golden files instead of comparing
+GOLDEN = os.path.join(ROOT, "tests", "integration", "golden", "ci")
+# The golden workflows: (file, CUWHEEL_* overrides, options). tinyraster's own matrix with its
+# CUDA glob pinned (a glob expands to what this machine has installed), and the Linux+Windows x
+# 11.8/12.4/12.6/13.0 matrix per toolkit and per cell with GPU tests.
+MIXED = {"CUWHEEL_MATRIX_PLATFORM": "linux_x86_64 win_amd64",
+         "CUWHEEL_MATRIX_CUDA": "11.8 12.4 12.6 13.0"}
+GOLDENS = [
+    ("tinyraster.yml", {"CUWHEEL_MATRIX_CUDA": "13.0"}, ()),
+    ("mixed.yml", MIXED, ()),
+    ("mixed-per-cell-gpu.yml", MIXED, ("--per-cell", "--gpu-label", "gpu,a100")),
+]
 CUWHEEL = os.environ.get("CUWHEEL") or os.path.join(ROOT, "build", "ci", "cuwheel")
 VENV = os.path.join(ROOT, "build", "test-ci-github-venv")
 failures = []
@@ -86,14 +99,15 @@ def fixture(tmp, text_patch):
     return proj
 
 
-def clean_env():
+def clean_env(over=None):
     env = {k: v for k, v in os.environ.items() if not k.startswith("CUWHEEL_")}
     env["CUWHEEL_SOURCE_DIR"] = ROOT
+    env.update(over or {})
     return env
 
 
-def emit(proj, *opts):
-    p = run([CUWHEEL, "-C", proj, "ci", "github", "--stdout", *opts], env=clean_env())
+def emit(proj, *opts, over=None):
+    p = run([CUWHEEL, "-C", proj, "ci", "github", "--stdout", *opts], env=clean_env(over))
     check(p.returncode == 0, f"ci github {' '.join(opts)} exits 0", p.stderr)
     return p.stdout, p.stderr
 
@@ -278,7 +292,29 @@ def check_pins(name, doc):
                 check(u in allowed, f"{name}: {jname} pins {u} to a major version")
 
 
+def goldens():
+    """Each golden workflow is emitted byte for byte as checked in: a change to the emitted
+    text shows as a diff here and is made on purpose (`--update` rewrites the files)."""
+    for fname, over, opts in GOLDENS:
+        text, _ = emit(ROOT, *opts, over=over)
+        path = os.path.join(GOLDEN, fname)
+        if UPDATE:
+            os.makedirs(GOLDEN, exist_ok=True)
+            with open(path, "w") as f:
+                f.write(text)
+            print(f"updated {os.path.relpath(path, ROOT)}")
+            continue
+        want = open(path).read() if os.path.exists(path) else ""
+        diff = "".join(difflib.unified_diff(want.splitlines(True), text.splitlines(True),
+                                            f"golden/{fname}", "emitted", n=2))
+        check(text == want, f"golden {fname}: the emitted workflow is the checked-in one "
+              f"(if the change is meant: {sys.argv[0]} --update)", diff[:6000])
+
+
 def main():
+    goldens()
+    if UPDATE:
+        return
     tmp = tempfile.mkdtemp(prefix="cuwheel-ci-")
     try:
         # 1. tinyraster's own matrix, as this machine expands it.
