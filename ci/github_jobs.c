@@ -69,7 +69,7 @@ static const char *const system_packages =
  * PATH (the venv's python must not be taken for one of the build's Pythons). */
 static const char *const install_cuwheel =
     "for py in python3.12 python3 /opt/python/cp312-cp312/bin/python3; do\n"
-    "  if command -v \"$py\" >/dev/null; then break; fi\n"
+    "  if \"$py\" -c 'import venv' >/dev/null 2>&1; then break; fi\n"
     "done\n"
     "\"$py\" -m venv \"$RUNNER_TEMP/cuwheel-venv\"\n"
     "\"$RUNNER_TEMP/cuwheel-venv/bin/python\" -m pip install -q \"$CUWHEEL_PIP\" ninja\n"
