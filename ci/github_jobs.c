@@ -201,6 +201,12 @@ static const char *host(struct emit *e, const struct leg *l)
 	return *e->image ? l->pi->host : l->pi->runner;
 }
 
+/* The x86_64 Linux runner of a Windows leg's graph and pack jobs. */
+static const char *linux_host(struct emit *e)
+{
+	return *e->image ? "ubuntu-24.04" : "ubuntu-22.04";
+}
+
 static void kernels_job(struct emit *e, const struct leg *l)
 {
 	struct strbuf *sb = &e->sb;
@@ -416,7 +422,7 @@ void gh_windows_leg(struct emit *e, const struct leg *l)
 
 	/* 1. On Linux: the Windows build graph of this leg's cells. */
 	job_open(e, graph, arena_printf(e->a, "Windows build graph CUDA %s", l->cuda),
-	         host(e, l), NULL, *e->image, 30);
+	         linux_host(e), NULL, *e->image, 30);
 	sb_puts(sb, "    steps:\n");
 	linux_setup(e, l, false, NULL);
 	yaml_step(sb, 6, "build.ninja and probe.py for the Windows runner");
@@ -468,7 +474,7 @@ void gh_windows_leg(struct emit *e, const struct leg *l)
 
 	/* 3. On Linux: pack and audit the staged trees into wheels. */
 	const char *needs_build[] = {build, NULL};
-	job_open(e, pack, arena_printf(e->a, "Windows wheels CUDA %s", l->cuda), host(e, l),
+	job_open(e, pack, arena_printf(e->a, "Windows wheels CUDA %s", l->cuda), linux_host(e),
 	         needs_build, *e->image, 30);
 	sb_puts(sb, "    steps:\n");
 	linux_setup(e, l, false, NULL);

@@ -434,6 +434,12 @@ def check_hygiene(name, doc, text, gpu):
                 if "run" in s:
                     check(step_shell(job, s) in ("pwsh", "python", "cmd"),
                           f"{name}: {j}/{s.get('name')} runs without bash (link.exe)")
+        if j.startswith(("wingraph", "winpack")):
+            check(str(job["runs-on"]).startswith("ubuntu-"),
+                  f"{name}: {j} runs on Linux", job["runs-on"])
+        if j.startswith(("winbuild", "wintest")):
+            check(job["runs-on"] == "windows-2022" and "container" not in job,
+                  f"{name}: {j} runs on windows-2022, no container", job["runs-on"])
         if j.startswith("winbuild"):
             names = [s.get("uses", s.get("run", "")).split("@")[0].strip()
                      for s in job["steps"]]
