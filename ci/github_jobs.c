@@ -7,9 +7,22 @@
 #include "ci/github_internal.h"
 #include "ci/yaml.h"
 
-/* Opens job id. needs: job ids (NULL-terminated) or NULL; container: Linux jobs in the image. */
+/* The image a Linux job of leg l runs in, NULL for none: the configured one, for aarch64 legs
+ * with its architecture swapped (manylinux_2_28_x86_64 -> manylinux_2_28_aarch64). */
+static const char *image_for(struct emit *e, const struct leg *l)
+{
+	if (!*e->image)
+		return NULL;
+	const char *x = strstr(e->image, "x86_64");
+	if (l->pi->windows || !x || !strcmp(l->pi->img_arch, "x86_64"))
+		return e->image;
+	return arena_printf(e->a, "%.*s%s%s", (int)(x - e->image), e->image, l->pi->img_arch,
+	                    x + strlen("x86_64"));
+}
+
+/* Opens job id. needs: job ids (NULL-terminated) or NULL; image: the container, or NULL. */
 static void job_open(struct emit *e, const char *id, const char *name, const char *runs_on,
-                     const char *const *needs, bool container, int minutes)
+                     const char *const *needs, const char *image, int minutes)
 {
 	struct strbuf *sb = &e->sb;
 	strv_push(e->a, &e->jobs, id);
@@ -23,11 +36,11 @@ static void job_open(struct emit *e, const char *id, const char *name, const cha
 	}
 	if (runs_on)
 		yaml_kv(sb, 4, "runs-on", runs_on);
-	if (container) {
+	if (image) {
 		/* The hosted runner's unused SDKs are mounted so the first step can delete them:
 		 * the toolkit and the build need the disk. */
 		yaml_key(sb, 4, "container");
-		yaml_kv(sb, 6, "image", e->image);
+		yaml_kv(sb, 6, "image", image);
 		yaml_key(sb, 6, "volumes");
 		yaml_item(sb, 8, "/usr/share/dotnet:/host/usr/share/dotnet");
 		yaml_item(sb, 8, "/opt/ghc:/host/opt/ghc");
@@ -212,7 +225,7 @@ static void kernels_job(struct emit *e, const struct leg *l)
 	struct strbuf *sb = &e->sb;
 	const char *id = arena_printf(e->a, "kernels-%s", l->id);
 	job_open(e, id, arena_printf(e->a, "kernels CUDA %s %s", l->cuda, l->pi->platform),
-	         host(e, l), NULL, *e->image, 180);
+	         host(e, l), NULL, image_for(e, l), 180);
 	leg_env(e, l, NULL);
 	sb_puts(sb, "    steps:\n");
 	linux_setup(e, l, true, gh_pythons(e, l->cells, 1));
@@ -251,7 +264,7 @@ static void wheels_job(struct emit *e, const struct leg *l)
 	job_open(e, id,
 	         per_cell ? "wheels ${{ matrix.cell }}"
 	                  : arena_printf(e->a, "wheels CUDA %s %s", l->cuda, l->pi->platform),
-	         host(e, l), needs, *e->image, 120);
+	         host(e, l), needs, image_for(e, l), 120);
 	if (per_cell) {
 		sb_puts(sb, "    strategy:\n      fail-fast: false\n      matrix:\n        include:\n");
 		for (size_t k = 0; k < l->n; k++) {
@@ -308,7 +321,7 @@ static void test_job(struct emit *e, const struct leg *l)
 	const char *needs[] = {arena_printf(e->a, "wheels-%s", l->id), NULL};
 	job_open(e, arena_printf(e->a, "test-%s", l->id),
 	         arena_printf(e->a, "test CUDA %s %s on a GPU", l->cuda, l->pi->platform), NULL,
-	         needs, false, 60);
+	         needs, NULL, 60);
 	yaml_comment(sb, 4, "A self-hosted runner with an NVIDIA driver new enough for every toolkit");
 	yaml_comment(sb, 4, "and pip access.");
 	gpu_runs_on(e);
@@ -422,7 +435,7 @@ void gh_windows_leg(struct emit *e, const struct leg *l)
 
 	/* 1. On Linux: the Windows build graph of this leg's cells. */
 	job_open(e, graph, arena_printf(e->a, "Windows build graph CUDA %s", l->cuda),
-	         linux_host(e), NULL, *e->image, 30);
+	         linux_host(e), NULL, image_for(e, l), 30);
 	sb_puts(sb, "    steps:\n");
 	linux_setup(e, l, false, NULL);
 	yaml_step(sb, 6, "build.ninja and probe.py for the Windows runner");
@@ -437,7 +450,7 @@ void gh_windows_leg(struct emit *e, const struct leg *l)
 	 * bash: Git's /usr/bin/link would shadow MSVC's link.exe. */
 	const char *needs_graph[] = {graph, NULL};
 	job_open(e, build, arena_printf(e->a, "Windows build CUDA %s", l->cuda), l->pi->runner,
-	         needs_graph, false, 180);
+	         needs_graph, NULL, 180);
 	sb_puts(sb, "    defaults:\n      run:\n        shell: pwsh\n");
 	sb_puts(sb, "    steps:\n");
 	gh_uses(e, 6, CI_ACTION_CHECKOUT, true);
@@ -475,7 +488,7 @@ void gh_windows_leg(struct emit *e, const struct leg *l)
 	/* 3. On Linux: pack and audit the staged trees into wheels. */
 	const char *needs_build[] = {build, NULL};
 	job_open(e, pack, arena_printf(e->a, "Windows wheels CUDA %s", l->cuda), linux_host(e),
-	         needs_build, *e->image, 30);
+	         needs_build, image_for(e, l), 30);
 	sb_puts(sb, "    steps:\n");
 	linux_setup(e, l, false, NULL);
 	download(e, arena_printf(e->a, "winstage-%s", l->id), NULL, "win-out");
@@ -499,7 +512,7 @@ void gh_windows_leg(struct emit *e, const struct leg *l)
 	const char *needs_pack[] = {pack, NULL};
 	job_open(e, arena_printf(e->a, "wintest-%s", l->id),
 	         arena_printf(e->a, "Windows test CUDA %s Python ${{ matrix.python }}", l->cuda),
-	         l->pi->runner, needs_pack, false, 60);
+	         l->pi->runner, needs_pack, NULL, 60);
 	sb_puts(sb, "    strategy:\n      fail-fast: false\n      matrix:\n        python:\n");
 	const char *p = pythons;
 	while (*p) {
@@ -566,7 +579,7 @@ void gh_index_job(struct emit *e)
 	const char **needs = arena_calloc(e->a, e->jobs.n + 1, sizeof(*needs));
 	for (size_t i = 0; i < e->jobs.n; i++)
 		needs[i] = e->jobs.v[i];
-	job_open(e, "index", "index", "ubuntu-24.04", needs, false, 30);
+	job_open(e, "index", "index", "ubuntu-24.04", needs, NULL, 30);
 	yaml_comment(sb, 4, "Whatever the legs did (unless the run was cancelled): what exists is");
 	yaml_comment(sb, 4, "published, and the last step fails the run when a cell is missing.");
 	yaml_kv(sb, 4, "if", "${{ !cancelled() }}");

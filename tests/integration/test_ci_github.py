@@ -502,6 +502,15 @@ def main():
         check(doc["env"]["CUWHEEL_PIP"] == "cuwheel==0.1.0",
               "default: cuwheel==<version> from PyPI unless the config names another")
 
+        # aarch64 legs: the aarch64 image, an arm runner, NVIDIA's sbsa repository.
+        text, _ = emit(ROOT, over={"CUWHEEL_MATRIX_PLATFORM": "linux_aarch64",
+                                   "CUWHEEL_MATRIX_CUDA": "12.4"})
+        k = load(text)["jobs"]["kernels-cu124-linux_aarch64"]
+        check(k["container"]["image"] == "quay.io/pypa/manylinux_2_28_aarch64" and
+              k["runs-on"] == "ubuntu-24.04-arm" and k["env"]["CUDA_ARCH"] == "sbsa" and
+              k["env"]["CUDA_TOOLKIT"] == "rpm",
+              "aarch64: manylinux_2_28_aarch64 on an arm runner, CUDA from rhel8/sbsa", k)
+
         # -o writes the same text atomically (no temp file left beside it).
         out = os.path.join(tmp, "wf", "sub", "wheels.yml")
         p = run([CUWHEEL, "ci", "github", "-o", out], env=clean_env())
