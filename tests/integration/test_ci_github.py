@@ -503,9 +503,9 @@ def main():
               "default: cuwheel==<version> from PyPI unless the config names another")
 
         # aarch64 legs: the aarch64 image, an arm runner, NVIDIA's sbsa repository.
-        text, _ = emit(ROOT, over={"CUWHEEL_MATRIX_PLATFORM": "linux_aarch64",
-                                   "CUWHEEL_MATRIX_CUDA": "12.4"})
-        k = load(text)["jobs"]["kernels-cu124-linux_aarch64"]
+        arm, _ = emit(ROOT, over={"CUWHEEL_MATRIX_PLATFORM": "linux_aarch64",
+                                  "CUWHEEL_MATRIX_CUDA": "12.4"})
+        k = load(arm)["jobs"]["kernels-cu124-linux_aarch64"]
         check(k["container"]["image"] == "quay.io/pypa/manylinux_2_28_aarch64" and
               k["runs-on"] == "ubuntu-24.04-arm" and k["env"]["CUDA_ARCH"] == "sbsa" and
               k["env"]["CUDA_TOOLKIT"] == "rpm",
