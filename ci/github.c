@@ -24,8 +24,8 @@ static const struct platform_info platforms[] = {
 static const struct {
 	const char *minor, *nvcc, *cudart;
 } cuda_packages[] = {
-    {"11.8", "11.8.89", "11.8.89"},   {"12.4", "12.4.131", "12.4.127"},
-    {"12.6", "12.6.77", "12.6.77"},   {"12.8", "12.8.93", "12.8.90"},
+    {"11.8", "11.8.89", "11.8.89"}, {"12.4", "12.4.131", "12.4.127"},
+    {"12.6", "12.6.77", "12.6.77"}, {"12.8", "12.8.93", "12.8.90"},
     {"13.0", "13.0.88", "13.0.96"},
 };
 
@@ -82,8 +82,9 @@ static const char *leg_packages(struct emit *e, const struct leg *l)
 		return rpm ? arena_printf(e->a, "cuda-nvcc-%s-%s-1 cuda-cudart-devel-%s-%s-1",
 		                          l->dash, cuda_packages[i].nvcc, l->dash,
 		                          cuda_packages[i].cudart)
-		           : arena_printf(e->a, "cuda-nvcc-%s=%s-1 cuda-cudart-dev-%s=%s-1", l->dash,
-		                          cuda_packages[i].nvcc, l->dash, cuda_packages[i].cudart);
+		           : arena_printf(e->a, "cuda-nvcc-%s=%s-1 cuda-cudart-dev-%s=%s-1",
+		                          l->dash, cuda_packages[i].nvcc, l->dash,
+		                          cuda_packages[i].cudart);
 	}
 	diag_msg(e->d, DIAG_WARNING,
 	         "CUDA %s: no pinned package versions known, the workflow installs the minor's "
@@ -193,19 +194,20 @@ static void header(struct emit *e, struct ci_github_stats *st)
 {
 	struct strbuf *sb = &e->sb;
 	const struct config *cfg = e->p->cfg;
-	sb_printf(sb,
-	          "# Written by `cuwheel ci github` for %s %s: %zu cells in %zu legs (one per OS\n"
-	          "# and CUDA toolkit). Regenerate it rather than edit it. Each leg is its own "
-	          "chain:\n"
-	          "#   Linux:   kernels-LEG -> wheels-LEG%s\n"
-	          "#   Windows: wingraph-LEG (Linux) -> winbuild-LEG (Windows) -> winpack-LEG "
-	          "(Linux)\n"
-	          "#            -> wintest-LEG (Windows)\n"
-	          "# so a failing leg loses only its own cells. The index job runs after every leg\n"
-	          "# whatever it did: it publishes the wheels that exist, lists the missing cells\n"
-	          "# and why, and then fails the run if any cell is missing.\n",
-	          cfg->project.name, cfg->project.version, st->n_cells, e->n_legs,
-	          e->o->gpu_label ? " -> test-LEG (GPU)" : "");
+	sb_printf(
+	    sb,
+	    "# Written by `cuwheel ci github` for %s %s: %zu cells in %zu legs (one per OS\n"
+	    "# and CUDA toolkit). Regenerate it rather than edit it. Each leg is its own "
+	    "chain:\n"
+	    "#   Linux:   kernels-LEG -> wheels-LEG%s\n"
+	    "#   Windows: wingraph-LEG (Linux) -> winbuild-LEG (Windows) -> winpack-LEG "
+	    "(Linux)\n"
+	    "#            -> wintest-LEG (Windows)\n"
+	    "# so a failing leg loses only its own cells. The index job runs after every leg\n"
+	    "# whatever it did: it publishes the wheels that exist, lists the missing cells\n"
+	    "# and why, and then fails the run if any cell is missing.\n",
+	    cfg->project.name, cfg->project.version, st->n_cells, e->n_legs,
+	    e->o->gpu_label ? " -> test-LEG (GPU)" : "");
 	sb_puts(sb, "#\n# Actions are pinned by commit; the comment beside each is its tag.\n");
 	sb_puts(sb, "name: wheels\n\non:\n");
 	sb_puts(sb, "  # Pushes to the default branch save the compile caches that tags and pull\n"
@@ -217,17 +219,19 @@ static void header(struct emit *e, struct ci_github_stats *st)
 	            "concurrency:\n  group: \"wheels-${{ github.ref }}\"\n"
 	            "  cancel-in-progress: ${{ github.event_name == 'pull_request' }}\n\n");
 	sb_puts(sb, "env:\n");
-	yaml_comment(sb, 2, "The CUDA axis as expanded when this file was written (\"13.*\" matches");
+	yaml_comment(sb, 2,
+	             "The CUDA axis as expanded when this file was written (\"13.*\" matches");
 	yaml_comment(sb, 2,
 	             "what a runner has installed; pin it so every runner plans the same cells).");
 	struct strbuf cu = {0};
 	for (size_t i = 0; i < e->p->n_toolkits; i++)
 		sb_printf(&cu, "%s%s", i ? " " : "", e->p->toolkits[i].cuda);
 	yaml_kv(sb, 2, "CUWHEEL_MATRIX_CUDA", sb_to_arena(&cu, e->a));
-	yaml_comment(sb, 2, "What `pip install` installs cuwheel from ([tool.cuwheel.ci] cuwheel).");
-	yaml_kv(sb, 2, "CUWHEEL_PIP", e->o->cuwheel);
 	yaml_comment(sb, 2,
-	             "Two generations of every leg's compile cache fit the 10 GB repository quota.");
+	             "What `pip install` installs cuwheel from ([tool.cuwheel.ci] cuwheel).");
+	yaml_kv(sb, 2, "CUWHEEL_PIP", e->o->cuwheel);
+	yaml_comment(
+	    sb, 2, "Two generations of every leg's compile cache fit the 10 GB repository quota.");
 	yaml_kv(sb, 2, "CCACHE_MAXSIZE", e->ccache_max);
 	sb_puts(sb, "\ndefaults:\n  run:\n    shell: bash\n\njobs:\n");
 }

@@ -10,10 +10,10 @@
 /* Where each platform's cells are built. */
 struct platform_info {
 	const char *platform;
-	const char *arch;      /* in image names and NVIDIA's repository paths: x86_64, sbsa */
-	const char *img_arch;  /* the manylinux image's: x86_64, aarch64 */
-	const char *runner;    /* the runner when no container: Ubuntu 22.04, glibc 2.35 */
-	const char *host;      /* the runner that hosts the container */
+	const char *arch;     /* in image names and NVIDIA's repository paths: x86_64, sbsa */
+	const char *img_arch; /* the manylinux image's: x86_64, aarch64 */
+	const char *runner;   /* the runner when no container: Ubuntu 22.04, glibc 2.35 */
+	const char *host;     /* the runner that hosts the container */
 	bool windows;
 };
 
@@ -38,12 +38,12 @@ struct emit {
 	struct strbuf sb;
 	struct leg *legs;
 	size_t n_legs;
-	const char *key;       /* kernel flags key */
-	const char *remote;    /* the CUWHEEL_CACHE_REMOTE expression, or NULL */
-	const char *dist;      /* dist dir relative to the project */
-	const char *image;     /* the container image for x86_64; "" none */
+	const char *key;        /* kernel flags key */
+	const char *remote;     /* the CUWHEEL_CACHE_REMOTE expression, or NULL */
+	const char *dist;       /* dist dir relative to the project */
+	const char *image;      /* the container image for x86_64; "" none */
 	const char *ccache_max; /* CCACHE_MAXSIZE within the repository's cache quota */
-	struct strv jobs;      /* every job id written, in order (the index needs them all) */
+	struct strv jobs;       /* every job id written, in order (the index needs them all) */
 	size_t n_jobs;
 };
 

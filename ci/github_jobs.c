@@ -266,7 +266,8 @@ static void wheels_job(struct emit *e, const struct leg *l)
 	                  : arena_printf(e->a, "wheels CUDA %s %s", l->cuda, l->pi->platform),
 	         host(e, l), needs, image_for(e, l), 120);
 	if (per_cell) {
-		sb_puts(sb, "    strategy:\n      fail-fast: false\n      matrix:\n        include:\n");
+		sb_puts(sb,
+		        "    strategy:\n      fail-fast: false\n      matrix:\n        include:\n");
 		for (size_t k = 0; k < l->n; k++) {
 			const struct cell *c = &e->p->cells[l->cells[k]];
 			sb_puts(sb, "          - cell: ");
@@ -322,7 +323,8 @@ static void test_job(struct emit *e, const struct leg *l)
 	job_open(e, arena_printf(e->a, "test-%s", l->id),
 	         arena_printf(e->a, "test CUDA %s %s on a GPU", l->cuda, l->pi->platform), NULL,
 	         needs, NULL, 60);
-	yaml_comment(sb, 4, "A self-hosted runner with an NVIDIA driver new enough for every toolkit");
+	yaml_comment(sb, 4,
+	             "A self-hosted runner with an NVIDIA driver new enough for every toolkit");
 	yaml_comment(sb, 4, "and pip access.");
 	gpu_runs_on(e);
 	sb_puts(sb, "    steps:\n");
@@ -602,10 +604,10 @@ void gh_index_job(struct emit *e)
 		bool gpu = !l->pi->windows && e->o->gpu_label && *e->o->gpu_label;
 		const char *cmd = e->p->cfg->test.command;
 		bool wintest = l->pi->windows && cmd && *cmd && !strstr(cmd, "${{");
-		const char *chain =
-		    l->pi->windows
-		        ? arena_printf(e->a, "wingraph-%s,winbuild-%s,winpack-%s", l->id, l->id, l->id)
-		        : arena_printf(e->a, "kernels-%s,wheels-%s", l->id, l->id);
+		const char *chain = l->pi->windows
+		                        ? arena_printf(e->a, "wingraph-%s,winbuild-%s,winpack-%s",
+		                                       l->id, l->id, l->id)
+		                        : arena_printf(e->a, "kernels-%s,wheels-%s", l->id, l->id);
 		const char *gates = gpu       ? arena_printf(e->a, "test-%s", l->id)
 		                    : wintest ? arena_printf(e->a, "wintest-%s", l->id)
 		                              : "-";
@@ -615,8 +617,9 @@ void gh_index_job(struct emit *e)
 			int n = dash ? (int)(dash - c->wheel) + 1 : (int)strlen(c->wheel);
 			const char *arch = strchr(c->platform, '_');
 			const char *suffix =
-			    l->pi->windows ? arena_printf(e->a, "-%s.whl", c->platform)
-			                   : arena_printf(e->a, "%s.whl", arch ? arch : c->platform);
+			    l->pi->windows
+			        ? arena_printf(e->a, "-%s.whl", c->platform)
+			        : arena_printf(e->a, "%s.whl", arch ? arch : c->platform);
 			sb_printf(&cells, "%s %.*s %s %s %s\n", c->id, n, c->wheel, suffix, chain,
 			          gates);
 		}
@@ -636,11 +639,12 @@ void gh_index_job(struct emit *e)
 	sb_puts(sb, "        with:\n          name: site\n          path: site/\n"
 	            "          if-no-files-found: warn\n");
 	yaml_step(sb, 6, "Fail when a cell is missing");
-	yaml_run(sb, 8,
-	         "if [ -s missing-cells.txt ]; then\n"
-	         "  while read -r line; do echo \"::error::missing: $line\"; done < missing-cells.txt\n"
-	         "  exit 1\n"
-	         "fi");
+	yaml_run(
+	    sb, 8,
+	    "if [ -s missing-cells.txt ]; then\n"
+	    "  while read -r line; do echo \"::error::missing: $line\"; done < missing-cells.txt\n"
+	    "  exit 1\n"
+	    "fi");
 	sb_puts(sb, "      # To publish the index with GitHub Pages (pip install --index-url\n"
 	            "      # https://OWNER.github.io/REPO/cu130/ ...), give this job\n"
 	            "      #   permissions: {contents: read, pages: write, id-token: write}\n"

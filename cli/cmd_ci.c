@@ -61,12 +61,9 @@ static void pypi_minors(struct cli *c, struct strv *out)
 int cmd_ci(struct cli *c, int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"output", required_argument, NULL, 'o'},
-	    {"stdout", no_argument, NULL, 'S'},
-	    {"per-cell", no_argument, NULL, 'P'},
-	    {"gpu-label", required_argument, NULL, 'G'},
-	    {"cuwheel", required_argument, NULL, 'R'},
-	    {NULL, 0, NULL, 0},
+	    {"output", required_argument, NULL, 'o'},  {"stdout", no_argument, NULL, 'S'},
+	    {"per-cell", no_argument, NULL, 'P'},      {"gpu-label", required_argument, NULL, 'G'},
+	    {"cuwheel", required_argument, NULL, 'R'}, {NULL, 0, NULL, 0},
 	};
 	if (argc < 2 || argv[1][0] == '-')
 		return cli_usage(c, "ci", "which CI system? 'cuwheel ci github'");
@@ -97,10 +94,11 @@ int cmd_ci(struct cli *c, int argc, char **argv)
 			break;
 		case 'R':
 			spec = optarg;
-			if (!*spec || spec[0] == '-' || strstr(spec, "${") || strpbrk(spec, "\n\r\t"))
-				return cli_usage(c, "ci",
-				                 "--cuwheel wants a pip requirement or URL, not '%s'",
-				                 spec);
+			if (!*spec || spec[0] == '-' || strstr(spec, "${") ||
+			    strpbrk(spec, "\n\r\t"))
+				return cli_usage(
+				    c, "ci", "--cuwheel wants a pip requirement or URL, not '%s'",
+				    spec);
 			break;
 		default:
 			return cli_usage(c, "ci", "unknown option '%s'", argv[optind]);
@@ -119,7 +117,7 @@ int cmd_ci(struct cli *c, int argc, char **argv)
 		fprintf(stderr, "cuwheel: nothing selected: every cell is excluded or skipped\n");
 		return CLI_NOTHING;
 	}
-	o.cuwheel = spec              ? spec
+	o.cuwheel = spec                ? spec
 	            : pc.cfg.ci.cuwheel ? pc.cfg.ci.cuwheel
 	                                : "cuwheel==" CUWHEEL_VERSION;
 	o.container = pc.cfg.ci.container;
