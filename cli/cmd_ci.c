@@ -10,52 +10,40 @@
 
 const char cmd_ci_help[] =
     "usage: cuwheel ci github [-o FILE | --stdout] [--per-cell] [--gpu-label LABEL]\n"
-    "                         [--cuwheel-ref REPO@REF]\n"
+    "                         [--cuwheel SPEC]\n"
     "\n"
     "Writes a GitHub Actions workflow for every selected cell of the plan, whatever this\n"
-    "machine can build (Linux and Windows cells alike):\n"
-    "  kernels  one matrix entry per (OS, CUDA toolkit): installs the toolkit (NVIDIA's apt\n"
-    "           repository, `cuwheel toolkit install` for the 13.x releases PyPI carries, the\n"
-    "           network installer on Windows), ninja, ccache and cuwheel, restores the ccache\n"
-    "           of that (OS, toolkit, kernel flags), runs `cuwheel build --stage kernels\n"
-    "           --export kernels-out` and uploads it as kernels-cuXY-PLATFORM-KEY;\n"
-    "  wheels   needs kernels: per (OS, toolkit) or, with --per-cell, per cell, sets up the\n"
-    "           Pythons, downloads that archive and runs `cuwheel build --stage wheels\n"
-    "           --import kernels-out --only ID...`; uploads dist/*.whl;\n"
-    "  test     with --gpu-label: installs the wheels on a self-hosted GPU runner and runs\n"
-    "           the project's test command (`cuwheel test`); without it the wheel jobs test;\n"
-    "  index    needs every wheel (and test) job: `cuwheel index dist --out site`, uploaded\n"
-    "           as the artifact 'site' (GitHub Pages steps included as comments).\n"
-    "Windows cells use MSVC (ilammy/msvc-dev-cmd), with the VS 2019 toolset 14.29 for CUDA\n"
-    "older than 12.4, which refuses newer MSVC. [tool.cuwheel.cache] remote is passed to\n"
-    "every compile through the secret CUWHEEL_CCACHE_REMOTE (falling back to the configured\n"
-    "URL unless it holds credentials). The output is deterministic.\n"
+    "machine can build (Linux and Windows cells alike), one chain of jobs per leg (OS, CUDA\n"
+    "toolkit), so that a failing leg loses only its own cells:\n"
+    "  kernels-LEG   Linux, in the manylinux_2_28 image: installs CUDA (NVIDIA's RHEL 8\n"
+    "                repository, pinned; `cuwheel toolkit install` for the 13.x releases PyPI\n"
+    "                carries), ccache and cuwheel (pip), restores the leg's ccache and runs\n"
+    "                `cuwheel build --stage kernels --export kernels-out`;\n"
+    "  wheels-LEG    needs kernels-LEG: `cuwheel build --stage wheels --import kernels-out`\n"
+    "                per leg or, with --per-cell, per cell; uploads dist/*.whl;\n"
+    "  test-LEG      with --gpu-label: `cuwheel test` on a self-hosted GPU runner;\n"
+    "  Windows legs  wingraph (Linux) -> winbuild (Windows: probe.py, ninja, MSVC) ->\n"
+    "                winpack (Linux: pack, audit) -> wintest (Windows: fresh venvs);\n"
+    "  index         after every leg, whatever it did: indexes the wheels that exist,\n"
+    "                names the missing cells and why, and then fails the run if any is.\n"
+    "Actions are pinned by commit. [tool.cuwheel.ci] cuwheel names what `pip install`\n"
+    "installs cuwheel from, container the Linux jobs' image (\"\" for none). The remote\n"
+    "cache (secret CUWHEEL_CCACHE_REMOTE) reaches only the steps that compile. The output is\n"
+    "deterministic.\n"
     "\n"
     "Options:\n"
     "  -o, --output FILE  where to write (default .github/workflows/wheels.yml in the project)\n"
     "  --stdout           print the workflow instead of writing it\n"
-    "  --per-cell         one wheel job per cell instead of one per (OS, toolkit)\n"
+    "  --per-cell         one Linux wheel job per cell instead of one per leg\n"
     "  --gpu-label LABEL  run the tests on self-hosted runners with these labels (comma-\n"
     "                     separated), after the wheel jobs\n"
-    "  --cuwheel-ref REPO@REF\n"
-    "                     the cuwheel the jobs build (default cuwheel/cuwheel@v" CUWHEEL_VERSION
-    ";\n"
-    "                     a project that is cuwheel's own repository builds its checkout)\n"
+    "  --cuwheel SPEC     what the jobs `pip install` cuwheel from: a requirement or a wheel's\n"
+    "                     URL (default [tool.cuwheel.ci] cuwheel, else cuwheel==" CUWHEEL_VERSION
+    ")\n"
     "\n"
     "For other CI systems: `cuwheel plan --shard I/N --json`.\n"
     "\n"
     "Exit status: 0 written, 1 error, 2 usage, 3 nothing selected.\n";
-
-/* True when dir is a checkout of cuwheel itself (its CMakeLists.txt names the project). */
-static bool is_cuwheel_checkout(struct cli *c, const char *dir)
-{
-	struct source s;
-	struct diag quiet = {0};
-	if (!os_exists(os_join(&c->arena, dir, "cli/main.c")) ||
-	    !os_read_file(&c->arena, &quiet, os_join(&c->arena, dir, "CMakeLists.txt"), &s))
-		return false;
-	return strstr(s.text, "project(cuwheel ") != NULL;
-}
 
 /* The CUDA minors the toolkit lock file provisions from PyPI ("13.0"); empty without a lock. */
 static void pypi_minors(struct cli *c, struct strv *out)
@@ -75,19 +63,16 @@ static void pypi_minors(struct cli *c, struct strv *out)
 int cmd_ci(struct cli *c, int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"output", required_argument, NULL, 'o'},
-	    {"stdout", no_argument, NULL, 'S'},
-	    {"per-cell", no_argument, NULL, 'P'},
-	    {"gpu-label", required_argument, NULL, 'G'},
-	    {"cuwheel-ref", required_argument, NULL, 'R'},
-	    {NULL, 0, NULL, 0},
+	    {"output", required_argument, NULL, 'o'},  {"stdout", no_argument, NULL, 'S'},
+	    {"per-cell", no_argument, NULL, 'P'},      {"gpu-label", required_argument, NULL, 'G'},
+	    {"cuwheel", required_argument, NULL, 'R'}, {NULL, 0, NULL, 0},
 	};
 	if (argc < 2 || argv[1][0] == '-')
 		return cli_usage(c, "ci", "which CI system? 'cuwheel ci github'");
 	if (strcmp(argv[1], "github") != 0)
 		return cli_usage(c, "ci", "'%s' is not a CI system cuwheel writes for (github)",
 		                 argv[1]);
-	const char *output = NULL, *ref = NULL;
+	const char *output = NULL, *spec = NULL;
 	bool to_stdout = false;
 	struct ci_github_opts o = {0};
 	optind = 0;
@@ -110,7 +95,12 @@ int cmd_ci(struct cli *c, int argc, char **argv)
 			o.gpu_label = optarg;
 			break;
 		case 'R':
-			ref = optarg;
+			spec = optarg;
+			if (!*spec || spec[0] == '-' || strstr(spec, "${") ||
+			    strpbrk(spec, "\n\r\t"))
+				return cli_usage(
+				    c, "ci", "--cuwheel wants a pip requirement or URL, not '%s'",
+				    spec);
 			break;
 		default:
 			return cli_usage(c, "ci", "unknown option '%s'", argv[optind]);
@@ -129,18 +119,10 @@ int cmd_ci(struct cli *c, int argc, char **argv)
 		fprintf(stderr, "cuwheel: nothing selected: every cell is excluded or skipped\n");
 		return CLI_NOTHING;
 	}
-	if (ref) {
-		const char *at = strchr(ref, '@');
-		if (!at || at == ref || !at[1] || !strchr(ref, '/'))
-			return cli_usage(c, "ci", "--cuwheel-ref wants OWNER/NAME@REF, not '%s'",
-			                 ref);
-		o.cuwheel_repo = arena_strndup(&c->arena, ref, (size_t)(at - ref));
-		o.cuwheel_ref = at + 1;
-	} else {
-		o.cuwheel_from_checkout = is_cuwheel_checkout(c, pc.cfg.project_dir);
-		o.cuwheel_repo = "cuwheel/cuwheel";
-		o.cuwheel_ref = "v" CUWHEEL_VERSION;
-	}
+	o.cuwheel = spec                ? spec
+	            : pc.cfg.ci.cuwheel ? pc.cfg.ci.cuwheel
+	                                : "cuwheel==" CUWHEEL_VERSION;
+	o.container = pc.cfg.ci.container;
 	struct strv pypi = {0};
 	pypi_minors(c, &pypi);
 	o.pypi_cuda = &pypi;
@@ -165,9 +147,9 @@ int cmd_ci(struct cli *c, int argc, char **argv)
 		printf("cuwheel: wrote %s\n", path);
 	}
 	fprintf(stderr,
-	        "cuwheel: %zu cells: %zu kernels jobs (one per OS and toolkit), %zu wheel jobs, "
-	        "%zu GPU test jobs, 1 index job%s\n",
-	        st.n_cells, st.n_kernels, st.n_wheels, st.n_tests,
+	        "cuwheel: %zu cells in %zu legs (one per OS and toolkit), %zu jobs with the "
+	        "index%s\n",
+	        st.n_cells, st.n_legs, st.n_jobs,
 	        st.n_skipped ? "; some cells left out (see the warnings)" : "");
 	return CLI_OK;
 }

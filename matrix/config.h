@@ -109,6 +109,12 @@ struct audit_cfg {
 	bool strict;               /* warnings fail the cell */
 };
 
+struct ci_cfg {
+	const char *cuwheel;   /* pip requirement or URL the CI jobs install cuwheel from; NULL:
+	                        * cuwheel==<this version> */
+	const char *container; /* image the Linux CI jobs run in; "" none; NULL: the default */
+};
+
 struct config {
 	const char *project_dir;   /* absolute */
 	const char *pyproject;     /* absolute path of pyproject.toml */
@@ -125,6 +131,7 @@ struct config {
 	struct str_pairs pythons;  /* version -> path */
 	struct cache_cfg cache;
 	struct audit_cfg audit;
+	struct ci_cfg ci;
 	const char *build_dir;     /* absolute */
 	const char *dist_dir;      /* absolute */
 	int compression;           /* 0 = stored, 1..9 deflate level */

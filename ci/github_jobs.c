@@ -1,0 +1,654 @@
+/* github_jobs.c: the jobs of the workflow: per leg (Linux: kernels, wheels, GPU test; Windows:
+ * graph, build, pack, test) and the index. Run scripts read what they need from env:, never
+ * from ${{ }} expressions pasted into the script. */
+#include <stdio.h>
+#include <string.h>
+
+#include "ci/github_internal.h"
+#include "ci/yaml.h"
+
+/* The image a Linux job of leg l runs in, NULL for none: the configured one, for aarch64 legs
+ * with its architecture swapped (manylinux_2_28_x86_64 -> manylinux_2_28_aarch64). */
+static const char *image_for(struct emit *e, const struct leg *l)
+{
+	if (!*e->image)
+		return NULL;
+	const char *x = strstr(e->image, "x86_64");
+	if (l->pi->windows || !x || !strcmp(l->pi->img_arch, "x86_64"))
+		return e->image;
+	return arena_printf(e->a, "%.*s%s%s", (int)(x - e->image), e->image, l->pi->img_arch,
+	                    x + strlen("x86_64"));
+}
+
+/* Opens job id. needs: job ids (NULL-terminated) or NULL; image: the container, or NULL. */
+static void job_open(struct emit *e, const char *id, const char *name, const char *runs_on,
+                     const char *const *needs, const char *image, int minutes)
+{
+	struct strbuf *sb = &e->sb;
+	strv_push(e->a, &e->jobs, id);
+	e->n_jobs++;
+	sb_printf(sb, "  %s:\n", id);
+	yaml_kv(sb, 4, "name", name);
+	if (needs && needs[0]) {
+		yaml_key(sb, 4, "needs");
+		for (size_t i = 0; needs[i]; i++)
+			yaml_item(sb, 6, needs[i]);
+	}
+	if (runs_on)
+		yaml_kv(sb, 4, "runs-on", runs_on);
+	if (image) {
+		/* The hosted runner's unused SDKs are mounted so the first step can delete them:
+		 * the toolkit and the build need the disk. */
+		yaml_key(sb, 4, "container");
+		yaml_kv(sb, 6, "image", image);
+		yaml_key(sb, 6, "volumes");
+		yaml_item(sb, 8, "/usr/share/dotnet:/host/usr/share/dotnet");
+		yaml_item(sb, 8, "/opt/ghc:/host/opt/ghc");
+		yaml_item(sb, 8, "/usr/local/lib/android:/host/usr/local/lib/android");
+	}
+	sb_puts(sb, "    permissions:\n      contents: read\n");
+	sb_printf(sb, "    timeout-minutes: %d\n", minutes);
+}
+
+static const char *const free_disk =
+    "# The hosted runner's preinstalled SDKs the build never uses (about 20 GB), directly or\n"
+    "# through the container's mounts. Only on GitHub's own runners.\n"
+    "if [ \"${RUNNER_ENVIRONMENT:-}\" = github-hosted ]; then\n"
+    "  sudo=; [ \"$(id -u)\" = 0 ] || sudo=sudo\n"
+    "  for d in /usr/share/dotnet /opt/ghc /usr/local/lib/android /host/usr/share/dotnet \\\n"
+    "           /host/opt/ghc /host/usr/local/lib/android; do\n"
+    "    if [ -d \"$d\" ]; then $sudo find \"$d\" -mindepth 1 -maxdepth 1 -exec rm -rf {} +; fi\n"
+    "  done\n"
+    "fi\n"
+    "df -h .\n";
+
+static const char *const system_packages =
+    "# ccache, and in the manylinux image the gcc-toolset this nvcc accepts.\n"
+    "if command -v dnf >/dev/null; then\n"
+    "  pkgs=(ccache)\n"
+    "  if [ -n \"$GCC_TOOLSET\" ]; then pkgs+=(\"gcc-toolset-$GCC_TOOLSET-gcc-c++\"); fi\n"
+    "  dnf install -y -q epel-release\n"
+    "  dnf install -y -q \"${pkgs[@]}\"\n"
+    "  if [ -n \"$GCC_TOOLSET\" ]; then\n"
+    "    echo \"/opt/rh/gcc-toolset-$GCC_TOOLSET/root/usr/bin\" >> \"$GITHUB_PATH\"\n"
+    "  fi\n"
+    "elif ! command -v ccache >/dev/null; then\n"
+    "  sudo=; [ \"$(id -u)\" = 0 ] || sudo=sudo\n"
+    "  $sudo apt-get update -q\n"
+    "  $sudo apt-get install -y -q --no-install-recommends ccache\n"
+    "fi\n";
+
+/* cuwheel is a wheel like cibuildwheel or ninja: a venv of its own, only its commands on
+ * PATH (the venv's python must not be taken for one of the build's Pythons). */
+static const char *const install_cuwheel =
+    "for py in python3.12 python3 /opt/python/cp312-cp312/bin/python3; do\n"
+    "  if \"$py\" -c 'import venv' >/dev/null 2>&1; then break; fi\n"
+    "done\n"
+    "\"$py\" -m venv \"$RUNNER_TEMP/cuwheel-venv\"\n"
+    "\"$RUNNER_TEMP/cuwheel-venv/bin/python\" -m pip install -q \"$CUWHEEL_PIP\" ninja\n"
+    "mkdir -p \"$RUNNER_TEMP/cuwheel-bin\"\n"
+    "ln -sf \"$RUNNER_TEMP/cuwheel-venv/bin/cuwheel\" \"$RUNNER_TEMP/cuwheel-venv/bin/ninja\" \\\n"
+    "  \"$RUNNER_TEMP/cuwheel-bin/\"\n"
+    "echo \"$RUNNER_TEMP/cuwheel-bin\" >> \"$GITHUB_PATH\"\n"
+    "\"$RUNNER_TEMP/cuwheel-bin/cuwheel\" --version\n";
+
+static const char *const install_cuda =
+    "case \"$CUDA_TOOLKIT\" in\n"
+    "rpm)\n"
+    "  # NVIDIA's RHEL 8 network repository: nvcc and the runtime, full versions.\n"
+    "  dnf config-manager --add-repo \\\n"
+    "    \"https://developer.download.nvidia.com/compute/cuda/repos/rhel8/$CUDA_ARCH/"
+    "cuda-rhel8.repo\"\n"
+    "  read -ra pkgs <<< \"$CUDA_PACKAGES\"\n"
+    "  dnf install -y -q --setopt=obsoletes=0 \"${pkgs[@]}\"\n"
+    "  echo \"/usr/local/cuda-$CUDA/bin\" >> \"$GITHUB_PATH\"\n"
+    "  ;;\n"
+    "apt)\n"
+    "  sudo=; [ \"$(id -u)\" = 0 ] || sudo=sudo\n"
+    "  repo=\"https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2204/$CUDA_ARCH\"\n"
+    "  curl -fsSLO \"$repo/cuda-keyring_1.1-1_all.deb\"\n"
+    "  $sudo dpkg -i cuda-keyring_1.1-1_all.deb\n"
+    "  $sudo apt-get update -q\n"
+    "  read -ra pkgs <<< \"$CUDA_PACKAGES\"\n"
+    "  $sudo apt-get install -y -q --no-install-recommends \"${pkgs[@]}\"\n"
+    "  echo \"/usr/local/cuda-$CUDA/bin\" >> \"$GITHUB_PATH\"\n"
+    "  ;;\n"
+    "pypi)\n"
+    "  # NVIDIA's wheels from PyPI, pinned with their hashes in cuwheel's lock file.\n"
+    "  cuwheel toolkit install \"$CUDA\"\n"
+    "  ;;\n"
+    "esac\n";
+
+/* nvcc with several architectures takes up to 2 GiB: one job per 2 GiB of available memory,
+ * at most one per CPU (hosted runners have 16 GiB and 4 CPUs). */
+static const char *const jobs_from_memory =
+    "mem=$(awk '/MemAvailable/ {print int($2 / 2097152)}' /proc/meminfo)\n"
+    "jobs=$(( mem < 1 ? 1 : mem )); cpus=$(nproc); jobs=$(( jobs > cpus ? cpus : jobs ))\n";
+
+/* The steps before a Linux job's own: checkout, disk, build tools, cuwheel, CUDA. */
+static void linux_setup(struct emit *e, const struct leg *l, bool cuda, const char *pythons)
+{
+	struct strbuf *sb = &e->sb;
+	gh_uses(e, 6, CI_ACTION_CHECKOUT, true);
+	sb_puts(sb, "        with:\n          persist-credentials: false\n");
+	if (pythons && !*e->image) {
+		gh_uses(e, 6, CI_ACTION_PYTHON, true);
+		sb_puts(sb, "        with:\n");
+		yaml_kv(sb, 10, "python-version", pythons);
+	}
+	if (cuda) {
+		yaml_step(sb, 6, "Free disk space");
+		yaml_run(sb, 8, free_disk);
+		yaml_step(sb, 6, "ccache and host compiler");
+		yaml_key(sb, 8, "env");
+		yaml_kv(sb, 10, "GCC_TOOLSET", l->gcc);
+		yaml_run(sb, 8, system_packages);
+	}
+	yaml_step(sb, 6, "cuwheel (pip)");
+	yaml_run(sb, 8, install_cuwheel);
+	if (cuda) {
+		yaml_step(sb, 6, arena_printf(e->a, "CUDA %s (%s)", l->cuda, l->toolkit));
+		yaml_run(sb, 8, install_cuda);
+	}
+}
+
+/* env: of a Linux leg's jobs: which toolkit and how it is installed. */
+static void leg_env(struct emit *e, const struct leg *l, const char *cells)
+{
+	struct strbuf *sb = &e->sb;
+	yaml_key(sb, 4, "env");
+	yaml_kv(sb, 6, "CUDA", l->cuda);
+	yaml_kv(sb, 6, "CUDA_TOOLKIT", l->toolkit);
+	yaml_kv(sb, 6, "CUDA_ARCH", l->pi->arch);
+	yaml_kv(sb, 6, "CUDA_PACKAGES", l->packages ? l->packages : "");
+	yaml_kv(sb, 6, "CCACHE_DIR", "${{ github.workspace }}/.ccache");
+	if (cells)
+		yaml_kv(sb, 6, "CELLS", cells);
+}
+
+/* env: of a step that compiles: the remote cache (a secret) reaches only these steps. */
+static void compile_env(struct emit *e)
+{
+	if (!e->remote)
+		return;
+	yaml_key(&e->sb, 8, "env");
+	yaml_kv(&e->sb, 10, "CUWHEEL_CACHE_REMOTE", e->remote);
+}
+
+static void upload(struct emit *e, const char *name, const char *path, int days)
+{
+	struct strbuf *sb = &e->sb;
+	gh_uses(e, 6, CI_ACTION_UPLOAD, true);
+	sb_puts(sb, "        with:\n");
+	yaml_kv(sb, 10, "name", name);
+	yaml_kv(sb, 10, "path", path);
+	yaml_kv(sb, 10, "if-no-files-found", "error");
+	if (days)
+		sb_printf(sb, "          retention-days: %d\n", days);
+}
+
+static void download(struct emit *e, const char *name, const char *pattern, const char *path)
+{
+	struct strbuf *sb = &e->sb;
+	gh_uses(e, 6, CI_ACTION_DOWNLOAD, true);
+	sb_puts(sb, "        with:\n");
+	if (name)
+		yaml_kv(sb, 10, "name", name);
+	if (pattern) {
+		yaml_kv(sb, 10, "pattern", pattern);
+		sb_puts(sb, "          merge-multiple: true\n");
+	}
+	yaml_kv(sb, 10, "path", path);
+}
+
+static const char *ids_of(struct emit *e, const size_t *cells, size_t n)
+{
+	struct strbuf sb = {0};
+	for (size_t i = 0; i < n; i++)
+		sb_printf(&sb, "%s%s", i ? " " : "", e->p->cells[cells[i]].id);
+	return sb_to_arena(&sb, e->a);
+}
+
+static const char *host(struct emit *e, const struct leg *l)
+{
+	return *e->image ? l->pi->host : l->pi->runner;
+}
+
+/* The x86_64 Linux runner of a Windows leg's graph and pack jobs. */
+static const char *linux_host(struct emit *e)
+{
+	return *e->image ? "ubuntu-24.04" : "ubuntu-22.04";
+}
+
+static void kernels_job(struct emit *e, const struct leg *l)
+{
+	struct strbuf *sb = &e->sb;
+	const char *id = arena_printf(e->a, "kernels-%s", l->id);
+	job_open(e, id, arena_printf(e->a, "kernels CUDA %s %s", l->cuda, l->pi->platform),
+	         host(e, l), NULL, image_for(e, l), 180);
+	leg_env(e, l, NULL);
+	sb_puts(sb, "    steps:\n");
+	linux_setup(e, l, true, gh_pythons(e, l->cells, 1));
+	/* Keyed per (OS, toolkit, kernel flags) and commit; restored from the newest entry of
+	 * the same leg and flags. Saved by pushes only: the default branch's entries are the
+	 * ones every tag and pull request can restore. */
+	const char *key = arena_printf(e->a, "ccache-%s-%s-", l->id, e->key);
+	gh_uses(e, 6, CI_ACTION_CACHE_RESTORE, true);
+	sb_puts(sb, "        with:\n          path: .ccache\n");
+	yaml_kv(sb, 10, "key", arena_printf(e->a, "%s${{ github.sha }}", key));
+	yaml_kv(sb, 10, "restore-keys", key);
+	yaml_step(sb, 6, "Kernels, once for this toolkit");
+	compile_env(e);
+	yaml_run(sb, 8,
+	         arena_printf(e->a,
+	                      "%scuwheel build -j \"$jobs\" --stage kernels --export kernels-out "
+	                      "--only '*-%s'",
+	                      jobs_from_memory, l->id));
+	yaml_step(sb, 6, "ccache statistics");
+	yaml_kv(sb, 8, "if", "always()");
+	yaml_run(sb, 8, "ccache --show-stats -v || true");
+	gh_uses(e, 6, CI_ACTION_CACHE_SAVE, true);
+	yaml_kv(sb, 8, "if", "github.event_name == 'push'");
+	sb_puts(sb, "        with:\n          path: .ccache\n");
+	yaml_kv(sb, 10, "key", arena_printf(e->a, "%s${{ github.sha }}", key));
+	upload(e, arena_printf(e->a, "kernels-%s-%s", l->id, e->key), "kernels-out/", 7);
+	sb_putc(sb, '\n');
+}
+
+static void wheels_job(struct emit *e, const struct leg *l)
+{
+	struct strbuf *sb = &e->sb;
+	const char *id = arena_printf(e->a, "wheels-%s", l->id);
+	const char *needs[] = {arena_printf(e->a, "kernels-%s", l->id), NULL};
+	bool per_cell = e->o->per_cell;
+	job_open(e, id,
+	         per_cell ? "wheels ${{ matrix.cell }}"
+	                  : arena_printf(e->a, "wheels CUDA %s %s", l->cuda, l->pi->platform),
+	         host(e, l), needs, image_for(e, l), 120);
+	if (per_cell) {
+		sb_puts(sb,
+		        "    strategy:\n      fail-fast: false\n      matrix:\n        include:\n");
+		for (size_t k = 0; k < l->n; k++) {
+			const struct cell *c = &e->p->cells[l->cells[k]];
+			sb_puts(sb, "          - cell: ");
+			yaml_scalar(sb, c->id);
+			sb_putc(sb, '\n');
+			yaml_kv(sb, 12, "python", c->python);
+		}
+	}
+	leg_env(e, l, per_cell ? "${{ matrix.cell }}" : ids_of(e, l->cells, l->n));
+	sb_puts(sb, "    steps:\n");
+	linux_setup(e, l, true, per_cell ? "${{ matrix.python }}" : gh_pythons(e, l->cells, l->n));
+	download(e, arena_printf(e->a, "kernels-%s-%s", l->id, e->key), NULL, "kernels-out");
+	yaml_step(sb, 6, "Wheels against the imported kernels");
+	compile_env(e);
+	yaml_run(sb, 8,
+	         arena_printf(e->a,
+	                      "%sargs=()\n"
+	                      "for id in $CELLS; do args+=(--only \"$id\"); done\n"
+	                      "cuwheel build -j \"$jobs\" --stage wheels --import kernels-out%s "
+	                      "\"${args[@]}\"",
+	                      jobs_from_memory, e->o->gpu_label ? " --no-test" : ""));
+	upload(e, per_cell ? "wheels-${{ matrix.cell }}" : arena_printf(e->a, "wheels-%s", l->id),
+	       arena_printf(e->a, "%s/*.whl", e->dist), 0);
+	sb_putc(sb, '\n');
+}
+
+/* runs-on for the GPU label(s): self-hosted plus each label. */
+static void gpu_runs_on(struct emit *e)
+{
+	struct strbuf *sb = &e->sb;
+	sb_puts(sb, "    runs-on:\n      - self-hosted\n");
+	const char *p = e->o->gpu_label;
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		char *label = arena_strndup(e->a, p, n);
+		while (*label == ' ')
+			label++;
+		size_t len = strlen(label);
+		while (len && label[len - 1] == ' ')
+			label[--len] = '\0';
+		if (len && strcmp(label, "self-hosted"))
+			yaml_item(sb, 6, label);
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+}
+
+static void test_job(struct emit *e, const struct leg *l)
+{
+	struct strbuf *sb = &e->sb;
+	const char *needs[] = {arena_printf(e->a, "wheels-%s", l->id), NULL};
+	job_open(e, arena_printf(e->a, "test-%s", l->id),
+	         arena_printf(e->a, "test CUDA %s %s on a GPU", l->cuda, l->pi->platform), NULL,
+	         needs, NULL, 60);
+	yaml_comment(sb, 4,
+	             "A self-hosted runner with an NVIDIA driver new enough for every toolkit");
+	yaml_comment(sb, 4, "and pip access.");
+	gpu_runs_on(e);
+	sb_puts(sb, "    steps:\n");
+	gh_uses(e, 6, CI_ACTION_CHECKOUT, true);
+	sb_puts(sb, "        with:\n          persist-credentials: false\n");
+	gh_uses(e, 6, CI_ACTION_PYTHON, true);
+	sb_puts(sb, "        with:\n");
+	yaml_kv(sb, 10, "python-version", gh_pythons(e, l->cells, l->n));
+	yaml_step(sb, 6, "cuwheel (pip)");
+	yaml_run(sb, 8, install_cuwheel);
+	download(e, NULL, arena_printf(e->a, "wheels-*%s", l->id), e->dist);
+	yaml_step(sb, 6, "GPU driver");
+	yaml_run(sb, 8, "nvidia-smi");
+	yaml_step(sb, 6, "Test every wheel on every Python it is for");
+	yaml_run(sb, 8, arena_printf(e->a, "cuwheel test %s/*.whl", e->dist));
+	sb_putc(sb, '\n');
+}
+
+void gh_linux_leg(struct emit *e, const struct leg *l)
+{
+	kernels_job(e, l);
+	wheels_job(e, l);
+	if (e->o->gpu_label && *e->o->gpu_label)
+		test_job(e, l);
+}
+
+/* The newest release of each CUDA minor that Jimver/cuda-toolkit v0.2.35's network installer
+ * knows (src/links/windows-links.ts). */
+static const struct {
+	const char *minor, *full;
+} windows_cuda[] = {
+    {"11.8", "11.8.0"}, {"12.0", "12.0.1"}, {"12.1", "12.1.1"}, {"12.2", "12.2.2"},
+    {"12.3", "12.3.2"}, {"12.4", "12.4.1"}, {"12.5", "12.5.1"}, {"12.6", "12.6.3"},
+    {"12.8", "12.8.1"}, {"12.9", "12.9.1"}, {"13.0", "13.0.2"}, {"13.1", "13.1.1"},
+    {"13.2", "13.2.0"},
+};
+
+static const char *windows_full(struct emit *e, const char *minor)
+{
+	for (size_t i = 0; i < sizeof(windows_cuda) / sizeof(*windows_cuda); i++)
+		if (!strcmp(windows_cuda[i].minor, minor))
+			return windows_cuda[i].full;
+	diag_msg(e->d, DIAG_WARNING,
+	         "CUDA %s: Jimver/cuda-toolkit v0.2.35 knows no release of it; the Windows leg "
+	         "asks for %s.0",
+	         minor, minor);
+	return arena_printf(e->a, "%s.0", minor);
+}
+
+/* Runs [tool.cuwheel.test] command for each wheel of dist/ this Python can install, each in a
+ * fresh venv, without cuwheel: the command is a shell command by definition (cmd.exe here). */
+static const char *const windows_test =
+    "import json, os, pathlib, subprocess, sys, tempfile, venv\n"
+    "ver = sys.version_info\n"
+    "def fits(name):\n"
+    "    py, abi = name[:-4].split(\"-\")[-3:-1]\n"
+    "    if abi == \"abi3\":\n"
+    "        return py.startswith(\"cp3\") and int(py[3:]) <= ver.minor\n"
+    "    return py == f\"cp{ver.major}{ver.minor}\"\n"
+    "wheels = [w for w in sorted(pathlib.Path(os.environ[\"DIST\"]).glob(\"*.whl\")) if "
+    "fits(w.name)]\n"
+    "if not wheels:\n"
+    "    sys.exit(f\"no wheel in {os.environ['DIST']} for Python {ver.major}.{ver.minor}\")\n"
+    "failed = 0\n"
+    "for w in wheels:\n"
+    "    tmp = tempfile.mkdtemp()\n"
+    "    env_dir = os.path.join(tmp, \"venv\")\n"
+    "    venv.create(env_dir, with_pip=True)\n"
+    "    bindir = os.path.join(env_dir, \"Scripts\")\n"
+    "    py = os.path.join(bindir, \"python.exe\")\n"
+    "    requires = json.loads(os.environ[\"TEST_REQUIRES\"])\n"
+    "    subprocess.run([py, \"-m\", \"pip\", \"install\", \"-q\", str(w.resolve()), *requires],\n"
+    "                   check=True)\n"
+    "    command = os.environ[\"TEST_COMMAND\"].replace(\"{project}\", "
+    "os.environ[\"GITHUB_WORKSPACE\"])\n"
+    "    command = command.replace(\"{wheel}\", str(w.resolve()))\n"
+    "    env = dict(os.environ, VIRTUAL_ENV=env_dir, PATH=bindir + os.pathsep + "
+    "os.environ[\"PATH\"])\n"
+    "    work = os.path.join(tmp, \"work\")\n"
+    "    os.mkdir(work)\n"
+    "    rc = subprocess.run(command, shell=True, cwd=work, env=env).returncode\n"
+    "    print(f\"{w.name}: {'passed' if rc == 0 else f'FAILED (exit {rc})'}\", flush=True)\n"
+    "    failed += rc != 0\n"
+    "sys.exit(1 if failed else 0)\n";
+
+static const char *json_strv(struct emit *e, const struct strv *v)
+{
+	struct strbuf sb = {0};
+	sb_putc(&sb, '[');
+	for (size_t i = 0; i < v->n; i++) {
+		sb_puts(&sb, i ? ", \"" : "\"");
+		for (const char *c = v->v[i]; *c; c++) {
+			if (*c == '"' || *c == '\\')
+				sb_putc(&sb, '\\');
+			sb_putc(&sb, *c);
+		}
+		sb_putc(&sb, '"');
+	}
+	sb_putc(&sb, ']');
+	return sb_to_arena(&sb, e->a);
+}
+
+void gh_windows_leg(struct emit *e, const struct leg *l)
+{
+	struct strbuf *sb = &e->sb;
+	const char *graph = arena_printf(e->a, "wingraph-%s", l->id);
+	const char *build = arena_printf(e->a, "winbuild-%s", l->id);
+	const char *pack = arena_printf(e->a, "winpack-%s", l->id);
+	const char *pythons = gh_pythons(e, l->cells, l->n);
+
+	/* 1. On Linux: the Windows build graph of this leg's cells. */
+	job_open(e, graph, arena_printf(e->a, "Windows build graph CUDA %s", l->cuda),
+	         linux_host(e), NULL, image_for(e, l), 30);
+	sb_puts(sb, "    steps:\n");
+	linux_setup(e, l, false, NULL);
+	yaml_step(sb, 6, "build.ninja and probe.py for the Windows runner");
+	yaml_run(sb, 8,
+	         arena_printf(e->a,
+	                      "cuwheel build --stage win-graph --export win-out --only '*-%s'",
+	                      l->id));
+	upload(e, graph, "win-out/", 7);
+	sb_putc(sb, '\n');
+
+	/* 2. On Windows: probe the Pythons, compile with MSVC and nvcc, stage the trees. No
+	 * bash: Git's /usr/bin/link would shadow MSVC's link.exe. */
+	const char *needs_graph[] = {graph, NULL};
+	job_open(e, build, arena_printf(e->a, "Windows build CUDA %s", l->cuda), l->pi->runner,
+	         needs_graph, NULL, 180);
+	sb_puts(sb, "    defaults:\n      run:\n        shell: pwsh\n");
+	sb_puts(sb, "    steps:\n");
+	gh_uses(e, 6, CI_ACTION_CHECKOUT, true);
+	sb_puts(sb, "        with:\n          persist-credentials: false\n");
+	gh_uses(e, 6, CI_ACTION_PYTHON, true);
+	sb_puts(sb, "        with:\n");
+	yaml_kv(sb, 10, "python-version", pythons);
+	/* The network installer fetches only the named components, not the 3 GB toolkit. CUDA
+	 * 13 moved the compiler's headers (crt/host_config.h) out of nvcc's component. */
+	yaml_step(sb, 6, arena_printf(e->a, "CUDA %s", windows_full(e, l->cuda)));
+	gh_uses(e, 8, CI_ACTION_CUDA_WIN, false);
+	sb_puts(sb, "        with:\n");
+	yaml_kv(sb, 10, "cuda", windows_full(e, l->cuda));
+	yaml_kv(sb, 10, "method", "network");
+	yaml_kv(sb, 10, "sub-packages",
+	        l->major >= 13 ? "[\"nvcc\", \"cudart\", \"crt\"]" : "[\"nvcc\", \"cudart\"]");
+	/* nvcc runs cl.exe as its host compiler. CUDA 11.8-12.3 refuse MSVC 19.40 and later
+	 * (host_config.h: _MSC_VER >= 1940), and MSVC 14.4x's STL refuses CUDA older than 12.4:
+	 * those toolkits get the VS 2019 toolset 14.29 that windows-2022 ships. */
+	yaml_step(sb, 6, "MSVC");
+	gh_uses(e, 8, CI_ACTION_MSVC, false);
+	sb_puts(sb, "        with:\n          arch: x64\n");
+	if (l->major < 12 || (l->major == 12 && l->minor < 4))
+		yaml_kv(sb, 10, "toolset", "14.29");
+	download(e, graph, NULL, "win-out");
+	yaml_step(sb, 6, "ninja");
+	yaml_run(sb, 8, "python -m pip install -q ninja");
+	yaml_step(sb, 6, "Probe the Pythons");
+	yaml_run(sb, 8, "python win-out/probe.py");
+	yaml_step(sb, 6, "Compile and stage");
+	yaml_run(sb, 8, "ninja -f win-out/build.ninja");
+	upload(e, arena_printf(e->a, "winstage-%s", l->id), "win-out/", 7);
+	sb_putc(sb, '\n');
+
+	/* 3. On Linux: pack and audit the staged trees into wheels. */
+	const char *needs_build[] = {build, NULL};
+	job_open(e, pack, arena_printf(e->a, "Windows wheels CUDA %s", l->cuda), linux_host(e),
+	         needs_build, image_for(e, l), 30);
+	sb_puts(sb, "    steps:\n");
+	linux_setup(e, l, false, NULL);
+	download(e, arena_printf(e->a, "winstage-%s", l->id), NULL, "win-out");
+	yaml_step(sb, 6, "Pack and audit");
+	yaml_run(sb, 8, "cuwheel build --stage win-pack --import win-out");
+	upload(e, arena_printf(e->a, "wheels-%s", l->id), arena_printf(e->a, "%s/*.whl", e->dist),
+	       0);
+	sb_putc(sb, '\n');
+
+	/* 4. On Windows: each wheel in a fresh venv per Python, the project's test command. */
+	const char *cmd = e->p->cfg->test.command;
+	if (!cmd || !*cmd)
+		return;
+	if (strstr(cmd, "${{")) {
+		diag_msg(e->d, DIAG_WARNING,
+		         "[tool.cuwheel.test] command holds '${{', which GitHub would evaluate: no "
+		         "Windows test job for CUDA %s",
+		         l->cuda);
+		return;
+	}
+	const char *needs_pack[] = {pack, NULL};
+	job_open(e, arena_printf(e->a, "wintest-%s", l->id),
+	         arena_printf(e->a, "Windows test CUDA %s Python ${{ matrix.python }}", l->cuda),
+	         l->pi->runner, needs_pack, NULL, 60);
+	sb_puts(sb, "    strategy:\n      fail-fast: false\n      matrix:\n        python:\n");
+	const char *p = pythons;
+	while (*p) {
+		size_t n = strcspn(p, "\n");
+		yaml_item(sb, 10, arena_strndup(e->a, p, n));
+		p += n + (p[n] == '\n');
+	}
+	sb_puts(sb, "    steps:\n");
+	gh_uses(e, 6, CI_ACTION_CHECKOUT, true);
+	sb_puts(sb, "        with:\n          persist-credentials: false\n");
+	gh_uses(e, 6, CI_ACTION_PYTHON, true);
+	sb_puts(sb, "        with:\n          python-version: ${{ matrix.python }}\n");
+	download(e, arena_printf(e->a, "wheels-%s", l->id), NULL, e->dist);
+	yaml_step(sb, 6, "Test each wheel this Python installs");
+	yaml_kv(sb, 8, "shell", "python");
+	yaml_key(sb, 8, "env");
+	yaml_kv(sb, 10, "DIST", e->dist);
+	yaml_kv(sb, 10, "TEST_COMMAND", cmd);
+	yaml_kv(sb, 10, "TEST_REQUIRES", json_strv(e, &e->p->cfg->test.requires));
+	yaml_run(sb, 8, windows_test);
+	sb_putc(sb, '\n');
+}
+
+/* Chooses what the index publishes and says what is missing. CELLS: one line per cell: its id,
+ * its wheel's name up to the platform tag and the end of that tag (the audit may stamp another
+ * manylinux tag, never another architecture), the jobs that make it and the jobs that must pass
+ * after it (comma-separated, "-" for none). NEEDS: GitHub's needs context as JSON. */
+static const char *const index_select =
+    "import json, os, pathlib, shutil\n"
+    "result = {job: v[\"result\"] for job, v in json.loads(os.environ[\"NEEDS\"]).items()}\n"
+    "src, dist = pathlib.Path(\"wheels-in\"), pathlib.Path(os.environ[\"DIST\"])\n"
+    "dist.mkdir(parents=True, exist_ok=True)\n"
+    "have = sorted(p.name for p in src.glob(\"*.whl\")) if src.is_dir() else []\n"
+    "rows, missing = [], []\n"
+    "for line in os.environ[\"CELLS\"].splitlines():\n"
+    "    cell, prefix, suffix, chain, gates = line.split()\n"
+    "    chain = chain.split(\",\")\n"
+    "    gates = [] if gates == \"-\" else gates.split(\",\")\n"
+    "    files = [f for f in have if f.startswith(prefix) and f.endswith(suffix)]\n"
+    "    failed_gates = [g for g in gates if result.get(g) != \"success\"]\n"
+    "    if files and not failed_gates:\n"
+    "        for f in files:\n"
+    "            shutil.copy2(src / f, dist / f)\n"
+    "        rows.append(f\"| {cell} | published | {' '.join(files)} |\")\n"
+    "        continue\n"
+    "    bad = [j for j in chain + gates if result.get(j) != \"success\"]\n"
+    "    why = f\"{bad[0]}: {result.get(bad[0], 'not run')}\" if bad else \"no wheel uploaded\"\n"
+    "    missing.append(f\"{cell} ({why})\")\n"
+    "    rows.append(f\"| {cell} | **missing** | {why} |\")\n"
+    "n = len(rows)\n"
+    "text = [f\"## Wheels: {n - len(missing)} of {n} cells published\", \"\",\n"
+    "        \"| cell | status | wheel, or why not |\", \"|---|---|---|\", *rows, \"\"]\n"
+    "summary = os.environ.get(\"GITHUB_STEP_SUMMARY\")\n"
+    "if summary:\n"
+    "    with open(summary, \"a\") as f:\n"
+    "        f.write(\"\\n\".join(text) + \"\\n\")\n"
+    "print(\"\\n\".join(text))\n"
+    "pathlib.Path(\"missing-cells.txt\").write_text(\"\".join(m + \"\\n\" for m in missing))\n";
+
+void gh_index_job(struct emit *e)
+{
+	struct strbuf *sb = &e->sb;
+	/* Every leg's jobs: the index waits for all of them and reads each one's result. */
+	const char **needs = arena_calloc(e->a, e->jobs.n + 1, sizeof(*needs));
+	for (size_t i = 0; i < e->jobs.n; i++)
+		needs[i] = e->jobs.v[i];
+	job_open(e, "index", "index", "ubuntu-24.04", needs, NULL, 30);
+	yaml_comment(sb, 4, "Whatever the legs did (unless the run was cancelled): what exists is");
+	yaml_comment(sb, 4, "published, and the last step fails the run when a cell is missing.");
+	yaml_kv(sb, 4, "if", "${{ !cancelled() }}");
+	sb_puts(sb, "    steps:\n");
+	gh_uses(e, 6, CI_ACTION_CHECKOUT, true);
+	sb_puts(sb, "        with:\n          persist-credentials: false\n");
+	gh_uses(e, 6, CI_ACTION_PYTHON, true);
+	sb_puts(sb, "        with:\n          python-version: \"3.12\"\n");
+	yaml_step(sb, 6, "cuwheel (pip)");
+	yaml_run(sb, 8, install_cuwheel);
+	download(e, NULL, "wheels-*", "wheels-in");
+	yaml_step(sb, 6, "Wheels present and missing");
+	yaml_kv(sb, 8, "shell", "python");
+	yaml_key(sb, 8, "env");
+	yaml_kv(sb, 10, "DIST", e->dist);
+	yaml_kv(sb, 10, "NEEDS", "${{ toJSON(needs) }}");
+	struct strbuf cells = {0};
+	for (size_t i = 0; i < e->n_legs; i++) {
+		const struct leg *l = &e->legs[i];
+		bool gpu = !l->pi->windows && e->o->gpu_label && *e->o->gpu_label;
+		const char *cmd = e->p->cfg->test.command;
+		bool wintest = l->pi->windows && cmd && *cmd && !strstr(cmd, "${{");
+		const char *chain = l->pi->windows
+		                        ? arena_printf(e->a, "wingraph-%s,winbuild-%s,winpack-%s",
+		                                       l->id, l->id, l->id)
+		                        : arena_printf(e->a, "kernels-%s,wheels-%s", l->id, l->id);
+		const char *gates = gpu       ? arena_printf(e->a, "test-%s", l->id)
+		                    : wintest ? arena_printf(e->a, "wintest-%s", l->id)
+		                              : "-";
+		for (size_t k = 0; k < l->n; k++) {
+			const struct cell *c = &e->p->cells[l->cells[k]];
+			const char *dash = strrchr(c->wheel, '-');
+			int n = dash ? (int)(dash - c->wheel) + 1 : (int)strlen(c->wheel);
+			const char *arch = strchr(c->platform, '_');
+			const char *suffix =
+			    l->pi->windows
+			        ? arena_printf(e->a, "-%s.whl", c->platform)
+			        : arena_printf(e->a, "%s.whl", arch ? arch : c->platform);
+			sb_printf(&cells, "%s %.*s %s %s %s\n", c->id, n, c->wheel, suffix, chain,
+			          gates);
+		}
+	}
+	yaml_kv(sb, 10, "CELLS", sb_to_arena(&cells, e->a));
+	yaml_run(sb, 8, index_select);
+	yaml_step(sb, 6, "PEP 503/691 index of what exists, one sub-index per local variant");
+	yaml_key(sb, 8, "env");
+	yaml_kv(sb, 10, "DIST", e->dist);
+	yaml_run(sb, 8,
+	         "if compgen -G \"$DIST/*.whl\" >/dev/null; then\n"
+	         "  cuwheel index \"$DIST\" --out site\n"
+	         "else\n"
+	         "  echo \"::error::no wheel was built\"\n"
+	         "fi");
+	gh_uses(e, 6, CI_ACTION_UPLOAD, true);
+	sb_puts(sb, "        with:\n          name: site\n          path: site/\n"
+	            "          if-no-files-found: warn\n");
+	yaml_step(sb, 6, "Fail when a cell is missing");
+	yaml_run(
+	    sb, 8,
+	    "if [ -s missing-cells.txt ]; then\n"
+	    "  while read -r line; do echo \"::error::missing: $line\"; done < missing-cells.txt\n"
+	    "  exit 1\n"
+	    "fi");
+	sb_puts(sb, "      # To publish the index with GitHub Pages (pip install --index-url\n"
+	            "      # https://OWNER.github.io/REPO/cu130/ ...), give this job\n"
+	            "      #   permissions: {contents: read, pages: write, id-token: write}\n"
+	            "      #   environment: {name: github-pages}\n"
+	            "      # and add actions/upload-pages-artifact (path: site/) and\n"
+	            "      # actions/deploy-pages, pinned by commit like the others.\n");
+}
