@@ -252,6 +252,7 @@ int cmd_build(struct cli *c, int argc, char **argv)
 	    {"no-test", no_argument, NULL, 'T'},    {"stage", required_argument, NULL, 'S'},
 	    {"export", required_argument, NULL, 'E'}, {"import", required_argument, NULL, 'I'},
 	    {"no-provision", no_argument, NULL, 'P'}, {"progress", required_argument, NULL, 'R'},
+	    {"config", required_argument, NULL, 'c'},
 	    {NULL, 0, NULL, 0},
 	};
 	const char *stage = "all", *export_dir = NULL, *import_dir = NULL;
@@ -263,7 +264,7 @@ int cmd_build(struct cli *c, int argc, char **argv)
 	optind = 0;
 	opterr = 0;
 	int ch;
-	while ((ch = getopt_long(argc, argv, "+:j:kn", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "-:j:kn", opts, NULL)) != -1) {
 		switch (ch) {
 		case ':':
 			return cli_usage(c, "build", "option '%s' needs a value", argv[optind - 1]);
@@ -282,6 +283,14 @@ int cmd_build(struct cli *c, int argc, char **argv)
 			break;
 		case 'T':
 			tests = false;
+			break;
+		case 'c':
+			c->config_file = optarg;
+			break;
+		case 1: /* a positional argument, wherever it stands: the sdist */
+			if (c->sdist || !cli_is_sdist(optarg))
+				return cli_usage(c, "build", "unexpected argument '%s'", optarg);
+			c->sdist = optarg;
 			break;
 		case 'P':
 			no_provision = true;

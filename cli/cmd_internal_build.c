@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/os.h"
+#include "cli/plan_common.h"
 #include "cli/internal.h"
 #include "matrix/config.h"
 #include "matrix/discover.h"
@@ -171,7 +172,7 @@ int internal_test_cell(struct cli *c, int argc, char **argv)
 		return CLI_FAIL;
 	char *wheel = arena_strndup(&c->arena, s.text, strcspn(s.text, "\n"));
 	struct config cfg;
-	if (!config_load(&c->arena, &c->diag, c->project_dir, c->env, &cfg))
+	if (!cli_config_load(c, &cfg))
 		return CLI_FAIL;
 	struct discovery ds;
 	if (!discover(&c->arena, &c->diag, &cfg, discover_cache_dir(&c->arena, &cfg), &ds))

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/os.h"
+#include "cli/plan_common.h"
 #include "cli/cli.h"
 #include "matrix/config.h"
 #include "packager/wheel.h"
@@ -143,7 +144,7 @@ int cmd_pack(struct cli *c, int argc, char **argv)
 	}
 
 	struct config cfg;
-	if (!config_load(&c->arena, &c->diag, c->project_dir, c->env, &cfg))
+	if (!cli_config_load(c, &cfg))
 		return CLI_FAIL;
 	/* --requires: the cell's own dependencies (the torch it was built against). */
 	struct project_meta meta = cfg.project;

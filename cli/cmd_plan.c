@@ -31,6 +31,7 @@ int cmd_plan(struct cli *c, int argc, char **argv)
 	    {"json", no_argument, NULL, 'j'},
 	    {"only", required_argument, NULL, 'o'},
 	    {"shard", required_argument, NULL, 's'},
+	    {"config", required_argument, NULL, 'c'},
 	    {NULL, 0, NULL, 0},
 	};
 	bool json = false;
@@ -39,12 +40,20 @@ int cmd_plan(struct cli *c, int argc, char **argv)
 	optind = 0;
 	opterr = 0;
 	int ch;
-	while ((ch = getopt_long(argc, argv, "+:", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "-:", opts, NULL)) != -1) {
 		switch (ch) {
 		case ':':
 			return cli_usage(c, "plan", "option '%s' needs a value", argv[optind - 1]);
 		case 'j':
 			json = true;
+			break;
+		case 'c':
+			c->config_file = optarg;
+			break;
+		case 1: /* a positional argument, wherever it stands: the sdist */
+			if (c->sdist || !cli_is_sdist(optarg))
+				return cli_usage(c, "plan", "unexpected argument '%s'", optarg);
+			c->sdist = optarg;
 			break;
 		case 'o':
 			strv_push(&c->arena, &mo.only, optarg);

@@ -157,6 +157,11 @@ static void emit_header(struct gen *g)
 	}
 	sb_puts(sb, "\ncuwheel = ");
 	ninja_arg(sb, g->o->cuwheel);
+	if (g->cfg->config_file) {
+		/* The steps read the same config beside the project (--config FILE). */
+		sb_puts(sb, " --config ");
+		ninja_arg(sb, g->cfg->config_file);
+	}
 	sb_puts(sb, "\nproject = ");
 	ninja_arg(sb, g->proj);
 	sb_puts(sb, "\n\n"
@@ -540,7 +545,15 @@ static void emit_cell(struct gen *g, const struct cell *c, const struct archive_
 	sb_puts(sb, ": cuwheel ");
 	ninja_path(sb, stamp);
 	sb_puts(sb, " | ");
-	ninja_path(sb, from_build(g, "pyproject.toml"));
+	if (cfg->config_file) {
+		ninja_path(sb, cfg->config_file);
+		if (cfg->project.pkginfo) {
+			sb_putc(sb, ' ');
+			ninja_path(sb, from_build(g, "PKG-INFO"));
+		}
+	} else {
+		ninja_path(sb, from_build(g, "pyproject.toml"));
+	}
 	if (cfg->project.readme_path) {
 		sb_putc(sb, ' ');
 		ninja_path(sb, from_build(g, cfg->project.readme_path));

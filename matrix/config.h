@@ -60,6 +60,36 @@ struct project_meta {
 	struct str_pairs gui_scripts;
 	struct entry_group *entry_points;
 	size_t n_entry_points;
+	/* An sdist's PKG-INFO, when the metadata comes from it (no [project] table): METADATA
+	 * keeps its headers verbatim but for Version and the groups [project] overrides. */
+	const char *pkginfo;
+	size_t pkginfo_len;
+	unsigned pkginfo_replaced; /* PKGINFO_* bits */
+};
+
+/* Header groups of core metadata that one [project] key replaces as a whole. */
+#define PKGINFO_GROUPS(X)                                                                          \
+	X(PKGINFO_NAME, "name", "Name")                                                            \
+	X(PKGINFO_SUMMARY, "description", "Summary")                                               \
+	X(PKGINFO_README, "readme", "Description Description-Content-Type")                        \
+	X(PKGINFO_REQUIRES_PYTHON, "requires-python", "Requires-Python")                           \
+	X(PKGINFO_LICENSE, "license", "License License-Expression")                                \
+	X(PKGINFO_LICENSE_FILES, "license-files", "License-File")                                  \
+	X(PKGINFO_AUTHORS, "authors", "Author Author-email")                                       \
+	X(PKGINFO_MAINTAINERS, "maintainers", "Maintainer Maintainer-email")                       \
+	X(PKGINFO_KEYWORDS, "keywords", "Keywords")                                                \
+	X(PKGINFO_CLASSIFIERS, "classifiers", "Classifier")                                        \
+	X(PKGINFO_URLS, "urls", "Project-URL")                                                     \
+	X(PKGINFO_DEPS, "dependencies", "Requires-Dist Provides-Extra")
+enum {
+#define X(e, key, headers) e##_BIT,
+	PKGINFO_GROUPS(X)
+#undef X
+};
+enum {
+#define X(e, key, headers) e = 1 << e##_BIT,
+	PKGINFO_GROUPS(X)
+#undef X
 };
 
 #define CUDART_KINDS(X)                                                                            \
@@ -185,12 +215,27 @@ struct config {
 	const char *build_dir;     /* absolute */
 	const char *dist_dir;      /* absolute */
 	int compression;           /* 0 = stored, 1..9 deflate level */
+	/* Where each metadata field came from ("PKG-INFO:4", "gsplat.toml:7:1", "default"):
+	 * field name -> origin, in the order plan shows them. */
+	struct str_pairs meta_origin;
+	const char *config_file;   /* --config FILE (absolute), or NULL: pyproject.toml */
+	const char *sdist;         /* the sdist the project was unpacked from, or NULL */
+	bool project_partial;      /* [project] may omit name and version (PKG-INFO has them) */
+	const char *base_dir;      /* what build-dir and dist-dir are relative to: the project,
+	                            * or with --config the config file's directory */
 };
 
 /* Loads project_dir/pyproject.toml. env is a NULL-terminated environ-style list (CUWHEEL_*
  * overrides) or NULL. Returns false after reporting every error found. */
 bool config_load(struct arena *a, struct diag *d, const char *project_dir,
 		 const char *const *env, struct config *cfg);
+/* Loads project_dir with config_file (absolute) as its manifest instead of pyproject.toml:
+ * [tool.cuwheel] from it, the metadata from project_dir/PKG-INFO unless it has [project]
+ * (whose keys then override PKG-INFO's). sdist (or NULL) is only recorded. Returns false after
+ * reporting every error found. */
+bool config_load_with(struct arena *a, struct diag *d, const char *project_dir,
+                      const char *config_file, const char *sdist, const char *const *env,
+                      struct config *cfg);
 /* Parses a TORCH_CUDA_ARCH_LIST string (';' ',' or space separated, names like Ampere).
  * Returns false with a message in *err (arena string). */
 bool config_parse_archs(struct arena *a, const char *text, struct arch **out, size_t *n,

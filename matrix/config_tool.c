@@ -502,8 +502,8 @@ bool config_read_tool(struct cfg_reader *r, struct config *cfg)
 		ok &= cfg_string(r, tool, "dist-dir", "[tool.cuwheel]", &dist_dir);
 		ok &= cfg_int(r, tool, "compression", "[tool.cuwheel]", 0, 9, &cfg->compression);
 	}
-	cfg->build_dir =
-	    build_dir[0] == '/' ? build_dir : os_join(r->a, cfg->project_dir, build_dir);
-	cfg->dist_dir = dist_dir[0] == '/' ? dist_dir : os_join(r->a, cfg->project_dir, dist_dir);
+	const char *base = cfg->base_dir ? cfg->base_dir : cfg->project_dir;
+	cfg->build_dir = build_dir[0] == '/' ? build_dir : os_join(r->a, base, build_dir);
+	cfg->dist_dir = dist_dir[0] == '/' ? dist_dir : os_join(r->a, base, dist_dir);
 	return ok;
 }
