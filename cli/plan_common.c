@@ -104,7 +104,15 @@ void plan_print_table(const struct plan_ctx *pc, FILE *f)
 		for (size_t i = 0; i < pc->cfg.meta_origin.n; i++)
 			fprintf(f, "  %-26s %s\n", pc->cfg.meta_origin.v[i].key,
 			        pc->cfg.meta_origin.v[i].value);
+		fprintf(f, "  %-26s %s, with each cell's local label (below)\n", "Version (wheel)",
+		        pc->cfg.project.version);
 		fputc('\n', f);
+	}
+	if (pc->cfg.packages_found) {
+		fputs("Packages  (find: top-level directories with __init__.py)", f);
+		for (size_t i = 0; i < pc->cfg.packages.n; i++)
+			fprintf(f, " %s", pc->cfg.packages.v[i]);
+		fputs("\n\n", f);
 	}
 	fprintf(f, "Kernels (compiled once per toolkit; requested: %s)\n",
 	        pc->cfg.kernels.archs_text);

@@ -596,6 +596,8 @@ static bool config_read_all(struct arena *a, struct diag *d, const char *const *
 {
 	struct cfg_reader r = {a, d, &cfg->src, true};
 	config_read_metadata(&r, cfg);
+	if (r.ok)
+		config_default_license_files(&r, cfg);
 	config_read_tool(&r, cfg);
 	config_apply_env(&r, cfg, env);
 	if (r.ok)

@@ -136,6 +136,7 @@ struct kernels_cfg {
 	struct strv defines;      /* NAME or NAME=VALUE */
 	struct strv nvcc_flags;
 	struct strv host_flags;
+	struct strv cxx_flags;    /* only for the .c/.cpp kernel sources, never nvcc */
 	struct arch *archs;
 	size_t n_archs;
 	const char *archs_text;   /* as written, for messages */
@@ -155,6 +156,7 @@ struct extension_cfg {
 	struct strv cflags;
 	struct strv ldflags;
 	struct strv libraries;
+	bool no_abi_suffix;       /* abi-suffix = false: "csrc.so", not "csrc.cpython-312-...so" */
 	const struct toml_value *where;
 };
 
@@ -206,6 +208,10 @@ struct config {
 	struct extension_cfg *extensions;
 	size_t n_extensions;
 	struct strv packages;      /* project-relative dirs of pure-Python packages to ship */
+	bool packages_found;       /* packages = "find": the top-level dirs with __init__.py */
+	bool ship_hidden;          /* ship dot-files of the packages (an sdist chose them) */
+	enum tristate openmp;      /* -fopenmp -DAT_PARALLEL_OPENMP for C/C++ sources; auto: when
+	                            * the cell's torch was built with OpenMP */
 	struct matrix_cfg matrix;
 	struct test_cfg test;
 	struct str_pairs toolkits; /* version -> path */

@@ -186,6 +186,8 @@ bool config_read_metadata(struct cfg_reader *r, struct config *cfg)
 		return r->ok = false;
 	if (!model_from_pkginfo(r, cfg, &pk, &src))
 		return false;
+	/* The sdist's file list is what its MANIFEST chose: dot-files in it are package data. */
+	cfg->ship_hidden = true;
 	if (!t)
 		return true;
 	struct project_meta from_pkginfo = cfg->project;

@@ -9,13 +9,15 @@
 static const char *const tool_keys[] = {
     "kernels", "extension", "packages", "matrix",    "test",     "toolkits",
     "pythons", "cache",     "audit",    "build-dir", "dist-dir", "compression",
+    "openmp",
 };
 static const char *const kernels_keys[] = {
     "sources", "include-dirs", "defines", "nvcc-flags", "host-flags",
-    "archs",   "cudart",       "rdc",     "uses-torch",
+    "archs",   "cudart",       "rdc",     "uses-torch", "cxx-flags",
 };
 static const char *const extension_keys[] = {
     "module", "kind", "sources", "include-dirs", "defines", "cflags", "ldflags", "libraries",
+    "abi-suffix",
 };
 static const char *const matrix_keys[] = {
     "python",  "cuda",  "torch", "platform",      "include",
@@ -288,6 +290,7 @@ static bool read_kernels(struct cfg_reader *r, struct config *cfg, const struct 
 	ok &= cfg_strv(r, t, "defines", where, false, &k->defines);
 	ok &= cfg_strv(r, t, "nvcc-flags", where, false, &k->nvcc_flags);
 	ok &= cfg_strv(r, t, "host-flags", where, false, &k->host_flags);
+	ok &= cfg_strv(r, t, "cxx-flags", where, false, &k->cxx_flags);
 	ok &= read_archs(r, k, t);
 	int e = CUDART_STATIC;
 	ok &= cfg_enum(r, t, "cudart", where, cudart_names, N(cudart_names), &e);
@@ -357,6 +360,15 @@ static bool read_extension(struct cfg_reader *r, struct config *cfg, const struc
 	ok &= cfg_strv(r, t, "cflags", where, false, &x->cflags);
 	ok &= cfg_strv(r, t, "ldflags", where, false, &x->ldflags);
 	ok &= cfg_strv(r, t, "libraries", where, false, &x->libraries);
+	bool suffix = true;
+	ok &= cfg_bool(r, t, "abi-suffix", where, &suffix);
+	x->no_abi_suffix = !suffix;
+	if (!suffix && x->kind == EXT_ABI3) {
+		cfg_error(r, toml_get(t, "abi-suffix"),
+		          "abi-suffix = false cannot be used with kind 'abi3' (the .abi3.so name "
+		          "is what marks a stable-ABI module)");
+		ok = false;
+	}
 	return ok;
 }
 
@@ -469,7 +481,14 @@ bool config_read_tool(struct cfg_reader *r, struct config *cfg)
 		ok &= cfg_check_keys(r, tool, "[tool.cuwheel]", tool_keys, N(tool_keys));
 		ok &= read_kernels(r, cfg, tool);
 		ok &= read_extensions(r, cfg, tool);
-		ok &= read_dirs(r, cfg, tool, "packages", "[tool.cuwheel]", &cfg->packages);
+		const struct toml_value *pk = toml_get(tool, "packages");
+		if (pk && pk->type == TOML_STRING)
+			ok &= config_find_packages(r, cfg, pk);
+		else
+			ok &= read_dirs(r, cfg, tool, "packages", "[tool.cuwheel]", &cfg->packages);
+		int om = TRI_OFF;
+		ok &= cfg_enum(r, tool, "openmp", "[tool.cuwheel]", tri_names, N(tri_names), &om);
+		cfg->openmp = (enum tristate)om;
 		ok &= read_matrix(r, cfg, tool);
 		const struct toml_value *tt = cfg_table(r, tool, "test", "[tool.cuwheel]");
 		if (tt) {
