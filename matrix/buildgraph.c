@@ -480,13 +480,19 @@ static void emit_cell(struct gen *g, const struct cell *c, const struct archive_
 		ninja_path(sb, mod);
 		sb_puts(sb, ": link");
 		ninja_paths(sb, &objs);
-		sb_puts(sb, " | ");
-		ninja_path(sb, ap->archive);
+		/* A project without kernel sources (a plain C extension) has no archive. */
+		if (ap->archive) {
+			sb_puts(sb, " | ");
+			ninja_path(sb, ap->archive);
+		}
 		sb_puts(sb, "\n  ld = ");
 		ninja_arg(sb, g->cxx);
-		sb_puts(sb, "\n  ldflags = -Wl,--whole-archive ");
-		ninja_arg(sb, ap->archive);
-		sb_puts(sb, " -Wl,--no-whole-archive");
+		sb_puts(sb, "\n  ldflags =");
+		if (ap->archive) {
+			sb_puts(sb, " -Wl,--whole-archive ");
+			ninja_arg(sb, ap->archive);
+			sb_puts(sb, " -Wl,--no-whole-archive");
+		}
 		if (tf.cudart_shared) {
 			/* torch loads the CUDA runtime: -lcudart comes with torch's libraries. */
 		} else if (cfg->kernels.cudart == CUDART_STATIC) {
@@ -619,7 +625,7 @@ static void emit_cell(struct gen *g, const struct cell *c, const struct archive_
 	ninja_arg(sb, cfg->dist_dir);
 	sb_puts(sb, " --stamp ");
 	ninja_arg(sb, os_join(g->a, g->plan->cfg->build_dir, cp->final));
-	if (tp->n_archs) {
+	if (tp->n_archs && cfg->kernels.files.n) { /* no kernels: no device code to check */
 		struct strbuf al = {0};
 		for (size_t t = 0; t < tp->n_archs; t++)
 			sb_printf(&al, "%s%d%d%s%s", t ? "," : "", tp->archs[t].major,
