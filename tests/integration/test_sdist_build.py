@@ -5,7 +5,8 @@ end on a small setuptools-style sdist (a C extension module, no kernels: no nvcc
 - the wheel's METADATA is the sdist's PKG-INFO byte for byte but for Version (local label);
 - the PKG-INFO licence file reaches .dist-info/licenses/; the sdist's dot-file in the package
   ships (as setuptools' include_package_data ships it);
-- packages = "find" finds the package; abi-suffix = false names the module demo/_ext.so;
+- packages = "find" finds the package; abi-suffix = false names the module demo/_ext.so; a
+  second, top-level module (_demo_c, as nvdiffrast's _nvdiffrast_c) lands at the wheel's root;
 - pip installs the wheel into a fresh venv and the module imports;
 - a second build unpacks nothing and runs nothing; a changed sdist is unpacked again;
 - the same tree unpacked by hand, built with -C DIR --config FILE, gives the same METADATA;
@@ -62,15 +63,20 @@ FILES = {
     "demo/data/table.cuh": "#pragma once\n",
     "demo/data/.keep": "",
     "src/ext.c": EXT_C,
+    "src/top.c": EXT_C.replace('"_ext"', '"_demo_c"').replace("PyInit__ext", "PyInit__demo_c"),
 }
 
 CONFIG = """[tool.cuwheel]
 packages = "find"
 
-[tool.cuwheel.extension]
+[[tool.cuwheel.extension]]
 module = "demo._ext"
 sources = ["src/ext.c"]
 abi-suffix = false
+
+[[tool.cuwheel.extension]]
+module = "_demo_c"             # a top-level module, as nvdiffrast's _nvdiffrast_c
+sources = ["src/top.c"]
 
 [tool.cuwheel.matrix]
 python = ["3.12"]
@@ -138,6 +144,8 @@ def main():
               "package data shipped, the sdist's dot-file included: %s" %
               [n for n in names if n.startswith("demo/data")])
         check("demo/_ext.so" in names, "abi-suffix = false: demo/_ext.so")
+        check("_demo_c.cpython-312-x86_64-linux-gnu.so" in names,
+              "a top-level module at the wheel's root: %s" % [n for n in names if "/" not in n])
         check("setup.py" not in names and not any(n.startswith("src/") for n in names),
               "nothing outside the found package (no setup.py, no src/)")
 
@@ -151,9 +159,10 @@ def main():
                             wheels[0]], capture_output=True, text=True)
         check(p.returncode == 0, "pip installs the wheel into a fresh venv " + p.stderr[-300:])
         p = subprocess.run([os.path.join(venv, "bin", "python"), "-c",
-                            "import demo; print(demo.answer())"], cwd=tmp,
+                            "import demo, _demo_c; print(demo.answer() * (_demo_c.answer() == 42))"],
+                           cwd=tmp,
                            capture_output=True, text=True)
-        check(p.stdout.strip() == "42", "import demo; demo.answer() == 42 (%r)" %
+        check(p.stdout.strip() == "42", "import demo, _demo_c: both modules answer 42 (%r)" %
               (p.stdout + p.stderr)[-300:])
 
         tree = os.path.join(tmp, "build", "cuwheel", "sdist", "demo_sdist-2.0.1")
