@@ -19,7 +19,9 @@ and compared with `pip wheel --no-build-isolation --no-deps` of the same sdist.
 Environment: GSPLAT_PYTHONS (default "3.10 3.11 3.12 3.13"), GSPLAT_PIP_PYTHONS (the Pythons
 pip wheel is run for; default: all of GSPLAT_PYTHONS), GSPLAT_ARCHS (default "8.0"),
 GSPLAT_JOBS (default: the CPUs), GSPLAT_CACHE (default build/realproject-cache),
-GSPLAT_PIP_CONCURRENT=1 (run pip wheel beside cuwheel build rather than after it). Run from the
+GSPLAT_PIP_CONCURRENT=1 (run pip wheel beside cuwheel build rather than after it),
+GSPLAT_PIP_NO_CUDA=1 (the cheap reference: pip wheel with setup.py's BUILD_NO_CUDA=1, whose
+wheel is gsplat's minus csrc.so: files and METADATA compared, PyInit_csrc only in cuwheel's). Run from the
 repository root with $CUWHEEL set (CTest does both). Prints every check and the timings."""
 import glob
 import hashlib
@@ -44,6 +46,9 @@ PIP_PYTHONS = os.environ.get("GSPLAT_PIP_PYTHONS", " ".join(PYTHONS)).split()
 ARCHS = os.environ.get("GSPLAT_ARCHS", "8.0")
 JOBS = os.environ.get("GSPLAT_JOBS", str(os.cpu_count() or 1))
 CONCURRENT = os.environ.get("GSPLAT_PIP_CONCURRENT") == "1"
+# The cheap reference: setup.py's own BUILD_NO_CUDA=1 (no kernels compiled; the same files but
+# gsplat/csrc.so, the same METADATA). For machines without the CPU for a second kernel build.
+NO_CUDA_REF = os.environ.get("GSPLAT_PIP_NO_CUDA") == "1"
 CACHE = os.path.abspath(os.environ.get("GSPLAT_CACHE", os.path.join("build", "realproject-cache")))
 SKIP = 77
 failures = []
@@ -187,6 +192,8 @@ def step_pip_wheel(sdist, venvs, tmp):
         out_dir = os.path.join(tmp, "pip-" + v)
         env = dict(os.environ, TORCH_CUDA_ARCH_LIST=ARCHS, MAX_JOBS=JOBS, CUDA_HOME=root,
                    PIP_CACHE_DIR=os.path.join(CACHE, "pip"))
+        if NO_CUDA_REF:
+            env["BUILD_NO_CUDA"] = "1"
         t0 = time.time()
         rc, out = run([venvs[v], "-m", "pip", "wheel", "--no-build-isolation", "--no-deps",
                        "-w", out_dir, sdist], env=env, cwd=tmp)
@@ -206,6 +213,8 @@ def step_compare(wheels, refs, tmp):
             continue
         cz, cfiles, cmeta = wheel_view(wheels[v])
         pz, pfiles, pmeta = wheel_view(ref)
+        if NO_CUDA_REF:
+            pfiles = sorted(pfiles + ["gsplat/csrc.so"])  # what BUILD_NO_CUDA leaves out
         only_c = sorted(set(cfiles) - set(pfiles))
         only_p = sorted(set(pfiles) - set(cfiles))
         check(not only_c and not only_p,
@@ -223,7 +232,7 @@ def step_compare(wheels, refs, tmp):
               "Python %s: Version 1.5.3+pt211cu130 (cuwheel) vs 1.5.3 (pip)" % v)
         check("Requires-Dist: torch>=2.11,<2.12" in ch,
               "Python %s: cuwheel's wheel pins the torch it was built against" % v)
-        for name, z in (("cuwheel", cz), ("pip", pz)):
+        for name, z in (("cuwheel", cz),) + ((("pip", pz),) if not NO_CUDA_REF else ()):
             syms = exports(z.read("gsplat/csrc.so"), tmp)
             check("PyInit_csrc" in syms, "Python %s: %s's gsplat/csrc.so exports PyInit_csrc "
                   "(%d dynamic symbols defined)" % (v, name, len(syms)))
