@@ -522,6 +522,12 @@ static char *sha256_hex(struct arena *a, const void *data, size_t len)
 bool sdist_unpack(struct arena *a, struct diag *d, const char *path, const char *dest_parent,
                   const struct sdist_limits *lim, const char **dir)
 {
+	struct stat st;
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size > lim->max_total) {
+		diag_path(d, DIAG_ERROR, path, "%lld bytes is over the %llu-byte limit for an sdist",
+		          (long long)st.st_size, (unsigned long long)lim->max_total);
+		return false;
+	}
 	struct source src;
 	if (!os_read_file(a, d, path, &src))
 		return false;
