@@ -223,9 +223,14 @@ bool config_default_license_files(struct cfg_reader *r, struct config *cfg)
 		}
 	}
 	if (p->license_files.n) {
+		char *list = "";
+		for (size_t i = 0; i < p->license_files.n; i++)
+			list = arena_printf(r->a, "%s%s%s", list, i ? " " : "", p->license_files.v[i]);
 		origin(cfg, r->a, "License-File",
-		       "default (no license-files given: LICEN[CS]E*, COPYING*, NOTICE*, "
-		       "AUTHORS* at the project's top, as setuptools does)");
+		       arena_printf(r->a,
+		                    "default: %s (no license-files given: LICEN[CS]E*, COPYING*, "
+		                    "NOTICE*, AUTHORS* at the project's top, as setuptools does)",
+		                    list));
 		if (p->pkginfo)
 			p->pkginfo_replaced |= PKGINFO_LICENSE_FILES;
 	}
