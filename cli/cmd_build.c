@@ -19,7 +19,8 @@
 #include "matrix/kernels_io.h"
 
 const char cmd_build_help[] =
-    "usage: cuwheel build [-j N] [--keep-going] [--dry-run] [--only ID]... [--no-test]\n"
+    "usage: cuwheel build [SDIST.tar.gz] [--config FILE] [-j N] [--keep-going] [--dry-run]\n"
+    "                     [--only ID]... [--no-test]\n"
     "                     [--progress auto|tty|plain]\n"
     "\n"
     "Builds every selected cell of the plan that this machine can build. cuwheel writes one\n"
@@ -34,6 +35,11 @@ const char cmd_build_help[] =
     "file once and relinks every cell of its toolkit.\n"
     "\n"
     "Options:\n"
+    "  SDIST.tar.gz    build this sdist: unpacked (hardened: no '..', no links out, size\n"
+    "                  limits) into the build dir's sdist/; needs --config\n"
+    "  --config FILE   the manifest beside the project ([tool.cuwheel], optional [project]\n"
+    "                  overrides); the metadata is the project's PKG-INFO, kept exactly;\n"
+    "                  build-dir and dist-dir are relative to FILE's directory\n"
     "  -j N            run N jobs at once (default: the number of CPUs)\n"
     "  -k, --keep-going  go on with the other cells when one fails\n"
     "  -n, --dry-run   print the commands without running them\n"
