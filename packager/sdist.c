@@ -519,8 +519,44 @@ static char *sha256_hex(struct arena *a, const void *data, size_t len)
 	return hex;
 }
 
+/* Removes what an unpack killed midway left (.unpack-XXXXXX, .old-TOP); under the lock. */
+static void sweep_leftovers(struct arena *a, const char *dest_parent)
+{
+	struct strv names = {0};
+	struct diag quiet = {0};
+	if (!os_list_dir(a, dest_parent, &names))
+		return;
+	for (size_t i = 0; i < names.n; i++)
+		if (!strncmp(names.v[i], ".unpack-", 8) || !strncmp(names.v[i], ".old-", 5))
+			os_rm_rf(&quiet, os_join(a, dest_parent, names.v[i]));
+}
+
+static bool unpack_locked(struct arena *a, struct diag *d, const char *path,
+                          const char *dest_parent, const struct sdist_limits *lim,
+                          const char **dir);
+
 bool sdist_unpack(struct arena *a, struct diag *d, const char *path, const char *dest_parent,
                   const struct sdist_limits *lim, const char **dir)
+{
+	if (!os_mkdir_p(d, dest_parent))
+		return false;
+	/* Two builds of one sdist at once: one unpacks, the other then finds the stamp. */
+	char *lock_path = os_join(a, dest_parent, ".unpack.lock");
+	int lock = os_lock_open(d, lock_path, false);
+	if (lock < 0)
+		return false;
+	bool ok = os_lock_wait(d, lock, lock_path);
+	if (ok) {
+		sweep_leftovers(a, dest_parent);
+		ok = unpack_locked(a, d, path, dest_parent, lim, dir);
+	}
+	close(lock);
+	return ok;
+}
+
+static bool unpack_locked(struct arena *a, struct diag *d, const char *path,
+                          const char *dest_parent, const struct sdist_limits *lim,
+                          const char **dir)
 {
 	struct stat st;
 	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size > lim->max_total) {
@@ -532,7 +568,7 @@ bool sdist_unpack(struct arena *a, struct diag *d, const char *path, const char 
 	if (!os_read_file(a, d, path, &src))
 		return false;
 	char *digest = sha256_hex(a, src.text, src.len);
-	if (!digest || !os_mkdir_p(d, dest_parent))
+	if (!digest)
 		return false;
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	char *stamp = os_join(a, dest_parent, arena_printf(a, "%s.unpacked", base));
@@ -590,10 +626,12 @@ bool sdist_unpack(struct arena *a, struct diag *d, const char *path, const char 
 	if (!ok) {
 		struct diag q = {0};
 		os_rm_rf(&q, tmpl);
+		if (old_tree && !os_exists(final) && os_exists(old_tree))
+			rename(old_tree, final); /* the previous tree back, as it was */
 		return false;
 	}
-	os_rm_rf(d, old_tree);
-	os_rm_rf(d, tmpl);
+	os_rm_rf(&quiet, old_tree);
+	os_rm_rf(&quiet, tmpl);
 	char *line = arena_printf(a, "%s %s\n", digest, top);
 	if (!os_write_atomic(d, stamp, line, strlen(line), 0644))
 		return false;

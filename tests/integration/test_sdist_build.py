@@ -8,7 +8,8 @@ end on a small setuptools-style sdist (a C extension module, no kernels: no nvcc
 - packages = "find" finds the package; abi-suffix = false names the module demo/_ext.so; a
   second, top-level module (_demo_c, as nvdiffrast's _nvdiffrast_c) lands at the wheel's root;
 - pip installs the wheel into a fresh venv and the module imports;
-- a second build unpacks nothing and runs nothing; a changed sdist is unpacked again;
+- a second build unpacks nothing and runs nothing; a changed sdist is unpacked again; three
+  plans of a new sdist at once agree (the unpack is locked);
 - the same tree unpacked by hand, built with -C DIR --config FILE, gives the same METADATA;
 - a hostile sdist leaves dist/ as it was.
 Needs $CUWHEEL and a Python 3.12 that discovery finds."""
@@ -181,6 +182,21 @@ def main():
                          "--no-test"], tmp)
         check(rc == 0 and "X = 1" in open(os.path.join(tree, "demo", "__init__.py")).read(),
               "a changed sdist is unpacked again and built")
+
+        # Two plans of a new sdist at once: one unpacks (under a lock), the other finds it.
+        files3 = dict(FILES, **{"demo/__init__.py": "from ._ext import answer\nY = 2\n"})
+        write_sdist(sdist, files3)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("CUWHEEL_")}
+        procs = [subprocess.Popen([CUWHEEL, "plan", "demo_sdist-2.0.1.tar.gz", "--config",
+                                   "demo.cuwheel.toml"], cwd=tmp, env=env,
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                 for _ in range(3)]
+        outs = [p.communicate()[0] for p in procs]
+        check(all(p.returncode == 0 for p in procs) and
+              "Y = 2" in open(os.path.join(tree, "demo", "__init__.py")).read() and
+              not [n for n in os.listdir(os.path.dirname(tree)) if n.startswith((".unpack-", ".old-"))],
+              "three plans of a new sdist at once all succeed, one tree, no leftovers (%s)" %
+              [o.strip()[-120:] for p, o in zip(procs, outs) if p.returncode])
 
         # The same tree unpacked elsewhere, built with -C DIR --config FILE.
         by_hand = os.path.join(tmp, "by-hand")
