@@ -201,8 +201,8 @@ def step_pip_wheel(sdist, venvs, tmp):
         print(out[-2000:])
         w = glob.glob(os.path.join(out_dir, "gsplat-1.5.3-*.whl"))
         if check(rc == 0 and len(w) == 1,
-                 "pip wheel --no-build-isolation --no-deps %s with Python %s (%.0f s)" %
-                 (SDIST, v, secs)):
+                 "pip wheel --no-build-isolation --no-deps %s with Python %s%s (%.0f s)" %
+                 (SDIST, v, " and BUILD_NO_CUDA=1" if NO_CUDA_REF else "", secs)):
             refs[v] = (w[0], secs)
     return refs
 
