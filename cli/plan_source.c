@@ -9,7 +9,8 @@
 bool cli_is_sdist(const char *arg)
 {
 	size_t n = strlen(arg);
-	return (n > 7 && !strcmp(arg + n - 7, ".tar.gz")) || (n > 4 && !strcmp(arg + n - 4, ".tgz"));
+	return (n > 7 && !strcmp(arg + n - 7, ".tar.gz")) ||
+	       (n > 4 && !strcmp(arg + n - 4, ".tgz"));
 }
 
 /* A path given on the command line, as if cuwheel had started in -C DIR. */
@@ -36,8 +37,8 @@ static const char *early_build_dir(struct cli *c, const char *config)
 	if (!root)
 		return NULL;
 	const char *dir = "build/cuwheel";
-	const struct toml_value *v = toml_get(toml_get(toml_get(root, "tool"), "cuwheel"),
-	                                      "build-dir");
+	const struct toml_value *v =
+	    toml_get(toml_get(toml_get(root, "tool"), "cuwheel"), "build-dir");
 	if (v && v->type == TOML_STRING && v->u.str.s[0])
 		dir = v->u.str.s;
 	if (dir[0] == '/')

@@ -24,7 +24,8 @@ bool config_find_packages(struct cfg_reader *r, struct config *cfg, const struct
 	 * (setuptools skips others, and never looks into a directory without __init__.py). */
 	for (size_t i = 0; i < names.n; i++) {
 		const char *n = names.v[i];
-		bool ident = (n[0] == '_' || (n[0] >= 'A' && n[0] <= 'Z') || (n[0] >= 'a' && n[0] <= 'z'));
+		bool ident =
+		    (n[0] == '_' || (n[0] >= 'A' && n[0] <= 'Z') || (n[0] >= 'a' && n[0] <= 'z'));
 		for (const char *p = n; ident && *p; p++)
 			ident = *p == '_' || (*p >= '0' && *p <= '9') || (*p >= 'A' && *p <= 'Z') ||
 			        (*p >= 'a' && *p <= 'z');

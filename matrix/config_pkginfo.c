@@ -62,21 +62,24 @@ static bool model_from_pkginfo(struct cfg_reader *r, struct config *cfg, const s
 		} else if (!strcasecmp(h->name, "License-Expression")) {
 			p->license_expression = v;
 		} else if (!strcasecmp(h->name, "License-File")) {
-			if (!config_path_inside(v) || !os_exists(os_join(r->a, cfg->project_dir, v))) {
+			if (!config_path_inside(v) ||
+			    !os_exists(os_join(r->a, cfg->project_dir, v))) {
 				diag_at(r->d, DIAG_ERROR, src, h->line, 15,
-				        "License-File '%s' is not a file in %s", v, cfg->project_dir);
+				        "License-File '%s' is not a file in %s", v,
+				        cfg->project_dir);
 				ok = r->ok = false;
 				continue;
 			}
 			strv_push(r->a, &p->license_files, v);
-		} else if (!strcasecmp(h->name, "Dynamic") || !strcasecmp(h->name, "Metadata-Version")) {
+		} else if (!strcasecmp(h->name, "Dynamic") ||
+		           !strcasecmp(h->name, "Metadata-Version")) {
 			continue;
 		}
 		const char *from = arena_printf(r->a, "PKG-INFO:%d", h->line);
 		for (size_t k = 0; k < dynamic.n; k++)
 			if (!strcasecmp(dynamic.v[k], h->name))
-				from = arena_printf(r->a, "%s (Dynamic: as the sdist's backend computed it)",
-				                    from);
+				from = arena_printf(
+				    r->a, "%s (Dynamic: as the sdist's backend computed it)", from);
 		/* A repeated header (Requires-Dist, Classifier) keeps its first line. */
 		bool seen = false;
 		for (size_t k = 0; k < cfg->meta_origin.n; k++)
@@ -103,7 +106,7 @@ static void apply_overrides(struct cfg_reader *r, struct config *cfg, const stru
 #define X(e, key, headers) {key, e},
 	    PKGINFO_GROUPS(X)
 #undef X
-	    {"optional-dependencies", PKGINFO_DEPS},
+	        {"optional-dependencies", PKGINFO_DEPS},
 	};
 	for (size_t i = 0; i < sizeof(keys) / sizeof(*keys); i++) {
 		const struct toml_value *v = toml_get(t, keys[i].key);
@@ -124,7 +127,8 @@ static void apply_overrides(struct cfg_reader *r, struct config *cfg, const stru
 	if (g & PKGINFO_REQUIRES_PYTHON)
 		p->requires_python = over.requires_python;
 	if (g & PKGINFO_LICENSE)
-		p->license_expression = over.license_expression, p->license_text = over.license_text;
+		p->license_expression = over.license_expression,
+		p->license_text = over.license_text;
 	if (g & (PKGINFO_LICENSE_FILES | PKGINFO_LICENSE))
 		p->license_files = over.license_files;
 	if (g & PKGINFO_AUTHORS)
@@ -160,13 +164,15 @@ bool config_read_metadata(struct cfg_reader *r, struct config *cfg)
 	char *path = os_join(r->a, cfg->project_dir, "PKG-INFO");
 	if (!cfg->config_file || !os_exists(path)) {
 		if (cfg->config_file && !t) {
-			cfg_error(r, NULL,
-			          "no [project] table here and no PKG-INFO in %s: cuwheel needs the "
-			          "package metadata from one of them",
-			          cfg->project_dir);
-			diag_msg(r->d, DIAG_HINT,
-			         "build from the project's sdist (it holds PKG-INFO), or add [project] "
-			         "with name and version to the config");
+			cfg_error(
+			    r, NULL,
+			    "no [project] table here and no PKG-INFO in %s: cuwheel needs the "
+			    "package metadata from one of them",
+			    cfg->project_dir);
+			diag_msg(
+			    r->d, DIAG_HINT,
+			    "build from the project's sdist (it holds PKG-INFO), or add [project] "
+			    "with name and version to the config");
 			return false;
 		}
 		bool ok = config_read_project(r, cfg);
@@ -225,7 +231,8 @@ bool config_default_license_files(struct cfg_reader *r, struct config *cfg)
 	if (p->license_files.n) {
 		char *list = "";
 		for (size_t i = 0; i < p->license_files.n; i++)
-			list = arena_printf(r->a, "%s%s%s", list, i ? " " : "", p->license_files.v[i]);
+			list =
+			    arena_printf(r->a, "%s%s%s", list, i ? " " : "", p->license_files.v[i]);
 		origin(cfg, r->a, "License-File",
 		       arena_printf(r->a,
 		                    "default: %s (no license-files given: LICEN[CS]E*, COPYING*, "

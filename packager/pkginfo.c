@@ -53,7 +53,8 @@ bool pkginfo_parse(struct arena *a, struct diag *d, const struct source *src, st
 			if (!colon || (size_t)(colon - p) != k || k == 0) {
 				diag_at(d, DIAG_ERROR, src, line, (int)k + 1,
 				        "not a 'Name: value' header line");
-				diag_msg(d, DIAG_HINT, "core metadata headers end at the first blank "
+				diag_msg(d, DIAG_HINT,
+				         "core metadata headers end at the first blank "
 				         "line; the long description follows it");
 				return false;
 			}

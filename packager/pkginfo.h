@@ -15,7 +15,7 @@ struct pkginfo_header {
 	const char *value; /* unfolded: continuation lines joined with '\n', indentation kept */
 	const char *raw;   /* the header's lines as written, with their line breaks */
 	size_t raw_len;
-	int line;          /* 1-based */
+	int line; /* 1-based */
 };
 
 struct pkginfo {

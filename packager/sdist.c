@@ -18,7 +18,7 @@
 #include "base/os.h"
 #include "base/strbuf.h"
 
-#define BLOCK 512
+#define BLOCK    512
 #define META_MAX (1u << 20) /* a pax or GNU long-name payload */
 
 void sdist_default_limits(struct sdist_limits *l)
@@ -62,11 +62,13 @@ static long gz_read(struct gz *g, unsigned char *buf, size_t n)
 		got = n - g->zs.avail_out;
 		if (rc == Z_STREAM_END) {
 			gz_feed(g);
-			if (g->zs.avail_in >= 2 && g->zs.next_in[0] == 0x1f && g->zs.next_in[1] == 0x8b) {
+			if (g->zs.avail_in >= 2 && g->zs.next_in[0] == 0x1f &&
+			    g->zs.next_in[1] == 0x8b) {
 				inflateReset(&g->zs);
 				continue;
 			}
-			g->done = true; /* trailing bytes after the last member are ignored, as gzip does */
+			g->done = true; /* trailing bytes after the last member are ignored, as gzip
+			                   does */
 		} else if (rc == Z_BUF_ERROR && g->zs.avail_in == 0 && g->in_left == 0) {
 			g->err = "the gzip stream is truncated";
 			return -1;
@@ -328,8 +330,10 @@ static bool read_members(struct reader *r, sdist_entry_fn *fn, void *user)
 		char type = (char)h[156];
 		if (type == 'x' || type == 'g' || type == 'L' || type == 'K') {
 			if (size > META_MAX)
-				return fail(r, hname, "an extended header of %llu bytes is over the "
-				            "1 MiB limit", (unsigned long long)size);
+				return fail(r, hname,
+				            "an extended header of %llu bytes is over the "
+				            "1 MiB limit",
+				            (unsigned long long)size);
 			unsigned char *buf = arena_alloc(r->a, (size_t)size + 1);
 			if (!read_exact(r, buf, (size_t)size, hname) ||
 			    !skip_bytes(r, (BLOCK - size % BLOCK) % BLOCK, hname))
@@ -350,11 +354,13 @@ static bool read_members(struct reader *r, sdist_entry_fn *fn, void *user)
 			size = pax_size;
 		const char *raw = pax_path ? pax_path : gnu_path;
 		if (!raw) {
-			char *prefix = memcmp(h + 257, "ustar\0", 6) == 0 ? field(r->a, h + 345, 155)
-			                                                   : "";
+			char *prefix =
+			    memcmp(h + 257, "ustar\0", 6) == 0 ? field(r->a, h + 345, 155) : "";
 			raw = *prefix ? arena_printf(r->a, "%s/%s", prefix, hname) : hname;
 		}
-		const char *link = pax_link ? pax_link : gnu_link ? gnu_link : field(r->a, h + 157, 100);
+		const char *link = pax_link   ? pax_link
+		                   : gnu_link ? gnu_link
+		                              : field(r->a, h + 157, 100);
 		pax_path = pax_link = gnu_path = gnu_link = NULL;
 		has_pax_size = false;
 
@@ -366,7 +372,8 @@ static bool read_members(struct reader *r, sdist_entry_fn *fn, void *user)
 			return fail(r, path, "more than %zu members", r->lim->max_members);
 		if (size > r->lim->max_member)
 			return fail(r, path, "%llu bytes is over the %llu-byte limit for a member",
-			            (unsigned long long)size, (unsigned long long)r->lim->max_member);
+			            (unsigned long long)size,
+			            (unsigned long long)r->lim->max_member);
 		if (size > r->lim->max_total - r->total)
 			return fail(r, path, "the members together exceed the %llu-byte limit",
 			            (unsigned long long)r->lim->max_total);
@@ -377,13 +384,24 @@ static bool read_members(struct reader *r, sdist_entry_fn *fn, void *user)
 		parse_num(h + 100, 8, &mode);
 		e.exec = (mode & 0111) != 0;
 		switch (type) {
-		case '0': case '\0': case '7': e.kind = SDIST_FILE; break;
-		case '5': e.kind = SDIST_DIR; break;
-		case '2': e.kind = SDIST_SYMLINK; break;
+		case '0':
+		case '\0':
+		case '7':
+			e.kind = SDIST_FILE;
+			break;
+		case '5':
+			e.kind = SDIST_DIR;
+			break;
+		case '2':
+			e.kind = SDIST_SYMLINK;
+			break;
 		case '1':
-			return fail(r, path, "hard links are not unpacked (a source distribution "
+			return fail(r, path,
+			            "hard links are not unpacked (a source distribution "
 			            "needs none)");
-		case '3': case '4': case '6':
+		case '3':
+		case '4':
+		case '6':
 			return fail(r, path, "devices and FIFOs are not unpacked");
 		default:
 			return fail(r, path, "member type '%c' is not a file, directory or symlink",
@@ -394,13 +412,16 @@ static bool read_members(struct reader *r, sdist_entry_fn *fn, void *user)
 		if (!r->top)
 			r->top = arena_strndup(r->a, path, toplen);
 		if (strlen(r->top) != toplen || strncmp(path, r->top, toplen))
-			return fail(r, path, "it is outside the top-level directory '%s/' (an sdist "
-			            "holds one NAME-VERSION/ directory)", r->top);
+			return fail(r, path,
+			            "it is outside the top-level directory '%s/' (an sdist "
+			            "holds one NAME-VERSION/ directory)",
+			            r->top);
 		if (!slash && e.kind != SDIST_DIR)
 			return fail(r, path, "the top level must be a directory");
 		if (e.kind == SDIST_SYMLINK) {
 			if (!link_inside(path, link))
-				return fail(r, path, "its link target '%s' is outside the tree", link);
+				return fail(r, path, "its link target '%s' is outside the tree",
+				            link);
 			e.link = link;
 		}
 		unsigned char *data = NULL;
@@ -428,8 +449,7 @@ static bool read_members(struct reader *r, sdist_entry_fn *fn, void *user)
 }
 
 bool sdist_read(struct arena *a, struct diag *d, const char *name, const void *data, size_t len,
-                const struct sdist_limits *lim, sdist_entry_fn *fn, void *user,
-                const char **top)
+                const struct sdist_limits *lim, sdist_entry_fn *fn, void *user, const char **top)
 {
 	struct reader r = {.a = a, .d = d, .name = name, .lim = lim};
 	const unsigned char *in = data;
@@ -478,12 +498,14 @@ static bool unpack_entry(void *user, const struct sdist_entry *e)
 	}
 	if (!mkdirs_for(u, e->path))
 		return false;
-	int fd = open(dest, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-	              e->exec ? 0755 : 0644);
+	int fd =
+	    open(dest, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, e->exec ? 0755 : 0644);
 	if (fd < 0) {
 		if (errno == EEXIST)
-			diag_path(u->d, DIAG_ERROR, u->sdist, "member '%s': the archive holds this "
-			          "path twice", e->path);
+			diag_path(u->d, DIAG_ERROR, u->sdist,
+			          "member '%s': the archive holds this "
+			          "path twice",
+			          e->path);
 		else
 			diag_errno(u->d, dest, "cannot create");
 		return false;
@@ -555,12 +577,12 @@ bool sdist_unpack(struct arena *a, struct diag *d, const char *path, const char 
 }
 
 static bool unpack_locked(struct arena *a, struct diag *d, const char *path,
-                          const char *dest_parent, const struct sdist_limits *lim,
-                          const char **dir)
+                          const char *dest_parent, const struct sdist_limits *lim, const char **dir)
 {
 	struct stat st;
 	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size > lim->max_total) {
-		diag_path(d, DIAG_ERROR, path, "%lld bytes is over the %llu-byte limit for an sdist",
+		diag_path(d, DIAG_ERROR, path,
+		          "%lld bytes is over the %llu-byte limit for an sdist",
 		          (long long)st.st_size, (unsigned long long)lim->max_total);
 		return false;
 	}
@@ -601,10 +623,11 @@ static bool unpack_locked(struct arena *a, struct diag *d, const char *path,
 		char *lp = os_join(a, tmpl, u.links.v[i]);
 		if (symlink(u.targets.v[i], lp) != 0) {
 			if (errno == EEXIST)
-				diag_path(d, DIAG_ERROR, path,
-				          "member '%s': a symlink where the archive also puts a file or "
-				          "directory",
-				          u.links.v[i]);
+				diag_path(
+				    d, DIAG_ERROR, path,
+				    "member '%s': a symlink where the archive also puts a file or "
+				    "directory",
+				    u.links.v[i]);
 			else
 				diag_errno(d, lp, "cannot create the symlink");
 			ok = false;

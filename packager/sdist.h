@@ -11,10 +11,10 @@
 #include "base/diag.h"
 
 struct sdist_limits {
-	uint64_t max_total;   /* uncompressed bytes of all members together */
-	uint64_t max_member;  /* bytes of one member */
-	size_t max_members;   /* members (files, directories, links) */
-	size_t max_path;      /* bytes of one member path */
+	uint64_t max_total;  /* uncompressed bytes of all members together */
+	uint64_t max_member; /* bytes of one member */
+	size_t max_members;  /* members (files, directories, links) */
+	size_t max_path;     /* bytes of one member path */
 };
 
 enum sdist_kind { SDIST_FILE, SDIST_DIR, SDIST_SYMLINK };
@@ -42,8 +42,7 @@ void sdist_default_limits(struct sdist_limits *l);
  * header checksums, and the limits. Returns false after one diagnostic naming `name` and the
  * member. *top gets the top-level directory name. */
 bool sdist_read(struct arena *a, struct diag *d, const char *name, const void *data, size_t len,
-                const struct sdist_limits *lim, sdist_entry_fn *fn, void *user,
-                const char **top);
+                const struct sdist_limits *lim, sdist_entry_fn *fn, void *user, const char **top);
 /* Unpacks the sdist file `path` into dest_parent/<top> (the directory replaced as a whole: a
  * temporary sibling is filled, then renamed; symlinks are made after every file). Unpacks
  * again only when the sdist's sha256 differs from the one recorded beside the tree, so the

@@ -74,8 +74,8 @@ static unsigned char *gzip_of(const uint8_t *in, size_t n, size_t *out_n)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct arena a = {0};
-	struct sdist_limits lim = {.max_total = 1 << 20, .max_member = 1 << 18,
-	                           .max_members = 512, .max_path = 1024};
+	struct sdist_limits lim = {
+	    .max_total = 1 << 20, .max_member = 1 << 18, .max_members = 512, .max_path = 1024};
 	size_t gz_n = size;
 	unsigned char *gz = NULL;
 	if (!(size >= 2 && data[0] == 0x1f && data[1] == 0x8b) &&

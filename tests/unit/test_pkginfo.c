@@ -73,8 +73,8 @@ static void pkginfo_refuses_what_is_not_core_metadata(void **state)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
 		struct arena a = {0};
 		struct diag d = {0};
-		struct source src = {.path = "PKG-INFO", .text = bad[i].text,
-		                     .len = strlen(bad[i].text)};
+		struct source src = {
+		    .path = "PKG-INFO", .text = bad[i].text, .len = strlen(bad[i].text)};
 		struct pkginfo pk;
 		assert_false(pkginfo_parse(&a, &d, &src, &pk));
 		assert_int_equal(d.errors, 1);
