@@ -22,6 +22,8 @@ struct cli {
 	const char *project_dir; /* -C DIR, default "." */
 	bool color;              /* stderr is a terminal and NO_COLOR is unset */
 	const char *const *env;  /* environ */
+	const char *config_file; /* --config FILE: the manifest beside the project, or NULL */
+	const char *sdist;       /* build/plan SDIST.tar.gz: the project to unpack, or NULL */
 };
 
 typedef int cli_cmd_fn(struct cli *c, int argc, char **argv);
@@ -51,6 +53,8 @@ CLI_COMMANDS(X)
 void cli_print_diag(void *user, const struct diag_msg *m);
 /* Reports a usage error for command cmd and returns CLI_USAGE. */
 int cli_usage(struct cli *c, const char *cmd, const char *fmt, ...) CW_PRINTF(3, 4);
+/* True when arg names a source distribution (ends in .tar.gz or .tgz). */
+bool cli_is_sdist(const char *arg);
 /* Parses a positive integer option value; reports a usage error and returns false otherwise. */
 bool cli_parse_int(struct cli *c, const char *cmd, const char *opt, const char *val, int *out);
 

@@ -22,7 +22,8 @@
 #include "matrix/kernels_io.h"
 
 const char cmd_build_help[] =
-    "usage: cuwheel build [-j N] [--keep-going] [--dry-run] [--only ID]... [--no-test]\n"
+    "usage: cuwheel build [SDIST.tar.gz] [--config FILE] [-j N] [--keep-going] [--dry-run]\n"
+    "                     [--only ID]... [--no-test]\n"
     "                     [--progress auto|tty|plain]\n"
     "\n"
     "Builds every selected cell of the plan that this machine can build. cuwheel writes one\n"
@@ -37,6 +38,11 @@ const char cmd_build_help[] =
     "file once and relinks every cell of its toolkit.\n"
     "\n"
     "Options:\n"
+    "  SDIST.tar.gz    build this sdist: unpacked (hardened: no '..', no links out, size\n"
+    "                  limits) into the build dir's sdist/; needs --config\n"
+    "  --config FILE   the manifest beside the project ([tool.cuwheel], optional [project]\n"
+    "                  overrides); the metadata is the project's PKG-INFO, kept exactly;\n"
+    "                  build-dir and dist-dir are relative to FILE's directory\n"
     "  -j N            run N jobs at once (default: the number of CPUs)\n"
     "  -k, --keep-going  go on with the other cells when one fails\n"
     "  -n, --dry-run   print the commands without running them\n"
@@ -251,6 +257,7 @@ int cmd_build(struct cli *c, int argc, char **argv)
 	    {"no-test", no_argument, NULL, 'T'},    {"stage", required_argument, NULL, 'S'},
 	    {"export", required_argument, NULL, 'E'}, {"import", required_argument, NULL, 'I'},
 	    {"no-provision", no_argument, NULL, 'P'}, {"progress", required_argument, NULL, 'R'},
+	    {"config", required_argument, NULL, 'c'},
 	    {NULL, 0, NULL, 0},
 	};
 	const char *stage = "all", *export_dir = NULL, *import_dir = NULL;
@@ -262,7 +269,7 @@ int cmd_build(struct cli *c, int argc, char **argv)
 	optind = 0;
 	opterr = 0;
 	int ch;
-	while ((ch = getopt_long(argc, argv, "+:j:kn", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "-:j:kn", opts, NULL)) != -1) {
 		switch (ch) {
 		case ':':
 			return cli_usage(c, "build", "option '%s' needs a value", argv[optind - 1]);
@@ -281,6 +288,14 @@ int cmd_build(struct cli *c, int argc, char **argv)
 			break;
 		case 'T':
 			tests = false;
+			break;
+		case 'c':
+			c->config_file = optarg;
+			break;
+		case 1: /* a positional argument, wherever it stands: the sdist */
+			if (c->sdist || !cli_is_sdist(optarg))
+				return cli_usage(c, "build", "unexpected argument '%s'", optarg);
+			c->sdist = optarg;
 			break;
 		case 'P':
 			no_provision = true;

@@ -258,7 +258,7 @@ int cmd_doctor(struct cli *c, int argc, char **argv)
 	struct config cfg = {0};
 	const char *dir = os_abspath(a, c->project_dir);
 	if (os_exists(os_join(a, dir, "pyproject.toml"))) {
-		if (!config_load(a, &c->diag, dir, c->env, &cfg)) {
+		if (!config_load_with(a, &c->diag, dir, c->config_file, NULL, c->env, &cfg)) {
 			diag_msg(&c->diag, DIAG_WARNING,
 			         "continuing without the project's configuration");
 			memset(&cfg, 0, sizeof(cfg));

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/os.h"
+#include "cli/plan_common.h"
 #include "cli/internal.h"
 #include "cli/test_context.h"
 #include "matrix/config.h"
@@ -21,8 +22,10 @@ int internal_stage(struct cli *c, int argc, char **argv)
 	static const struct option opts[] = {
 	    {"out", required_argument, NULL, 'o'},  {"stamp", required_argument, NULL, 's'},
 	    {"package", required_argument, NULL, 'p'}, {"file", required_argument, NULL, 'f'},
+	    {"hidden", no_argument, NULL, 'H'},
 	    {NULL, 0, NULL, 0},
 	};
+	bool hidden = false;
 	const char *out = NULL, *stamp = NULL;
 	struct strv packages = {0};
 	struct stage_file files[64];
@@ -41,6 +44,9 @@ int internal_stage(struct cli *c, int argc, char **argv)
 		case 'p':
 			strv_push(&c->arena, &packages, optarg);
 			break;
+		case 'H':
+			hidden = true;
+			break;
 		case 'f': {
 			char *eq = strchr(optarg, '=');
 			if (!eq || n_files == 64)
@@ -57,7 +63,7 @@ int internal_stage(struct cli *c, int argc, char **argv)
 	if (!out || !stamp)
 		return cli_usage(c, "internal", "stage needs --out and --stamp");
 	const char *proj = os_realpath(&c->arena, c->project_dir);
-	if (!stage_tree(&c->arena, &c->diag, proj, out, &packages, files, n_files))
+	if (!stage_tree(&c->arena, &c->diag, proj, out, &packages, hidden, files, n_files))
 		return CLI_FAIL;
 	return os_write_atomic(&c->diag, stamp, "", 0, 0644) ? CLI_OK : CLI_FAIL;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/os.h"
+#include "cli/plan_common.h"
 #include "cli/cli.h"
 #include "matrix/config.h"
 #include "packager/wheel.h"
@@ -153,7 +154,7 @@ int cmd_pack(struct cli *c, int argc, char **argv)
 	struct config cfg = {.compression = 6};
 	if (project_json ? !project_meta_read(&c->arena, &c->diag, project_json, &cfg.project,
 					      &cfg.project_dir)
-			 : !config_load(&c->arena, &c->diag, c->project_dir, c->env, &cfg))
+			 : !cli_config_load(c, &cfg))
 		return CLI_FAIL;
 	/* --requires: the cell's own dependencies (the torch it was built against). */
 	struct project_meta meta = cfg.project;

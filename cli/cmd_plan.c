@@ -6,16 +6,21 @@
 #include "matrix/shard.h"
 
 const char cmd_plan_help[] =
-    "usage: cuwheel plan [--json] [--only ID]... [--shard I/N]\n"
+    "usage: cuwheel plan [SDIST.tar.gz] [--config FILE] [--json] [--only ID]... [--shard I/N]\n"
     "\n"
     "Expands [tool.cuwheel.matrix] (python x cuda x torch x platform, include/exclude,\n"
     "build/skip globs) against the toolkits and Pythons found here, and prints every cell:\n"
     "its identifier (cp312-cu130-linux_x86_64, cp310-abi3-cu130-..., cp312-pt26-cu124-...),\n"
     "the wheel it will produce, and whether this machine can build it or why not. It also\n"
     "shows, per toolkit, the GPU targets the kernels will be compiled for and the requested\n"
-    "ones the toolkit cannot build.\n"
+    "ones the toolkit cannot build. With --config, it first says where every metadata field\n"
+    "came from (PKG-INFO:LINE, the config's [project], or a default).\n"
     "\n"
     "Options:\n"
+    "  SDIST.tar.gz   unpack this sdist (into the build dir's sdist/) and plan it; needs\n"
+    "                 --config\n"
+    "  --config FILE  the manifest beside the project: [tool.cuwheel] and, optionally,\n"
+    "                 [project] overrides; the metadata comes from the project's PKG-INFO\n"
     "  --json       print the plan as JSON (format 1: project, toolkits[], cells[])\n"
     "  --only ID    keep only cells matching ID (an identifier or a glob); repeatable\n"
     "  --shard I/N  keep only the I-th of N balanced shards of the selected cells, for CI\n"
@@ -31,6 +36,7 @@ int cmd_plan(struct cli *c, int argc, char **argv)
 	    {"json", no_argument, NULL, 'j'},
 	    {"only", required_argument, NULL, 'o'},
 	    {"shard", required_argument, NULL, 's'},
+	    {"config", required_argument, NULL, 'c'},
 	    {NULL, 0, NULL, 0},
 	};
 	bool json = false;
@@ -39,12 +45,20 @@ int cmd_plan(struct cli *c, int argc, char **argv)
 	optind = 0;
 	opterr = 0;
 	int ch;
-	while ((ch = getopt_long(argc, argv, "+:", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "-:", opts, NULL)) != -1) {
 		switch (ch) {
 		case ':':
 			return cli_usage(c, "plan", "option '%s' needs a value", argv[optind - 1]);
 		case 'j':
 			json = true;
+			break;
+		case 'c':
+			c->config_file = optarg;
+			break;
+		case 1: /* a positional argument, wherever it stands: the sdist */
+			if (c->sdist || !cli_is_sdist(optarg))
+				return cli_usage(c, "plan", "unexpected argument '%s'", optarg);
+			c->sdist = optarg;
 			break;
 		case 'o':
 			strv_push(&c->arena, &mo.only, optarg);

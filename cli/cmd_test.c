@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/os.h"
+#include "cli/plan_common.h"
 #include "cli/cli.h"
 #include "matrix/config.h"
 #include "matrix/discover.h"
@@ -209,7 +210,7 @@ int cmd_test(struct cli *c, int argc, char **argv)
 	}
 
 	struct config cfg;
-	if (!config_load(a, &c->diag, c->project_dir, c->env, &cfg))
+	if (!cli_config_load(c, &cfg))
 		return CLI_FAIL;
 	if (!cfg.test.command || !*cfg.test.command) {
 		fprintf(stderr, "cuwheel: error: %s has no test command\n", cfg.pyproject);

@@ -31,6 +31,8 @@ static const char main_help[] =
     "\n"
     "Global options:\n"
     "  -C DIR        run as if started in DIR (the project holding pyproject.toml)\n"
+    "  --config FILE read [tool.cuwheel] (and [project]) from FILE instead of the project's\n"
+    "                pyproject.toml; the metadata then comes from the project's PKG-INFO\n"
     "  --version     print cuwheel's version\n"
     "  -h, --help    show this help; 'cuwheel help COMMAND' or 'cuwheel COMMAND --help'\n"
     "\n"
@@ -110,6 +112,12 @@ int main(int argc, char **argv)
 			c.project_dir = argv[++i];
 		} else if (strncmp(a, "-C", 2) == 0) {
 			c.project_dir = a + 2;
+		} else if (strcmp(a, "--config") == 0) {
+			if (i + 1 >= argc)
+				return cli_usage(&c, NULL, "--config needs a file");
+			c.config_file = argv[++i];
+		} else if (strncmp(a, "--config=", 9) == 0) {
+			c.config_file = a + 9;
 		} else {
 			return cli_usage(&c, NULL, "unknown option '%s'", a);
 		}

@@ -28,7 +28,7 @@ int plan_load(struct cli *c, const struct matrix_opts *o, struct plan_ctx *pc)
 {
 	memset(pc, 0, sizeof(*pc));
 	pc->opts = o ? *o : (struct matrix_opts){0};
-	if (!config_load(&c->arena, &c->diag, c->project_dir, c->env, &pc->cfg))
+	if (!cli_config_load(c, &pc->cfg))
 		return CLI_FAIL;
 	provisionable_minors(c, &pc->opts);
 	const char *probes = discover_cache_dir(&c->arena, &pc->cfg);
@@ -99,6 +99,25 @@ void plan_print_table(const struct plan_ctx *pc, FILE *f)
 	fprintf(f, "%s %s: %zu cells, %zu selected, %zu buildable on this machine (%s)\n\n",
 	        pc->cfg.project.name, pc->cfg.project.version, p->n_cells, p->n_selected,
 	        p->n_buildable, p->host_platform);
+	if (pc->cfg.config_file) {
+		/* Built with a config beside the project: say where each metadata field is from. */
+		fprintf(f, "Project   %s%s%s%s\nConfig    %s\nMetadata  (field: where it comes from)\n",
+		        pc->cfg.project_dir, pc->cfg.sdist ? " (unpacked from " : "",
+		        pc->cfg.sdist ? pc->cfg.sdist : "", pc->cfg.sdist ? ")" : "",
+		        pc->cfg.config_file);
+		for (size_t i = 0; i < pc->cfg.meta_origin.n; i++)
+			fprintf(f, "  %-26s %s\n", pc->cfg.meta_origin.v[i].key,
+			        pc->cfg.meta_origin.v[i].value);
+		fprintf(f, "  %-26s %s, with each cell's local label (below)\n", "Version (wheel)",
+		        pc->cfg.project.version);
+		fputc('\n', f);
+	}
+	if (pc->cfg.packages_found) {
+		fputs("Packages  (find: top-level directories with __init__.py)", f);
+		for (size_t i = 0; i < pc->cfg.packages.n; i++)
+			fprintf(f, " %s", pc->cfg.packages.v[i]);
+		fputs("\n\n", f);
+	}
 	fprintf(f, "Kernels (compiled once per toolkit; requested: %s)\n",
 	        pc->cfg.kernels.archs_text);
 	for (size_t i = 0; i < p->n_toolkits; i++) {
@@ -164,6 +183,17 @@ int plan_print_json(const struct plan_ctx *pc, FILE *f)
 	json_object_set_new(root, "version", json_string(pc->cfg.project.version));
 	json_object_set_new(root, "host_platform", json_string(p->host_platform));
 	json_object_set_new(root, "archs", json_string(pc->cfg.kernels.archs_text));
+	if (pc->cfg.config_file) {
+		json_object_set_new(root, "config", json_string(pc->cfg.config_file));
+		json_object_set_new(root, "project_dir", json_string(pc->cfg.project_dir));
+		json_object_set_new(root, "sdist",
+		                    pc->cfg.sdist ? json_string(pc->cfg.sdist) : json_null());
+		json_t *mo = json_object();
+		for (size_t i = 0; i < pc->cfg.meta_origin.n; i++)
+			json_object_set_new(mo, pc->cfg.meta_origin.v[i].key,
+			                    json_string(pc->cfg.meta_origin.v[i].value));
+		json_object_set_new(root, "metadata_origin", mo);
+	}
 	json_t *tks = json_array();
 	for (size_t i = 0; i < p->n_toolkits; i++) {
 		const struct toolkit_plan *tp = &p->toolkits[i];

@@ -14,6 +14,9 @@ struct plan_ctx {
 	struct matrix_opts opts; /* as given, plus the provisionable CUDA minors */
 };
 
+/* Loads the config: the project's pyproject.toml, or --config FILE with the project in -C DIR
+ * or unpacked from the SDIST argument (into the build dir's sdist/). False after diagnostics. */
+bool cli_config_load(struct cli *c, struct config *cfg);
 /* Loads, discovers and expands; returns CLI_OK or the exit code to return. */
 int plan_load(struct cli *c, const struct matrix_opts *o, struct plan_ctx *pc);
 /* Installs the toolkits that selected cells need and cuwheel can provision, then discovers

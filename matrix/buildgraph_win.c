@@ -553,7 +553,7 @@ static bool write_dir(struct arena *a, struct diag *d, const struct plan *plan, 
 	for (size_t i = 0; i < x->cells.n; i++)
 		if (!stage_tree(a, d, cfg->project_dir,
 		                arena_printf(a, "%s/stage/%s", root, x->cells.v[i]), &cfg->packages,
-		                NULL, 0))
+		                cfg->ship_hidden, NULL, 0))
 			return false;
 	return true;
 }

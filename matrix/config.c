@@ -20,6 +20,11 @@ static const char *const template_fields[] = {
 };
 #define N(a) (sizeof(a) / sizeof(*(a)))
 
+static bool config_read_all(struct arena *a, struct diag *d, const char *const *env,
+                            struct config *cfg);
+static bool config_load_file(struct arena *a, struct diag *d, const char *config_file,
+                             const char *sdist, const char *const *env, struct config *cfg);
+
 /* Axis value checks: NULL when fine, else the reason. */
 static const char *check_python(struct arena *a, const char *v)
 {
@@ -569,12 +574,21 @@ bool config_apply_env(struct cfg_reader *r, struct config *cfg, const char *cons
 bool config_load(struct arena *a, struct diag *d, const char *project_dir, const char *const *env,
                  struct config *cfg)
 {
+	return config_load_with(a, d, project_dir, NULL, NULL, env, cfg);
+}
+
+bool config_load_with(struct arena *a, struct diag *d, const char *project_dir,
+                      const char *config_file, const char *sdist, const char *const *env,
+                      struct config *cfg)
+{
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->project_dir = os_realpath(a, project_dir);
 	if (!cfg->project_dir) {
 		diag_errno(d, project_dir, "cannot open the project directory");
 		return false;
 	}
+	if (config_file)
+		return config_load_file(a, d, config_file, sdist, env, cfg);
 	cfg->pyproject = os_join(a, cfg->project_dir, "pyproject.toml");
 	if (!os_exists(cfg->pyproject)) {
 		diag_path(d, DIAG_ERROR,
@@ -603,8 +617,17 @@ bool config_load(struct arena *a, struct diag *d, const char *project_dir, const
 	if (!root)
 		return false;
 	cfg->root = root;
+	return config_read_all(a, d, env, cfg);
+}
+
+/* Reads every table of the parsed manifest, applies the environment, checks. */
+static bool config_read_all(struct arena *a, struct diag *d, const char *const *env,
+                            struct config *cfg)
+{
 	struct cfg_reader r = {a, d, &cfg->src, true};
-	config_read_project(&r, cfg);
+	config_read_metadata(&r, cfg);
+	if (r.ok)
+		config_default_license_files(&r, cfg);
 	config_read_tool(&r, cfg);
 	config_apply_env(&r, cfg, env);
 	if (r.ok)
@@ -612,4 +635,32 @@ bool config_load(struct arena *a, struct diag *d, const char *project_dir, const
 	if (cfg->matrix.platform.n == 0)
 		strv_push(a, &cfg->matrix.platform, "linux_x86_64");
 	return r.ok;
+}
+
+/* --config FILE: the manifest is a file beside the project, not its pyproject.toml. */
+static bool config_load_file(struct arena *a, struct diag *d, const char *config_file,
+                             const char *sdist, const char *const *env, struct config *cfg)
+{
+	cfg->config_file = os_realpath(a, config_file);
+	if (!cfg->config_file) {
+		diag_errno(d, config_file, "cannot open the config file");
+		return false;
+	}
+	if (config_is_special_file(cfg->config_file)) {
+		diag_path(d, DIAG_ERROR, config_file, "not a regular file");
+		return false;
+	}
+	cfg->pyproject = cfg->config_file;
+	cfg->sdist = sdist;
+	char *dir = arena_strdup(a, cfg->config_file);
+	*strrchr(dir, '/') = '\0';
+	cfg->base_dir = dir[0] ? dir : "/";
+	if (!os_read_file(a, d, cfg->config_file, &cfg->src))
+		return false;
+	cfg->src.path = config_file;
+	struct toml_value *root = toml_parse(a, d, &cfg->src);
+	if (!root)
+		return false;
+	cfg->root = root;
+	return config_read_all(a, d, env, cfg);
 }

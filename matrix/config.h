@@ -49,6 +49,7 @@ struct kernels_cfg {
 	struct strv defines;      /* NAME or NAME=VALUE */
 	struct strv nvcc_flags;
 	struct strv host_flags;
+	struct strv cxx_flags;    /* only for the .c/.cpp kernel sources, never nvcc */
 	struct arch *archs;
 	size_t n_archs;
 	const char *archs_text;   /* as written, for messages */
@@ -68,6 +69,7 @@ struct extension_cfg {
 	struct strv cflags;
 	struct strv ldflags;
 	struct strv libraries;
+	bool no_abi_suffix;       /* abi-suffix = false: "csrc.so", not "csrc.cpython-312-...so" */
 	const struct toml_value *where;
 };
 
@@ -125,6 +127,10 @@ struct config {
 	struct extension_cfg *extensions;
 	size_t n_extensions;
 	struct strv packages;      /* project-relative dirs of pure-Python packages to ship */
+	bool packages_found;       /* packages = "find": the top-level dirs with __init__.py */
+	bool ship_hidden;          /* ship dot-files of the packages (an sdist chose them) */
+	enum tristate openmp;      /* -fopenmp -DAT_PARALLEL_OPENMP for C/C++ sources; auto: when
+	                            * the cell's torch was built with OpenMP */
 	struct matrix_cfg matrix;
 	struct test_cfg test;
 	struct str_pairs toolkits; /* version -> path */
@@ -135,12 +141,27 @@ struct config {
 	const char *build_dir;     /* absolute */
 	const char *dist_dir;      /* absolute */
 	int compression;           /* 0 = stored, 1..9 deflate level */
+	/* Where each metadata field came from ("PKG-INFO:4", "gsplat.toml:7:1", "default"):
+	 * field name -> origin, in the order plan shows them. */
+	struct str_pairs meta_origin;
+	const char *config_file;   /* --config FILE (absolute), or NULL: pyproject.toml */
+	const char *sdist;         /* the sdist the project was unpacked from, or NULL */
+	bool project_partial;      /* [project] may omit name and version (PKG-INFO has them) */
+	const char *base_dir;      /* what build-dir and dist-dir are relative to: the project,
+	                            * or with --config the config file's directory */
 };
 
 /* Loads project_dir/pyproject.toml. env is a NULL-terminated environ-style list (CUWHEEL_*
  * overrides) or NULL. Returns false after reporting every error found. */
 bool config_load(struct arena *a, struct diag *d, const char *project_dir,
 		 const char *const *env, struct config *cfg);
+/* Loads project_dir with config_file (absolute) as its manifest instead of pyproject.toml:
+ * [tool.cuwheel] from it, the metadata from project_dir/PKG-INFO unless it has [project]
+ * (whose keys then override PKG-INFO's). sdist (or NULL) is only recorded. Returns false after
+ * reporting every error found. */
+bool config_load_with(struct arena *a, struct diag *d, const char *project_dir,
+                      const char *config_file, const char *sdist, const char *const *env,
+                      struct config *cfg);
 /* Returns the name of an extension kind ("capi") / cudart kind / tristate. */
 const char *ext_kind_name(enum ext_kind k);
 const char *cudart_kind_name(enum cudart_kind k);

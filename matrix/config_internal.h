@@ -15,6 +15,14 @@ enum { CONFIG_LOCAL_MAX = 64 };
 
 /* Reads [project] into cfg->project. */
 bool config_read_project(struct cfg_reader *r, struct config *cfg);
+/* Reads the package metadata: [project], or with --config the project's PKG-INFO overridden
+ * by the config's [project] keys (config_pkginfo.c). */
+bool config_read_metadata(struct cfg_reader *r, struct config *cfg);
+/* Ships LICEN[CS]E*, COPYING*, NOTICE*, AUTHORS* when no licence file is named. */
+bool config_default_license_files(struct cfg_reader *r, struct config *cfg);
+/* packages = "find": the project's top-level directories holding __init__.py, as setuptools'
+ * find_packages() finds them (each shipped with its subpackages and data). */
+bool config_find_packages(struct cfg_reader *r, struct config *cfg, const struct toml_value *at);
 /* Reads [tool.cuwheel] (defaults for what is absent). */
 bool config_read_tool(struct cfg_reader *r, struct config *cfg);
 /* Applies CUWHEEL_* overrides from env. */

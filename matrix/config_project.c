@@ -445,7 +445,9 @@ bool config_read_project(struct cfg_reader *r, struct config *cfg)
 	}
 
 	ok &= cfg_string(r, t, "name", "[project]", &p->name);
-	if (!p->name) {
+	if (!p->name && cfg->project_partial) {
+		/* PKG-INFO gives it */
+	} else if (!p->name) {
 		cfg_error(r, t, "[project] needs a name");
 		ok = false;
 	} else if (!name_is_valid(p->name)) {
@@ -459,7 +461,7 @@ bool config_read_project(struct cfg_reader *r, struct config *cfg)
 
 	const char *version = NULL;
 	ok &= cfg_string(r, t, "version", "[project]", &version);
-	if (!version && !strv_contains(&dynamic, "version")) {
+	if (!version && !strv_contains(&dynamic, "version") && !cfg->project_partial) {
 		cfg_error(r, t, "[project] needs a version");
 		ok = false;
 	} else if (version) {

@@ -9,14 +9,15 @@
 static const char *const tool_keys[] = {
     "kernels", "extension", "packages", "matrix",    "test",     "toolkits",
     "pythons", "cache",     "audit",    "build-dir", "dist-dir", "compression",
-    "ci",
+    "ci",      "openmp",
 };
 static const char *const kernels_keys[] = {
     "sources", "include-dirs", "defines", "nvcc-flags", "host-flags",
-    "archs",   "cudart",       "rdc",     "uses-torch",
+    "archs",   "cudart",       "rdc",     "uses-torch", "cxx-flags",
 };
 static const char *const extension_keys[] = {
     "module", "kind", "sources", "include-dirs", "defines", "cflags", "ldflags", "libraries",
+    "abi-suffix",
 };
 static const char *const matrix_keys[] = {
     "python",  "cuda",  "torch", "platform",      "include",
@@ -215,6 +216,8 @@ static bool read_kernels(struct cfg_reader *r, struct config *cfg, const struct 
 	ok &= config_check_args(r, t, "defines", ARG_NVCC_DEFINE);
 	ok &= config_check_args(r, t, "nvcc-flags", ARG_NVCC_FLAG);
 	ok &= config_check_args(r, t, "host-flags", ARG_NVCC_HOST);
+	ok &= cfg_strv(r, t, "cxx-flags", where, false, &k->cxx_flags);
+	ok &= config_check_args(r, t, "cxx-flags", ARG_CC);
 	ok &= read_archs(r, k, t);
 	int e = CUDART_STATIC;
 	ok &= cfg_enum(r, t, "cudart", where, cudart_names, N(cudart_names), &e);
@@ -288,6 +291,15 @@ static bool read_extension(struct cfg_reader *r, struct config *cfg, const struc
 	                                      "libraries"};
 	for (size_t i = 0; i < N(cc_keys); i++)
 		ok &= config_check_args(r, t, cc_keys[i], ARG_CC);
+	bool suffix = true;
+	ok &= cfg_bool(r, t, "abi-suffix", where, &suffix);
+	x->no_abi_suffix = !suffix;
+	if (!suffix && x->kind == EXT_ABI3) {
+		cfg_error(r, toml_get(t, "abi-suffix"),
+		          "abi-suffix = false cannot be used with kind 'abi3' (the .abi3.so name "
+		          "is what marks a stable-ABI module)");
+		ok = false;
+	}
 	return ok;
 }
 
@@ -413,19 +425,26 @@ bool config_read_tool(struct cfg_reader *r, struct config *cfg)
 		ok &= cfg_check_keys(r, tool, "[tool.cuwheel]", tool_keys, N(tool_keys));
 		ok &= read_kernels(r, cfg, tool);
 		ok &= read_extensions(r, cfg, tool);
-		ok &= read_dirs(r, cfg, tool, "packages", "[tool.cuwheel]", &cfg->packages);
-		ok &= config_check_args(r, tool, "packages", ARG_PATH);
-		for (size_t i = 0; i < cfg->packages.n; i++) {
-			const char *why =
-			    config_package_problem(r->a, cfg->project_dir, cfg->packages.v[i]);
-			if (why) {
-				cfg_error(r, toml_get(tool, "packages")->u.array.items[i], "%s",
-				          why);
-				ok = false;
+		const struct toml_value *pk = toml_get(tool, "packages");
+		if (pk && pk->type == TOML_STRING) {
+			ok &= config_find_packages(r, cfg, pk);
+		} else {
+			ok &= read_dirs(r, cfg, tool, "packages", "[tool.cuwheel]", &cfg->packages);
+			ok &= config_check_args(r, tool, "packages", ARG_PATH);
+			for (size_t i = 0; pk && i < cfg->packages.n; i++) {
+				const char *why = config_package_problem(r->a, cfg->project_dir,
+				                                         cfg->packages.v[i]);
+				if (why) {
+					cfg_error(r, pk->u.array.items[i], "%s", why);
+					ok = false;
+				}
 			}
 		}
 		ok &= config_check_args(r, tool, "build-dir", ARG_CC);
 		ok &= config_check_args(r, tool, "dist-dir", ARG_CC);
+		int om = TRI_OFF;
+		ok &= cfg_enum(r, tool, "openmp", "[tool.cuwheel]", tri_names, N(tri_names), &om);
+		cfg->openmp = (enum tristate)om;
 		ok &= read_matrix(r, cfg, tool);
 		const struct toml_value *tt = cfg_table(r, tool, "test", "[tool.cuwheel]");
 		if (tt) {
@@ -467,8 +486,8 @@ bool config_read_tool(struct cfg_reader *r, struct config *cfg)
 		ok &= cfg_string(r, tool, "dist-dir", "[tool.cuwheel]", &dist_dir);
 		ok &= cfg_int(r, tool, "compression", "[tool.cuwheel]", 0, 9, &cfg->compression);
 	}
-	cfg->build_dir =
-	    build_dir[0] == '/' ? build_dir : os_join(r->a, cfg->project_dir, build_dir);
-	cfg->dist_dir = dist_dir[0] == '/' ? dist_dir : os_join(r->a, cfg->project_dir, dist_dir);
+	const char *base = cfg->base_dir ? cfg->base_dir : cfg->project_dir;
+	cfg->build_dir = build_dir[0] == '/' ? build_dir : os_join(r->a, base, build_dir);
+	cfg->dist_dir = dist_dir[0] == '/' ? dist_dir : os_join(r->a, base, dist_dir);
 	return ok;
 }

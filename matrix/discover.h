@@ -33,6 +33,7 @@ struct torch_info {
 	const char *version_short; /* "2.11" */
 	const char *cuda;          /* "13.0", or NULL for CPU builds */
 	int cxx11_abi;             /* torch._C._GLIBCXX_USE_CXX11_ABI: 0/1, -1 unknown */
+	int openmp;                /* parallel_info() says "backend: OpenMP": 0/1, -1 unknown */
 	struct strv include_dirs;
 	const char *lib_dir;
 	const char *pybind11_compiler_type, *pybind11_stdlib, *pybind11_build_abi;

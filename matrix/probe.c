@@ -46,6 +46,12 @@ static const char probe_script[] =
     "             'pybind11_compiler_type': getattr(c, '_PYBIND11_COMPILER_TYPE', None),\n"
     "             'pybind11_stdlib': getattr(c, '_PYBIND11_STDLIB', None),\n"
     "             'pybind11_build_abi': getattr(c, '_PYBIND11_BUILD_ABI', None)}\n"
+    /* OpenMP as torch's own builds (and setup.py files like gsplat's) decide it. */
+    "        try:\n"
+    "            pi = torch.__config__.parallel_info()\n"
+    "            t['openmp'] = 'backend: OpenMP' in pi and 'OpenMP not found' not in pi\n"
+    "        except Exception:\n"
+    "            pass\n"
     /* The ABI defines cpp_extension itself adds, asked from its own helpers: torch 2.11 adds
      * none, older ones -DPYBIND11_* and -D_GLIBCXX_USE_CXX11_ABI=. */
     "        try:\n"
@@ -101,6 +107,7 @@ static const char *platform_tag(struct arena *a, const char *plat)
 static void parse_torch(struct arena *a, json_t *t, struct torch_info *ti)
 {
 	ti->cxx11_abi = -1;
+	ti->openmp = -1;
 	if (!json_is_object(t))
 		return;
 	ti->present = json_is_true(json_object_get(t, "present"));
@@ -126,6 +133,8 @@ static void parse_torch(struct arena *a, json_t *t, struct torch_info *ti)
 			strv_push(a, &ti->include_dirs, arena_strdup(a, json_string_value(v)));
 	}
 	ti->lib_dir = jstr(a, t, "lib_dir");
+	json_t *omp = json_object_get(t, "openmp");
+	ti->openmp = json_is_boolean(omp) ? json_is_true(omp) : -1;
 	ti->pybind11_compiler_type = jstr(a, t, "pybind11_compiler_type");
 	ti->pybind11_stdlib = jstr(a, t, "pybind11_stdlib");
 	ti->pybind11_build_abi = jstr(a, t, "pybind11_build_abi");
@@ -163,6 +172,7 @@ static bool parse_obj(struct arena *a, json_t *r, struct interp *ip, const char 
 	if (executable)
 		*executable = jstr(a, r, "executable");
 	ip->torch.cxx11_abi = -1;
+	ip->torch.openmp = -1;
 	json_t *t = json_object_get(r, "torch");
 	if (t)
 		parse_torch(a, t, &ip->torch);

@@ -70,7 +70,7 @@ bool stage_copy_file(struct diag *d, const char *src, const char *dest)
 }
 
 static bool stage_dir(struct arena *a, struct diag *d, const char *src, const char *dest,
-		      int depth)
+		      bool hidden, int depth)
 {
 	if (depth > 64) {
 		diag_path(d, DIAG_ERROR, src, "package tree is nested too deeply");
@@ -86,7 +86,7 @@ static bool stage_dir(struct arena *a, struct diag *d, const char *src, const ch
 	for (size_t i = 0; i < names.n; i++) {
 		const char *n = names.v[i];
 		size_t len = strlen(n);
-		if (n[0] == '.' || !strcmp(n, "__pycache__") ||
+		if ((n[0] == '.' && !hidden) || !strcmp(n, "__pycache__") ||
 		    (len > 4 && !strcmp(n + len - 4, ".pyc")))
 			continue;
 		char *s = os_join(a, src, n), *t = os_join(a, dest, n);
@@ -100,7 +100,7 @@ static bool stage_dir(struct arena *a, struct diag *d, const char *src, const ch
 						    "(wheels cannot hold them); replace it with a file");
 			return false;
 		}
-		bool ok = S_ISDIR(st.st_mode) ? stage_dir(a, d, s, t, depth + 1)
+		bool ok = S_ISDIR(st.st_mode) ? stage_dir(a, d, s, t, hidden, depth + 1)
 					      : stage_copy_file(d, s, t);
 		if (!ok)
 			return false;
@@ -109,7 +109,8 @@ static bool stage_dir(struct arena *a, struct diag *d, const char *src, const ch
 }
 
 bool stage_tree(struct arena *a, struct diag *d, const char *project_dir, const char *out_dir,
-		const struct strv *packages, const struct stage_file *files, size_t n_files)
+		const struct strv *packages, bool hidden, const struct stage_file *files,
+		size_t n_files)
 {
 	if (!os_rm_rf(d, out_dir) || !os_mkdir_p(d, out_dir))
 		return false;
@@ -119,7 +120,7 @@ bool stage_tree(struct arena *a, struct diag *d, const char *project_dir, const 
 		const char *base = strrchr(rel, '/');
 		base = base ? base + 1 : rel;
 		char *src = rel[0] == '/' ? arena_strdup(a, rel) : os_join(a, project_dir, rel);
-		ok = stage_dir(a, d, src, os_join(a, out_dir, base), 0);
+		ok = stage_dir(a, d, src, os_join(a, out_dir, base), hidden, 0);
 	}
 	for (size_t i = 0; ok && i < n_files; i++) {
 		char *dest = os_join(a, out_dir, files[i].dest);

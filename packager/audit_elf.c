@@ -336,6 +336,53 @@ static bool std_symbol(const char *s)
 	       strcmp(s, "_end") == 0 || strcmp(s, "__bss_start") == 0;
 }
 
+/* True when a mangled name is from torch's or pybind11's headers (c10::, at::, torch::,
+ * pybind11::), or from libstdc++'s std:: (declared visibility("default") as a namespace). */
+static bool from_torch_headers(const char *s)
+{
+	return strstr(s, "3c10") || strstr(s, "2at") || strstr(s, "5torch") || strstr(s, "8pybind11");
+}
+static bool from_std(const char *s)
+{
+	static const char *const pre[] = {"_ZSt", "_ZNSt", "_ZNKSt", "_ZTVSt", "_ZTISt", "_ZTSSt"};
+	for (size_t i = 0; i < sizeof(pre) / sizeof(*pre); i++)
+		if (starts(s, pre[i]))
+			return true;
+	return false;
+}
+
+/* The hint for a module exporting more than PyInit_: says where the symbols come from. Most
+ * such exports of a torch extension are vague-linkage definitions instantiated from headers
+ * whose classes or namespaces carry visibility("default") (c10::, torch::, std::), which
+ * -fvisibility=hidden leaves exported; only a version script (or hidden-by-default headers)
+ * removes them. */
+static const char *exports_hint(struct audit_ctx *c, const struct elf_info *e, const char *want,
+                                size_t extra)
+{
+	size_t vague = 0, torch = 0, std = 0;
+	for (size_t i = 0; i < e->vague_exports.n; i++) {
+		const char *s = e->vague_exports.v[i];
+		if (std_symbol(s))
+			continue;
+		vague++;
+		torch += from_torch_headers(s);
+		std += !from_torch_headers(s) && from_std(s);
+	}
+	if (vague * 2 < extra)
+		return "compile with -fvisibility=hidden (and -fvisibility-inlines-hidden for C++) "
+		       "so only PyInit_ is exported";
+	return arena_printf(
+	    c->a,
+	    "%zu of the %zu are weak or unique definitions (inline functions, template "
+	    "instances, vtables, typeinfo) emitted from headers whose classes or namespaces are "
+	    "declared visibility(\"default\"): %zu from torch/c10/ATen/pybind11, %zu from "
+	    "libstdc++'s std::; -fvisibility=hidden (which cuwheel passes) cannot hide those. The "
+	    "dynamic linker binds each to one copy, so they are harmless as long as every module "
+	    "uses the same torch; to export %s alone, link with a version script "
+	    "('{ global: %s; local: *; };' through ldflags = [\"-Wl,--version-script=/abs/path\"])",
+	    vague, extra, torch, std, want, want);
+}
+
 /* Extension-module checks; returns the module name when member is one. */
 static const char *check_extension(struct audit_ctx *c, const struct audit_member *m)
 {
@@ -419,13 +466,10 @@ static const char *check_extension(struct audit_ctx *c, const struct audit_membe
 	}
 	size_t limit = c->opts->export_limit ? c->opts->export_limit : 16;
 	if (extra > limit)
-		audit_add(
-		    c, AUDIT_WARNING, "exports", member,
-		    "compile with -fvisibility=hidden (and -fvisibility-inlines-hidden for C++) "
-		    "so only PyInit_ is exported",
-		    "exports %zu symbols besides %s (%s, ...): they can clash with other "
-		    "extensions' symbols",
-		    extra, want, sb_str(&sb));
+		audit_add(c, AUDIT_WARNING, "exports", member, exports_hint(c, e, want, extra),
+		          "exports %zu symbols besides %s (%s, ...): they can clash with other "
+		          "extensions' symbols",
+		          extra, want, sb_str(&sb));
 	sb_release(&sb);
 	return mod;
 }

@@ -295,6 +295,8 @@ static void read_dynsym(struct arena *a, Elf *e, Elf_Scn *scn, const GElf_Shdr *
 		strv_push(a, &out->exports, copy);
 		if (type == STT_FUNC || type == STT_GNU_IFUNC)
 			strv_push(a, &out->export_funcs, copy);
+		if (bind == STB_WEAK || bind == STB_GNU_UNIQUE)
+			strv_push(a, &out->vague_exports, copy);
 	}
 }
 

@@ -43,6 +43,8 @@ struct elf_info {
 	struct strv runpath; /* DT_RUNPATH split at ':' */
 	struct strv exports; /* defined dynamic symbols: global/weak/unique, default/protected */
 	struct strv export_funcs; /* the subset of exports that are functions (STT_FUNC/IFUNC) */
+	struct strv vague_exports; /* the subset that is weak or unique: vague linkage (inline
+	                            * functions, template instances, vtables, typeinfo) */
 	struct elf_undef *undefs;
 	size_t n_undefs;
 	struct elf_verneed *verneeds;

@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "base/strbuf.h"
+#include "standards/pkginfo.h"
 
 struct md_ctx {
 	struct diag *d;
@@ -190,7 +191,11 @@ char *metadata_render(struct arena *a, struct diag *d, const char *where,
 		return NULL;
 	}
 	*len = c.sb.len;
-	return sb_to_arena(&c.sb, a);
+	char *text = sb_to_arena(&c.sb, a);
+	/* From an sdist's PKG-INFO: its headers kept as written, the model for what overrides. */
+	if (m->pkginfo)
+		return pkginfo_render(a, d, where, m, version, text, *len, len);
+	return text;
 }
 
 char *metadata_wheel_render(struct arena *a, const char *generator, bool purelib, const char *build,

@@ -70,6 +70,10 @@ char *project_meta_render(struct arena *a, const struct project_meta *m, const c
 		                                    "entries",
 		                                    pairs_json(&m->entry_points[i].entries)));
 	json_object_set_new(o, "entry_points", ep);
+	/* An sdist's PKG-INFO, kept verbatim (METADATA is written from it). */
+	json_object_set_new(o, "pkginfo",
+	                    m->pkginfo ? json_stringn(m->pkginfo, m->pkginfo_len) : json_null());
+	json_object_set_new(o, "pkginfo_replaced", json_integer(m->pkginfo_replaced));
 	char *s = json_dumps(o, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
 	json_decref(o);
 	char *out = arena_printf(a, "%s\n", s ? s : "{}");
@@ -200,6 +204,16 @@ bool project_meta_read(struct arena *a, struct diag *d, const char *path, struct
 		g->group = r_str(&r, v, "group");
 		r_pairs(&r, v, "entries", &g->entries);
 	}
+	const json_t *pi = json_object_get(o, "pkginfo");
+	if (json_is_string(pi)) {
+		m->pkginfo_len = json_string_length(pi);
+		m->pkginfo = arena_strndup(a, json_string_value(pi), m->pkginfo_len);
+	} else {
+		r.ok &= json_is_null(pi);
+	}
+	const json_t *pr = json_object_get(o, "pkginfo_replaced");
+	r.ok &= json_is_integer(pr);
+	m->pkginfo_replaced = (unsigned)json_integer_value(pr);
 	json_decref(o);
 	if (!r.ok || !m->name || !m->version || !*project_dir) {
 		diag_path(d, DIAG_ERROR, path,

@@ -59,6 +59,36 @@ struct project_meta {
 	struct str_pairs gui_scripts;
 	struct entry_group *entry_points;
 	size_t n_entry_points;
+	/* An sdist's PKG-INFO, when the metadata comes from it (no [project] table): METADATA
+	 * keeps its headers verbatim but for Version and the groups [project] overrides. */
+	const char *pkginfo;
+	size_t pkginfo_len;
+	unsigned pkginfo_replaced; /* PKGINFO_* bits */
+};
+
+/* Header groups of core metadata that one [project] key replaces as a whole. */
+#define PKGINFO_GROUPS(X)                                                                          \
+	X(PKGINFO_NAME, "name", "Name")                                                            \
+	X(PKGINFO_SUMMARY, "description", "Summary")                                               \
+	X(PKGINFO_README, "readme", "Description Description-Content-Type")                        \
+	X(PKGINFO_REQUIRES_PYTHON, "requires-python", "Requires-Python")                           \
+	X(PKGINFO_LICENSE, "license", "License License-Expression")                                \
+	X(PKGINFO_LICENSE_FILES, "license-files", "License-File")                                  \
+	X(PKGINFO_AUTHORS, "authors", "Author Author-email")                                       \
+	X(PKGINFO_MAINTAINERS, "maintainers", "Maintainer Maintainer-email")                       \
+	X(PKGINFO_KEYWORDS, "keywords", "Keywords")                                                \
+	X(PKGINFO_CLASSIFIERS, "classifiers", "Classifier")                                        \
+	X(PKGINFO_URLS, "urls", "Project-URL")                                                     \
+	X(PKGINFO_DEPS, "dependencies", "Requires-Dist Provides-Extra")
+enum {
+#define X(e, key, headers) e##_BIT,
+	PKGINFO_GROUPS(X)
+#undef X
+};
+enum {
+#define X(e, key, headers) e = 1 << e##_BIT,
+	PKGINFO_GROUPS(X)
+#undef X
 };
 
 /* Returns m as JSON text (format 1, with the project directory its relative paths start from),

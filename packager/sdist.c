@@ -1,0 +1,663 @@
+/* sdist.c: a hardened reader of gzip-compressed tar archives (source distributions) and the
+ * unpacker that writes one into a fresh directory. Python's tarfile would extract `../x`,
+ * absolute paths and links out of the tree unless told otherwise; this reader refuses them. */
+#include "packager/sdist.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "base/os.h"
+#include "base/strbuf.h"
+
+#define BLOCK    512
+#define META_MAX (1u << 20) /* a pax or GNU long-name payload */
+
+void sdist_default_limits(struct sdist_limits *l)
+{
+	l->max_total = (uint64_t)1 << 30;
+	l->max_member = (uint64_t)256 << 20;
+	l->max_members = 200000;
+	l->max_path = 4096;
+}
+
+/* The gzip stream: members concatenated (gzip -c a b) are read as one. */
+struct gz {
+	z_stream zs;
+	const unsigned char *in;
+	size_t in_left;
+	bool done;
+	const char *err;  /* set on a broken stream */
+	const char *zmsg; /* zlib's own words, when it has some */
+};
+
+static void gz_feed(struct gz *g)
+{
+	if (g->zs.avail_in == 0 && g->in_left) {
+		uInt n = g->in_left > UINT_MAX ? UINT_MAX : (uInt)g->in_left;
+		g->zs.next_in = (Bytef *)g->in;
+		g->zs.avail_in = n;
+		g->in += n;
+		g->in_left -= n;
+	}
+}
+
+/* Reads up to n bytes; returns how many (fewer only at the end of the stream), -1 on error. */
+static long gz_read(struct gz *g, unsigned char *buf, size_t n)
+{
+	size_t got = 0;
+	while (got < n && !g->done) {
+		gz_feed(g);
+		g->zs.next_out = buf + got;
+		g->zs.avail_out = (uInt)(n - got);
+		int rc = inflate(&g->zs, Z_NO_FLUSH);
+		got = n - g->zs.avail_out;
+		if (rc == Z_STREAM_END) {
+			gz_feed(g);
+			if (g->zs.avail_in >= 2 && g->zs.next_in[0] == 0x1f &&
+			    g->zs.next_in[1] == 0x8b) {
+				inflateReset(&g->zs);
+				continue;
+			}
+			g->done = true; /* trailing bytes after the last member are ignored, as gzip
+			                   does */
+		} else if (rc == Z_BUF_ERROR && g->zs.avail_in == 0 && g->in_left == 0) {
+			g->err = "the gzip stream is truncated";
+			return -1;
+		} else if (rc != Z_OK && rc != Z_BUF_ERROR) {
+			g->err = "the gzip stream is corrupt";
+			g->zmsg = g->zs.msg;
+			return -1;
+		}
+	}
+	return (long)got;
+}
+
+struct reader {
+	struct arena *a;
+	struct diag *d;
+	const char *name;
+	const struct sdist_limits *lim;
+	struct gz gz;
+	uint64_t total;
+	size_t members;
+	const char *top;
+};
+
+static bool fail(struct reader *r, const char *member, const char *fmt, ...) CW_PRINTF(3, 4);
+static bool fail(struct reader *r, const char *member, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (member)
+		diag_path(r->d, DIAG_ERROR, r->name, "member '%s': %s", member, buf);
+	else
+		diag_path(r->d, DIAG_ERROR, r->name, "%s", buf);
+	return false;
+}
+
+/* Reads exactly n bytes or reports a truncated archive. */
+static bool read_exact(struct reader *r, unsigned char *buf, size_t n, const char *member)
+{
+	long got = gz_read(&r->gz, buf, n);
+	if (got < 0)
+		return fail(r, member, "%s%s%s", r->gz.err, r->gz.zmsg ? " (zlib: " : "",
+		            r->gz.zmsg ? arena_printf(r->a, "%s)", r->gz.zmsg) : "");
+	if ((size_t)got != n)
+		return fail(r, member, "the archive ends inside this member (truncated)");
+	return true;
+}
+
+static bool skip_bytes(struct reader *r, uint64_t n, const char *member)
+{
+	unsigned char buf[BLOCK * 8];
+	while (n) {
+		size_t k = n > sizeof(buf) ? sizeof(buf) : (size_t)n;
+		if (!read_exact(r, buf, k, member))
+			return false;
+		n -= k;
+	}
+	return true;
+}
+
+/* A numeric header field: octal digits (leading spaces, then a space or NUL ends it) or
+ * GNU base-256 (high bit set). Returns false for anything else. */
+static bool parse_num(const unsigned char *f, size_t n, uint64_t *out)
+{
+	uint64_t v = 0;
+	if (f[0] & 0x80) {
+		if (f[0] != 0x80)
+			return false; /* negative, or more than 63 bits */
+		for (size_t i = 1; i < n; i++) {
+			if (v >> 55)
+				return false;
+			v = (v << 8) | f[i];
+		}
+		*out = v;
+		return true;
+	}
+	size_t i = 0;
+	while (i < n && f[i] == ' ')
+		i++;
+	for (; i < n && f[i] >= '0' && f[i] <= '7'; i++) {
+		if (v >> 60)
+			return false;
+		v = v * 8 + (uint64_t)(f[i] - '0');
+	}
+	for (; i < n; i++)
+		if (f[i] != ' ' && f[i] != '\0')
+			return false;
+	*out = v;
+	return true;
+}
+
+static bool checksum_ok(const unsigned char *h)
+{
+	uint64_t want;
+	if (!parse_num(h + 148, 8, &want))
+		return false;
+	unsigned long u = 0;
+	long s = 0;
+	for (size_t i = 0; i < BLOCK; i++) {
+		unsigned char c = (i >= 148 && i < 156) ? ' ' : h[i];
+		u += c;
+		s += (signed char)c;
+	}
+	return want == u || (long)want == s;
+}
+
+/* A NUL-terminated copy of a fixed-size header field. */
+static char *field(struct arena *a, const unsigned char *f, size_t n)
+{
+	size_t len = 0;
+	while (len < n && f[len])
+		len++;
+	return arena_strndup(a, (const char *)f, len);
+}
+
+/* Parses pax records "LEN key=value\n" and keeps path, linkpath and size. */
+static bool parse_pax(struct reader *r, const unsigned char *p, size_t n, const char **path,
+                      const char **link, uint64_t *size, bool *has_size)
+{
+	size_t i = 0;
+	while (i < n) {
+		size_t len = 0, j = i;
+		while (j < n && p[j] >= '0' && p[j] <= '9' && len < META_MAX)
+			len = len * 10 + (size_t)(p[j++] - '0');
+		if (j == i || j >= n || p[j] != ' ' || len <= j - i + 1 || len > n - i ||
+		    p[i + len - 1] != '\n')
+			return fail(r, NULL, "a pax extended header record is malformed");
+		const unsigned char *kv = p + j + 1, *end = p + i + len - 1;
+		const unsigned char *eq = memchr(kv, '=', (size_t)(end - kv));
+		if (!eq)
+			return fail(r, NULL, "a pax extended header record has no '='");
+		size_t klen = (size_t)(eq - kv), vlen = (size_t)(end - eq - 1);
+		char *val = arena_strndup(r->a, (const char *)eq + 1, vlen);
+		if (memchr(eq + 1, '\0', vlen))
+			return fail(r, NULL, "a pax extended header value holds a NUL byte");
+		if (klen == 4 && !memcmp(kv, "path", 4)) {
+			*path = val;
+		} else if (klen == 8 && !memcmp(kv, "linkpath", 8)) {
+			*link = val;
+		} else if (klen == 4 && !memcmp(kv, "size", 4)) {
+			char *e;
+			errno = 0;
+			unsigned long long s = strtoull(val, &e, 10);
+			if (!*val || *e || errno || val[0] == '-')
+				return fail(r, NULL, "a pax size '%s' is not a number", val);
+			*size = s;
+			*has_size = true;
+		}
+		i += len;
+	}
+	return true;
+}
+
+/* Checks and normalises a member path; returns it, or NULL with *why set. */
+static char *norm_path(struct reader *r, const char *raw, const char **why)
+{
+	size_t n = strlen(raw);
+	if (n == 0)
+		return *why = "its name is empty", NULL;
+	if (n > r->lim->max_path)
+		return *why = "its name is longer than the limit", NULL;
+	if (raw[0] == '/')
+		return *why = "it has an absolute path", NULL;
+	for (const char *p = raw; *p; p++) {
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return *why = "its name holds a control character", NULL;
+		if (*p == '\\')
+			return *why = "its name holds a backslash", NULL;
+	}
+	struct strbuf sb = {0};
+	const char *p = raw;
+	size_t parts = 0;
+	while (*p) {
+		const char *s = p;
+		while (*p && *p != '/')
+			p++;
+		size_t len = (size_t)(p - s);
+		if (*p)
+			p++;
+		if (len == 0 || (len == 1 && s[0] == '.'))
+			continue;
+		if (len == 2 && s[0] == '.' && s[1] == '.') {
+			sb_release(&sb);
+			return *why = "its path has a '..' component", NULL;
+		}
+		if (parts++)
+			sb_putc(&sb, '/');
+		sb_printf(&sb, "%.*s", (int)len, s);
+	}
+	if (parts == 0) {
+		sb_release(&sb);
+		return *why = "its name has no component", NULL;
+	}
+	return sb_to_arena(&sb, r->a);
+}
+
+/* True when a symlink at `path` pointing to `target` stays inside path's top directory. */
+static bool link_inside(const char *path, const char *target)
+{
+	if (!*target || target[0] == '/')
+		return false;
+	for (const char *p = target; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == '\\')
+			return false;
+	long depth = 0; /* directories below the top one */
+	for (const char *p = path; *p; p++)
+		depth += *p == '/';
+	depth--; /* the link's own directory: path's parent, measured from inside top */
+	const char *p = target;
+	while (*p) {
+		const char *s = p;
+		while (*p && *p != '/')
+			p++;
+		size_t len = (size_t)(p - s);
+		if (*p)
+			p++;
+		if (len == 0 || (len == 1 && s[0] == '.'))
+			continue;
+		if (len == 2 && s[0] == '.' && s[1] == '.') {
+			if (--depth < 0)
+				return false;
+		} else {
+			depth++;
+		}
+	}
+	return true;
+}
+
+static bool read_members(struct reader *r, sdist_entry_fn *fn, void *user)
+{
+	unsigned char h[BLOCK];
+	const char *pax_path = NULL, *pax_link = NULL, *gnu_path = NULL, *gnu_link = NULL;
+	uint64_t pax_size = 0;
+	bool has_pax_size = false;
+	for (;;) {
+		long got = gz_read(&r->gz, h, BLOCK);
+		if (got < 0)
+			return fail(r, NULL, "%s%s%s", r->gz.err, r->gz.zmsg ? " (zlib: " : "",
+			            r->gz.zmsg ? arena_printf(r->a, "%s)", r->gz.zmsg) : "");
+		if (got == 0)
+			break; /* no end-of-archive blocks: tolerated, as tar and Python do */
+		if (got != BLOCK)
+			return fail(r, NULL, "the archive ends inside a header (truncated)");
+		bool zero = true;
+		for (size_t i = 0; i < BLOCK && zero; i++)
+			zero = h[i] == 0;
+		if (zero)
+			break;
+		char *hname = field(r->a, h, 100);
+		if (memcmp(h + 257, "ustar", 5) != 0)
+			return fail(r, hname, "not a ustar, GNU or pax tar header");
+		if (!checksum_ok(h))
+			return fail(r, hname, "the header checksum does not match");
+		uint64_t size;
+		if (!parse_num(h + 124, 12, &size))
+			return fail(r, hname, "the size field is not a number");
+		char type = (char)h[156];
+		if (type == 'x' || type == 'g' || type == 'L' || type == 'K') {
+			if (size > META_MAX)
+				return fail(r, hname,
+				            "an extended header of %llu bytes is over the "
+				            "1 MiB limit",
+				            (unsigned long long)size);
+			unsigned char *buf = arena_alloc(r->a, (size_t)size + 1);
+			if (!read_exact(r, buf, (size_t)size, hname) ||
+			    !skip_bytes(r, (BLOCK - size % BLOCK) % BLOCK, hname))
+				return false;
+			buf[size] = 0;
+			if (type == 'x' && !parse_pax(r, buf, (size_t)size, &pax_path, &pax_link,
+			                              &pax_size, &has_pax_size))
+				return false;
+			if (type == 'L' || type == 'K') {
+				if (memchr(buf, '\0', (size_t)size) &&
+				    strlen((char *)buf) + 1 < (size_t)size)
+					return fail(r, hname, "a GNU long name holds a NUL byte");
+				*(type == 'L' ? &gnu_path : &gnu_link) = (char *)buf;
+			}
+			continue; /* 'g' (global pax: git archive's commit comment) is ignored */
+		}
+		if (has_pax_size)
+			size = pax_size;
+		const char *raw = pax_path ? pax_path : gnu_path;
+		if (!raw) {
+			char *prefix =
+			    memcmp(h + 257, "ustar\0", 6) == 0 ? field(r->a, h + 345, 155) : "";
+			raw = *prefix ? arena_printf(r->a, "%s/%s", prefix, hname) : hname;
+		}
+		const char *link = pax_link   ? pax_link
+		                   : gnu_link ? gnu_link
+		                              : field(r->a, h + 157, 100);
+		pax_path = pax_link = gnu_path = gnu_link = NULL;
+		has_pax_size = false;
+
+		const char *why = NULL;
+		char *path = norm_path(r, raw, &why);
+		if (!path)
+			return fail(r, raw, "%s", why);
+		if (++r->members > r->lim->max_members)
+			return fail(r, path, "more than %zu members", r->lim->max_members);
+		if (size > r->lim->max_member)
+			return fail(r, path, "%llu bytes is over the %llu-byte limit for a member",
+			            (unsigned long long)size,
+			            (unsigned long long)r->lim->max_member);
+		if (size > r->lim->max_total - r->total)
+			return fail(r, path, "the members together exceed the %llu-byte limit",
+			            (unsigned long long)r->lim->max_total);
+		r->total += size;
+
+		struct sdist_entry e = {.path = path};
+		uint64_t mode = 0;
+		parse_num(h + 100, 8, &mode);
+		e.exec = (mode & 0111) != 0;
+		switch (type) {
+		case '0':
+		case '\0':
+		case '7':
+			e.kind = SDIST_FILE;
+			break;
+		case '5':
+			e.kind = SDIST_DIR;
+			break;
+		case '2':
+			e.kind = SDIST_SYMLINK;
+			break;
+		case '1':
+			return fail(r, path,
+			            "hard links are not unpacked (a source distribution "
+			            "needs none)");
+		case '3':
+		case '4':
+		case '6':
+			return fail(r, path, "devices and FIFOs are not unpacked");
+		default:
+			return fail(r, path, "member type '%c' is not a file, directory or symlink",
+			            type >= 0x20 && type < 0x7f ? type : '?');
+		}
+		const char *slash = strchr(path, '/');
+		size_t toplen = slash ? (size_t)(slash - path) : strlen(path);
+		if (!r->top)
+			r->top = arena_strndup(r->a, path, toplen);
+		if (strlen(r->top) != toplen || strncmp(path, r->top, toplen))
+			return fail(r, path,
+			            "it is outside the top-level directory '%s/' (an sdist "
+			            "holds one NAME-VERSION/ directory)",
+			            r->top);
+		if (!slash && e.kind != SDIST_DIR)
+			return fail(r, path, "the top level must be a directory");
+		if (e.kind == SDIST_SYMLINK) {
+			if (!link_inside(path, link))
+				return fail(r, path, "its link target '%s' is outside the tree",
+				            link);
+			e.link = link;
+		}
+		unsigned char *data = NULL;
+		if (e.kind == SDIST_FILE) {
+			data = malloc(size ? (size_t)size : 1);
+			if (!data)
+				return fail(r, path, "out of memory");
+			if (!read_exact(r, data, (size_t)size, path)) {
+				free(data);
+				return false;
+			}
+			e.data = data;
+			e.size = size;
+		} else if (!skip_bytes(r, size, path)) {
+			return false;
+		}
+		bool ok = skip_bytes(r, (BLOCK - size % BLOCK) % BLOCK, path) && fn(user, &e);
+		free(data);
+		if (!ok)
+			return false;
+	}
+	if (!r->top)
+		return fail(r, NULL, "the archive holds no member");
+	return true;
+}
+
+bool sdist_read(struct arena *a, struct diag *d, const char *name, const void *data, size_t len,
+                const struct sdist_limits *lim, sdist_entry_fn *fn, void *user, const char **top)
+{
+	struct reader r = {.a = a, .d = d, .name = name, .lim = lim};
+	const unsigned char *in = data;
+	if (len < 2 || in[0] != 0x1f || in[1] != 0x8b)
+		return fail(&r, NULL, "not a gzip-compressed tar archive (.tar.gz)");
+	r.gz.in = in;
+	r.gz.in_left = len;
+	if (inflateInit2(&r.gz.zs, 15 + 16) != Z_OK)
+		return fail(&r, NULL, "cannot start zlib");
+	bool ok = read_members(&r, fn, user);
+	inflateEnd(&r.gz.zs);
+	if (ok && top)
+		*top = r.top;
+	return ok;
+}
+
+/* The unpacker: files first, symlinks last, so that nothing is ever written through a link. */
+struct unpack {
+	struct arena *a;
+	struct diag *d;
+	const char *root; /* the temporary tree */
+	const char *sdist;
+	struct strv links, targets;
+};
+
+static bool mkdirs_for(struct unpack *u, const char *path)
+{
+	char *dir = arena_strdup(u->a, path);
+	char *slash = strrchr(dir, '/');
+	if (!slash)
+		return true;
+	*slash = '\0';
+	return os_mkdir_p(u->d, os_join(u->a, u->root, dir));
+}
+
+static bool unpack_entry(void *user, const struct sdist_entry *e)
+{
+	struct unpack *u = user;
+	char *dest = os_join(u->a, u->root, e->path);
+	if (e->kind == SDIST_DIR)
+		return os_mkdir_p(u->d, dest);
+	if (e->kind == SDIST_SYMLINK) {
+		strv_push(u->a, &u->links, e->path);
+		strv_push(u->a, &u->targets, e->link);
+		return true;
+	}
+	if (!mkdirs_for(u, e->path))
+		return false;
+	int fd =
+	    open(dest, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, e->exec ? 0755 : 0644);
+	if (fd < 0) {
+		if (errno == EEXIST)
+			diag_path(u->d, DIAG_ERROR, u->sdist,
+			          "member '%s': the archive holds this "
+			          "path twice",
+			          e->path);
+		else
+			diag_errno(u->d, dest, "cannot create");
+		return false;
+	}
+	size_t off = 0;
+	while (off < e->size) {
+		ssize_t w = write(fd, e->data + off, (size_t)(e->size - off));
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			diag_errno(u->d, dest, "cannot write");
+			close(fd);
+			return false;
+		}
+		off += (size_t)w;
+	}
+	if (close(fd) != 0) {
+		diag_errno(u->d, dest, "cannot write");
+		return false;
+	}
+	return true;
+}
+
+static char *sha256_hex(struct arena *a, const void *data, size_t len)
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int n = 0;
+	if (EVP_Digest(data, len, md, &n, EVP_sha256(), NULL) != 1)
+		return NULL;
+	char *hex = arena_alloc(a, 2 * n + 1);
+	for (unsigned int i = 0; i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", md[i]);
+	return hex;
+}
+
+/* Removes what an unpack killed midway left (.unpack-XXXXXX, .old-TOP); under the lock. */
+static void sweep_leftovers(struct arena *a, const char *dest_parent)
+{
+	struct strv names = {0};
+	struct diag quiet = {0};
+	if (!os_list_dir(a, dest_parent, &names))
+		return;
+	for (size_t i = 0; i < names.n; i++)
+		if (!strncmp(names.v[i], ".unpack-", 8) || !strncmp(names.v[i], ".old-", 5))
+			os_rm_rf(&quiet, os_join(a, dest_parent, names.v[i]));
+}
+
+static bool unpack_locked(struct arena *a, struct diag *d, const char *path,
+                          const char *dest_parent, const struct sdist_limits *lim,
+                          const char **dir);
+
+bool sdist_unpack(struct arena *a, struct diag *d, const char *path, const char *dest_parent,
+                  const struct sdist_limits *lim, const char **dir)
+{
+	if (!os_mkdir_p(d, dest_parent))
+		return false;
+	/* Two builds of one sdist at once: one unpacks, the other then finds the stamp. */
+	char *lock_path = os_join(a, dest_parent, ".unpack.lock");
+	int lock = os_lock_open(d, lock_path, false);
+	if (lock < 0)
+		return false;
+	bool ok = os_lock_wait(d, lock, lock_path);
+	if (ok) {
+		sweep_leftovers(a, dest_parent);
+		ok = unpack_locked(a, d, path, dest_parent, lim, dir);
+	}
+	close(lock);
+	return ok;
+}
+
+static bool unpack_locked(struct arena *a, struct diag *d, const char *path,
+                          const char *dest_parent, const struct sdist_limits *lim, const char **dir)
+{
+	struct stat st;
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size > lim->max_total) {
+		diag_path(d, DIAG_ERROR, path,
+		          "%lld bytes is over the %llu-byte limit for an sdist",
+		          (long long)st.st_size, (unsigned long long)lim->max_total);
+		return false;
+	}
+	struct source src;
+	if (!os_read_file(a, d, path, &src))
+		return false;
+	char *digest = sha256_hex(a, src.text, src.len);
+	if (!digest)
+		return false;
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	char *stamp = os_join(a, dest_parent, arena_printf(a, "%s.unpacked", base));
+	/* The stamp says "<sha256> <top>": the same archive was unpacked there already. */
+	struct source old;
+	struct diag quiet = {0};
+	if (os_exists(stamp) && os_read_file(a, &quiet, stamp, &old)) {
+		const char *sp = strchr(old.text, ' ');
+		if (sp && (size_t)(sp - old.text) == strlen(digest) &&
+		    !strncmp(old.text, digest, strlen(digest))) {
+			char *top = arena_strndup(a, sp + 1, strcspn(sp + 1, "\n"));
+			char *tree = os_join(a, dest_parent, top);
+			if (*top && !strchr(top, '/') && os_is_dir(tree)) {
+				*dir = os_realpath(a, tree);
+				return *dir != NULL;
+			}
+		}
+	}
+	char *tmpl = os_join(a, dest_parent, ".unpack-XXXXXX");
+	if (!mkdtemp(tmpl)) {
+		diag_errno(d, dest_parent, "cannot create a temporary directory in");
+		return false;
+	}
+	struct unpack u = {.a = a, .d = d, .root = tmpl, .sdist = path};
+	const char *top = NULL;
+	bool ok = sdist_read(a, d, path, src.text, src.len, lim, unpack_entry, &u, &top);
+	for (size_t i = 0; ok && i < u.links.n; i++)
+		ok = mkdirs_for(&u, u.links.v[i]);
+	for (size_t i = 0; ok && i < u.links.n; i++) {
+		char *lp = os_join(a, tmpl, u.links.v[i]);
+		if (symlink(u.targets.v[i], lp) != 0) {
+			if (errno == EEXIST)
+				diag_path(
+				    d, DIAG_ERROR, path,
+				    "member '%s': a symlink where the archive also puts a file or "
+				    "directory",
+				    u.links.v[i]);
+			else
+				diag_errno(d, lp, "cannot create the symlink");
+			ok = false;
+		}
+	}
+	char *final = ok ? os_join(a, dest_parent, top) : NULL;
+	char *old_tree = ok ? os_join(a, dest_parent, arena_printf(a, ".old-%s", top)) : NULL;
+	if (ok && os_exists(final)) {
+		ok = os_rm_rf(d, old_tree);
+		if (ok && rename(final, old_tree) != 0) {
+			diag_errno(d, final, "cannot move aside");
+			ok = false;
+		}
+	}
+	if (ok && rename(os_join(a, tmpl, top), final) != 0) {
+		diag_errno(d, final, "cannot rename the unpacked tree to");
+		ok = false;
+	}
+	if (!ok) {
+		struct diag q = {0};
+		os_rm_rf(&q, tmpl);
+		if (old_tree && !os_exists(final) && os_exists(old_tree))
+			rename(old_tree, final); /* the previous tree back, as it was */
+		return false;
+	}
+	os_rm_rf(&quiet, old_tree);
+	os_rm_rf(&quiet, tmpl);
+	char *line = arena_printf(a, "%s %s\n", digest, top);
+	if (!os_write_atomic(d, stamp, line, strlen(line), 0644))
+		return false;
+	*dir = os_realpath(a, final);
+	return *dir != NULL;
+}

@@ -1,0 +1,5 @@
+import sys
+sys.path.insert(0, '.')
+from sdistgen import *
+write('demo-1.0.tar.gz', good_members())
+open('cfg.toml', 'a').write('\n[project]\ndescription = "Overridden"\n')

@@ -1,0 +1,4 @@
+import sys
+sys.path.insert(0, '.')
+from sdistgen import *
+write('demo-1.0.tar.gz', good_members() + member('demo-1.0/h', type_=b'1', link='demo-1.0/LICENSE'))
