@@ -125,6 +125,9 @@ struct extension_cfg {
 	struct strv cflags;
 	struct strv ldflags;
 	struct strv libraries;
+	enum tristate pch;        /* torch kind: force a precompiled torch/extension.h first;
+	                           * auto = where the preprocessor says it keeps the meaning */
+	struct strv pch_exclude;  /* globs of sources compiled without it */
 	const struct toml_value *where;
 };
 

@@ -1,5 +1,6 @@
 /* config_tool.c: [tool.cuwheel] into the build model, with defaults for what is absent. */
 #include <ctype.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -15,7 +16,8 @@ static const char *const kernels_keys[] = {
     "archs",   "cudart",       "rdc",     "uses-torch",
 };
 static const char *const extension_keys[] = {
-    "module", "kind", "sources", "include-dirs", "defines", "cflags", "ldflags", "libraries",
+    "module", "kind",      "sources", "include-dirs", "defines",
+    "cflags", "ldflags",   "libraries", "pch",        "pch-exclude",
 };
 static const char *const matrix_keys[] = {
     "python",  "cuda",  "torch", "platform",      "include",
@@ -357,6 +359,21 @@ static bool read_extension(struct cfg_reader *r, struct config *cfg, const struc
 	ok &= cfg_strv(r, t, "cflags", where, false, &x->cflags);
 	ok &= cfg_strv(r, t, "ldflags", where, false, &x->ldflags);
 	ok &= cfg_strv(r, t, "libraries", where, false, &x->libraries);
+	int pch = TRI_AUTO;
+	ok &= cfg_enum(r, t, "pch", where, tri_names, N(tri_names), &pch);
+	x->pch = (enum tristate)pch;
+	ok &= cfg_strv(r, t, "pch-exclude", where, false, &x->pch_exclude);
+	for (size_t i = 0; i < x->pch_exclude.n; i++) {
+		bool hit = false;
+		for (size_t f = 0; f < x->files.n && !hit; f++)
+			hit = fnmatch(x->pch_exclude.v[i], x->files.v[f], FNM_PATHNAME) == 0;
+		if (!hit) {
+			cfg_error(r, toml_get(t, "pch-exclude"),
+			          "pch-exclude '%s' names none of the extension's sources",
+			          x->pch_exclude.v[i]);
+			ok = false;
+		}
+	}
 	return ok;
 }
 
