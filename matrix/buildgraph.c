@@ -258,6 +258,18 @@ static char *prefix_map(struct gen *g)
 	return arena_printf(g->a, "-ffile-prefix-map=%s=.", g->proj);
 }
 
+/* True when the kernels' nvcc flags ask for device line info or device debug info. */
+static bool kernels_line_info(const struct kernels_cfg *k)
+{
+	static const char *const li[] = {"-lineinfo", "--generate-line-info", "-G",
+					 "--device-debug"};
+	for (size_t i = 0; i < k->nvcc_flags.n; i++)
+		for (size_t j = 0; j < sizeof(li) / sizeof(*li); j++)
+			if (!strcmp(k->nvcc_flags.v[i], li[j]))
+				return true;
+	return false;
+}
+
 /* The kernel archive of one toolkit. */
 static void emit_archive(struct gen *g, const struct toolkit_plan *tp, struct archive_paths *ap)
 {
@@ -319,10 +331,15 @@ static void emit_archive(struct gen *g, const struct toolkit_plan *tp, struct ar
 		char *obj = arena_printf(g->a, "%s/obj/%s/%s.o", ap->dir, src,
 					 strrchr(src, '/') ? strrchr(src, '/') + 1 : src);
 		strv_push(g->a, &objs, obj);
+		/* Device line info (-lineinfo, -G) records the source as cicc saw it, made
+		 * absolute against the working directory (the build dir): name the project's
+		 * files by absolute path there, so every build dir of a project embeds the same
+		 * bytes (ccache still shares: CCACHE_BASEDIR is the project). */
+		bool li = is_cu(src) && kernels_line_info(k);
 		sb_puts(sb, "build ");
 		ninja_path(sb, obj);
 		sb_puts(sb, is_cu(src) ? ": nvcc " : ": cc ");
-		ninja_path(sb, from_build(g, src));
+		ninja_path(sb, li ? os_join(g->a, g->cfg->project_dir, src) : from_build(g, src));
 		if (is_cu(src)) {
 			sb_puts(sb, "\n  cuda = ");
 			sb_puts(sb, tp->cuda);
@@ -331,6 +348,11 @@ static void emit_archive(struct gen *g, const struct toolkit_plan *tp, struct ar
 			sb_puts(sb, "\n  flags = -O3 -std=c++17 -Xcompiler=-fPIC "
 				    "-Xcompiler=-fvisibility=hidden ");
 			ninja_arg(sb, xcompiler(g->a, pmap));
+			if (li) {
+				sb_putc(sb, ' ');
+				ninja_arg(sb, xcompiler(g->a, arena_printf(g->a, "-ffile-prefix-map=%s=.",
+									   g->cfg->project_dir)));
+			}
 			sb_printf(sb, " --threads %d -objtemp ", threads);
 			ninja_arg(sb, arena_printf(g->a, "-frandom-seed=%s", src));
 			/* cudafe++ hashes the source's absolute path into internal-linkage names:
@@ -350,7 +372,18 @@ static void emit_archive(struct gen *g, const struct toolkit_plan *tp, struct ar
 				else
 					sb_printf(sb, " --generate-code=arch=%s,code=%s", cp, sm);
 			}
-			emit_includes(g, &k->include_dirs);
+			if (li)
+				for (size_t d = 0; d < k->include_dirs.n; d++) {
+					const char *dir = k->include_dirs.v[d];
+					sb_putc(sb, ' ');
+					ninja_arg(sb, arena_printf(g->a, "-I%s",
+								   dir[0] == '/'
+								       ? dir
+								       : os_join(g->a, g->cfg->project_dir,
+										 dir)));
+				}
+			else
+				emit_includes(g, &k->include_dirs);
 			emit_flags(g, "-D", &k->defines, false);
 			emit_flags(g, NULL, &k->host_flags, true);
 			emit_flags(g, NULL, &k->nvcc_flags, false);
