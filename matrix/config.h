@@ -156,6 +156,8 @@ struct test_cfg {
 	struct strv requires;
 	const char *command;      /* shell command run from a temp dir; {project} is replaced */
 	struct strv find_links;
+	bool torch_from_index;    /* torch = "index": pip resolves torch in the test venv; else
+	                           * ("build") the venv sees the torch the cell was built with */
 };
 
 struct cache_cfg {

@@ -24,7 +24,8 @@ static const char *const matrix_keys[] = {
     "exclude", "build", "skip",  "local-version", "abi3-per-python",
 };
 static const char *const entry_keys[] = {"python", "cuda", "torch", "platform"};
-static const char *const test_keys[] = {"requires", "command", "find-links"};
+static const char *const test_keys[] = {"requires", "command", "find-links", "torch"};
+static const char *const test_torch_names[] = {"build", "index"};
 static const char *const cache_keys[] = {"ccache", "remote", "dir"};
 static const char *const audit_keys[] = {"min-manylinux", "strict"};
 #define N(a) (sizeof(a) / sizeof(*(a)))
@@ -495,6 +496,9 @@ bool config_read_tool(struct cfg_reader *r, struct config *cfg)
 			ok &= cfg_strv(r, tt, "requires", w, true, &cfg->test.requires);
 			ok &= cfg_string(r, tt, "command", w, &cfg->test.command);
 			ok &= read_dirs(r, cfg, tt, "find-links", w, &cfg->test.find_links);
+			int tf = 0;
+			ok &= cfg_enum(r, tt, "torch", w, test_torch_names, N(test_torch_names), &tf);
+			cfg->test.torch_from_index = tf == 1;
 		}
 		ok &= cfg_str_table(r, tool, "toolkits", "[tool.cuwheel]", &cfg->toolkits);
 		ok &= cfg_str_table(r, tool, "pythons", "[tool.cuwheel]", &cfg->pythons);
