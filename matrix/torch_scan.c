@@ -477,12 +477,23 @@ static const char *scan_stub(struct scan_ctx *s)
 	return rel;
 }
 
-/* Compares what every file expanded to in a (as written) and b (torch/extension.h forced
- * first): the source means the same when each file expands to the same text. Returns NULL, or
- * the first file that differs. */
-static const char *first_difference(const struct scan_closure *x, const struct scan_closure *y,
-				    const char *stub)
+/* A path the compiler printed, for a message: project-relative when it is in the project. */
+static const char *shown(struct scan_ctx *s, const char *f)
 {
+	size_t pl = s->proj ? strlen(s->proj) : 0;
+	if (pl && !strncmp(f, s->proj, pl) && f[pl] == '/')
+		return f + pl + 1;
+	return f;
+}
+
+/* Compares what every file expanded to in x (as written) and y (torch/extension.h forced
+ * first): the source means the same when each file expands to the same text. Returns NULL, or
+ * the files that differ (at most three, then "..."). */
+static const char *differences(struct scan_ctx *s, const struct scan_closure *x,
+			       const struct scan_closure *y, const char *stub)
+{
+	struct strbuf sb = {0};
+	int n = 0;
 	for (size_t i = 0; i < y->files.n; i++) {
 		const char *f = y->files.v[i];
 		if (f[0] == '<' || ends_with(f, stub))
@@ -490,8 +501,11 @@ static const char *first_difference(const struct scan_closure *x, const struct s
 		size_t j = 0;
 		while (j < x->files.n && strcmp(x->files.v[j], f) != 0)
 			j++;
-		if (j == x->files.n || strcmp(x->digests.v[j], y->digests.v[i]) != 0)
-			return f;
+		if (j < x->files.n && !strcmp(x->digests.v[j], y->digests.v[i]))
+			continue;
+		if (n++ < 3)
+			sb_printf(&sb, "%s%s%s", sb.len ? ", " : "", shown(s, f),
+				  j == x->files.n ? " (only with it)" : "");
 	}
 	for (size_t j = 0; j < x->files.n; j++) {
 		const char *f = x->files.v[j];
@@ -500,10 +514,12 @@ static const char *first_difference(const struct scan_closure *x, const struct s
 		size_t i = 0;
 		while (i < y->files.n && strcmp(y->files.v[i], f) != 0)
 			i++;
-		if (i == y->files.n)
-			return f;
+		if (i == y->files.n && n++ < 3)
+			sb_printf(&sb, "%s%s (only without it)", sb.len ? ", " : "", shown(s, f));
 	}
-	return NULL;
+	if (n > 3)
+		sb_printf(&sb, " and %d more", n - 3);
+	return n ? sb_to_arena(&sb, s->a) : NULL;
 }
 
 bool torchscan_binding(struct scan_ctx *s, const struct strv *argv, const char *src,
@@ -546,13 +562,13 @@ bool torchscan_binding(struct scan_ctx *s, const struct strv *argv, const char *
 					    first_lines(s->a, bs.error));
 		return true;
 	}
-	const char *diff = first_difference(&as, &bs, stub);
+	const char *diff = differences(s, &as, &bs, stub);
 	if (diff) {
 		out->pch = PCH_REFUSED;
 		out->pch_why = arena_printf(s->a,
-					    "with torch/extension.h forced first, %s expands to "
-					    "other text (macros or includes before torch/extension.h "
-					    "change its meaning)",
+					    "with torch/extension.h forced first, the preprocessor "
+					    "expands %s to other text (what comes before "
+					    "torch/extension.h in it changes its meaning)",
 					    diff);
 	} else {
 		out->pch = PCH_USE;
