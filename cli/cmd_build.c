@@ -141,29 +141,79 @@ struct cell_result {
 	double seconds;
 };
 
-/* Sums, per cell and per archive, the step durations in .ninja_log (latest entry per output). */
-static void ninja_times(struct cli *c, const char *build_dir, const struct plan *p,
-			const struct build_graph *g, double *cell_s, double *arch_s)
+/* The wall time covered by n intervals [st, en] (ms): their union, so steps that ran side by
+ * side count once. */
+static double union_seconds(long long (*iv)[2], size_t n)
 {
+	/* Insertion sort by start: a cell has a handful of steps. */
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && iv[j][0] < iv[j - 1][0]; j--) {
+			long long t0 = iv[j][0], t1 = iv[j][1];
+			iv[j][0] = iv[j - 1][0];
+			iv[j][1] = iv[j - 1][1];
+			iv[j - 1][0] = t0;
+			iv[j - 1][1] = t1;
+		}
+	long long total = 0, cs = 0, ce = -1;
+	for (size_t i = 0; i < n; i++) {
+		if (iv[i][0] > ce) {
+			total += ce >= cs ? ce - cs : 0;
+			cs = iv[i][0];
+			ce = iv[i][1];
+		} else if (iv[i][1] > ce) {
+			ce = iv[i][1];
+		}
+	}
+	total += ce >= cs ? ce - cs : 0;
+	return (double)total / 1000.0;
+}
+
+/* What this run's ninja did per cell and per kernel archive, from the lines .ninja_log gained
+ * after byte `from`: the wall time of those steps (their union), or -1 when none ran (the cell
+ * was up to date). Earlier runs' lines are not this run's work. */
+static void ninja_times(struct cli *c, const char *build_dir, const struct plan *p,
+			const struct build_graph *g, size_t from, double *cell_s, double *arch_s)
+{
+	size_t nt = p->n_cells + p->n_toolkits;
+	long long(**iv)[2] = arena_calloc(&c->arena, nt + 1, sizeof(*iv));
+	size_t *n = arena_calloc(&c->arena, nt + 1, sizeof(*n));
+	size_t *cap = arena_calloc(&c->arena, nt + 1, sizeof(*cap));
+	for (size_t i = 0; i < p->n_cells; i++)
+		cell_s[i] = -1;
+	for (size_t t = 0; t < p->n_toolkits; t++)
+		arch_s[t] = -1;
 	struct ninja_log_entry *v;
-	size_t n;
-	if (!ninja_log_read(&c->arena, &c->diag, build_dir, NINJA_LOG_LATEST, &v, &n))
+	size_t nv;
+	if (!ninja_log_read_since(&c->arena, &c->diag, build_dir, from, &v, &nv)) {
 		diag_msg(&c->diag, DIAG_WARNING, "the step times are left out of the summary");
-	for (size_t e = 0; e < n; e++) {
+		return;
+	}
+	for (size_t e = 0; e < nv; e++) {
 		const char *out = v[e].output;
-		double s = (double)(v[e].end_ms - v[e].start_ms) / 1000.0;
-		for (size_t i = 0; i < p->n_cells; i++) {
-			const char *dir = g->cells[i].dir;
+		for (size_t k = 0; k < nt; k++) {
+			const char *dir =
+			    k < p->n_cells ? g->cells[k].dir : g->archives[k - p->n_cells].dir;
 			size_t dl = dir ? strlen(dir) : 0;
-			if (dir && !strncmp(out, dir, dl) && out[dl] == '/')
-				cell_s[i] += s;
+			if (!dir || strncmp(out, dir, dl) != 0 || out[dl] != '/')
+				continue;
+			if (n[k] == cap[k]) {
+				size_t nc = cap[k] ? cap[k] * 2 : 8;
+				iv[k] = arena_realloc(&c->arena, iv[k], cap[k], nc, sizeof(*iv[k]));
+				cap[k] = nc;
+			}
+			iv[k][n[k]][0] = v[e].start_ms;
+			iv[k][n[k]][1] = v[e].end_ms;
+			n[k]++;
 		}
-		for (size_t t = 0; t < p->n_toolkits; t++) {
-			const char *dir = g->archives[t].dir;
-			size_t dl = dir ? strlen(dir) : 0;
-			if (dir && !strncmp(out, dir, dl) && out[dl] == '/')
-				arch_s[t] += s;
-		}
+	}
+	for (size_t k = 0; k < nt; k++) {
+		if (!n[k])
+			continue;
+		double sec = union_seconds(iv[k], n[k]);
+		if (k < p->n_cells)
+			cell_s[k] = sec;
+		else
+			arch_s[k - p->n_cells] = sec;
 	}
 }
 
@@ -213,7 +263,8 @@ static json_t *write_report(struct cli *c, const struct plan_ctx *pc, const stru
 		json_object_set_new(j, "archive", json_string(g->archives[t].archive));
 		json_object_set_new(j, "key", json_string(g->archives[t].key));
 		json_object_set_new(j, "objects", json_integer((json_int_t)g->archives[t].n_objects));
-		json_object_set_new(j, "seconds", json_real(arch_s[t]));
+		/* null: up to date, nothing ran for it in this run */
+		json_object_set_new(j, "seconds", arch_s[t] < 0 ? json_null() : json_real(arch_s[t]));
 		json_array_append_new(arr, j);
 	}
 	json_object_set_new(root, "archives", arr);
@@ -231,7 +282,8 @@ static json_t *write_report(struct cli *c, const struct plan_ctx *pc, const stru
 								  : json_null());
 		json_object_set_new(j, "wheel", res[i].wheel ? json_string(res[i].wheel) : json_null());
 		json_object_set_new(j, "size", json_integer(res[i].size));
-		json_object_set_new(j, "seconds", json_real(res[i].seconds));
+		json_object_set_new(j, "seconds",
+				    res[i].seconds < 0 ? json_null() : json_real(res[i].seconds));
 		json_object_set_new(j, "python", cl->py ? json_string(cl->py->path) : json_null());
 		json_t *audit = cl->selected && cl->buildable ? cell_audit(c, g, i, res[i].ok) : NULL;
 		json_object_set_new(j, "audit", audit ? audit : json_null());
@@ -456,6 +508,11 @@ int cmd_build(struct cli *c, int argc, char **argv)
 	if (pc.cfg.cache.remote)
 		strv_push(&c->arena, &env,
 			  arena_printf(&c->arena, "CCACHE_REMOTE_STORAGE=%s", pc.cfg.cache.remote));
+	/* .ninja_log grows by this run's steps: what was there before is earlier runs' work. */
+	struct stat lst;
+	size_t log_from = stat(os_join(&c->arena, g.build_dir, ".ninja_log"), &lst) == 0
+			      ? (size_t)lst.st_size
+			      : 0;
 	int status = 0;
 	bool ran;
 	if (dry_run) {
@@ -484,7 +541,7 @@ int cmd_build(struct cli *c, int argc, char **argv)
 	struct cell_result *res = arena_calloc(&c->arena, p->n_cells + 1, sizeof(*res));
 	double *cell_s = arena_calloc(&c->arena, p->n_cells + 1, sizeof(double));
 	double *arch_s = arena_calloc(&c->arena, p->n_toolkits + 1, sizeof(double));
-	ninja_times(c, g.build_dir, p, &g, cell_s, arch_s);
+	ninja_times(c, g.build_dir, p, &g, log_from, cell_s, arch_s);
 	size_t n_ok = 0, n_failed = 0;
 	for (size_t i = 0; i < p->n_cells; i++) {
 		const struct cell_paths *cp = &g.cells[i];
@@ -513,26 +570,34 @@ int cmd_build(struct cli *c, int argc, char **argv)
 	printf("\n");
 	for (size_t t = 0; t < p->n_toolkits; t++)
 		if (g.archives[t].dir)
-			printf("kernels  CUDA %-5s %zu objects, compiled once: %.1fs of compile time\n",
-			       p->toolkits[t].cuda, g.archives[t].n_objects, arch_s[t]);
+			printf("kernels  CUDA %-5s %zu objects, compiled once: %s\n", p->toolkits[t].cuda,
+			       g.archives[t].n_objects,
+			       arch_s[t] < 0 ? "up to date"
+					     : arena_printf(&c->arena, "%.1fs (wall, this run)",
+							    arch_s[t]));
 	size_t wid = 4;
 	for (size_t i = 0; i < p->n_cells; i++)
 		if (strlen(p->cells[i].id) > wid)
 			wid = strlen(p->cells[i].id);
-	printf("\n%-*s  %-6s  %-9s  %6s  %s\n", (int)wid, "CELL", "RESULT", "SIZE", "TIME", "WHEEL");
+	printf("\n%-*s  %-6s  %-9s  %10s  %s\n", (int)wid, "CELL", "RESULT", "SIZE", "TIME", "WHEEL");
 	for (size_t i = 0; i < p->n_cells; i++) {
 		const struct cell *cl = &p->cells[i];
 		if (!cl->selected)
 			continue;
 		if (!cl->buildable) {
-			printf("%-*s  %-6s  %-9s  %6s  %s\n", (int)wid, cl->id, "skip", "-", "-",
+			printf("%-*s  %-6s  %-9s  %10s  %s\n", (int)wid, cl->id, "skip", "-", "-",
 			       cl->why_not);
 			continue;
 		}
 		const char *wheel = res[i].wheel ? strrchr(res[i].wheel, '/') + 1 : "-";
-		printf("%-*s  %-6s  %-9s  %5.1fs  %s\n", (int)wid, cl->id,
-		       res[i].ok ? "ok" : "FAILED", res[i].ok ? human_size(&c->arena, res[i].size) : "-",
-		       res[i].seconds, res[i].ok ? wheel : "(see the error above)");
+		/* TIME: the wall time of the cell's own steps in this run (its kernels are on the
+		 * kernels line), "up to date" when ninja had nothing to do for it. */
+		const char *tm = res[i].seconds < 0
+				     ? "up to date"
+				     : arena_printf(&c->arena, "%9.1fs", res[i].seconds);
+		printf("%-*s  %-6s  %-9s  %10s  %s\n", (int)wid, cl->id, res[i].ok ? "ok" : "FAILED",
+		       res[i].ok ? human_size(&c->arena, res[i].size) : "-", tm,
+		       res[i].ok ? wheel : "(see the error above)");
 	}
 	printf("\n%zu built, %zu failed, %zu not buildable here; %.1fs; wheels in %s\n", n_ok,
 	       n_failed, p->n_selected - p->n_buildable, wall, pc.cfg.dist_dir);

@@ -81,6 +81,9 @@ int cmd_plan(struct cli *c, int argc, char **argv)
 		return rc;
 	if (shard_n)
 		matrix_shard(&c->arena, &pc.plan, shard_i, shard_n);
+	rc = plan_torch(c, &pc);
+	if (rc != CLI_OK)
+		return rc;
 	if (json)
 		rc = plan_print_json(&pc, stdout);
 	else

@@ -47,21 +47,14 @@ static size_t keep_latest(struct arena *a, struct ninja_log_entry *v, size_t n)
 	return m;
 }
 
-bool ninja_log_read(struct arena *a, struct diag *d, const char *build_dir,
-                    enum ninja_log_view view, struct ninja_log_entry **out, size_t *n)
+/* Parses the entries of text into *out; *run_start gets the index where the last run begins. */
+static size_t parse(struct arena *a, const char *text, struct ninja_log_entry **out,
+                    size_t *run_start_out)
 {
-	*out = NULL;
-	*n = 0;
-	const char *path = os_join(a, build_dir, ".ninja_log");
-	if (!os_exists(path))
-		return true;
-	struct source log;
-	if (!os_read_file(a, d, path, &log))
-		return false;
 	size_t cap = 64, len = 0, run_start = 0;
 	struct ninja_log_entry *v = arena_calloc(a, cap, sizeof(*v));
 	long long prev_end = -1;
-	for (const char *s = log.text; *s;) {
+	for (const char *s = text; *s;) {
 		size_t ll = strcspn(s, "\n");
 		const char *line = s;
 		s += ll + (s[ll] == '\n');
@@ -93,6 +86,32 @@ bool ninja_log_read(struct arena *a, struct diag *d, const char *build_dir,
 		}
 		v[len++] = (struct ninja_log_entry){st, en, arena_strndup(a, o, ol)};
 	}
+	*out = v;
+	*run_start_out = run_start;
+	return len;
+}
+
+/* Reads the log; false + diagnostic when it is there but unreadable. A missing one: empty. */
+static bool load(struct arena *a, struct diag *d, const char *build_dir, struct source *log)
+{
+	const char *path = os_join(a, build_dir, ".ninja_log");
+	*log = (struct source){.text = "", .len = 0};
+	if (!os_exists(path))
+		return true;
+	return os_read_file(a, d, path, log);
+}
+
+bool ninja_log_read(struct arena *a, struct diag *d, const char *build_dir,
+                    enum ninja_log_view view, struct ninja_log_entry **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	struct source log;
+	if (!load(a, d, build_dir, &log))
+		return false;
+	struct ninja_log_entry *v;
+	size_t run_start;
+	size_t len = parse(a, log.text, &v, &run_start);
 	if (view == NINJA_LOG_LAST_RUN) {
 		*out = v + run_start;
 		*n = len - run_start;
@@ -100,6 +119,21 @@ bool ninja_log_read(struct arena *a, struct diag *d, const char *build_dir,
 		*out = v;
 		*n = keep_latest(a, v, len);
 	}
+	return true;
+}
+
+bool ninja_log_read_since(struct arena *a, struct diag *d, const char *build_dir, size_t from,
+                          struct ninja_log_entry **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	struct source log;
+	if (!load(a, d, build_dir, &log))
+		return false;
+	if (from > log.len)
+		from = 0; /* ninja rewrote (recompacted) the log: all of it is this run's */
+	size_t run_start;
+	*n = parse(a, log.text + from, out, &run_start);
 	return true;
 }
 

@@ -25,6 +25,11 @@ enum ninja_log_view {
  * false + diagnostic when the file is there but cannot be read (*out is then empty). */
 bool ninja_log_read(struct arena *a, struct diag *d, const char *build_dir,
                     enum ninja_log_view view, struct ninja_log_entry **out, size_t *n);
+/* Reads the entries of the lines .ninja_log gained after byte `from` (its size before a run):
+ * what that run did, in file order. A log shorter than `from` was rewritten by ninja (it
+ * recompacts it): all of it is then the run's. False + diagnostic as ninja_log_read. */
+bool ninja_log_read_since(struct arena *a, struct diag *d, const char *build_dir, size_t from,
+                          struct ninja_log_entry **out, size_t *n);
 /* True when `ninja -C build_dir -n target` has no work to do (the target is up to date); false
  * when it has, or when ninja cannot be asked. */
 bool ninja_target_clean(const char *ninja, const char *build_dir, const char *target);

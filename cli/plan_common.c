@@ -2,6 +2,7 @@
 #include "cli/plan_common.h"
 
 #include <jansson.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/os.h"
@@ -92,6 +93,62 @@ static char *arch_list(struct arena *a, const struct arch *v, size_t n)
 	return sb_to_arena(&sb, a);
 }
 
+int plan_torch(struct cli *c, struct plan_ctx *pc)
+{
+	bool torch_ext = false, torch_cell = false;
+	for (size_t e = 0; e < pc->cfg.n_extensions; e++)
+		torch_ext |= pc->cfg.extensions[e].kind == EXT_TORCH;
+	for (size_t i = 0; i < pc->plan.n_cells; i++)
+		torch_cell |= pc->plan.cells[i].selected && pc->plan.cells[i].buildable &&
+			      pc->plan.cells[i].py->torch.present;
+	if (!torch_cell || (!torch_ext && (pc->cfg.kernels.uses_torch != TRI_AUTO ||
+					   pc->cfg.kernels.files.n == 0)))
+		return CLI_OK;
+	if (!os_mkdir_p(&c->diag, pc->cfg.build_dir))
+		return CLI_FAIL;
+	struct torch_plan *tp = arena_calloc(&c->arena, 1, sizeof(*tp));
+	const char *cc = getenv("CC"), *cxx = getenv("CXX");
+	if (!torchplan_make(&c->arena, &c->diag, &pc->plan,
+			    os_realpath(&c->arena, pc->cfg.build_dir), cxx && *cxx ? cxx : "c++",
+			    cc && *cc ? cc : "cc", tp))
+		return CLI_FAIL;
+	pc->tp = tp;
+	return CLI_OK;
+}
+
+/* One line saying why a torch binding source is compiled where it is. */
+static const char *torch_src_line(struct arena *a, const struct binding_decision *bd)
+{
+	if (!bd->python)
+		return "shared: once per (toolkit, torch, flags); no Python.h or pybind11 in "
+		       "its include closure";
+	const char *via = bd->python_via ? bd->python_via : "Python.h";
+	const char *base = strrchr(via, '/');
+	return arena_printf(a, "per Python: its closure includes %s%s; pch %s%s%s",
+			    base ? base + 1 : via, bd->torch_ext ? " (via torch/extension.h)" : "",
+			    pch_state_name(bd->pch), bd->pch_why ? ": " : "",
+			    bd->pch_why ? bd->pch_why : "");
+}
+
+static void print_torch(const struct plan_ctx *pc, struct arena *a, FILE *f)
+{
+	const struct torch_plan *tp = pc->tp;
+	fprintf(f, "\nTorch (decided by the preprocessor with the real flags)\n");
+	fprintf(f, "  kernels: %s (%s)\n",
+		tp->kernels_use_torch ? "built against torch" : "torch-free", tp->kernels_why);
+	for (size_t i = 0; i < tp->n_exts; i++) {
+		const struct torch_plan_ext *te = &tp->exts[i];
+		const struct extension_cfg *x = &pc->cfg.extensions[te->ext];
+		fprintf(f, "  %s, torch %s (flags of %s):\n", x->module, te->torch, te->rep->id);
+		size_t w = 0;
+		for (size_t k = 0; k < x->files.n; k++)
+			w = strlen(x->files.v[k]) > w ? strlen(x->files.v[k]) : w;
+		for (size_t k = 0; k < x->files.n; k++)
+			fprintf(f, "    %-*s  %s\n", (int)w, x->files.v[k],
+				torch_src_line(a, &te->srcs[k]));
+	}
+}
+
 void plan_print_table(const struct plan_ctx *pc, FILE *f)
 {
 	struct arena a = {0};
@@ -168,6 +225,8 @@ void plan_print_table(const struct plan_ctx *pc, FILE *f)
 			status = arena_printf(&a, "cannot build here: %s", c->why_not);
 		fprintf(f, "%-*s  %-*s  %s\n", (int)wid, c->id, (int)wwheel, c->wheel, status);
 	}
+	if (pc->tp)
+		print_torch(pc, &a, f);
 	fprintf(f,
 	        "\nThe platform tag linux_* is replaced by the manylinux tag the audit finds.\n");
 	arena_free(&a);
@@ -258,6 +317,37 @@ int plan_print_json(const struct plan_ctx *pc, FILE *f)
 		json_array_append_new(cells, j);
 	}
 	json_object_set_new(root, "cells", cells);
+	if (pc->tp) {
+		json_t *tj = json_object();
+		json_object_set_new(tj, "kernels_use_torch",
+				    json_boolean(pc->tp->kernels_use_torch));
+		json_object_set_new(tj, "kernels_why", json_string(pc->tp->kernels_why));
+		json_t *srcs = json_array();
+		for (size_t i = 0; i < pc->tp->n_exts; i++) {
+			const struct torch_plan_ext *te = &pc->tp->exts[i];
+			const struct extension_cfg *x = &pc->cfg.extensions[te->ext];
+			for (size_t k = 0; k < x->files.n; k++) {
+				const struct binding_decision *bd = &te->srcs[k];
+				json_t *sj = json_object();
+				json_object_set_new(sj, "module", json_string(x->module));
+				json_object_set_new(sj, "torch", json_string(te->torch));
+				json_object_set_new(sj, "source", json_string(x->files.v[k]));
+				json_object_set_new(sj, "per_python", json_boolean(bd->python));
+				json_object_set_new(sj, "python_via", bd->python_via
+									   ? json_string(bd->python_via)
+									   : json_null());
+				json_object_set_new(sj, "torch_extension",
+						    json_boolean(bd->torch_ext));
+				json_object_set_new(sj, "pch", json_string(pch_state_name(bd->pch)));
+				json_object_set_new(sj, "pch_why", bd->pch_why
+									? json_string(bd->pch_why)
+									: json_null());
+				json_array_append_new(srcs, sj);
+			}
+		}
+		json_object_set_new(tj, "sources", srcs);
+		json_object_set_new(root, "torch", tj);
+	}
 	json_object_set_new(root, "selected", json_integer((json_int_t)p->n_selected));
 	json_object_set_new(root, "buildable", json_integer((json_int_t)p->n_buildable));
 	int rc = json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER);

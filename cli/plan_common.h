@@ -6,12 +6,14 @@
 #include "matrix/config.h"
 #include "matrix/discover.h"
 #include "matrix/matrix.h"
+#include "matrix/torch_plan.h"
 
 struct plan_ctx {
 	struct config cfg;
 	struct discovery ds;
 	struct plan plan;
 	struct matrix_opts opts; /* as given, plus the provisionable CUDA minors */
+	const struct torch_plan *tp; /* the preprocessor's torch decisions, or NULL */
 };
 
 /* Loads the config: the project's pyproject.toml, or --config FILE with the project in -C DIR
@@ -22,6 +24,9 @@ int plan_load(struct cli *c, const struct matrix_opts *o, struct plan_ctx *pc);
 /* Installs the toolkits that selected cells need and cuwheel can provision, then discovers
  * and expands again. Returns CLI_OK or CLI_FAIL. */
 int plan_provision(struct cli *c, struct plan_ctx *pc);
+/* Takes the torch decisions (torch_plan.h) when the project has torch sources and sets pc->tp;
+ * returns CLI_OK or CLI_FAIL. */
+int plan_torch(struct cli *c, struct plan_ctx *pc);
 /* Prints the plan as a table (stdout). */
 void plan_print_table(const struct plan_ctx *pc, FILE *f);
 /* Prints the plan as JSON (stdout). */

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -15,6 +16,7 @@
 #include "base/os.h"
 #include "base/strbuf.h"
 #include "standards/tags.h"
+#include "standards/wheel_read.h"
 
 const char *wheeltest_result_name(enum wheeltest_result r)
 {
@@ -421,6 +423,62 @@ static void job_fail(struct arena *a, struct wheeltest_job *j, const char *step,
 	j->output = tail_lines(a, sb_str(out), lines);
 }
 
+/* Appends the wheel's Requires-Dist entries except torch's (as written, markers included). */
+static void wheel_requires_except_torch(struct arena *a, const char *wheel, struct strv *out)
+{
+	struct diag quiet = {0};
+	struct zip_reader r = {0};
+	if (!zip_reader_open(a, &quiet, wheel, NULL, &r))
+		return;
+	for (size_t i = 0; i < r.n_members; i++) {
+		const char *n = r.members[i].name;
+		const char *sl = strchr(n, '/');
+		if (!sl || strcmp(sl, "/METADATA") != 0 || sl - n < 10 ||
+		    strncmp(sl - 10, ".dist-info", 10) != 0)
+			continue;
+		char *text = NULL;
+		size_t len = 0;
+		if (!zip_reader_read(a, &quiet, &r, &r.members[i], 16u << 20, &text, &len))
+			break;
+		for (char *line = text; line && *line && *line != '\n';) {
+			char *nl = strchr(line, '\n');
+			size_t ll = nl ? (size_t)(nl - line) : strlen(line);
+			static const char key[] = "Requires-Dist:";
+			if (ll > sizeof(key) - 1 && !strncasecmp(line, key, sizeof(key) - 1)) {
+				const char *v = line + sizeof(key) - 1;
+				while (*v == ' ')
+					v++;
+				size_t vl = ll - (size_t)(v - line);
+				while (vl && (v[vl - 1] == '\r' || v[vl - 1] == ' '))
+					vl--;
+				size_t nm = strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+						      "0123456789._-");
+				if (!(nm == 5 && !strncasecmp(v, "torch", 5)) && vl)
+					strv_push(a, out, arena_strndup(a, v, vl));
+			}
+			line = nl ? nl + 1 : NULL;
+		}
+		break;
+	}
+	zip_reader_close(&r);
+}
+
+/* Returns the site-packages dir that holds py's torch (the parent of its package dir), or
+ * NULL when py has none. */
+static const char *torch_site_dir(struct arena *a, const struct interp *py)
+{
+	if (!py || !py->torch.present || !py->torch.include_dirs.n)
+		return NULL;
+	char *p = arena_strdup(a, py->torch.include_dirs.v[0]); /* <site>/torch/include */
+	for (int up = 0; up < 2; up++) {
+		char *sl = strrchr(p, '/');
+		if (!sl || sl == p)
+			return NULL;
+		*sl = '\0';
+	}
+	return p;
+}
+
 static void job_run(struct run_ctx *rc, size_t idx)
 {
 	const struct wheeltest_opts *o = rc->o;
@@ -448,35 +506,81 @@ static void job_run(struct run_ctx *rc, size_t idx)
 		goto done;
 	}
 
-	/* pip's arguments after "pip"; prefixed by how pip is started. */
-	struct strv args = {0};
-	strv_push(a, &args, "install");
-	strv_push(a, &args, "--disable-pip-version-check");
-	strv_push(a, &args, "--no-input");
-	strv_push(a, &args, "-q");
-	for (size_t i = 0; i < rc->pip_sources.n; i++)
-		strv_push(a, &args, rc->pip_sources.v[i]);
-	strv_push(a, &args, j->wheel);
+	/* A torch cell is tested against the torch it was built with, not one pip downloads
+	 * (1.6 GB a venv, or a failure offline): a .pth puts the site-packages dir holding the
+	 * building interpreter's torch on the venv's path, after its own, so pip sees
+	 * Requires-Dist: torch satisfied. [tool.cuwheel.test] torch = "index" turns it off. */
+	const char *torch_site = o->cfg->test.torch_from_index ? NULL : torch_site_dir(a, j->py);
+	if (torch_site) {
+		char *pth = arena_printf(a, "%s/lib/python%d.%d%s/site-packages/_cuwheel_build_torch.pth",
+		                         venv, j->py->major, j->py->minor,
+		                         j->py->freethreaded ? "t" : "");
+		char *line = arena_printf(a, "%s\n", torch_site);
+		if (!os_write_atomic(&quiet, pth, line, strlen(line), 0644)) {
+			sb_puts(&out, "cannot write the .pth that points at the build's torch\n");
+			job_fail(a, j, "setup", 1, &out, lines);
+			goto done;
+		}
+	}
+
+	/* pip's arguments after "pip"; prefixed by how pip is started. With the build's torch,
+	 * two steps: the wheel's other requirements and the test's (with their dependencies),
+	 * then the wheel itself with --no-deps, since pip would otherwise also want every
+	 * dependency of that torch (installed or not, it is not the test's business). */
+	struct strv steps[2] = {{0}};
+	size_t n_steps = 0;
+	struct strv reqs = {0};
+	if (torch_site)
+		wheel_requires_except_torch(a, j->wheel, &reqs);
 	for (size_t i = 0; i < o->cfg->test.requires.n; i++)
-		strv_push(a, &args, o->cfg->test.requires.v[i]);
+		strv_push(a, &reqs, o->cfg->test.requires.v[i]);
+	for (size_t k = 0; k < 2; k++) {
+		bool deps_step = k == 0;
+		if (deps_step && torch_site && !reqs.n)
+			continue;
+		if (!deps_step && !torch_site)
+			break;
+		struct strv *args = &steps[n_steps++];
+		strv_push(a, args, "install");
+		strv_push(a, args, "--disable-pip-version-check");
+		strv_push(a, args, "--no-input");
+		strv_push(a, args, "-q");
+		for (size_t i = 0; i < rc->pip_sources.n; i++)
+			strv_push(a, args, rc->pip_sources.v[i]);
+		if (!deps_step)
+			strv_push(a, args, "--no-deps");
+		if (!deps_step || !torch_site)
+			strv_push(a, args, j->wheel);
+		for (size_t i = 0; deps_step && i < reqs.n; i++)
+			strv_push(a, args, reqs.v[i]);
+	}
 	const char *pip_env[] = {"PIP_DISABLE_PIP_VERSION_CHECK=1", "PIP_NO_INPUT=1",
 	                         "PIP_REQUIRE_VIRTUALENV=0", NULL};
 	const char *base_pip[] = {j->py->path, "-m", "pip", "--python", vpy};
-	sb_reset(&out);
-	st = run_step(pip_argv(a, base_pip, 5, &args), work, pip_env, &out);
-	const char *o_text = sb_str(&out);
-	if (st != 0 &&
-	    (strstr(o_text, "no such option: --python") || strstr(o_text, "No module named pip"))) {
-		/* The base pip cannot target another interpreter: give the venv its own pip. */
-		const char *ensure[] = {vpy, "-m", "ensurepip", "--default-pip", NULL};
+	const char *venv_pip[] = {vpy, "-m", "pip"};
+	const char *const *pip = base_pip;
+	size_t n_pip = 5;
+	st = 0;
+	for (size_t k = 0; k < n_steps && st == 0; k++) {
 		sb_reset(&out);
-		if ((st = run_step(ensure, work, NULL, &out)) != 0) {
-			job_fail(a, j, "python -m ensurepip", st, &out, lines);
-			goto done;
+		st = run_step(pip_argv(a, pip, n_pip, &steps[k]), work, pip_env, &out);
+		const char *o_text = sb_str(&out);
+		if (st != 0 && pip == base_pip &&
+		    (strstr(o_text, "no such option: --python") ||
+		     strstr(o_text, "No module named pip"))) {
+			/* The base pip cannot target another interpreter: give the venv its own
+			 * pip. */
+			const char *ensure[] = {vpy, "-m", "ensurepip", "--default-pip", NULL};
+			sb_reset(&out);
+			if ((st = run_step(ensure, work, NULL, &out)) != 0) {
+				job_fail(a, j, "python -m ensurepip", st, &out, lines);
+				goto done;
+			}
+			pip = venv_pip;
+			n_pip = 3;
+			sb_reset(&out);
+			st = run_step(pip_argv(a, pip, n_pip, &steps[k]), work, pip_env, &out);
 		}
-		const char *venv_pip[] = {vpy, "-m", "pip"};
-		sb_reset(&out);
-		st = run_step(pip_argv(a, venv_pip, 3, &args), work, pip_env, &out);
 	}
 	if (st != 0) {
 		job_fail(a, j, "pip install", st, &out, lines);
@@ -499,6 +603,7 @@ static void job_run(struct run_ctx *rc, size_t idx)
 		goto done;
 	}
 	j->result = WHEELTEST_PASS;
+	j->output = tail_lines(a, sb_str(&out), 3); /* the summary ("49 passed in 3.1s") */
 
 done:
 	sb_release(&out);

@@ -13,6 +13,7 @@
 #include "matrix/buildflags.h"
 #include "matrix/kernels_key.h"
 #include "matrix/ninja.h"
+#include "matrix/torch_plan.h"
 #include "matrix/torchflags.h"
 
 char *buildgraph_limited_api(struct arena *a, const char *python)
@@ -100,6 +101,8 @@ struct gen {
 	const char *bdir;  /* the build dir, absolute */
 	const char *cc, *cxx;
 	int ncpu;
+	struct torch_plan tp;   /* the preprocessor's torch decisions */
+	struct strv emitted;    /* shared objects and PCH rules already in the graph */
 };
 
 /* Project-relative path as seen from the build dir. */
@@ -232,7 +235,7 @@ static void emit_includes(struct gen *g, const struct strv *dirs)
  * torch version, or an error is reported. */
 static const struct interp *kernels_torch(struct gen *g, const struct toolkit_plan *tp)
 {
-	if (!torchflags_kernels_use_torch(g->a, g->cfg))
+	if (!g->tp.kernels_use_torch)
 		return NULL;
 	size_t t = (size_t)(tp - g->plan->toolkits);
 	const struct interp *py = NULL;
@@ -297,6 +300,18 @@ static const char *host_cc(const struct gen *g, const struct toolkit_plan *tp, b
 	return cxx ? tp->tk->host.cxx : tp->tk->host.cc;
 }
 
+/* True when the kernels' nvcc flags ask for device line info or device debug info. */
+static bool kernels_line_info(const struct kernels_cfg *k)
+{
+	static const char *const li[] = {"-lineinfo", "--generate-line-info", "-G",
+					 "--device-debug"};
+	for (size_t i = 0; i < k->nvcc_flags.n; i++)
+		for (size_t j = 0; j < sizeof(li) / sizeof(*li); j++)
+			if (!strcmp(k->nvcc_flags.v[i], li[j]))
+				return true;
+	return false;
+}
+
 /* The kernel archive of one toolkit. */
 static void emit_archive(struct gen *g, const struct toolkit_plan *tp, struct archive_paths *ap)
 {
@@ -313,6 +328,16 @@ static void emit_archive(struct gen *g, const struct toolkit_plan *tp, struct ar
 			diag_path(g->d, DIAG_ERROR, g->cfg->pyproject, "kernels: %s", err);
 			g->failed = true;
 		}
+		/* torch's headers through build_dir/torch/<version>-<abi>: the commands (and so
+		 * the archive) do not depend on which venv provided that torch. */
+		const char *link = torchscan_link(&g->tp.scan, &tpy->torch);
+		if (!link)
+			g->failed = true;
+		struct strv cf = {0}, nf = {0};
+		torchplan_relink(g->a, &ktf.cflags, &tpy->torch, link, &cf);
+		torchplan_relink(g->a, &ktf.nvcc, &tpy->torch, link, &nf);
+		ktf.cflags = cf;
+		ktf.nvcc = nf;
 	}
 	ap->key = archive_key(g->a, g->cfg, tp, host_cc(g, tp, false), tpy ? &tpy->torch : NULL);
 	ap->dir = arena_printf(g->a, "kernels/cu%d%d-%s", tp->tk->major, tp->tk->minor, ap->key);
@@ -349,10 +374,17 @@ static void emit_archive(struct gen *g, const struct toolkit_plan *tp, struct ar
 		char *obj = arena_printf(g->a, "%s/obj/%s/%s.o", ap->dir, src,
 					 strrchr(src, '/') ? strrchr(src, '/') + 1 : src);
 		strv_push(g->a, &objs, obj);
+		/* Device line info (-lineinfo, -G) records the source as cicc saw it, made
+		 * absolute against the working directory (the build dir): name the project's
+		 * files by absolute path there, so every build dir of a project embeds the same
+		 * bytes (ccache still shares: CCACHE_BASEDIR is the project). */
+		bool li = is_cu(src) && kernels_line_info(k);
 		sb_puts(sb, "build ");
 		ninja_path(sb, obj);
 		sb_puts(sb, is_cu(src) ? ": nvcc " : ": cc ");
-		ninja_path(sb, in);
+		ninja_path(sb, li && strcmp(in, from_build(g, k->files.v[i])) == 0
+		                   ? os_join(g->a, g->cfg->project_dir, k->files.v[i])
+		                   : in);
 		if (is_cu(src)) {
 			sb_puts(sb, "\n  cuda = ");
 			sb_puts(sb, tp->cuda);
@@ -361,6 +393,11 @@ static void emit_archive(struct gen *g, const struct toolkit_plan *tp, struct ar
 			sb_puts(sb, "\n  flags = -O3 -std=c++17 -Xcompiler=-fPIC "
 				    "-Xcompiler=-fvisibility=hidden ");
 			ninja_arg(sb, xcompiler(g->a, pmap));
+			if (li) {
+				sb_putc(sb, ' ');
+				ninja_arg(sb, xcompiler(g->a, arena_printf(g->a, "-ffile-prefix-map=%s=.",
+									   g->cfg->project_dir)));
+			}
 			emit_toolkit_flags(g, tp, src, threads);
 			if (k->rdc)
 				sb_puts(sb, " -rdc=true");
@@ -375,7 +412,18 @@ static void emit_archive(struct gen *g, const struct toolkit_plan *tp, struct ar
 				else
 					sb_printf(sb, " --generate-code=arch=%s,code=%s", cp, sm);
 			}
-			emit_includes(g, &k->include_dirs);
+			if (li)
+				for (size_t d = 0; d < k->include_dirs.n; d++) {
+					const char *dir = k->include_dirs.v[d];
+					sb_putc(sb, ' ');
+					ninja_arg(sb, arena_printf(g->a, "-I%s",
+								   dir[0] == '/'
+								       ? dir
+								       : os_join(g->a, g->cfg->project_dir,
+										 dir)));
+				}
+			else
+				emit_includes(g, &k->include_dirs);
 			emit_flags(g, "-D", &k->defines, false);
 			emit_flags(g, NULL, &k->host_flags, true);
 			emit_flags(g, NULL, &k->nvcc_flags, false);
@@ -434,6 +482,126 @@ static void emit_archive(struct gen *g, const struct toolkit_plan *tp, struct ar
 	sb_puts(sb, "\n\n");
 }
 
+/* Digest of a shared binding object's inputs: toolkit, compiler and every flag. */
+static char *shared_key(struct gen *g, const struct toolkit_plan *tp, const struct strv *flags)
+{
+	struct strbuf sb = {0};
+	sb_printf(&sb, "shared v1\n%s\n%s\n", tp->tk->version, g->cxx);
+	for (size_t i = 0; i < flags->n; i++)
+		sb_printf(&sb, "%s\x1f", flags->v[i]);
+	char *hex = kernels_key_digest(g->a, &sb);
+	sb_release(&sb);
+	return hex;
+}
+
+/* The rules for sources compiled with the precompiled torch/extension.h, once per graph. The
+ * .gch itself (hundreds of MB) is built without ccache, which would evict the rest of its
+ * cache for it; the sources that use it go through ccache with the sloppiness it needs. */
+static void emit_pch_rules(struct gen *g)
+{
+	if (strv_contains(&g->emitted, "rule pch"))
+		return;
+	strv_push(g->a, &g->emitted, "rule pch");
+	sb_puts(&g->sb, "rule pch\n"
+			"  command = $cc $flags -x c++-header -MD -MF $out.d -c $in -o $out\n"
+			"  depfile = $out.d\n"
+			"  deps = gcc\n"
+			"  description = $what: pch torch/extension.h\n\n"
+			"rule cc_pch\n"
+			"  command = CCACHE_SLOPPINESS=pch_defines,time_macros"
+			"$${CCACHE_SLOPPINESS:+,$$CCACHE_SLOPPINESS} $launcher $cc $flags -MD -MF "
+			"$out.d -c $in -o $out\n"
+			"  depfile = $out.d\n"
+			"  deps = gcc\n"
+			"  description = $what: cc $in (pch)\n\n");
+}
+
+/* One source of a torch-kind extension, as the preprocessor decided: shared by every Python
+ * of (toolkit, torch, flags), or per cell, with the precompiled torch/extension.h forced first
+ * where that keeps its meaning. Appends its object to objs. */
+static void emit_torch_source(struct gen *g, const struct cell *c, const struct extension_cfg *x,
+			      const struct torch_plan_ext *te, size_t i,
+			      const struct torch_flags *tf, const struct cell_paths *cp,
+			      struct strv *objs)
+{
+	struct strbuf *sb = &g->sb;
+	const struct toolkit_plan *tp = &g->plan->toolkits[c->toolkit];
+	const char *src = x->files.v[i];
+	const struct binding_decision *bd = &te->srcs[i];
+	bool shared = !bd->python;
+	struct strv flags = {0};
+	torchplan_binding_flags(g->a, g->cfg, x, c, tp->tk, tf, g->proj, te->link, shared, &flags);
+	if (shared) {
+		char *obj = arena_printf(g->a, "shared/cu%d%d-%s/obj/%s/%s.o", tp->tk->major,
+					 tp->tk->minor, shared_key(g, tp, &flags), x->module, src);
+		strv_push(g->a, objs, obj);
+		if (strv_contains(&g->emitted, obj))
+			return;
+		strv_push(g->a, &g->emitted, obj);
+		sb_puts(sb, "build ");
+		ninja_path(sb, obj);
+		sb_puts(sb, ": cc ");
+		ninja_path(sb, from_build(g, src));
+		sb_printf(sb, "\n  what = shared CUDA %s torch %s\n  cc = ", tp->cuda, te->torch);
+		ninja_arg(sb, g->cxx);
+		sb_puts(sb, "\n  flags =");
+		emit_flags(g, NULL, &flags, false);
+		sb_puts(sb, "\n");
+		return;
+	}
+	char *obj = arena_printf(g->a, "%s/obj/%s/%s.o", cp->dir, x->module, src);
+	strv_push(g->a, objs, obj);
+	const char *gch = NULL, *stub = NULL;
+	if (bd->pch == PCH_USE) {
+		char *dir = arena_printf(g->a, "%s/pch/%s", cp->dir, x->module);
+		stub = arena_printf(g->a, "%s/torch_extension.h", dir);
+		gch = arena_printf(g->a, "%s.gch", stub);
+		if (!strv_contains(&g->emitted, gch)) {
+			strv_push(g->a, &g->emitted, gch);
+			emit_pch_rules(g);
+			/* The header the .gch stands for: written here, only when it differs, so
+			 * its mtime moves only when it does. */
+			static const char text[] = "#include <torch/extension.h>\n";
+			char *abs = os_join(g->a, g->plan->cfg->build_dir, stub);
+			struct source cur;
+			struct diag quiet = {0};
+			if (!os_read_file(g->a, &quiet, abs, &cur) || cur.len != sizeof(text) - 1 ||
+			    memcmp(cur.text, text, cur.len) != 0) {
+				if (!os_mkdir_p(g->d, os_join(g->a, g->plan->cfg->build_dir, dir)) ||
+				    !os_write_atomic(g->d, abs, text, sizeof(text) - 1, 0644))
+					g->failed = true;
+			}
+			sb_puts(sb, "build ");
+			ninja_path(sb, gch);
+			sb_puts(sb, ": pch ");
+			ninja_path(sb, stub);
+			sb_printf(sb, "\n  what = %s\n  cc = ", c->id);
+			ninja_arg(sb, g->cxx);
+			sb_puts(sb, "\n  flags =");
+			emit_flags(g, NULL, &flags, false);
+			sb_puts(sb, "\n");
+		}
+	}
+	sb_puts(sb, "build ");
+	ninja_path(sb, obj);
+	sb_puts(sb, gch ? ": cc_pch " : ": cc ");
+	ninja_path(sb, from_build(g, src));
+	if (gch) {
+		sb_puts(sb, " | ");
+		ninja_path(sb, gch);
+	}
+	sb_printf(sb, "\n  what = %s\n  cc = ", c->id);
+	ninja_arg(sb, g->cxx);
+	sb_puts(sb, "\n  flags =");
+	if (gch) {
+		sb_puts(sb, " -include ");
+		ninja_arg(sb, stub);
+		sb_puts(sb, " -Winvalid-pch -fpch-preprocess");
+	}
+	emit_flags(g, NULL, &flags, false);
+	sb_puts(sb, "\n");
+}
+
 static void emit_cell(struct gen *g, const struct cell *c, const struct archive_paths *ap,
 		      struct cell_paths *cp)
 {
@@ -459,8 +627,16 @@ static void emit_cell(struct gen *g, const struct cell *c, const struct archive_
 			g->failed = true;
 		}
 		struct strv objs = {0};
+		const struct torch_plan_ext *te =
+		    x->kind == EXT_TORCH && c->py->torch.version
+			? torchplan_find(&g->tp, e, c->py->torch.version)
+			: NULL;
 		for (size_t i = 0; i < x->files.n; i++) {
-			const char *src;
+			const char *src = x->files.v[i];
+			if (te && !is_c(src)) {
+				emit_torch_source(g, c, x, te, i, &tf, cp, &objs);
+				continue;
+			}
 			const char *in = source_input(g, x->files.v[i], false, &src);
 			bool cxx = is_cxx(src) || (cxx_kind && !is_c(src));
 			/* Per extension: two extensions may compile one source with other flags. */
@@ -726,6 +902,8 @@ bool buildgraph_generate(struct arena *a, struct diag *d, const struct plan *pla
 			return false;
 		}
 	}
+	if (!torchplan_make(a, d, plan, out->build_dir, g.cxx, g.cc, &g.tp))
+		return false;
 	emit_header(&g);
 	out->archives = arena_calloc(a, plan->n_toolkits + 1, sizeof(*out->archives));
 	out->cells = arena_calloc(a, plan->n_cells + 1, sizeof(*out->cells));

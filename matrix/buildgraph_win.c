@@ -429,7 +429,9 @@ bool wingraph_generate(struct arena *a, struct diag *d, const struct plan *plan,
 			    cfg->extensions[e].module);
 			return false;
 		}
-	if (cfg->kernels.files.n && torchflags_kernels_use_torch(a, cfg)) {
+	/* uses-torch = "auto" is decided by nvcc's preprocessor on the build machine (torch_scan.c);
+	 * a Windows graph has no such run on Linux, so only an explicit "on" is refused here. */
+	if (cfg->kernels.files.n && cfg->kernels.uses_torch == TRI_ON) {
 		diag_path(
 		    d, DIAG_ERROR, cfg->pyproject,
 		    "the kernels include torch headers: the Windows graph builds them once per "

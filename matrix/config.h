@@ -70,6 +70,9 @@ struct extension_cfg {
 	struct strv ldflags;
 	struct strv libraries;
 	bool no_abi_suffix;       /* abi-suffix = false: "csrc.so", not "csrc.cpython-312-...so" */
+	enum tristate pch;        /* torch kind: force a precompiled torch/extension.h first;
+	                           * auto = where the preprocessor says it keeps the meaning */
+	struct strv pch_exclude;  /* globs of sources compiled without it */
 	const struct toml_value *where;
 };
 
@@ -98,6 +101,8 @@ struct test_cfg {
 	struct strv requires;
 	const char *command;      /* shell command run from a temp dir; {project} is replaced */
 	struct strv find_links;
+	bool torch_from_index;    /* torch = "index": pip resolves torch in the test venv; else
+	                           * ("build") the venv sees the torch the cell was built with */
 };
 
 struct cache_cfg {

@@ -1,5 +1,6 @@
 /* config_tool.c: [tool.cuwheel] into the build model, with defaults for what is absent. */
 #include <ctype.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -16,15 +17,16 @@ static const char *const kernels_keys[] = {
     "archs",   "cudart",       "rdc",     "uses-torch", "cxx-flags",
 };
 static const char *const extension_keys[] = {
-    "module", "kind", "sources", "include-dirs", "defines", "cflags", "ldflags", "libraries",
-    "abi-suffix",
+    "module", "kind",    "sources",   "include-dirs", "defines",     "cflags",
+    "ldflags", "libraries", "abi-suffix", "pch",         "pch-exclude",
 };
 static const char *const matrix_keys[] = {
     "python",  "cuda",  "torch", "platform",      "include",
     "exclude", "build", "skip",  "local-version", "abi3-per-python",
 };
 static const char *const entry_keys[] = {"python", "cuda", "torch", "platform"};
-static const char *const test_keys[] = {"requires", "command", "find-links"};
+static const char *const test_keys[] = {"requires", "command", "find-links", "torch"};
+static const char *const test_torch_names[] = {"build", "index"};
 static const char *const cache_keys[] = {"ccache", "remote", "dir"};
 static const char *const audit_keys[] = {"min-manylinux", "strict"};
 static const char *const ci_keys[] = {"cuwheel", "container"};
@@ -300,6 +302,21 @@ static bool read_extension(struct cfg_reader *r, struct config *cfg, const struc
 		          "is what marks a stable-ABI module)");
 		ok = false;
 	}
+	int pch = TRI_AUTO;
+	ok &= cfg_enum(r, t, "pch", where, tri_names, N(tri_names), &pch);
+	x->pch = (enum tristate)pch;
+	ok &= cfg_strv(r, t, "pch-exclude", where, false, &x->pch_exclude);
+	for (size_t i = 0; i < x->pch_exclude.n; i++) {
+		bool hit = false;
+		for (size_t f = 0; f < x->files.n && !hit; f++)
+			hit = fnmatch(x->pch_exclude.v[i], x->files.v[f], FNM_PATHNAME) == 0;
+		if (!hit) {
+			cfg_error(r, toml_get(t, "pch-exclude"),
+			          "pch-exclude '%s' names none of the extension's sources",
+			          x->pch_exclude.v[i]);
+			ok = false;
+		}
+	}
 	return ok;
 }
 
@@ -453,6 +470,9 @@ bool config_read_tool(struct cfg_reader *r, struct config *cfg)
 			ok &= cfg_strv(r, tt, "requires", w, true, &cfg->test.requires);
 			ok &= cfg_string(r, tt, "command", w, &cfg->test.command);
 			ok &= read_dirs(r, cfg, tt, "find-links", w, &cfg->test.find_links);
+			int tf = 0;
+			ok &= cfg_enum(r, tt, "torch", w, test_torch_names, N(test_torch_names), &tf);
+			cfg->test.torch_from_index = tf == 1;
 		}
 		ok &= cfg_str_table(r, tool, "toolkits", "[tool.cuwheel]", &cfg->toolkits);
 		ok &= cfg_str_table(r, tool, "pythons", "[tool.cuwheel]", &cfg->pythons);

@@ -1,6 +1,6 @@
 /* torchflags.h: the compile and link flags torch.utils.cpp_extension passes for a torch (or
- * pybind11) extension, read from one interpreter's probed torch installation, and whether the
- * kernels include torch headers. */
+ * pybind11) extension, read from one interpreter's probed torch installation (whether the
+ * kernels include torch headers is torch_plan.h's question). */
 #ifndef CUWHEEL_MATRIX_TORCHFLAGS_H
 #define CUWHEEL_MATRIX_TORCHFLAGS_H
 
@@ -31,9 +31,5 @@ bool torchflags_for(struct arena *a, const struct extension_cfg *x, const struct
 const char *torchflags_requirement(struct arena *a, const char *torch);
 /* Returns the TORCH_EXTENSION_NAME of a dotted module: its last part ("pkg._C" -> "_C"). */
 const char *torchflags_extension_name(const char *module);
-/* Returns true when the kernels include torch headers: uses-torch = on, or auto and a kernel
- * source #includes <torch/...>, <ATen/...> or <c10/...>, directly or through a header found in
- * the project (its directory, then the kernels' include-dirs), followed transitively. */
-bool torchflags_kernels_use_torch(struct arena *a, const struct config *cfg);
 
 #endif

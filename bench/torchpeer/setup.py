@@ -26,7 +26,7 @@ def sources():
             p = dst
         cu.append(p)
     # setup.py runs more than once per pip build: the copy made by the first run is in the glob.
-    return list(dict.fromkeys(cu)) + cpp + ["binding/ops.cpp"]
+    return list(dict.fromkeys(cu)) + cpp + sorted(glob.glob("binding/*.cpp"))
 
 
 setup(

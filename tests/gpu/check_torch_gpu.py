@@ -60,6 +60,11 @@ def main(argv):
         # The CPU path of the same wheel must agree with the GPU too.
         cpu = torchext.bias_gelu(x.cpu(), b.cpu())
         info["cases"].append(("bias_gelu gpu-vs-cpu", [rows, cols], None, got.cpu(), cpu, 1e-5, 1e-5))
+    # square: its kernel is csrc/square.cu (torch include behind #ifndef __CUDACC__), its
+    # binding binding/square.cpp (compiled with the precompiled torch/extension.h).
+    for n in (1, 1000, 1 << 20):
+        x = torch.randn(n, generator=g).to(dev)
+        info["cases"].append(("square", [n], None, torchext.square(x), x * x, 0.0, 0.0))
     torch.cuda.synchronize()
     rows = []
     for name, shape, alpha, got, want, rtol, atol in info["cases"]:

@@ -3,13 +3,17 @@
 1. examples/torchext/setup-pythons makes the torch 2.11 venvs for Python 3.12 and 3.13 (torch
    from PyPI without its CUDA runtime packages; pip cache under build/);
 2. `cuwheel build` makes a wheel for both cells (cp312-pt211-cu130, cp313-pt211-cu130), the
-   ninja log shows ops.cu compiled once for both, the METADATA declares torch>=2.11,<2.12;
+   ninja log shows ops.cu compiled once for both (and square.cu, whose torch include is behind
+   #ifndef __CUDACC__, without torch flags), both binding sources compiled with the precompiled
+   torch/extension.h, the METADATA declares torch>=2.11,<2.12;
+2b. binding/square.cpp compiled again without the PCH gives identical .text/.rodata sections;
 3. `cuwheel audit` passes and names torch as the provider of libc10/libtorch*/libcudart;
 4. each wheel, installed next to its torch, computes what the pure-torch reference computes
    (the example's pytest, on the CPU here);
 5. torch's own BuildExtension (setup.py build_ext, CUDAExtension, ninja) on the same sources,
    with the compile and link commands captured: the ABI-relevant flags (-D TORCH_* PYBIND11_*
-   _GLIBCXX_USE_CXX11_ABI, -std, include dirs as a set, libraries and library dirs) are the
+   _GLIBCXX_USE_CXX11_ABI, -std, include dirs as a set, libraries and library dirs) and the
+   optimisation and code-affecting flags (-O3 -DNDEBUG -fno-strict-overflow -fPIC) are the
    same as those in cuwheel's build.ninja for the cp312 cell.
 
 Needs a CUDA 13 toolkit here (cuwheel doctor finds it) and network access to PyPI the first
@@ -110,17 +114,64 @@ def step_build(tmp):
     text = open(os.path.join(build, "build.ninja")).read()
     edges = ninja_edges(text)
     nvcc = [o for o, e in edges.items() if e["rule"] == "nvcc"]
-    check(len(nvcc) == 1 and nvcc[0].endswith("/ops.cu.o"),
-          "build.ninja has one nvcc edge for both cells: %s" % nvcc)
+    check(sorted(o.rsplit("/", 1)[-1] for o in nvcc) == ["ops.cu.o", "square.cu.o"],
+          "build.ninja has one nvcc edge per .cu for both cells: %s" % nvcc)
+    check(all("-DTORCH" not in edges[o]["flags"] and "torch/include" not in edges[o]["flags"]
+              and "-Itorch/" not in edges[o]["flags"] for o in nvcc),
+          "csrc/square.cu's torch include is behind #ifndef __CUDACC__: no torch in nvcc flags")
     objs = [o for o in edges if "/obj/" in o and o.startswith("kernels/")]
-    check(len(objs) == len(set(objs)) == 2 and len({o.rsplit("/", 2)[-2] for o in objs}) == 2,
+    check(len(objs) == len(set(objs)) == 3 and len({o.rsplit("/", 2)[-2] for o in objs}) == 3,
           "csrc/ops.cu and csrc/ops.cpp (one basename) give two distinct objects: %s" % objs)
+    pch = [o for o, e in edges.items() if e["rule"] == "cc_pch"]
+    check(len(pch) == 4, "both binding sources of both cells use the PCH (pch = on): %s" % pch)
     log = [l.split("\t") for l in open(os.path.join(build, ".ninja_log")) if not l.startswith("#")]
     ran_nvcc = [l[3] for l in log if len(l) > 3 and l[3].endswith("ops.cu.o")]
     check(len(ran_nvcc) == 1, ".ninja_log: ops.cu compiled once, not per cell (%s)" % ran_nvcc)
     bindings = [l[3] for l in log if len(l) > 3 and l[3].endswith("binding/ops.cpp.o")]
     check(len(bindings) == 2, ".ninja_log: the binding compiled once per cell (%d)" % len(bindings))
     return wheels, edges
+
+
+def sections(obj):
+    """{name: bytes} of the .text* and .rodata* sections of an object file."""
+    rc, out = run(["readelf", "-S", "-W", obj])
+    names = [m.group(1) for m in re.finditer(r"\]\s+(\.(?:text|rodata)\S*)\s", out)]
+    d = tempfile.mkdtemp(prefix="sections-")
+    args = ["objcopy"]
+    for i, n in enumerate(names):
+        args += ["--dump-section", "%s=%s/%d" % (n, d, i)]
+    rc, out = run(args + [obj, os.path.join(d, "copy.o")])
+    got = {}
+    for i, n in enumerate(names):
+        p = os.path.join(d, str(i))
+        got[n] = open(p, "rb").read() if os.path.exists(p) else b""  # NOBITS: no bytes
+    shutil.rmtree(d, ignore_errors=True)
+    return got
+
+
+def step_pch_equivalence(tmp, edges):
+    """binding/square.cpp of cp312, compiled again without the PCH flags: its .text and .rodata
+    sections must equal those of the object built with the precompiled torch/extension.h."""
+    build = os.path.join(tmp, "build")
+    cell = CELLS["3.12"]
+    out = "cells/%s/obj/torchext._C/binding/square.cpp.o" % cell
+    e = edges.get(out)
+    if not check(e is not None and e["rule"] == "cc_pch", "%s was built with the PCH" % out):
+        return
+    flags = shlex.split(e["flags"])
+    i = flags.index("-include")
+    plain = flags[:i] + [f for f in flags[i + 2:] if f not in ("-Winvalid-pch", "-fpch-preprocess")]
+    cxx = shlex.split(e["cc"])
+    rc, msg = run(cxx + plain + ["-c", e["inputs"][0], "-o", "nopch.o"], cwd=build)
+    if not check(rc == 0, "the same source compiles without the PCH"):
+        print(msg[-2000:])
+        return
+    a, b = sections(os.path.join(build, out)), sections(os.path.join(build, "nopch.o"))
+    differ = sorted(n for n in set(a) | set(b) if a.get(n) != b.get(n))
+    check(a and not differ,
+          "with and without the PCH: %d .text/.rodata sections (%d bytes), identical%s" % (
+              len(a), sum(len(v) for v in a.values()),
+              "" if not differ else "; differ: %s" % differ[:5]))
 
 
 def step_audit_and_metadata(tmp, wheels):
@@ -182,6 +233,7 @@ def step_compare_buildextension(tmp, edges):
     work = os.path.join(tmp, "buildext")
     os.makedirs(work)
     sources = [os.path.join(EXAMPLE, "binding", "ops.cpp"), os.path.join(EXAMPLE, "csrc", "ops.cu")]
+    # (setup.py's extra_compile_args stay empty: what BuildExtension passes by default.)
     with open(os.path.join(work, "setup.py"), "w") as f:
         f.write("SOURCES = %r\nINCLUDES = %r\n" % (sources, [os.path.join(EXAMPLE, "csrc")]))
         f.write(SETUP_PY)
@@ -223,6 +275,15 @@ def step_compare_buildextension(tmp, edges):
     check(ours_cxx["defines"] == theirs_cxx["defines"],
           "binding: the TORCH_/PYBIND11_/_GLIBCXX_USE_CXX11_ABI defines are identical")
     check(ours_cxx["std"] == theirs_cxx["std"] == {"-std=c++17"}, "binding: -std is identical")
+    # Point 4: the optimisation level and the flags that change code are BuildExtension's
+    # (CPython's sysconfig CFLAGS, which setuptools passes); debug info (-g) and warnings differ.
+    def code_flags(args):
+        return {a for a in args if re.match(r"-O|-DNDEBUG$|-fwrapv$|-fno-strict-overflow$|"
+                                            r"-fPIC$|-f(no-)?(exceptions|rtti|fast-math)$", a)}
+    ours_code, theirs_code = code_flags(shlex.split(cc[0]["flags"])), code_flags(torch_cxx)
+    print("torch  code flags:", sorted(theirs_code), "cuwheel:", sorted(ours_code))
+    check(ours_code == theirs_code,
+          "binding: optimisation and code-affecting flags are identical (%s)" % sorted(ours_code))
     check(ours_cxx["includes"] == theirs_cxx["includes"],
           "binding: include dirs are the same set (only in cuwheel: %s; only in torch: %s)" % (
               sorted(ours_cxx["includes"] - theirs_cxx["includes"]),
@@ -256,6 +317,7 @@ def main():
     try:
         wheels, edges = step_build(tmp)
         if wheels:
+            step_pch_equivalence(tmp, edges)
             step_audit_and_metadata(tmp, wheels)
             step_run_wheels(tmp, wheels)
         step_compare_buildextension(tmp, edges)

@@ -16,6 +16,8 @@ int torchext_scaled_add_cuda(const float *x, const float *y, float alpha, float 
 /* out[r, c] = gelu_tanh(x[r, c] + bias[c]) for a row-major rows x cols matrix, on the GPU. */
 int torchext_bias_gelu_cuda(const float *x, const float *bias, float *out, int64_t rows,
 			    int64_t cols, void *stream);
+/* out[i] = x[i] * x[i] on the GPU (csrc/square.cu). */
+int torchext_square_cuda(const float *x, float *out, int64_t n, void *stream);
 /* Returns the message of a cudaError_t. */
 const char *torchext_cuda_error(int err);
 

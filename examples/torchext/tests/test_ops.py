@@ -42,9 +42,19 @@ def test_non_contiguous_input(device):
     torch.testing.assert_close(torchext.scaled_add(x, y, 2.0), x + 2.0 * y)
 
 
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("shape", SHAPES)
+def test_square_matches_reference(device, shape):
+    x = torch.randn(shape, generator=_gen(3)).to(device)
+    out = torchext.square(x)
+    assert out.device.type == device and out.shape == x.shape
+    torch.testing.assert_close(out, x * x, rtol=0, atol=0)
+
+
 def test_ops_are_registered_with_torch():
     assert hasattr(torch.ops.torchext, "scaled_add")
     assert hasattr(torch.ops.torchext, "bias_gelu")
+    assert hasattr(torch.ops.torchext, "square")
     assert torchext._C.built_with_torch.split(".")[:2] == torch.__version__.split(".")[:2]
 
 

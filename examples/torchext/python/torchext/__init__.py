@@ -6,7 +6,7 @@ import torch  # first: it loads libtorch, libc10 and the CUDA runtime the extens
 
 from . import _C  # noqa: F401  (registers the ops)
 
-__all__ = ["scaled_add", "bias_gelu", "reference_scaled_add", "reference_bias_gelu"]
+__all__ = ["scaled_add", "bias_gelu", "square", "reference_scaled_add", "reference_bias_gelu"]
 
 
 def scaled_add(x: torch.Tensor, y: torch.Tensor, alpha: float = 1.0) -> torch.Tensor:
@@ -17,6 +17,11 @@ def scaled_add(x: torch.Tensor, y: torch.Tensor, alpha: float = 1.0) -> torch.Te
 def bias_gelu(x: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
     """gelu(x + bias) with the tanh approximation, fused (float32, bias along the last dim)."""
     return torch.ops.torchext.bias_gelu(x, bias)
+
+
+def square(x: torch.Tensor) -> torch.Tensor:
+    """x * x (float32); its CUDA kernel is csrc/square.cu, its binding binding/square.cpp."""
+    return torch.ops.torchext.square(x)
 
 
 def reference_scaled_add(x, y, alpha=1.0):

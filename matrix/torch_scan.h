@@ -1,0 +1,75 @@
+/* torch_scan.h: what the preprocessor says a source includes under its real compiler and flags:
+ * whether the kernels include torch headers (nvcc's own defines, so `#ifndef __CUDACC__` guards
+ * count), whether a torch binding source needs Python at all, and whether forcing a precompiled
+ * torch/extension.h in front of it keeps its meaning. Answers are cached in the build dir. */
+#ifndef CUWHEEL_MATRIX_TORCH_SCAN_H
+#define CUWHEEL_MATRIX_TORCH_SCAN_H
+
+#include <stdbool.h>
+
+#include "base/arena.h"
+#include "base/diag.h"
+#include "matrix/discover.h"
+
+struct scan_ctx {
+	struct arena *a;
+	struct diag *d;
+	const char *build_dir; /* absolute; commands run here, the cache is build_dir/scan */
+	const char *proj;      /* the project dir relative to build_dir (as build.ninja names it) */
+};
+
+/* One preprocessor run: its include closure and, for -E runs, a digest of what each file
+ * expanded to (parallel to files). */
+struct scan_closure {
+	bool ok;
+	const char *error;     /* the compiler's output when !ok */
+	bool cached;           /* answered from build_dir/scan */
+	struct strv files;     /* every file entered, as the compiler named it */
+	struct strv digests;   /* -E only: per file, its expanded lines' digest */
+};
+
+enum pch_state {
+	PCH_NONE,     /* not a torch/extension.h source, or the extension does not use PCH */
+	PCH_USE,      /* the precompiled torch/extension.h is forced first */
+	PCH_EXCLUDED, /* named by pch-exclude */
+	PCH_REFUSED,  /* the preprocessor says a forced torch/extension.h changes its meaning */
+};
+
+/* The decision for one source of a torch-kind extension. */
+struct binding_decision {
+	bool python;           /* its closure has Python.h or pybind11: compiled per Python */
+	const char *python_via; /* the first such header, for the plan */
+	bool torch_ext;        /* its closure has torch/extension.h */
+	enum pch_state pch;
+	const char *pch_why;   /* PCH_REFUSED: which file expands differently */
+};
+
+/* Runs argv (a compiler command without output options; expand: -E, else -M) on src with
+ * cwd = build dir and fills out; answers from the cache when argv, src's content and every
+ * file of the cached closure are unchanged. False only when the cache cannot be written or the
+ * command cannot start (diagnostic); a compiler error is out->ok = false. */
+bool scan_run(struct scan_ctx *s, const struct strv *argv, const char *src, bool expand,
+	      struct scan_closure *out);
+/* Makes build_dir/torch/<version>-<abi digest> a link to the torch package of ti and returns
+ * that path relative to the build dir: kernel and shared-object commands name torch's headers
+ * through it, so they do not change with the venv that provided that torch. NULL +
+ * diagnostic on failure. */
+const char *torchscan_link(struct scan_ctx *s, const struct torch_info *ti);
+/* Returns ti's include dirs as seen through link (those under the torch package; others as
+ * they are). */
+void torchscan_link_includes(struct scan_ctx *s, const struct torch_info *ti, const char *link,
+			     struct strv *out);
+/* Decides whether one kernel source includes a torch header: argv is its compiler with the
+ * real flags (torch's include dirs among them when a torch is at hand). *uses and *which (the
+ * header, for messages) are set; false + diagnostic when the preprocessor fails otherwise. */
+bool torchscan_kernel(struct scan_ctx *s, const struct strv *argv, const char *src,
+		      const struct strv *torch_dirs, bool *uses, const char **which);
+/* Decides for one torch-kind binding source compiled by argv (the real flags, no output
+ * options): per Python or shared, and, when want_pch, whether torch/extension.h may be forced
+ * first. False + diagnostic when the preprocessor fails on the source. */
+bool torchscan_binding(struct scan_ctx *s, const struct strv *argv, const char *src,
+		       bool want_pch, struct binding_decision *out);
+/* Returns the name of a pch_state for plan ("yes", "excluded", ...). */
+const char *pch_state_name(enum pch_state p);
+
+#endif

@@ -1,0 +1,205 @@
+#!/usr/bin/env python3
+"""test_torch_scan.py: the torch decisions are the preprocessor's (issue 20, points 1-3).
+
+On a fixture project written to a temp dir (kind torch, torch 2.11 from build/torch-pythons),
+from `cuwheel plan --json` and the table, and from the build.ninja of `cuwheel build --dry-run`:
+  - a .cu whose torch include is behind `#ifndef __CUDACC__` leaves the kernels torch-free (the
+    old #include text scan called it torch code); an unguarded ATen include makes them torch
+    code, and the nvcc command then names torch's headers through build/torch/<version>-<abi>,
+    never through the venv that provided torch;
+  - binding sources: one that includes only ATen is shared (compiled once per toolkit, torch
+    and flags: a shared/ object without the Python include dir, linked by the cell); those that
+    include torch/extension.h (via a project header) are per Python, with the precompiled
+    torch/extension.h when three or more share it;
+  - `#undef NDEBUG` before torch/extension.h changes what <cassert> expands to: PCH refused with
+    pch = "auto", an error naming the file and pch-exclude with pch = "on", "no (pch-exclude)"
+    once excluded;
+  - a second plan answers from build/scan (no preprocessor run) and says the same.
+Needs build/torch-pythons/py3.12 (examples/torchext/setup-pythons) and CUDA 13.0; exits 77
+(skipped) without them. Run by CTest with $CUWHEEL set, from the source root.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.getcwd()
+CUWHEEL = os.path.abspath(os.environ.get("CUWHEEL", "build/ci/cuwheel"))
+PY = os.path.join(ROOT, "build", "torch-pythons", "py3.12", "bin", "python")
+FAILURES = []
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what, flush=True)
+    if not cond:
+        FAILURES.append(what)
+    return cond
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def project(d, pch="auto", exclude=None, unguarded=False):
+    write(os.path.join(d, "pkg", "scanproj", "__init__.py"), "")
+    write(os.path.join(d, "k", "guarded.cu"),
+          "#ifndef __CUDACC__\n#include <torch/extension.h>\n#endif\n"
+          "__global__ void k(float *x) { x[threadIdx.x] += 1.0f; }\n")
+    if unguarded:
+        write(os.path.join(d, "k", "torchy.cu"),
+              "#include <ATen/core/TensorBase.h>\n"
+              "__global__ void t(float *x) { x[threadIdx.x] *= 2.0f; }\n")
+    elif os.path.exists(os.path.join(d, "k", "torchy.cu")):
+        os.unlink(os.path.join(d, "k", "torchy.cu"))
+    write(os.path.join(d, "b", "common.h"),
+          "#ifndef SCANPROJ_COMMON_H\n#define SCANPROJ_COMMON_H\n"
+          "#include <torch/extension.h>\n#endif\n")
+    for n in ("one", "two", "three"):
+        write(os.path.join(d, "b", n + ".cpp"),
+              '#include "common.h"\nat::Tensor %s(const at::Tensor &x) { return x + 1; }\n' % n)
+    write(os.path.join(d, "b", "undef.cpp"),
+          "#undef NDEBUG\n#include <torch/extension.h>\n"
+          "int checked(int v) { assert(v > 0); return v; }\n")
+    write(os.path.join(d, "b", "aten.cpp"),
+          "#include <ATen/ATen.h>\nat::Tensor twice(const at::Tensor &x) { return x * 2; }\n")
+    extra = ""
+    if exclude:
+        extra = "pch-exclude = %s\n" % json.dumps(exclude)
+    write(os.path.join(d, "pyproject.toml"), f"""
+[project]
+name = "scanproj"
+version = "0.1.0"
+requires-python = ">=3.10"
+
+[tool.cuwheel]
+packages = ["pkg/scanproj"]
+
+[tool.cuwheel.kernels]
+sources = ["k/*.cu"]
+archs = "9.0"
+
+[tool.cuwheel.extension]
+module = "scanproj._C"
+kind = "torch"
+sources = ["b/*.cpp"]
+include-dirs = ["b"]
+pch = "{pch}"
+{extra}
+[tool.cuwheel.matrix]
+python = ["3.12"]
+cuda = ["13.0"]
+torch = ["2.11"]
+
+[tool.cuwheel.pythons]
+"3.12" = "{PY}"
+""")
+
+
+def plan(d, *args):
+    env = dict(os.environ, CUWHEEL_BUILD_DIR=os.path.join(d, "build"),
+               CUWHEEL_DIST_DIR=os.path.join(d, "dist"))
+    t0 = time.monotonic()
+    p = subprocess.run([CUWHEEL, "-C", d, "plan"] + list(args), capture_output=True, text=True,
+                       env=env)
+    return p.returncode, p.stdout, p.stderr, time.monotonic() - t0
+
+
+def by_source(js):
+    return {s["source"]: s for s in (js.get("torch") or {}).get("sources", [])}
+
+
+def main():
+    if not os.access(PY, os.X_OK) or not os.path.isdir("/usr/local/cuda-13.0"):
+        print("skip: needs build/torch-pythons/py3.12 (examples/torchext/setup-pythons) and "
+              "/usr/local/cuda-13.0")
+        return 77
+    tmp = tempfile.mkdtemp(prefix="cuwheel-torchscan-")
+    try:
+        d = os.path.join(tmp, "proj")
+        project(d)
+        rc, out, err, cold = plan(d, "--json")
+        if not check(rc == 0, "plan --json exits 0 (%s)" % err.strip()[-2000:]):
+            return 1
+        js = json.loads(out)
+        t = js.get("torch") or {}
+        check(t.get("kernels_use_torch") is False,
+              "a torch include behind #ifndef __CUDACC__ leaves the kernels torch-free: %s"
+              % t.get("kernels_why"))
+        s = by_source(js)
+        check(s.get("b/aten.cpp", {}).get("per_python") is False,
+              "b/aten.cpp (ATen only) is shared: %s" % s.get("b/aten.cpp"))
+        for n in ("one", "two", "three"):
+            e = s.get("b/%s.cpp" % n, {})
+            check(e.get("per_python") is True and e.get("torch_extension") is True
+                  and e.get("pch") == "yes",
+                  "b/%s.cpp (torch/extension.h via common.h) is per Python with PCH: %s" % (n, e))
+        u = s.get("b/undef.cpp", {})
+        why = u.get("pch_why") or ""
+        check(u.get("pch") == "refused" and "b/undef.cpp" in why and "c10/" in why,
+              "b/undef.cpp (#undef NDEBUG first): PCH refused, naming it and the torch headers "
+              "whose asserts change: %s" % why[:300])
+        rc, table, err, _ = plan(d)
+        check(rc == 0 and "b/aten.cpp" in table and "shared: once per (toolkit, torch, flags)"
+              in table and "pch refused" in table, "the plan table shows every decision")
+        rc, out, err, warm = plan(d, "--json")
+        check(rc == 0 and by_source(json.loads(out)) == s,
+              "a second plan gives the same answers (%.2fs cold, %.2fs from build/scan)"
+              % (cold, warm))
+        check(warm < cold, "the second plan is answered from build/scan")
+
+        # build.ninja: the shared object has no Python include dir; PCH edges for the three.
+        env = dict(os.environ, CUWHEEL_BUILD_DIR=os.path.join(d, "build"),
+                   CUWHEEL_DIST_DIR=os.path.join(d, "dist"))
+        p = subprocess.run([CUWHEEL, "-C", d, "build", "--dry-run", "--no-test"],
+                           capture_output=True, text=True, env=env)
+        check(p.returncode == 0, "build --dry-run exits 0 (%s)" % p.stderr.strip()[-2000:])
+        nin = open(os.path.join(d, "build", "build.ninja")).read()
+        blocks = nin.split("\nbuild ")
+        shared = [b for b in blocks if b.startswith("shared/") and "b/aten.cpp" in b]
+        check(len(shared) == 1 and "python3.12" not in shared[0]
+              and "torch/2.11" in shared[0] and "torch-pythons" not in shared[0],
+              "one shared edge for b/aten.cpp, torch through build/torch/, no Python dir")
+        link = [b for b in blocks if ": link " in b.split("\n")[0]]
+        check(link and "shared/" in link[0].split("\n")[0],
+              "the cell's link takes the shared object")
+        pchd = [b for b in blocks if ": cc_pch " in b.split("\n")[0]]
+        check(len(pchd) == 3 and all("-include " in b for b in pchd),
+              "three sources compiled with -include of the PCH (%d)" % len(pchd))
+        check(sum(1 for l in nin.splitlines() if l.startswith("build ") and ".gch: pch " in l)
+              == 1, "one .gch edge for the cell")
+
+        project(d, pch="on")
+        rc, out, err, _ = plan(d)
+        check(rc != 0 and "b/undef.cpp" in err and "pch-exclude" in err,
+              "pch = on refuses b/undef.cpp with an error naming pch-exclude: %s"
+              % err.strip()[-600:])
+        project(d, pch="on", exclude=["b/undef.cpp"])
+        rc, out, err, _ = plan(d, "--json")
+        ok = rc == 0
+        check(ok and by_source(json.loads(out)).get("b/undef.cpp", {}).get("pch")
+              == "no (pch-exclude)", "pch-exclude takes b/undef.cpp out (%s)" % err.strip())
+
+        project(d, unguarded=True)
+        rc, out, err, _ = plan(d, "--json")
+        t = (json.loads(out) if rc == 0 else {}).get("torch") or {}
+        check(t.get("kernels_use_torch") is True and "k/torchy.cu" in (t.get("kernels_why") or ""),
+              "an unguarded ATen include makes the kernels torch code: %s" % t.get("kernels_why"))
+        p = subprocess.run([CUWHEEL, "-C", d, "build", "--dry-run", "--no-test"],
+                           capture_output=True, text=True, env=env)
+        nin = open(os.path.join(d, "build", "build.ninja")).read()
+        nv = [b for b in nin.split("\nbuild ") if ": nvcc " in b.split("\n")[0]]
+        check(nv and all("-Itorch/2.11" in b and "torch-pythons" not in b for b in nv),
+              "the nvcc commands name torch through build/torch/<version>-<abi>, not a venv")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("%d failure(s)" % len(FAILURES))
+    return 1 if FAILURES else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
