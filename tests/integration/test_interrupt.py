@@ -8,7 +8,7 @@ that does not belong to the build stays byte-untouched, and no temp file is visi
 re-run completes and gives byte-identical wheels. Prints the trial counts.
 
 Environment: CUWHEEL (the binary), INTERRUPT_BUILD_TRIALS / INTERRUPT_PACK_TRIALS (default 24
-and 18), INTERRUPT_SEED. Skipped (exit 0 with a note) when nvcc 13.0 or two Pythons are missing
+and 18), INTERRUPT_SEED. The build trials are skipped (exit 77 after the pack trials pass, testskip.py) when nvcc 13.0 or two Pythons are missing
 for the build part."""
 import glob
 import hashlib
@@ -21,6 +21,9 @@ import sys
 import tempfile
 import time
 import zipfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import testskip  # noqa: E402
 
 ROOT = os.environ.get("CUWHEEL_SOURCE_DIR", os.getcwd())
 CUWHEEL = os.path.abspath(os.environ.get("CUWHEEL", "build/hard/cuwheel"))
@@ -242,6 +245,7 @@ def main():
     nb = int(os.environ.get("INTERRUPT_BUILD_TRIALS", "24"))
     npk = int(os.environ.get("INTERRUPT_PACK_TRIALS", "18"))
     t0 = time.time()
+    skipped = 0
     with tempfile.TemporaryDirectory(prefix="cuwheel-interrupt-") as tmp:
         pk, pack_s = pack_trials(tmp, npk)
         print(f"pack: {pk} trials (uninterrupted pack {pack_s:.1f}s)")
@@ -250,7 +254,7 @@ def main():
             print(f"build: {bt} trials")
         else:
             bt = 0
-            print("build: skipped (needs nvcc 13.0 and Pythons 3.11 and 3.12)")
+            skipped = testskip.skip_code("build trials (needs nvcc 13.0 and Pythons 3.11 and 3.12)")
     total = pk + bt
     if FAILS:
         print(f"{len(FAILS)} problems in {total} interruption trials")
@@ -258,7 +262,7 @@ def main():
     print(f"{total} interruption trials ({pk} pack, {bt} build; SIGINT/SIGTERM/SIGKILL at random "
           f"moments) in {time.time() - t0:.0f}s: nothing partial, nothing lost, re-runs "
           f"byte-identical")
-    return 0
+    return skipped
 
 
 if __name__ == "__main__":
