@@ -78,6 +78,10 @@ struct audit_result {
  * cannot be opened) are findings too, and are also reported on d. */
 bool audit_wheel(struct arena *a, struct diag *d, const char *wheel_path,
                  const struct audit_opts *opts, struct audit_result *out);
+/* The check retag and index run before they pass a wheel on: the audit with default options
+ * (what `cuwheel audit WHEEL` refuses, they refuse). True when it passes; else false + one
+ * diagnostic per error, "refused to <verb>: the audit fails: <member>: <message> (<code>)". */
+bool audit_gate(struct arena *a, struct diag *d, const char *wheel_path, const char *verb);
 /* Parses a list of CUDA architectures as --require-arch takes them: "75,80,90a,120+PTX",
  * TORCH_CUDA_ARCH_LIST spellings ("7.5;8.6+PTX", "sm_90a") too. False + *err (arena string). */
 bool audit_parse_archs(struct arena *a, const char *text, struct arch **out, size_t *n,

@@ -15,6 +15,7 @@
 
 #include "base/os.h"
 #include "base/strbuf.h"
+#include "packager/audit.h"
 #include "packager/metadata.h"
 #include "packager/tags.h"
 #include "packager/version.h"
@@ -190,6 +191,9 @@ static bool read_wheel(struct arena *a, struct diag *d, const char *path, const 
 		          wn.version);
 		return false;
 	}
+	/* Whatever `cuwheel audit` refuses, the index does not publish: one verdict. */
+	if (!audit_gate(a, d, path, "publish"))
+		return false;
 	f->path = path;
 	f->filename = filename;
 	f->project = name_normalize(a, name);
