@@ -113,8 +113,82 @@ void os_install_signal_cleanup(void)
 	sigaction(SIGHUP, &sa, NULL);
 }
 
+/* What a non-regular file is, for the refusal. */
+static const char *os_kind_of(mode_t m)
+{
+	return S_ISLNK(m)    ? "a symbolic link"
+	       : S_ISDIR(m)  ? "a directory"
+	       : S_ISFIFO(m) ? "a FIFO"
+	       : S_ISCHR(m)  ? "a character device"
+	       : S_ISBLK(m)  ? "a block device"
+	       : S_ISSOCK(m) ? "a socket"
+	                     : "not a regular file";
+}
+
+bool os_output_check(struct diag *d, const char *path, enum os_output kind)
+{
+	struct stat st;
+	if (lstat(path, &st) != 0) {
+		if (errno == ENOENT)
+			return true;
+		diag_errno(d, path, "cannot check the output path");
+		return false;
+	}
+	if (kind == OS_OUT_FILE && !S_ISREG(st.st_mode)) {
+		diag_path(d, DIAG_ERROR, path,
+		          "refusing to write: it is %s (cuwheel writes regular files only, and never "
+		          "replaces or writes through a link)",
+		          os_kind_of(st.st_mode));
+		return false;
+	}
+	if (kind == OS_OUT_TREE && !S_ISDIR(st.st_mode)) {
+		diag_path(d, DIAG_ERROR, path,
+		          "refusing to write: it is %s (a directory replaced as a whole must be a "
+		          "real directory, never a link)",
+		          os_kind_of(st.st_mode));
+		return false;
+	}
+	if (kind == OS_OUT_DIR && !S_ISDIR(st.st_mode) &&
+	    (!S_ISLNK(st.st_mode) || stat(path, &st) != 0 || !S_ISDIR(st.st_mode))) {
+		diag_path(d, DIAG_ERROR, path,
+		          "refusing to write: it is %s, not a directory", os_kind_of(st.st_mode));
+		return false;
+	}
+	return true;
+}
+
+/* path resolved as far as it exists, the rest appended as written (an output dir may not
+ * exist yet); NULL when no prefix resolves. */
+static char *os_resolve_partial(struct arena *a, const char *path)
+{
+	char *abs = os_abspath(a, path);
+	char *rp = os_realpath(a, abs);
+	if (rp)
+		return rp;
+	char *slash = strrchr(abs, '/');
+	if (!slash || slash == abs)
+		return NULL;
+	char *head = os_resolve_partial(a, arena_strndup(a, abs, (size_t)(slash - abs)));
+	if (!head || !strcmp(slash + 1, ".") || !strcmp(slash + 1, ".."))
+		return NULL;
+	return os_join(a, head, slash + 1);
+}
+
+bool os_path_inside(struct arena *a, const char *path, const char *dir)
+{
+	char *rp = os_resolve_partial(a, path), *rd = os_realpath(a, dir);
+	if (!rp || !rd)
+		return false;
+	size_t n = strlen(rd);
+	if (n == 1) /* "/" */
+		return true;
+	return !strncmp(rp, rd, n) && (rp[n] == '/' || rp[n] == '\0');
+}
+
 int os_tmp_beside(struct arena *a, struct diag *d, const char *final, char **tmp_path)
 {
+	if (!os_output_check(d, final, OS_OUT_FILE))
+		return -1;
 	const char *slash = strrchr(final, '/');
 	char *path;
 	if (slash)
@@ -150,6 +224,9 @@ bool os_commit_tmp(struct diag *d, int fd, const char *tmp, const char *final)
 			ok = false;
 		}
 	}
+	/* Again just before the rename: the path may have changed while the file was written. */
+	if (ok && !os_output_check(d, final, OS_OUT_FILE))
+		ok = false;
 	if (ok && rename(tmp, final) != 0) {
 		diag_errno(d, final, "cannot rename into place");
 		ok = false;

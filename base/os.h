@@ -15,6 +15,25 @@
 bool os_read_file(struct arena *a, struct diag *d, const char *path, struct source *src);
 /* Reads all of a stream (stdin) into src; false + diagnostic on error. */
 bool os_read_fd(struct arena *a, struct diag *d, int fd, const char *name, struct source *src);
+/* The output rule, one for every path cuwheel writes (README, "The output rule"):
+ *   OS_OUT_FILE  a file written as a whole (temp beside it, then rename): the path must be
+ *                absent or a regular file; a symlink (even to a file), directory, FIFO,
+ *                device or socket is refused, never replaced or written through;
+ *   OS_OUT_TREE  a directory replaced as a whole (`index --out`): absent or a real directory,
+ *                not a symlink;
+ *   OS_OUT_DIR   a directory written into (-o of pack/retag, report --out, dist-dir,
+ *                build-dir): absent or a directory (a symlink to one is followed).
+ * os_tmp_beside applies OS_OUT_FILE to every atomic write, and os_commit_tmp again right
+ * before its rename. Returns false + diagnostic naming path and what it is. */
+enum os_output {
+	OS_OUT_FILE,
+	OS_OUT_TREE,
+	OS_OUT_DIR,
+};
+bool os_output_check(struct diag *d, const char *path, enum os_output kind);
+/* Returns true when path is inside dir or is dir: dir resolved (false when it does not
+ * exist), path resolved as far as it exists (an output dir may not exist yet). */
+bool os_path_inside(struct arena *a, const char *path, const char *dir);
 /* Writes data to path atomically: a temp file beside it, fsync, rename. False + diagnostic. */
 bool os_write_atomic(struct diag *d, const char *path, const void *data, size_t len, mode_t mode);
 /* Creates a directory and its parents (mode 0755); false + diagnostic on error. */

@@ -433,12 +433,10 @@ static bool site_check(struct arena *a, struct diag *d, const char *site, const 
 			return false;
 		}
 	}
+	if (!os_output_check(d, site, OS_OUT_TREE))
+		return false;
 	if (!os_exists(site))
 		return true;
-	if (!os_is_dir(site)) {
-		diag_path(d, DIAG_ERROR, site, "refused: exists and is not a directory");
-		return false;
-	}
 	struct strv entries = {0};
 	os_list_dir(a, site, &entries);
 	if (entries.n && !os_exists(os_join(a, site, INDEX_MARKER))) {
