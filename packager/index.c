@@ -416,6 +416,7 @@ static bool swap_in(struct arena *a, struct diag *d, const char *fresh, const ch
 		rename(aside, site);
 		return false;
 	}
+	os_tmp_register_dir(aside); /* only now: before, it held the only copy of the site */
 	*old = aside;
 	return true;
 }
@@ -516,10 +517,9 @@ bool index_write(struct arena *a, struct diag *d, const struct index_opts *o,
 		return false;
 
 	char *fresh = arena_printf(a, "%s/.%s.new.XXXXXX", parent, base);
-	if (!mkdtemp(fresh)) {
-		diag_errno(d, fresh, "cannot create");
+	/* A signal removes it (and, once swapped in, the old site that it then names). */
+	if (!os_mkdtemp_registered(d, fresh))
 		return false;
-	}
 	chmod(fresh, 0755);
 	ok = write_tree(a, d, fresh, out, NULL, o->copy);
 	for (size_t v = 0; ok && v < out->variants.n; v++)
@@ -535,5 +535,8 @@ bool index_write(struct arena *a, struct diag *d, const struct index_opts *o,
 		os_rm_rf(&quiet, fresh);
 	else if (old)
 		os_rm_rf(&quiet, old);
+	os_tmp_forget(fresh);
+	if (old)
+		os_tmp_forget(old);
 	return ok;
 }

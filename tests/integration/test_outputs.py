@@ -153,6 +153,27 @@ def main():
                   p.returncode == 1 and "it is a character device" in p.stderr and
                   snap(dev) == before and stat.S_ISCHR(os.lstat(dev).st_mode),
                   p.stdout + p.stderr)
+        # -o DIR: a directory written into must be a directory (a link to one is followed).
+        for kind, msg in (("regular file", "it is a regular file, not a directory"),
+                          ("dangling symlink", "it is a symbolic link, not a directory"),
+                          ("FIFO", "it is a FIFO, not a directory"),
+                          ("symlink to a dir", None)):
+            n += 1
+            w = os.path.join(tmp, f"c{n}")
+            os.makedirs(w)
+            t = os.path.join(w, "outdir")
+            make(kind, t, w)
+            before = snap(t)
+            p = run(["retag", whl, "--local", "cu130", "-o", t], w)
+            out = p.stdout + p.stderr
+            if msg:
+                check(f"retag -o DIR onto a {kind}: refused, left as it was",
+                      p.returncode == 1 and f"refusing to write: {msg}" in out and
+                      snap(t) == before, out)
+            else:
+                check(f"retag -o DIR onto a {kind}: written into the linked dir",
+                      p.returncode == 0 and snap(t) == before and
+                      os.listdir(os.path.join(w, "victimdir")), out)
         # index --out: the site is replaced as a whole, so it must be a real directory.
         for kind, msg in (("symlink to a dir", "it is a symbolic link"),
                           ("dangling symlink", "it is a symbolic link"),
