@@ -106,8 +106,28 @@ def put_bystander(dist):
     return digest(p)
 
 
+def marked(marker):
+    """Pids of live (not zombie) processes whose environment holds marker."""
+    found = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit() or int(d) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{d}/environ", "rb") as f:
+                if marker.encode() not in f.read():
+                    continue
+            with open(f"/proc/{d}/stat") as f:
+                if f.read().split(") ")[-1].startswith("Z"):
+                    continue
+            found.append(int(d))
+        except OSError:
+            continue
+    return found
+
+
 def interrupt(cmd, cwd, e, delay, sig):
     """Starts cmd, sends sig after delay seconds (if still running). Returns (rc, stderr)."""
+    e = dict(e, CWTEST_INTERRUPT_TRIAL=f"interrupt-{os.getpid()}-{time.time()}")
     p = subprocess.Popen(cmd, cwd=cwd, env=e, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                          start_new_session=True)
     try:
@@ -122,13 +142,19 @@ def interrupt(cmd, cwd, e, delay, sig):
         os.killpg(p.pid, signal.SIGKILL)
         _, err = p.communicate()
         check(f"{' '.join(cmd[1:3])}: exits within 120 s of {sig.name}", False)
-    # Reap what is left of the process group (a SIGKILLed cuwheel leaves ninja/nvcc behind,
-    # which a user's next build would find holding nothing: the lock died with cuwheel).
-    try:
-        os.killpg(p.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    time.sleep(0.2)
+    # Reap what a SIGKILLed cuwheel leaves behind (ninja, nvcc: each child runs in a process
+    # group of its own, so the group's kill does not reach them): every process of the run
+    # carries the marker in its environment. A later trial must not meet them in its dirs.
+    for _ in range(300):
+        left = marked(e["CWTEST_INTERRUPT_TRIAL"])
+        if not left:
+            break
+        for pid in left:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        time.sleep(0.1)
     text = err.decode(errors="replace")
     for bad in ("AddressSanitizer", "runtime error:"):
         check(f"no sanitizer report ({bad})", bad not in text, text[-2000:])

@@ -99,7 +99,7 @@ def env_for(tmp, marker):
     e = {k: v for k, v in os.environ.items() if not k.startswith("CUWHEEL_")}
     e.update(NO_COLOR="1", SOURCE_DATE_EPOCH="1700000000", CUWHEEL_MATRIX_CUDA="13.0",
              CUWHEEL_ARCHS="7.5", CUWHEEL_MATRIX_PYTHON="3.11,3.12", CUWHEEL_CCACHE="on",
-             CUWHEEL_CACHE_DIR=os.path.join(tmp, "ccache"), CUWHEEL_SIGNAL_TRIAL=marker)
+             CUWHEEL_CACHE_DIR=os.path.join(tmp, "ccache"), CWTEST_SIGNAL_TRIAL=marker)
     return e
 
 
