@@ -1,5 +1,5 @@
 /* os-posix.c: the POSIX implementation of os.h. */
-#define _GNU_SOURCE /* pipe2, posix_spawn_file_actions_addchdir_np */
+#define _GNU_SOURCE /* pipe2, posix_spawn_file_actions_addchdir_np, posix_openpt, cfmakeraw */
 #include "base/os.h"
 
 #include <dirent.h>
@@ -8,12 +8,21 @@
 #include <limits.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <poll.h>
+#include <sys/ioctl.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <termios.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -62,44 +71,267 @@ bool os_read_file(struct arena *a, struct diag *d, const char *path, struct sour
 }
 
 /* Temp-file registry: a fixed array because the signal handler may only touch plain memory.
- * This is the one piece of mutable global state, and it exists for the handler alone. */
-enum { OS_TMP_MAX = 64, OS_TMP_PATH = 4096 };
+ * This and the children's registry below are the mutable global state, and they exist for the
+ * handler alone. */
+enum { OS_TMP_MAX = 64, OS_TMP_PATH = 4096, OS_CHILD_MAX = 64 };
+/* Lock-free atomics (probes run in threads; the handler may run in any of them): a slot is
+ * claimed by compare-and-swap, so two threads never take the same one. */
 static char os_tmp_paths[OS_TMP_MAX][OS_TMP_PATH];
-static volatile sig_atomic_t os_tmp_used[OS_TMP_MAX];
+static _Atomic int os_tmp_used[OS_TMP_MAX]; /* 0 free, 1 file, 2 directory, 3 being filled */
+/* The children running, each the leader of its own process group. */
+static _Atomic int os_child_pids[OS_CHILD_MAX];
 
-void os_tmp_register(const char *path)
+static void os_tmp_add(const char *path, int kind)
 {
 	for (int i = 0; i < OS_TMP_MAX; i++) {
-		if (!os_tmp_used[i]) {
+		int expect = 0;
+		if (atomic_compare_exchange_strong(&os_tmp_used[i], &expect, 3)) {
 			snprintf(os_tmp_paths[i], OS_TMP_PATH, "%s", path);
-			os_tmp_used[i] = 1;
+			atomic_store(&os_tmp_used[i], kind);
 			return;
 		}
 	}
 }
 
+void os_tmp_register(const char *path)
+{
+	os_tmp_add(path, 1);
+}
+
+void os_tmp_register_dir(const char *path)
+{
+	os_tmp_add(path, 2);
+}
+
+bool os_mkdtemp_registered(struct diag *d, char *tmpl)
+{
+	sigset_t all, old;
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
+	bool ok = mkdtemp(tmpl) != NULL;
+	int err = errno;
+	if (ok)
+		os_tmp_register_dir(tmpl);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (!ok) {
+		errno = err;
+		diag_errno(d, tmpl, "cannot create");
+	}
+	return ok;
+}
+
 void os_tmp_forget(const char *path)
 {
-	for (int i = 0; i < OS_TMP_MAX; i++)
-		if (os_tmp_used[i] && strcmp(os_tmp_paths[i], path) == 0)
-			os_tmp_used[i] = 0;
+	for (int i = 0; i < OS_TMP_MAX; i++) {
+		int k = atomic_load(&os_tmp_used[i]);
+		if ((k == 1 || k == 2) && strcmp(os_tmp_paths[i], path) == 0)
+			atomic_compare_exchange_strong(&os_tmp_used[i], &k, 0);
+	}
+}
+
+/* Removes everything under the directory dfd (closed here) with async-signal-safe calls only
+ * (openat, getdents64, unlinkat), so the signal handler can use it. Depth-limited: cuwheel's
+ * temp trees are a few levels deep. */
+static void os_rm_tree_at(int dfd, int depth)
+{
+	char buf[4096];
+	for (;;) {
+		long n = syscall(SYS_getdents64, dfd, buf, sizeof(buf));
+		if (n <= 0)
+			break;
+		int removed = 0, seen = 0;
+		for (long off = 0; off < n;) {
+			struct os_dirent64 {
+				uint64_t ino;
+				int64_t off;
+				unsigned short reclen;
+				unsigned char type;
+				char name[];
+			} *e = (struct os_dirent64 *)(buf + off);
+			off += e->reclen;
+			if (!strcmp(e->name, ".") || !strcmp(e->name, ".."))
+				continue;
+			seen++;
+			if (e->type != DT_DIR && unlinkat(dfd, e->name, 0) == 0) {
+				removed++;
+				continue;
+			}
+			/* A directory (or a type the file system did not say: DT_UNKNOWN). */
+			int sub = depth < 16 ? openat(dfd, e->name, O_RDONLY | O_DIRECTORY |
+			                                                 O_NOFOLLOW | O_CLOEXEC)
+			                     : -1;
+			if (sub >= 0)
+				os_rm_tree_at(sub, depth + 1);
+			if (unlinkat(dfd, e->name, AT_REMOVEDIR) == 0)
+				removed++;
+		}
+		if (!seen || !removed)
+			break; /* empty, or what is left cannot be removed: never loop in a handler */
+		lseek(dfd, 0, SEEK_SET); /* entries removed: read again until none is left */
+	}
+	close(dfd);
 }
 
 void os_tmp_cleanup(void)
 {
 	for (int i = 0; i < OS_TMP_MAX; i++) {
-		if (os_tmp_used[i]) {
+		int k = atomic_exchange(&os_tmp_used[i], 0);
+		if (k == 1) {
 			unlink(os_tmp_paths[i]);
-			os_tmp_used[i] = 0;
+		} else if (k == 2) {
+			int fd = open(os_tmp_paths[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (fd >= 0)
+				os_rm_tree_at(fd, 0);
+			rmdir(os_tmp_paths[i]);
 		}
+	}
+}
+
+static void os_child_register(pid_t pid)
+{
+	for (int i = 0; i < OS_CHILD_MAX; i++) {
+		int expect = 0;
+		if (atomic_compare_exchange_strong(&os_child_pids[i], &expect, (int)pid))
+			return;
+	}
+}
+
+static void os_child_forget(pid_t pid)
+{
+	for (int i = 0; i < OS_CHILD_MAX; i++) {
+		int expect = (int)pid;
+		atomic_compare_exchange_strong(&os_child_pids[i], &expect, 0);
+	}
+}
+
+/* True while a process of group pgid is alive (zombies of others are reaped by init). */
+static bool os_group_alive(pid_t pgid)
+{
+	return kill(-pgid, 0) == 0 || errno == EPERM;
+}
+
+/* The signal handler's half of the policy: forward sig to every child's group, wait for the
+ * groups to empty (reaping our children), SIGKILL what is left after the grace period. */
+static void os_children_stop(int sig)
+{
+	bool any = false;
+	for (int i = 0; i < OS_CHILD_MAX; i++) {
+		pid_t pid = (pid_t)atomic_load(&os_child_pids[i]);
+		if (pid > 0) {
+			any = true;
+			if (kill(-pid, sig) != 0)
+				kill(pid, sig);
+		}
+	}
+	if (!any)
+		return;
+	struct timespec step = {0, 20 * 1000 * 1000};
+	for (int round = 0;; round++) {
+		bool left = false;
+		for (int i = 0; i < OS_CHILD_MAX; i++) {
+			pid_t pid = (pid_t)atomic_load(&os_child_pids[i]);
+			if (pid <= 0)
+				continue;
+			int st;
+			pid_t r = waitpid(pid, &st, WNOHANG);
+			bool leader_gone = r == pid || (r < 0 && errno == ECHILD);
+			if (leader_gone && !os_group_alive(pid)) {
+				atomic_store(&os_child_pids[i], 0);
+				continue;
+			}
+			left = true;
+			if (round == OS_CHILD_GRACE_S * 50)
+				kill(-pid, SIGKILL);
+		}
+		if (!left || round > OS_CHILD_GRACE_S * 50 + 250)
+			break; /* the grace period, then 5 s for SIGKILL to act */
+		nanosleep(&step, NULL);
+	}
+}
+
+#ifdef __linux__
+/* Sends sig to every child of this process (any thread's), read from
+ * /proc/self/task/<tid>/children with async-signal-safe calls. */
+static void os_signal_children(int sig)
+{
+	int td = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (td < 0)
+		return;
+	char buf[2048];
+	long n;
+	while ((n = syscall(SYS_getdents64, td, buf, sizeof(buf))) > 0) {
+		for (long off = 0; off < n;) {
+			struct os_dirent64 {
+				uint64_t ino;
+				int64_t off;
+				unsigned short reclen;
+				unsigned char type;
+				char name[];
+			} *e = (struct os_dirent64 *)(buf + off);
+			off += e->reclen;
+			if (e->name[0] < '0' || e->name[0] > '9')
+				continue;
+			char path[64] = "/proc/self/task/";
+			size_t l = strlen(path), k = strlen(e->name);
+			if (l + k + 10 >= sizeof(path))
+				continue;
+			memcpy(path + l, e->name, k);
+			memcpy(path + l + k, "/children", 10);
+			int cf = open(path, O_RDONLY | O_CLOEXEC);
+			if (cf < 0)
+				continue;
+			char list[4096];
+			ssize_t got = read(cf, list, sizeof(list) - 1);
+			close(cf);
+			pid_t pid = 0;
+			for (ssize_t i = 0; i < got; i++) {
+				if (list[i] >= '0' && list[i] <= '9') {
+					pid = pid * 10 + (list[i] - '0');
+				} else if (pid > 0) {
+					kill(pid, sig);
+					pid = 0;
+				}
+			}
+		}
+	}
+	close(td);
+}
+#endif
+
+/* After the groups: a child that died before its own children (nvcc before its cc1, ccache
+ * before nvcc) left them to us (cuwheel is a child subreaper): wait until no descendant is
+ * left, forwarding sig to them once and SIGKILLing them after the grace period. */
+static void os_descendants_reap(int sig)
+{
+	struct timespec step = {0, 20 * 1000 * 1000};
+	for (int round = 0;; round++) {
+		int st;
+		pid_t r;
+		while ((r = waitpid(-1, &st, WNOHANG)) > 0)
+			;
+		if (r < 0)
+			return; /* ECHILD: none left */
+#ifdef __linux__
+		if (round == 0)
+			os_signal_children(sig);
+		if (round == OS_CHILD_GRACE_S * 50)
+			os_signal_children(SIGKILL);
+#endif
+		if (round > OS_CHILD_GRACE_S * 50 + 250)
+			return;
+		nanosleep(&step, NULL);
 	}
 }
 
 static void os_on_signal(int sig)
 {
+	int saved = errno;
+	os_children_stop(sig);
+	os_descendants_reap(sig);
 	os_tmp_cleanup();
 	signal(sig, SIG_DFL);
-	raise(sig);
+	raise(sig); /* pending until the handler returns (sig is blocked in it): then we die */
+	errno = saved;
 }
 
 void os_install_signal_cleanup(void)
@@ -108,13 +340,157 @@ void os_install_signal_cleanup(void)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = os_on_signal;
 	sigemptyset(&sa.sa_mask);
+	/* One handler at a time: a second signal waits until the first has cleaned up. */
+	sigaddset(&sa.sa_mask, SIGINT);
+	sigaddset(&sa.sa_mask, SIGTERM);
+	sigaddset(&sa.sa_mask, SIGHUP);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGXFSZ, SIG_IGN);
+#ifdef __linux__
+	/* Orphaned descendants come back to cuwheel, so the handler can wait for all of them. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+#endif
+}
+
+/* Spawn attributes every child gets: its own process group (the handler signals the group),
+ * default dispositions for the signals cuwheel handles or ignores (SIGXFSZ's SIG_IGN would be
+ * inherited through exec), and the signal mask from before the caller blocked signals. */
+static void os_spawn_attrs(posix_spawnattr_t *at, const sigset_t *mask)
+{
+	posix_spawnattr_init(at);
+	sigset_t def;
+	sigemptyset(&def);
+	sigaddset(&def, SIGINT);
+	sigaddset(&def, SIGTERM);
+	sigaddset(&def, SIGHUP);
+	sigaddset(&def, SIGXFSZ);
+	sigaddset(&def, SIGPIPE);
+	posix_spawnattr_setsigdefault(at, &def);
+	posix_spawnattr_setsigmask(at, mask);
+	posix_spawnattr_setpgroup(at, 0);
+	posix_spawnattr_setflags(at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF |
+	                                 POSIX_SPAWN_SETSIGMASK);
+}
+
+/* posix_spawnp with the attributes above, registering the child before a signal can be
+ * handled (signals are blocked from the spawn to the registration). Returns the errno. */
+static int os_spawn_registered(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+                               char *const *argv, char *const *envp)
+{
+	sigset_t all, old;
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
+	posix_spawnattr_t at;
+	os_spawn_attrs(&at, &old);
+	int rc = posix_spawnp(pid, file, fa, &at, argv, envp);
+	posix_spawnattr_destroy(&at);
+	if (rc == 0)
+		os_child_register(*pid);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return rc;
+}
+
+/* Reaps pid (blocking or not) and forgets it in one step the handler cannot split: a blocking
+ * wait first waits without reaping (WNOWAIT), so the pid is never free while registered. */
+static pid_t os_reap(pid_t pid, int *ws, bool block)
+{
+	if (block) {
+		siginfo_t si;
+		while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) != 0)
+			if (errno != EINTR)
+				return -1;
+	}
+	sigset_t all, old;
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
+	pid_t r = waitpid(pid, ws, WNOHANG);
+	int err = errno;
+	if (r == pid || (r < 0 && err == ECHILD))
+		os_child_forget(pid);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	errno = err;
+	return r;
+}
+
+/* What a non-regular file is, for the refusal. */
+static const char *os_kind_of(mode_t m)
+{
+	return S_ISREG(m)    ? "a regular file"
+	       : S_ISLNK(m)  ? "a symbolic link"
+	       : S_ISDIR(m)  ? "a directory"
+	       : S_ISFIFO(m) ? "a FIFO"
+	       : S_ISCHR(m)  ? "a character device"
+	       : S_ISBLK(m)  ? "a block device"
+	       : S_ISSOCK(m) ? "a socket"
+	                     : "not a regular file";
+}
+
+bool os_output_check(struct diag *d, const char *path, enum os_output kind)
+{
+	struct stat st;
+	if (lstat(path, &st) != 0) {
+		if (errno == ENOENT)
+			return true;
+		diag_errno(d, path, "cannot check the output path");
+		return false;
+	}
+	if (kind == OS_OUT_FILE && !S_ISREG(st.st_mode)) {
+		diag_path(d, DIAG_ERROR, path,
+		          "refusing to write: it is %s (cuwheel writes regular files only, and never "
+		          "replaces or writes through a link)",
+		          os_kind_of(st.st_mode));
+		return false;
+	}
+	if (kind == OS_OUT_TREE && !S_ISDIR(st.st_mode)) {
+		diag_path(d, DIAG_ERROR, path,
+		          "refusing to write: it is %s (a directory replaced as a whole must be a "
+		          "real directory, never a link)",
+		          os_kind_of(st.st_mode));
+		return false;
+	}
+	if (kind == OS_OUT_DIR && !S_ISDIR(st.st_mode) &&
+	    (!S_ISLNK(st.st_mode) || stat(path, &st) != 0 || !S_ISDIR(st.st_mode))) {
+		diag_path(d, DIAG_ERROR, path,
+		          "refusing to write: it is %s, not a directory", os_kind_of(st.st_mode));
+		return false;
+	}
+	return true;
+}
+
+/* path resolved as far as it exists, the rest appended as written (an output dir may not
+ * exist yet); NULL when no prefix resolves. */
+static char *os_resolve_partial(struct arena *a, const char *path)
+{
+	char *abs = os_abspath(a, path);
+	char *rp = os_realpath(a, abs);
+	if (rp)
+		return rp;
+	char *slash = strrchr(abs, '/');
+	if (!slash || slash == abs)
+		return NULL;
+	char *head = os_resolve_partial(a, arena_strndup(a, abs, (size_t)(slash - abs)));
+	if (!head || !strcmp(slash + 1, ".") || !strcmp(slash + 1, ".."))
+		return NULL;
+	return os_join(a, head, slash + 1);
+}
+
+bool os_path_inside(struct arena *a, const char *path, const char *dir)
+{
+	char *rp = os_resolve_partial(a, path), *rd = os_realpath(a, dir);
+	if (!rp || !rd)
+		return false;
+	size_t n = strlen(rd);
+	if (n == 1) /* "/" */
+		return true;
+	return !strncmp(rp, rd, n) && (rp[n] == '/' || rp[n] == '\0');
 }
 
 int os_tmp_beside(struct arena *a, struct diag *d, const char *final, char **tmp_path)
 {
+	if (!os_output_check(d, final, OS_OUT_FILE))
+		return -1;
 	const char *slash = strrchr(final, '/');
 	char *path;
 	if (slash)
@@ -150,6 +526,9 @@ bool os_commit_tmp(struct diag *d, int fd, const char *tmp, const char *final)
 			ok = false;
 		}
 	}
+	/* Again just before the rename: the path may have changed while the file was written. */
+	if (ok && !os_output_check(d, final, OS_OUT_FILE))
+		ok = false;
 	if (ok && rename(tmp, final) != 0) {
 		diag_errno(d, final, "cannot rename into place");
 		ok = false;
@@ -246,11 +625,7 @@ bool os_mkdir_p(struct diag *d, const char *path)
 		diag_errno(d, buf, "cannot create directory");
 		return false;
 	}
-	if (!os_is_dir(buf)) {
-		diag_path(d, DIAG_ERROR, buf, "exists and is not a directory");
-		return false;
-	}
-	return true;
+	return os_output_check(d, buf, OS_OUT_DIR); /* the output rule for a dir written into */
 }
 
 bool os_rm_rf(struct diag *d, const char *path)
@@ -437,7 +812,7 @@ bool os_run(struct diag *d, const struct os_run *r, struct strbuf *out, int *sta
 		posix_spawn_file_actions_addchdir_np(&fa, r->cwd);
 	char **env = r->env ? os_make_env(&a, r->env) : environ;
 	pid_t pid;
-	int rc = posix_spawnp(&pid, r->argv[0], &fa, NULL, (char *const *)r->argv, env);
+	int rc = os_spawn_registered(&pid, r->argv[0], &fa, (char *const *)r->argv, env);
 	posix_spawn_file_actions_destroy(&fa);
 	if (r->capture)
 		close(pipefd[1]);
@@ -463,7 +838,7 @@ bool os_run(struct diag *d, const struct os_run *r, struct strbuf *out, int *sta
 		close(pipefd[0]);
 	}
 	int ws;
-	while (waitpid(pid, &ws, 0) < 0) {
+	while (os_reap(pid, &ws, true) != pid) {
 		if (errno != EINTR) {
 			diag_errno(d, r->argv[0], "cannot wait for");
 			arena_free(&a);
@@ -585,4 +960,120 @@ char *os_argv_str(struct arena *a, const char *const *argv)
 		sb_putc(&sb, '\'');
 	}
 	return sb_to_arena(&sb, a);
+}
+
+/* Opens a pseudo-terminal, raw and with no width (so a program that prints status lines only
+ * on a terminal, as ninja does, prints them, and never elides one). Returns the master fd and
+ * the slave in *slave, or -1. */
+static int os_pty_open(int *slave)
+{
+	int m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (m < 0)
+		return -1;
+	char *name = (grantpt(m) == 0 && unlockpt(m) == 0) ? ptsname(m) : NULL;
+	int s = name ? open(name, O_RDWR | O_NOCTTY | O_CLOEXEC) : -1;
+	if (s < 0) {
+		close(m);
+		return -1;
+	}
+	struct termios tio;
+	if (tcgetattr(s, &tio) == 0) {
+		cfmakeraw(&tio);
+		tcsetattr(s, TCSANOW, &tio);
+	}
+	struct winsize ws = {0};
+	ioctl(s, TIOCSWINSZ, &ws);
+	*slave = s;
+	return m;
+}
+
+bool os_proc_start(struct diag *d, const char *const *argv, const char *const *envp,
+                   bool want_pty, struct os_proc *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->fd = p->slave_fd = -1;
+	int slave = -1, master = want_pty ? os_pty_open(&slave) : -1;
+	p->pty = master >= 0;
+	if (!p->pty) {
+		int pfd[2];
+		if (pipe2(pfd, O_CLOEXEC) != 0) {
+			diag_errno(d, argv[0], "cannot create a pipe for");
+			return false;
+		}
+		master = pfd[0];
+		slave = pfd[1];
+	}
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, slave, 1);
+	posix_spawn_file_actions_adddup2(&fa, slave, 2);
+	int err = os_spawn_registered(&p->pid, argv[0], &fa, (char *const *)argv,
+	                              (char *const *)envp);
+	posix_spawn_file_actions_destroy(&fa);
+	if (!p->pty) {
+		close(slave); /* a pipe: EOF when the child exits */
+		slave = -1;
+	}
+	if (err != 0) {
+		errno = err;
+		diag_errno(d, argv[0], "cannot run");
+		close(master);
+		if (slave >= 0)
+			close(slave);
+		return false;
+	}
+	p->fd = master;
+	p->slave_fd = slave;
+	return true;
+}
+
+long os_proc_read(struct os_proc *p, char *buf, size_t n, int timeout_ms)
+{
+	struct pollfd pfd = {.fd = p->fd, .events = POLLIN};
+	int pr = poll(&pfd, 1, timeout_ms);
+	if (pr <= 0)
+		return -1; /* nothing in time, or interrupted */
+	ssize_t got = read(p->fd, buf, n);
+	if (got > 0)
+		return (long)got;
+	if (got < 0 && (errno == EINTR || errno == EAGAIN))
+		return -1;
+	return 0; /* end of output; a pseudo-terminal says EIO once the child is gone */
+}
+
+bool os_proc_wait(struct os_proc *p, bool block, int *status)
+{
+	if (p->reaped)
+		return true;
+	int ws = 0;
+	pid_t r;
+	do
+		r = os_reap(p->pid, &ws, block);
+	while (block && r < 0 && errno == EINTR);
+	if (r != p->pid)
+		return false;
+	p->reaped = true;
+	*status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+	return true;
+}
+
+void os_proc_close(struct os_proc *p)
+{
+	if (p->fd >= 0)
+		close(p->fd);
+	if (p->slave_fd >= 0)
+		close(p->slave_fd);
+	p->fd = p->slave_fd = -1;
+}
+
+char *os_self_exe(struct arena *a)
+{
+	return os_realpath(a, "/proc/self/exe");
+}
+
+int os_cpu_count(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (int)n : 1;
 }

@@ -15,6 +15,25 @@
 bool os_read_file(struct arena *a, struct diag *d, const char *path, struct source *src);
 /* Reads all of a stream (stdin) into src; false + diagnostic on error. */
 bool os_read_fd(struct arena *a, struct diag *d, int fd, const char *name, struct source *src);
+/* The output rule, one for every path cuwheel writes (README, "The output rule"):
+ *   OS_OUT_FILE  a file written as a whole (temp beside it, then rename): the path must be
+ *                absent or a regular file; a symlink (even to a file), directory, FIFO,
+ *                device or socket is refused, never replaced or written through;
+ *   OS_OUT_TREE  a directory replaced as a whole (`index --out`): absent or a real directory,
+ *                not a symlink;
+ *   OS_OUT_DIR   a directory written into (-o of pack/retag, report --out, dist-dir,
+ *                build-dir): absent or a directory (a symlink to one is followed).
+ * os_tmp_beside applies OS_OUT_FILE to every atomic write, and os_commit_tmp again right
+ * before its rename. Returns false + diagnostic naming path and what it is. */
+enum os_output {
+	OS_OUT_FILE,
+	OS_OUT_TREE,
+	OS_OUT_DIR,
+};
+bool os_output_check(struct diag *d, const char *path, enum os_output kind);
+/* Returns true when path is inside dir or is dir: dir resolved (false when it does not
+ * exist), path resolved as far as it exists (an output dir may not exist yet). */
+bool os_path_inside(struct arena *a, const char *path, const char *dir);
 /* Writes data to path atomically: a temp file beside it, fsync, rename. False + diagnostic. */
 bool os_write_atomic(struct diag *d, const char *path, const void *data, size_t len, mode_t mode);
 /* Creates a directory and its parents (mode 0755); false + diagnostic on error. */
@@ -51,11 +70,21 @@ bool os_lock_wait(struct diag *d, int fd, const char *path);
 /* Temp files that must vanish on error or signal: register after creating, forget after the
  * final rename. The signal handlers installed by os_install_signal_cleanup unlink them. */
 void os_tmp_register(const char *path);
+/* Same for a temp directory (`index`'s .site.new.*): removed with everything in it. */
+void os_tmp_register_dir(const char *path);
+/* Creates a unique directory from tmpl (ending in XXXXXX, filled in place) and registers it as
+ * above, with signals blocked in between so none can leave it behind; false + diagnostic. */
+bool os_mkdtemp_registered(struct diag *d, char *tmpl);
 void os_tmp_forget(const char *path);
-/* Unlinks every registered temp file (also called from the signal handler). */
+/* Removes every registered temp file and dir (also called from the signal handler). */
 void os_tmp_cleanup(void);
-/* Installs SIGINT/SIGTERM/SIGHUP handlers that clean temp files and re-raise. */
+/* Installs the signal policy: SIGINT/SIGTERM/SIGHUP are forwarded to every child running
+ * (each in a process group of its own), waited for (SIGKILL after OS_CHILD_GRACE_S seconds),
+ * then the temp files are removed and cuwheel dies of the signal, so nothing it started
+ * outlives it and nothing is written after it; SIGXFSZ is ignored, so a write past
+ * `ulimit -f` fails with EFBIG ("File too large") and is reported like any write error. */
 void os_install_signal_cleanup(void);
+enum { OS_CHILD_GRACE_S = 10 };
 /* Creates a unique temp file next to `final` (same directory, hidden name) and registers it.
  * Returns the open fd and stores the path in *tmp_path; -1 + diagnostic on error. */
 int os_tmp_beside(struct arena *a, struct diag *d, const char *final, char **tmp_path);
@@ -79,6 +108,32 @@ bool os_run(struct diag *d, const struct os_run *r, struct strbuf *out, int *sta
  * *from_status and *status get the exit codes (128+signal when killed). */
 bool os_run_pipe(struct diag *d, const char *const *from, const struct os_run *r,
                  struct strbuf *out, int *from_status, int *status);
+
+/* A child whose output is read as it comes (ninja under `cuwheel build`). */
+struct os_proc {
+	pid_t pid;
+	int fd;       /* read end of its stdout+stderr: a pseudo-terminal's master, or a pipe */
+	int slave_fd; /* the pseudo-terminal's slave, kept open while it runs; -1 for a pipe */
+	bool pty;     /* fd is a pseudo-terminal (raw, no width) */
+	bool reaped;
+};
+/* Starts argv (searched in PATH) with envp as its whole environment, stdin /dev/null, and
+ * stdout+stderr on a pseudo-terminal when want_pty and one can be had, else on a pipe. The
+ * child is registered for signal forwarding. False + diagnostic when it cannot be started. */
+bool os_proc_start(struct diag *d, const char *const *argv, const char *const *envp,
+                   bool want_pty, struct os_proc *p);
+/* Waits up to timeout_ms for output and reads it into buf: returns the bytes read (> 0), 0 at
+ * the end of the output (or a read error), -1 when none came in time. */
+long os_proc_read(struct os_proc *p, char *buf, size_t n, int timeout_ms);
+/* Reaps the child (block: wait for it); true once it has exited, with *status its exit code
+ * (128+signal when killed); it is then no longer forwarded signals. */
+bool os_proc_wait(struct os_proc *p, bool block, int *status);
+/* Closes the output descriptors (after os_proc_wait). */
+void os_proc_close(struct os_proc *p);
+/* Returns the number of CPUs online (at least 1). */
+int os_cpu_count(void);
+/* Returns the absolute path of the running cuwheel executable, or NULL (errno set). */
+char *os_self_exe(struct arena *a);
 /* Renders argv as a shell-quoted line (for --dry-run and messages). */
 char *os_argv_str(struct arena *a, const char *const *argv);
 

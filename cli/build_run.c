@@ -1,21 +1,11 @@
 /* build_run.c: runs ninja in a pseudo-terminal (a pipe when none can be had), reads its status
  * lines and the output of its steps, and attributes them to rows: one per kernel archive and
  * per cell asked for. build_view.c shows the rows; build_gha.c adds GitHub Actions' parts. */
-#define _GNU_SOURCE /* posix_openpt, ptsname, cfmakeraw */
-#include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/wait.h>
-#include <termios.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "base/os.h"
 #include "cli/build_internal.h"
@@ -381,30 +371,6 @@ static void feed(struct run *r, const char *buf, size_t n)
 	}
 }
 
-/* Opens a pseudo-terminal for ninja, so that it prints a status line when each edge starts
- * (it does only on a terminal). Raw, and with no width: ninja then never elides a line. */
-static int pty_open(int *slave)
-{
-	int m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
-	if (m < 0)
-		return -1;
-	char *name = (grantpt(m) == 0 && unlockpt(m) == 0) ? ptsname(m) : NULL;
-	int s = name ? open(name, O_RDWR | O_NOCTTY | O_CLOEXEC) : -1;
-	if (s < 0) {
-		close(m);
-		return -1;
-	}
-	struct termios tio;
-	if (tcgetattr(s, &tio) == 0) {
-		cfmakeraw(&tio);
-		tcsetattr(s, TCSANOW, &tio);
-	}
-	struct winsize ws = {0};
-	ioctl(s, TIOCSWINSZ, &ws);
-	*slave = s;
-	return m;
-}
-
 static const char **child_env(struct arena *a, const char *const *add, bool pty)
 {
 	struct strv v = {0};
@@ -427,41 +393,14 @@ static const char **child_env(struct arena *a, const char *const *add, bool pty)
 	return v.v;
 }
 
-static bool spawn_ninja(struct run *r, const char *const *argv, const char *const *env, int *fd,
-                        pid_t *pid)
+/* Starts ninja on a pseudo-terminal, so that it prints a status line when each edge starts
+ * (it does only on a terminal); on a pipe when no terminal can be had (ninja looks at TERM
+ * only on a terminal, so TERM=xterm is harmless there). */
+static bool spawn_ninja(struct run *r, const char *const *argv, const char *const *env,
+                        struct os_proc *proc)
 {
-	int slave = -1, master = pty_open(&slave);
-	int pfd[2] = {-1, -1};
-	if (master < 0) {
-		if (pipe(pfd) != 0) {
-			diag_errno(&r->c->diag, "pipe", "cannot capture ninja's output");
-			return false;
-		}
-		master = pfd[0];
-		slave = pfd[1];
-		fcntl(master, F_SETFD, FD_CLOEXEC);
-	}
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, slave, 1);
-	posix_spawn_file_actions_adddup2(&fa, slave, 2);
-	const char **envp = child_env(&r->c->arena, env, pfd[0] < 0);
-	int err = posix_spawnp(pid, argv[0], &fa, NULL, (char *const *)argv, (char *const *)envp);
-	posix_spawn_file_actions_destroy(&fa);
-	if (pfd[1] >= 0)
-		close(pfd[1]); /* a pipe: EOF when ninja exits */
-	if (err != 0) {
-		errno = err;
-		diag_errno(&r->c->diag, argv[0], "cannot run ninja");
-		close(master);
-		if (pfd[1] < 0)
-			close(slave);
-		return false;
-	}
-	fd[0] = master;
-	fd[1] = pfd[1] >= 0 ? -1 : slave;
-	return true;
+	const char **envp = child_env(&r->c->arena, env, true);
+	return os_proc_start(&r->c->diag, argv, envp, true, proc);
 }
 
 /* After ninja: rows that never finished are failed, blocked or not built. */
@@ -491,8 +430,7 @@ static int jobs_of(const char *const *argv)
 	for (size_t i = 0; argv[i]; i++)
 		if (!strcmp(argv[i], "-j") && argv[i + 1])
 			return atoi(argv[i + 1]);
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-	return n > 0 ? (int)n : 1;
+	return os_cpu_count();
 }
 
 bool build_run_ninja_mode(struct cli *c, const struct plan *p, const struct build_graph *g,
@@ -509,46 +447,37 @@ bool build_run_ninja_mode(struct cli *c, const struct plan *p, const struct buil
 	rows_init(&r, argv);
 	load_expected(&r);
 
-	int fd[2];
-	pid_t pid;
-	if (!spawn_ninja(&r, argv, env, fd, &pid)) {
+	struct os_proc proc;
+	if (!spawn_ninja(&r, argv, env, &proc)) {
 		build_gha_free(&r);
 		return false;
 	}
 	if (r.tty)
 		build_tty_draw(&r);
 	bool exited = false;
-	int ws_status = 0;
 	char buf[8192];
 	for (;;) {
-		struct pollfd pfd = {.fd = fd[0], .events = POLLIN};
-		int pr = poll(&pfd, 1, exited ? 0 : 250);
-		if (pr > 0) {
-			ssize_t n = read(fd[0], buf, sizeof(buf));
-			if (n > 0) {
-				feed(&r, buf, (size_t)n);
-			} else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
-				if (!exited && waitpid(pid, &ws_status, 0) == pid)
-					exited = true;
-				break;
-			}
-		} else if (pr == 0 && exited) {
+		long n = os_proc_read(&proc, buf, sizeof(buf), exited ? 0 : 250);
+		if (n > 0) {
+			feed(&r, buf, (size_t)n);
+		} else if (n == 0) {
+			if (!exited)
+				exited = os_proc_wait(&proc, true, status);
+			break;
+		} else if (exited) {
 			break; /* drained */
 		}
-		if (!exited && waitpid(pid, &ws_status, WNOHANG) == pid)
-			exited = true;
+		if (!exited)
+			exited = os_proc_wait(&proc, false, status);
 		if (r.tty && build_now(&r) - r.last_draw >= 0.25)
 			build_tty_draw(&r);
 	}
-	close(fd[0]);
-	if (fd[1] >= 0)
-		close(fd[1]);
+	os_proc_close(&proc);
 	if (r.pending.len) {
 		char *rec = arena_strndup(&c->arena, sb_str(&r.pending), r.pending.len);
 		on_record(&r, rec);
 	}
 	finish_flush(&r);
-	*status = WIFEXITED(ws_status) ? WEXITSTATUS(ws_status) : 128 + WTERMSIG(ws_status);
 	finish_rows(&r, argv[0], *status);
 	if (r.tty) {
 		build_tty_draw(&r);

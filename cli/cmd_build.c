@@ -313,8 +313,7 @@ int cmd_build(struct cli *c, int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	const char *stage = "all", *export_dir = NULL, *import_dir = NULL;
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	int jobs = ncpu > 0 ? (int)ncpu : 1;
+	int jobs = os_cpu_count();
 	bool keep_going = false, dry_run = false, tests = true, no_provision = false;
 	enum build_progress progress = BUILD_PROGRESS_AUTO;
 	struct matrix_opts mo = {0};
@@ -457,7 +456,7 @@ int cmd_build(struct cli *c, int argc, char **argv)
 			return CLI_FAIL;
 		}
 	}
-	char *self = os_realpath(&c->arena, "/proc/self/exe");
+	char *self = os_self_exe(&c->arena);
 	struct build_opts bo = {.jobs = jobs, .ccache = ccache, .cuwheel = self,
 				.run_tests = tests, .imported_archives = import_dir != NULL};
 	if (!os_mkdir_p(&c->diag, pc.cfg.build_dir))

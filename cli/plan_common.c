@@ -8,6 +8,7 @@
 #include "base/os.h"
 #include "base/strbuf.h"
 #include "matrix/provision.h"
+#include "matrix/toml.h"
 
 /* The CUDA minors the lock file can provision (quietly nothing when there is no lock). */
 static void provisionable_minors(struct cli *c, struct matrix_opts *o)
@@ -25,11 +26,102 @@ static void provisionable_minors(struct cli *c, struct matrix_opts *o)
 		}
 }
 
+/* The value of NAME in the environment cuwheel was given, or NULL. */
+static const char *env_value(const struct cli *c, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *const *e = c->env; e && *e; e++)
+		if (!strncmp(*e, name, n) && (*e)[n] == '=')
+			return *e + n + 1;
+	return NULL;
+}
+
+/* Adds the directory of every source in files (not the project dir itself) to in. */
+static void add_source_dirs(struct arena *a, const struct strv *files, struct strv *in,
+                            struct strv *why)
+{
+	for (size_t i = 0; i < files->n; i++) {
+		const char *slash = strrchr(files->v[i], '/');
+		if (!slash)
+			continue; /* a source in the project dir: the build dir's usual parent */
+		char *dir = arena_strndup(a, files->v[i], (size_t)(slash - files->v[i]));
+		if (!strv_contains(in, dir)) {
+			strv_push(a, in, dir);
+			strv_push(a, why, "the source dir");
+		}
+	}
+}
+
+/* Adds dirs (include dirs) to in. */
+static void add_dirs(struct arena *a, const struct strv *dirs, const char *what, struct strv *in,
+                     struct strv *why)
+{
+	for (size_t i = 0; i < dirs->n; i++) {
+		strv_push(a, in, dirs->v[i]);
+		strv_push(a, why, what);
+	}
+}
+
+/* The output rule's part that needs the config: the dist dir and the build dir must not lie
+ * inside a shipped package, an include dir or a directory of sources (other than the project
+ * dir itself), or every wheel would ship the wheels and objects written before it. The error
+ * is located at the key (or names the environment variable that set it). */
+static bool outputs_outside_inputs(struct cli *c, const struct config *cfg)
+{
+	struct arena *a = &c->arena;
+	struct strv in = {0}, why = {0};
+	add_dirs(a, &cfg->packages, "the shipped package", &in, &why);
+	add_dirs(a, &cfg->kernels.include_dirs, "the include dir", &in, &why);
+	add_source_dirs(a, &cfg->kernels.files, &in, &why);
+	for (size_t e = 0; e < cfg->n_extensions; e++) {
+		add_dirs(a, &cfg->extensions[e].include_dirs, "the include dir", &in, &why);
+		add_source_dirs(a, &cfg->extensions[e].files, &in, &why);
+	}
+	const struct {
+		const char *path, *key, *var;
+	} outs[] = {{cfg->dist_dir, "dist-dir", "CUWHEEL_DIST_DIR"},
+	            {cfg->build_dir, "build-dir", "CUWHEEL_BUILD_DIR"}};
+	const struct toml_value *tool = cfg->root ? toml_get(cfg->root, "tool") : NULL;
+	tool = tool ? toml_get(tool, "cuwheel") : NULL;
+	const char *proj = os_realpath(a, cfg->project_dir);
+	bool ok = true;
+	for (size_t o = 0; o < 2; o++) {
+		for (size_t i = 0; i < in.n; i++) {
+			const char *dir =
+			    in.v[i][0] == '/' ? in.v[i] : os_join(a, cfg->project_dir, in.v[i]);
+			const char *rdir = os_realpath(a, dir);
+			if (!rdir || (proj && !strcmp(rdir, proj)))
+				continue; /* "." as an include dir: the project dir itself */
+			if (!os_path_inside(a, outs[o].path, rdir))
+				continue;
+			const char *msg = arena_printf(
+			    a,
+			    "%s '%s' lies inside %s '%s': %s; put it outside", outs[o].key,
+			    outs[o].path, why.v[i], in.v[i],
+			    !strcmp(why.v[i], "the shipped package")
+			        ? "every wheel would ship what was written there before it"
+			        : "the build would read its own outputs as sources and headers");
+			const struct toml_value *v = tool ? toml_get(tool, outs[o].key) : NULL;
+			if (env_value(c, outs[o].var))
+				diag_msg(&c->diag, DIAG_ERROR, "%s (set by %s)", msg, outs[o].var);
+			else if (v)
+				diag_at(&c->diag, DIAG_ERROR, &cfg->src, v->line, v->col, "%s", msg);
+			else
+				diag_path(&c->diag, DIAG_ERROR, cfg->pyproject, "%s (the default)", msg);
+			ok = false;
+			break;
+		}
+	}
+	return ok;
+}
+
 int plan_load(struct cli *c, const struct matrix_opts *o, struct plan_ctx *pc)
 {
 	memset(pc, 0, sizeof(*pc));
 	pc->opts = o ? *o : (struct matrix_opts){0};
 	if (!cli_config_load(c, &pc->cfg))
+		return CLI_FAIL;
+	if (!outputs_outside_inputs(c, &pc->cfg))
 		return CLI_FAIL;
 	provisionable_minors(c, &pc->opts);
 	const char *probes = discover_cache_dir(&c->arena, &pc->cfg);

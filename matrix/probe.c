@@ -254,8 +254,7 @@ static void pool_run(struct probe_task *tasks, size_t n, int jobs_max)
 {
 	if (n == 0)
 		return;
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t nthreads = jobs_max > 0 ? (size_t)jobs_max : (size_t)(ncpu > 0 ? ncpu : 4);
+	size_t nthreads = jobs_max > 0 ? (size_t)jobs_max : (size_t)os_cpu_count();
 	if (nthreads < 4)
 		nthreads = 4; /* probes mostly wait on imports and disk, not on a CPU */
 	if (nthreads > n)

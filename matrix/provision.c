@@ -62,7 +62,7 @@ const char *provision_lock_path(struct arena *a, const char *const *env)
 		if (os_exists(cand))
 			return cand;
 	}
-	char *exe = os_realpath(a, "/proc/self/exe");
+	char *exe = os_self_exe(a);
 	if (exe && (slash = strrchr(exe, '/'))) {
 		char *cand = arena_printf(a, "%.*s/../share/cuwheel/toolkits.lock.json",
 		                          (int)(slash - exe), exe);

@@ -86,10 +86,11 @@ bool audit_wheel(struct arena *a, struct diag *d, const char *wheel_path,
 		audit_add(&c, AUDIT_ERROR, "zip-open", NULL, NULL, "cannot open: %s", why);
 		return false;
 	}
-	if (!audit_zip_raw(&c)) {
-		diag_path(d, DIAG_ERROR, wheel_path, "cannot read it as a zip archive");
+	const char *why;
+	if (!audit_zip_raw(&c, &why)) {
+		diag_path(d, DIAG_ERROR, wheel_path, "cannot read it as a zip archive: %s", why);
 		audit_add(&c, AUDIT_ERROR, "zip-open", NULL, NULL,
-		          "cannot read it as a zip archive");
+		          "cannot read it as a zip archive: %s", why);
 		return false;
 	}
 	struct open_capture oc = {.c = &c, .before = out->errors};

@@ -86,6 +86,10 @@ json_t *audit_result_to_json(const struct audit_result *r);
 /* Reads back what audit_result_to_json wrote (strings copied into the arena). Returns false
  * when o is not such an object. */
 bool audit_result_from_json(struct arena *a, const json_t *o, struct audit_result *out);
+/* The check retag and index run before they pass a wheel on: the audit with default options
+ * (what `cuwheel audit WHEEL` refuses, they refuse). True when it passes; else false + one
+ * diagnostic per error, "refused to <verb>: the audit fails: <member>: <message> (<code>)". */
+bool audit_gate(struct arena *a, struct diag *d, const char *wheel_path, const char *verb);
 /* Renders results as JSON text (an array of objects with stable keys); never NULL. */
 char *audit_results_json(struct arena *a, const struct audit_result *r, size_t n);
 /* Returns "error", "warning" or "note". */

@@ -42,8 +42,9 @@ struct audit_ctx {
 void audit_add(struct audit_ctx *c, enum audit_level lvl, const char *code, const char *member,
                const char *hint, const char *fmt, ...) CW_PRINTF(6, 7);
 /* Checks the archive's bytes as PyPI does: EOCD, comment, trailing data, methods, data
- * descriptors, local/central agreement, names, duplicates. False when it is not a zip at all. */
-bool audit_zip_raw(struct audit_ctx *c);
+ * descriptors, local/central agreement, names, duplicates. False when it is not a zip at all,
+ * with *why saying which: empty, truncated (a zip's start without its end), or not a zip. */
+bool audit_zip_raw(struct audit_ctx *c, const char **why);
 /* Checks the file name, the .dist-info, METADATA and WHEEL; reads Requires-Dist. */
 void audit_names(struct audit_ctx *c);
 /* Checks RECORD against every member's bytes. */

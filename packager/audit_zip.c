@@ -175,8 +175,30 @@ static bool check_cd(struct audit_ctx *c, int fd, uint64_t fsize, const unsigned
 	return true;
 }
 
-bool audit_zip_raw(struct audit_ctx *c)
+/* Why a file with no end-of-central-directory record is not a zip: say which of empty,
+ * truncated (it starts as a zip does: a local header or an end record) or not a zip at all. */
+static const char *zip_why_not(struct arena *a, int fd, uint64_t fsize)
 {
+	if (fsize == 0)
+		return "the file is empty (0 bytes), not a zip archive";
+	unsigned char h[4] = {0};
+	size_t n = fsize < 4 ? (size_t)fsize : 4;
+	if (!pread_all(fd, h, n, 0))
+		return "cannot read the file";
+	if (n >= 2 && h[0] == 'P' && h[1] == 'K')
+		return arena_printf(a,
+		                    "truncated: it starts as a zip archive but its end (the central "
+		                    "directory) is missing (%llu bytes)",
+		                    (unsigned long long)fsize);
+	return arena_printf(a,
+	                    "not a zip archive: no end-of-central-directory record (%llu bytes, "
+	                    "starting %02x %02x %02x %02x)",
+	                    (unsigned long long)fsize, h[0], h[1], h[2], h[3]);
+}
+
+bool audit_zip_raw(struct audit_ctx *c, const char **why)
+{
+	*why = "cannot open the file";
 	/* O_NONBLOCK: a FIFO swapped in after audit_wheel's check must not block the open. */
 	int fd = open(c->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	struct stat st;
@@ -189,15 +211,19 @@ bool audit_zip_raw(struct audit_ctx *c)
 	size_t tail = fsize < 65557 ? (size_t)fsize : 65557;
 	unsigned char *t = arena_alloc(c->a, tail + 1);
 	bool ok = false;
-	if (tail < 22 || !pread_all(fd, t, tail, fsize - tail))
+	if (tail < 22 || !pread_all(fd, t, tail, fsize - tail)) {
+		*why = zip_why_not(c->a, fd, fsize);
 		goto out;
+	}
 	/* Like Python's zipfile: the last end record whose signature we find. */
 	size_t e = tail - 22 + 1;
 	while (e-- > 0)
 		if (le(t + e, 4) == SIG_EOCD)
 			break;
-	if (e == (size_t)-1)
+	if (e == (size_t)-1) {
+		*why = zip_why_not(c->a, fd, fsize);
 		goto out;
+	}
 	uint64_t eocd = fsize - tail + e;
 	uint64_t clen = le(t + e + 20, 2);
 	uint64_t count = le(t + e + 10, 2), cd_size = le(t + e + 12, 4), cd_off = le(t + e + 16, 4);

@@ -15,6 +15,7 @@
 
 #include "base/os.h"
 #include "base/strbuf.h"
+#include "packager/audit.h"
 #include "standards/metadata.h"
 #include "standards/tags.h"
 #include "standards/version.h"
@@ -190,6 +191,9 @@ static bool read_wheel(struct arena *a, struct diag *d, const char *path, const 
 		          wn.version);
 		return false;
 	}
+	/* Whatever `cuwheel audit` refuses, the index does not publish: one verdict. */
+	if (!audit_gate(a, d, path, "publish"))
+		return false;
 	f->path = path;
 	f->filename = filename;
 	f->project = name_normalize(a, name);
@@ -412,6 +416,7 @@ static bool swap_in(struct arena *a, struct diag *d, const char *fresh, const ch
 		rename(aside, site);
 		return false;
 	}
+	os_tmp_register_dir(aside); /* only now: before, it held the only copy of the site */
 	*old = aside;
 	return true;
 }
@@ -429,12 +434,10 @@ static bool site_check(struct arena *a, struct diag *d, const char *site, const 
 			return false;
 		}
 	}
+	if (!os_output_check(d, site, OS_OUT_TREE))
+		return false;
 	if (!os_exists(site))
 		return true;
-	if (!os_is_dir(site)) {
-		diag_path(d, DIAG_ERROR, site, "refused: exists and is not a directory");
-		return false;
-	}
 	struct strv entries = {0};
 	os_list_dir(a, site, &entries);
 	if (entries.n && !os_exists(os_join(a, site, INDEX_MARKER))) {
@@ -514,10 +517,9 @@ bool index_write(struct arena *a, struct diag *d, const struct index_opts *o,
 		return false;
 
 	char *fresh = arena_printf(a, "%s/.%s.new.XXXXXX", parent, base);
-	if (!mkdtemp(fresh)) {
-		diag_errno(d, fresh, "cannot create");
+	/* A signal removes it (and, once swapped in, the old site that it then names). */
+	if (!os_mkdtemp_registered(d, fresh))
 		return false;
-	}
 	chmod(fresh, 0755);
 	ok = write_tree(a, d, fresh, out, NULL, o->copy);
 	for (size_t v = 0; ok && v < out->variants.n; v++)
@@ -533,5 +535,8 @@ bool index_write(struct arena *a, struct diag *d, const struct index_opts *o,
 		os_rm_rf(&quiet, fresh);
 	else if (old)
 		os_rm_rf(&quiet, old);
+	os_tmp_forget(fresh);
+	if (old)
+		os_tmp_forget(old);
 	return ok;
 }

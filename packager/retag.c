@@ -10,6 +10,7 @@
 #include <zip.h>
 
 #include "base/os.h"
+#include "packager/audit.h"
 #include "standards/metadata.h"
 #include "standards/record.h"
 #include "standards/tags.h"
@@ -58,10 +59,16 @@ static const char *rt_verify(struct arena *a, struct diag *d, struct zip_reader 
 	if (!ok)
 		return NULL;
 	const char *got = record_hash_str(a, md);
-	if (strcmp(got, row->hash) != 0 || (row->has_size && row->size != m->size)) {
+	if (strcmp(got, row->hash) != 0) {
 		diag_path(d, DIAG_ERROR, r->path,
 		          "member '%s' does not match RECORD (hash %s, RECORD says %s)", m->name,
 		          got, row->hash);
+		return NULL;
+	}
+	if (row->has_size && row->size != m->size) {
+		diag_path(d, DIAG_ERROR, r->path,
+		          "member '%s' does not match RECORD (size %llu bytes, RECORD says %llu)",
+		          m->name, (unsigned long long)m->size, (unsigned long long)row->size);
 		return NULL;
 	}
 	return got;
@@ -234,6 +241,10 @@ bool wheel_retag(struct arena *a, struct diag *d, const char *wheel_path,
 			goto out;
 		}
 	}
+	/* Whatever else `cuwheel audit` refuses (a WHEEL of another version, tags that are not
+	 * the file name's, ...), retag refuses too: one verdict. */
+	if (!audit_gate(a, d, wheel_path, "retag"))
+		goto out;
 	size_t nw_len, nm_len;
 	char *nw = metadata_wheel_retag(a, d, arena_printf(a, "%s: %s", wheel_path, whl->name),
 	                                wheel_text, wheel_len, build, tags, n_tags, &nw_len);

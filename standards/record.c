@@ -40,6 +40,7 @@ void record_add(struct arena *a, struct record *r, const char *path, const unsig
 		r->v = arena_realloc(a, r->v, r->n, cap, sizeof(*r->v));
 		r->cap = cap;
 	}
+	r->sorted = NULL; /* stale */
 	struct record_row *row = &r->v[r->n++];
 	row->path = path;
 	row->hash = digest ? record_hash_str(a, digest) : NULL;
@@ -188,13 +189,45 @@ bool record_parse(struct arena *a, struct diag *d, const char *where, const char
 			return false;
 		}
 	}
+	record_index(a, out);
 	return true;
+}
+
+/* Path order, then row order: equal paths (a duplicate row) keep RECORD's order, so the first
+ * row wins as it did with a scan (the rows are one array, so their addresses are their order). */
+static int record_cmp_rows(const void *x, const void *y)
+{
+	const struct record_row *a = *(const struct record_row *const *)x;
+	const struct record_row *b = *(const struct record_row *const *)y;
+	int c = strcmp(a->path, b->path);
+	return c ? c : (a > b) - (a < b);
+}
+
+void record_index(struct arena *a, struct record *r)
+{
+	r->sorted = arena_calloc(a, r->n + 1, sizeof(*r->sorted));
+	for (size_t i = 0; i < r->n; i++)
+		r->sorted[i] = &r->v[i];
+	if (r->n)
+		qsort(r->sorted, r->n, sizeof(*r->sorted), record_cmp_rows);
+	r->n_sorted = r->n;
 }
 
 const struct record_row *record_find(const struct record *r, const char *path)
 {
-	for (size_t i = 0; i < r->n; i++)
-		if (strcmp(r->v[i].path, path) == 0)
-			return &r->v[i];
-	return NULL;
+	if (!r->sorted || r->n_sorted != r->n) {
+		for (size_t i = 0; i < r->n; i++)
+			if (strcmp(r->v[i].path, path) == 0)
+				return &r->v[i];
+		return NULL;
+	}
+	size_t lo = 0, hi = r->n; /* the first row whose path is >= path */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(r->sorted[mid]->path, path) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < r->n && strcmp(r->sorted[lo]->path, path) == 0 ? r->sorted[lo] : NULL;
 }

@@ -19,6 +19,8 @@ struct record_row {
 struct record {
 	struct record_row *v;
 	size_t n, cap;
+	const struct record_row **sorted; /* rows by path (record_index); NULL: none or stale */
+	size_t n_sorted;
 };
 
 /* Returns "sha256=" + the urlsafe base64 of digest, without '=' padding. */
@@ -31,7 +33,11 @@ char *record_render(struct arena *a, const struct record *r, const char *record_
 /* Parses RECORD text (CSV, quotes honoured). False + diagnostic naming `where` and the line. */
 bool record_parse(struct arena *a, struct diag *d, const char *where, const char *text, size_t len,
                   struct record *out);
-/* Returns the row for path, or NULL. */
+/* Sorts an index of the rows by path so that record_find is a binary search (O(log n) instead
+ * of a scan per lookup: audit, retag and index look up every member). record_parse calls it;
+ * record_add makes it stale until it is called again. */
+void record_index(struct arena *a, struct record *r);
+/* Returns the first row (in RECORD order) for path, or NULL. */
 const struct record_row *record_find(const struct record *r, const char *path);
 
 #endif

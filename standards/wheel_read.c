@@ -180,6 +180,11 @@ static int zr_cmp(const void *x, const void *y)
 {
 	return strcmp(*(const char *const *)x, *(const char *const *)y);
 }
+static int zr_cmp_member(const void *x, const void *y)
+{
+	return strcmp((*(const struct zip_member *const *)x)->name,
+	              (*(const struct zip_member *const *)y)->name);
+}
 static int zr_casecmp(const void *x, const void *y)
 {
 	return strcasecmp(*(const char *const *)x, *(const char *const *)y);
@@ -369,6 +374,12 @@ bool zip_reader_open(struct arena *a, struct diag *d, const char *path,
 			goto fail;
 		}
 	}
+	/* Names are unique now: a sorted index makes every lookup a binary search. */
+	r->sorted = arena_calloc(a, r->n_members ? r->n_members : 1, sizeof(*r->sorted));
+	for (size_t i = 0; i < r->n_members; i++)
+		r->sorted[i] = &r->members[i];
+	if (r->n_members)
+		qsort(r->sorted, r->n_members, sizeof(*r->sorted), zr_cmp_member);
 	const char *bad_why = NULL;
 	size_t bad = zr_scan_flags(path, r, &bad_why);
 	if (bad != SIZE_MAX) {
@@ -389,9 +400,23 @@ fail:
 
 const struct zip_member *zip_reader_find(const struct zip_reader *r, const char *name)
 {
-	for (size_t i = 0; i < r->n_members; i++)
-		if (strcmp(r->members[i].name, name) == 0)
-			return &r->members[i];
+	if (!r->sorted) { /* not opened by zip_reader_open */
+		for (size_t i = 0; i < r->n_members; i++)
+			if (strcmp(r->members[i].name, name) == 0)
+				return &r->members[i];
+		return NULL;
+	}
+	size_t lo = 0, hi = r->n_members;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(r->sorted[mid]->name, name);
+		if (c == 0)
+			return r->sorted[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return NULL;
 }
 

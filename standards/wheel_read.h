@@ -44,6 +44,7 @@ struct zip_reader {
 	struct zip *za;             /* libzip handle, read-only */
 	struct zip_member *members; /* in central-directory order */
 	size_t n_members;
+	const struct zip_member **sorted; /* the members by name, for zip_reader_find */
 	uint64_t file_size;           /* bytes of the archive file */
 	bool has_data_descriptors;    /* some member sets flag bit 3 (reported, not fatal) */
 	bool has_comment;             /* the archive has a comment (reported, not fatal) */
@@ -60,7 +61,7 @@ const char *zip_name_problem(const char *name);
  * the archive and the limits. limits may be NULL. False + diagnostic naming archive and member. */
 bool zip_reader_open(struct arena *a, struct diag *d, const char *path,
                      const struct extract_limits *limits, struct zip_reader *r);
-/* Returns the member called name, or NULL. */
+/* Returns the member called name, or NULL (a binary search: O(log n)). */
 const struct zip_member *zip_reader_find(const struct zip_reader *r, const char *name);
 /* Reads a member fully into the arena (NUL-terminated; *len excludes it), refusing more than
  * max_size bytes, checking the CRC and the declared size. False + diagnostic. */

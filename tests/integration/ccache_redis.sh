@@ -18,8 +18,8 @@ for d in /usr/local/cuda-13.0 "${CUDA_HOME:-}"; do
 	[ -n "$d" ] && [ -x "$d/bin/nvcc" ] && { nvcc_dir=$d; break; }
 done
 if [ -z "$nvcc_dir" ]; then
-	echo "SKIP: no CUDA 13.0 toolkit at /usr/local/cuda-13.0 (nothing to compile)"
-	exit 0
+	echo "skipped: no CUDA 13.0 toolkit at /usr/local/cuda-13.0 (nothing to compile)"
+	exit 77 # the skip code (tests/integration/testskip.py)
 fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cuwheel-ccache-redis.XXXXXX")

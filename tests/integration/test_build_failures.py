@@ -29,6 +29,9 @@ import sys
 import tempfile
 import zipfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import testskip  # noqa: E402
+
 ROOT = os.environ.get("CUWHEEL_SOURCE_DIR", os.getcwd())
 CUWHEEL = os.path.abspath(os.environ.get("CUWHEEL", "build/hard/cuwheel"))
 NVCC = "/usr/local/cuda-13.0/bin/nvcc"
@@ -268,8 +271,7 @@ def full_disk(tmp, p):
 
 def main():
     if not os.path.exists(NVCC):
-        print("skipped: needs CUDA 13.0 at /usr/local/cuda-13.0")
-        return 0
+        return testskip.skip_code("needs CUDA 13.0 at /usr/local/cuda-13.0")
     with tempfile.TemporaryDirectory(prefix="cuwheel-failures-") as tmp:
         binding_error(tmp)
         kernel_error(tmp)

@@ -6,7 +6,7 @@ build holds ... waiting"), then finds nothing to do: no step ran twice or interl
 holder killed with SIGKILL mid-build: the lock is inherited by the ninja it started, so the next
 build waits while that orphaned ninja still works in the build dir (never interleaving with it),
 then completes and gives byte-identical wheels; with no orphan left it starts at once (flock dies
-with its last holder). Skipped when nvcc or the Pythons are missing."""
+with its last holder). Skipped (exit 77, testskip.py) when nvcc or the Pythons are missing."""
 import glob
 import hashlib
 import os
@@ -16,6 +16,9 @@ import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import testskip  # noqa: E402
 
 ROOT = os.environ.get("CUWHEEL_SOURCE_DIR", os.getcwd())
 CUWHEEL = os.path.abspath(os.environ.get("CUWHEEL", "build/hard/cuwheel"))
@@ -73,8 +76,7 @@ def orphans(build_dir):
 
 def main():
     if not (os.path.exists("/usr/local/cuda-13.0/bin/nvcc") or shutil.which("nvcc")):
-        print("skipped: no nvcc")
-        return 0
+        return testskip.skip_code("no nvcc")
     with tempfile.TemporaryDirectory(prefix="cuwheel-concurrent-") as tmp:
         proj = os.path.join(tmp, "proj")
         os.makedirs(proj)

@@ -11,6 +11,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import testskip  # noqa: E402
+
 SRC = os.environ.get("CUWHEEL_SOURCE_DIR", os.getcwd())
 try:
     import jsonschema
@@ -171,8 +174,8 @@ def main():
 
         chromium = shutil.which("chromium") or shutil.which("chromium-browser")
         if not chromium:
-            print("skip: no chromium (apt-get install chromium) to render the page")
-            return
+            return testskip.skip_code("no chromium (apt-get install chromium) to render the page",
+                                      ci_installs="chromium")
         # Errors become an attribute of <html>, visible in the dumped DOM.
         probe = ("<script>window.onerror=function(m){document.documentElement.setAttribute("
                  "'data-errors',(document.documentElement.getAttribute('data-errors')||'')"
@@ -204,4 +207,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main() or 0)

@@ -2,7 +2,7 @@
 """test_valgrind_units.py: every cmocka unit test binary (tests/test_* beside $CUWHEEL's build
 dir) runs under `valgrind --leak-check=full --errors-for-leak-kinds=definite,indirect
 --error-exitcode=1`: no invalid read/write, no use of uninitialised memory, no definite or
-indirect leak. Skipped (exit 0 with a note) when valgrind is missing or $CUWHEEL is an ASan build
+indirect leak. Skipped (exit 77, testskip.py) when valgrind is missing or $CUWHEEL is an ASan build
 (the two cannot run together; the ASan preset covers that configuration). The unit tests run in
 parallel, two at a time."""
 import concurrent.futures
@@ -11,6 +11,9 @@ import os
 import shutil
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import testskip  # noqa: E402
 
 ROOT = os.environ.get("CUWHEEL_SOURCE_DIR", os.getcwd())
 CUWHEEL = os.path.abspath(os.environ.get("CUWHEEL", "build/hard/cuwheel"))
@@ -31,11 +34,9 @@ def run(t):
 
 def main():
     if not shutil.which("valgrind"):
-        print("skipped: valgrind is not installed")
-        return 0
+        return testskip.skip_code("valgrind is not installed", ci_installs="valgrind")
     if is_asan(CUWHEEL):
-        print("skipped: $CUWHEEL is an ASan build (valgrind and ASan do not mix)")
-        return 0
+        return testskip.skip_code("$CUWHEEL is an ASan build (valgrind and ASan do not mix)")
     tests = sorted(glob.glob(os.path.join(os.path.dirname(CUWHEEL), "tests", "test_*")))
     tests = [t for t in tests if os.access(t, os.X_OK) and not t.endswith((".c", ".o"))]
     if not tests:

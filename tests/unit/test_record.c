@@ -91,6 +91,50 @@ static void parse_rejects_bad_rows(void **state)
 	arena_free(&a);
 }
 
+/* record_find is a binary search over an index record_parse builds: it must answer as a scan
+ * in RECORD order would, for every lookup (first row of a duplicate path, absent paths between
+ * and around present ones), and after record_add (index stale) until record_index. */
+static void find_answers_as_a_scan_would(void **state)
+{
+	(void)state;
+	struct arena a = {0};
+	struct diag d = {0};
+	const char *t = "m/b.py,sha256=b1,1\nm/a.py,sha256=a1,2\nm/b.py,sha256=b2,3\n"
+	                "m/c/d.py,sha256=d,4\nm/a.py,sha256=a2,5\nx.dist-info/RECORD,,\n";
+	struct record r = {0};
+	assert_true(record_parse(&a, &d, "RECORD", t, strlen(t), &r));
+	assert_non_null(r.sorted);
+	static const struct {
+		const char *path;
+		const char *hash; /* NULL: absent; "" : the RECORD row (no hash) */
+	} cases[] = {
+	    {"m/a.py", "sha256=a1"}, {"m/b.py", "sha256=b1"}, {"m/c/d.py", "sha256=d"},
+	    {"x.dist-info/RECORD", ""}, {"", NULL}, {"m/", NULL}, {"m/a.p", NULL},
+	    {"m/a.pyc", NULL}, {"m/c", NULL}, {"zzz", NULL}, {"M/a.py", NULL}, {"a", NULL},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		const struct record_row *row = record_find(&r, cases[i].path);
+		if (!cases[i].hash) {
+			assert_null(row);
+			continue;
+		}
+		assert_non_null(row);
+		assert_string_equal(row->hash ? row->hash : "", cases[i].hash);
+	}
+	unsigned char md[32];
+	sha("new", md);
+	record_add(&a, &r, "m/new.py", md, 3);
+	assert_null(r.sorted); /* stale: a scan until indexed again */
+	assert_non_null(record_find(&r, "m/new.py"));
+	record_index(&a, &r);
+	assert_non_null(record_find(&r, "m/new.py"));
+	assert_string_equal(record_find(&r, "m/b.py")->hash, "sha256=b1");
+	struct record empty = {0};
+	record_index(&a, &empty);
+	assert_null(record_find(&empty, "m/a.py"));
+	arena_free(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -98,6 +142,7 @@ int main(void)
 	    cmocka_unit_test(render_lists_rows_then_record_itself),
 	    cmocka_unit_test(parse_round_trips_quoted_rows),
 	    cmocka_unit_test(parse_rejects_bad_rows),
+	    cmocka_unit_test(find_answers_as_a_scan_would),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
