@@ -35,7 +35,8 @@ void *arena_alloc(struct arena *a, size_t n)
 			arena_oom(n);
 		b->used = 0;
 		b->cap = cap;
-		/* A big allocation gets its own block behind the current one so the head keeps room. */
+		/* A big allocation gets its own block behind the current one so the head keeps
+		 * room. */
 		if (a->head && need > ARENA_BLOCK) {
 			b->next = a->head->next;
 			a->head->next = b;

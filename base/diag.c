@@ -8,10 +8,10 @@
 #include <string.h>
 
 static void diag_emitv(struct diag *d, enum diag_level lvl, const char *path,
-		       const struct source *src, int line, int col, const char *fmt, va_list ap)
+                       const struct source *src, int line, int col, const char *fmt, va_list ap)
     CW_PRINTF(7, 0);
 static void diag_emitv(struct diag *d, enum diag_level lvl, const char *path,
-		       const struct source *src, int line, int col, const char *fmt, va_list ap)
+                       const struct source *src, int line, int col, const char *fmt, va_list ap)
 {
 	if (lvl == DIAG_ERROR)
 		d->errors++;
@@ -26,7 +26,7 @@ static void diag_emitv(struct diag *d, enum diag_level lvl, const char *path,
 }
 
 void diag_at(struct diag *d, enum diag_level lvl, const struct source *src, int line, int col,
-	     const char *fmt, ...)
+             const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);

@@ -22,9 +22,9 @@ enum diag_level {
 
 struct diag_msg {
 	enum diag_level level;
-	const char *path;          /* file or command the message is about; may be NULL */
-	const struct source *src;  /* when set, the caret line is taken from it */
-	int line, col;             /* 1-based; 0 when unknown */
+	const char *path;         /* file or command the message is about; may be NULL */
+	const struct source *src; /* when set, the caret line is taken from it */
+	int line, col;            /* 1-based; 0 when unknown */
 	const char *text;
 };
 
@@ -38,7 +38,7 @@ struct diag {
 
 /* Reports a message at line:col of src (line 0: the whole file). */
 void diag_at(struct diag *d, enum diag_level lvl, const struct source *src, int line, int col,
-	     const char *fmt, ...) CW_PRINTF(6, 7);
+             const char *fmt, ...) CW_PRINTF(6, 7);
 /* Reports a message about a path or command, without a source line. */
 void diag_path(struct diag *d, enum diag_level lvl, const char *path, const char *fmt, ...)
     CW_PRINTF(4, 5);

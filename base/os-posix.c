@@ -157,16 +157,18 @@ static void os_rm_tree_at(int dfd, int depth)
 				continue;
 			}
 			/* A directory (or a type the file system did not say: DT_UNKNOWN). */
-			int sub = depth < 16 ? openat(dfd, e->name, O_RDONLY | O_DIRECTORY |
-			                                                 O_NOFOLLOW | O_CLOEXEC)
-			                     : -1;
+			int sub = depth < 16
+			              ? openat(dfd, e->name,
+			                       O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+			              : -1;
 			if (sub >= 0)
 				os_rm_tree_at(sub, depth + 1);
 			if (unlinkat(dfd, e->name, AT_REMOVEDIR) == 0)
 				removed++;
 		}
 		if (!seen || !removed)
-			break; /* empty, or what is left cannot be removed: never loop in a handler */
+			break; /* empty, or what is left cannot be removed: never loop in a handler
+			        */
 		lseek(dfd, 0, SEEK_SET); /* entries removed: read again until none is left */
 	}
 	close(dfd);
@@ -179,7 +181,8 @@ void os_tmp_cleanup(void)
 		if (k == 1) {
 			unlink(os_tmp_paths[i]);
 		} else if (k == 2) {
-			int fd = open(os_tmp_paths[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			int fd =
+			    open(os_tmp_paths[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (fd >= 0)
 				os_rm_tree_at(fd, 0);
 			rmdir(os_tmp_paths[i]);
@@ -437,10 +440,11 @@ bool os_output_check(struct diag *d, const char *path, enum os_output kind)
 		return false;
 	}
 	if (kind == OS_OUT_FILE && !S_ISREG(st.st_mode)) {
-		diag_path(d, DIAG_ERROR, path,
-		          "refusing to write: it is %s (cuwheel writes regular files only, and never "
-		          "replaces or writes through a link)",
-		          os_kind_of(st.st_mode));
+		diag_path(
+		    d, DIAG_ERROR, path,
+		    "refusing to write: it is %s (cuwheel writes regular files only, and never "
+		    "replaces or writes through a link)",
+		    os_kind_of(st.st_mode));
 		return false;
 	}
 	if (kind == OS_OUT_TREE && !S_ISDIR(st.st_mode)) {
@@ -452,8 +456,8 @@ bool os_output_check(struct diag *d, const char *path, enum os_output kind)
 	}
 	if (kind == OS_OUT_DIR && !S_ISDIR(st.st_mode) &&
 	    (!S_ISLNK(st.st_mode) || stat(path, &st) != 0 || !S_ISDIR(st.st_mode))) {
-		diag_path(d, DIAG_ERROR, path,
-		          "refusing to write: it is %s, not a directory", os_kind_of(st.st_mode));
+		diag_path(d, DIAG_ERROR, path, "refusing to write: it is %s, not a directory",
+		          os_kind_of(st.st_mode));
 		return false;
 	}
 	return true;
@@ -494,7 +498,8 @@ int os_tmp_beside(struct arena *a, struct diag *d, const char *final, char **tmp
 	const char *slash = strrchr(final, '/');
 	char *path;
 	if (slash)
-		path = arena_printf(a, "%.*s/.%s.tmp.XXXXXX", (int)(slash - final), final, slash + 1);
+		path =
+		    arena_printf(a, "%.*s/.%s.tmp.XXXXXX", (int)(slash - final), final, slash + 1);
 	else
 		path = arena_printf(a, ".%s.tmp.XXXXXX", final);
 	/* Block signals between creation and registration so no temp file can escape cleanup. */
@@ -807,7 +812,7 @@ bool os_run(struct diag *d, const struct os_run *r, struct strbuf *out, int *sta
 		posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
 	}
 	posix_spawn_file_actions_addopen(&fa, 0, r->stdin_path ? r->stdin_path : "/dev/null",
-					 O_RDONLY, 0);
+	                                 O_RDONLY, 0);
 	if (r->cwd)
 		posix_spawn_file_actions_addchdir_np(&fa, r->cwd);
 	char **env = r->env ? os_make_env(&a, r->env) : environ;
@@ -865,7 +870,7 @@ static bool os_wait(struct diag *d, pid_t pid, const char *argv0, int *status)
 }
 
 bool os_run_pipe(struct diag *d, const char *const *from, const struct os_run *r,
-		 struct strbuf *out, int *from_status, int *status)
+                 struct strbuf *out, int *from_status, int *status)
 {
 	struct arena a = {0};
 	int data[2] = {-1, -1}, cap[2] = {-1, -1};
@@ -897,8 +902,8 @@ bool os_run_pipe(struct diag *d, const char *const *from, const struct os_run *r
 	}
 	pid_t pa = -1, pb = -1;
 	int rca = posix_spawnp(&pa, from[0], &fa, NULL, (char *const *)from, env);
-	int rcb = rca == 0 ? posix_spawnp(&pb, r->argv[0], &fb, NULL, (char *const *)r->argv, env)
-			   : 0;
+	int rcb =
+	    rca == 0 ? posix_spawnp(&pb, r->argv[0], &fb, NULL, (char *const *)r->argv, env) : 0;
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawn_file_actions_destroy(&fb);
 	close(data[0]);
@@ -943,8 +948,8 @@ char *os_argv_str(struct arena *a, const char *const *argv)
 		bool plain = *s != '\0';
 		for (const char *p = s; *p; p++)
 			if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-				    "-_./=:,+@%",
-				    *p))
+			            "-_./=:,+@%",
+			            *p))
 				plain = false;
 		if (plain) {
 			sb_puts(&sb, s);
@@ -987,8 +992,8 @@ static int os_pty_open(int *slave)
 	return m;
 }
 
-bool os_proc_start(struct diag *d, const char *const *argv, const char *const *envp,
-                   bool want_pty, struct os_proc *p)
+bool os_proc_start(struct diag *d, const char *const *argv, const char *const *envp, bool want_pty,
+                   struct os_proc *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->fd = p->slave_fd = -1;
@@ -1008,8 +1013,8 @@ bool os_proc_start(struct diag *d, const char *const *argv, const char *const *e
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, slave, 1);
 	posix_spawn_file_actions_adddup2(&fa, slave, 2);
-	int err = os_spawn_registered(&p->pid, argv[0], &fa, (char *const *)argv,
-	                              (char *const *)envp);
+	int err =
+	    os_spawn_registered(&p->pid, argv[0], &fa, (char *const *)argv, (char *const *)envp);
 	posix_spawn_file_actions_destroy(&fa);
 	if (!p->pty) {
 		close(slave); /* a pipe: EOF when the child exits */

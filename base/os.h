@@ -120,8 +120,8 @@ struct os_proc {
 /* Starts argv (searched in PATH) with envp as its whole environment, stdin /dev/null, and
  * stdout+stderr on a pseudo-terminal when want_pty and one can be had, else on a pipe. The
  * child is registered for signal forwarding. False + diagnostic when it cannot be started. */
-bool os_proc_start(struct diag *d, const char *const *argv, const char *const *envp,
-                   bool want_pty, struct os_proc *p);
+bool os_proc_start(struct diag *d, const char *const *argv, const char *const *envp, bool want_pty,
+                   struct os_proc *p);
 /* Waits up to timeout_ms for output and reads it into buf: returns the bytes read (> 0), 0 at
  * the end of the output (or a read error), -1 when none came in time. */
 long os_proc_read(struct os_proc *p, char *buf, size_t n, int timeout_ms);

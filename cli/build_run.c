@@ -139,7 +139,8 @@ static void load_expected(struct run *r)
 	for (size_t e = 0; e < n; e++) {
 		for (size_t i = 0; i < r->n_rows; i++) {
 			if (!strncmp(v[e].output, r->rows[i].prefix, strlen(r->rows[i].prefix))) {
-				r->rows[i].expected += (double)(v[e].end_ms - v[e].start_ms) / 1000.0;
+				r->rows[i].expected +=
+				    (double)(v[e].end_ms - v[e].start_ms) / 1000.0;
 				r->rows[i].n_expected++;
 			}
 		}
@@ -414,7 +415,8 @@ static void finish_rows(struct run *r, const char *ninja, int status)
 		}
 		if (status == 0) {
 			row_done(r, i, ROW_OK, w->t_start < 0 ? "up to date" : "");
-		} else if (w->state == ROW_WAITING && ninja_target_clean(ninja, r->g->build_dir, w->target)) {
+		} else if (w->state == ROW_WAITING &&
+		           ninja_target_clean(ninja, r->g->build_dir, w->target)) {
 			row_done(r, i, ROW_OK, "up to date");
 		} else if (w->state != ROW_BLOCKED) {
 			w->state = ROW_NOT_BUILT;

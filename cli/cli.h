@@ -30,12 +30,12 @@ typedef int cli_cmd_fn(struct cli *c, int argc, char **argv);
 
 /* name, function, one-line summary. Long help lives beside each function as cmd_X_help. */
 #define CLI_COMMANDS(X)                                                                            \
-	X(plan, "Expand the build matrix and show every cell, its wheel and whether it can build")\
+	X(plan, "Expand the build matrix and show every cell, its wheel and whether it can build") \
 	X(build, "Build the matrix: kernels once per toolkit, a binding per Python, the wheels")   \
 	X(doctor, "Show the CUDA toolkits and Pythons found on this machine, and where we looked") \
 	X(pack, "Write a wheel from a staged tree and the project's metadata")                     \
-	X(retag, "Change a wheel's local version or tags without recompressing its payload")        \
-	X(audit, "Check wheels: ELF dependencies, symbol versions, CUDA policy, zip and RECORD")    \
+	X(retag, "Change a wheel's local version or tags without recompressing its payload")       \
+	X(audit, "Check wheels: ELF dependencies, symbol versions, CUDA policy, zip and RECORD")   \
 	X(test, "Install each wheel into a fresh venv of its Python and run the project's tests")  \
 	X(index, "Write a PEP 503/691 simple index (one per local variant) for a dist directory")  \
 	X(toolkit, "Install, list or remove CUDA toolkits provisioned from PyPI")                  \

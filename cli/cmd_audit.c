@@ -110,15 +110,16 @@ int cmd_audit(struct cli *c, int argc, char **argv)
 			const struct audit_code *t = audit_codes(&nc);
 			for (size_t i = 0; i < nc; i++)
 				printf("%s\t%s\t%s\n", t[i].code,
-				       audit_level_name((enum audit_level)t[i].severity), t[i].meaning);
+				       audit_level_name((enum audit_level)t[i].severity),
+				       t[i].meaning);
 			return CLI_OK;
 		}
 		case 'm':
 			o.min_manylinux = optarg;
 			break;
 		case 'r':
-			if (!cuda_arch_parse_list(&c->arena, optarg, ARCH_SPELL_NVCC, &archs, &o.n_archs,
-						  &err))
+			if (!cuda_arch_parse_list(&c->arena, optarg, ARCH_SPELL_NVCC, &archs,
+			                          &o.n_archs, &err))
 				return cli_usage(c, "audit", "--require-arch: %s", err);
 			o.archs = archs;
 			break;

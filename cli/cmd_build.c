@@ -87,8 +87,9 @@ static int build_lock(struct cli *c, const char *build_dir)
 		char buf[64] = {0};
 		ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
 		(void)n;
-		fprintf(stderr, "cuwheel: another cuwheel build holds %s (pid %s); waiting for it\n",
-			build_dir, buf[0] ? buf : "?");
+		fprintf(stderr,
+		        "cuwheel: another cuwheel build holds %s (pid %s); waiting for it\n",
+		        build_dir, buf[0] ? buf : "?");
 		if (!os_lock_wait(&c->diag, fd, path)) {
 			close(fd);
 			return -1;
@@ -172,7 +173,7 @@ static double union_seconds(long long (*iv)[2], size_t n)
  * after byte `from`: the wall time of those steps (their union), or -1 when none ran (the cell
  * was up to date). Earlier runs' lines are not this run's work. */
 static void ninja_times(struct cli *c, const char *build_dir, const struct plan *p,
-			const struct build_graph *g, size_t from, double *cell_s, double *arch_s)
+                        const struct build_graph *g, size_t from, double *cell_s, double *arch_s)
 {
 	size_t nt = p->n_cells + p->n_toolkits;
 	long long(**iv)[2] = arena_calloc(&c->arena, nt + 1, sizeof(*iv));
@@ -231,21 +232,24 @@ static json_t *cell_audit(struct cli *c, const struct build_graph *g, size_t i, 
 	const struct cell_paths *cp = &g->cells[i];
 	if (!cp->dir)
 		return NULL;
-	const char *path = os_join(&c->arena, g->build_dir, os_join(&c->arena, cp->dir, "audit.json"));
+	const char *path =
+	    os_join(&c->arena, g->build_dir, os_join(&c->arena, cp->dir, "audit.json"));
 	if (!os_exists(path) ||
 	    (!ok && os_mtime_ns(path) < os_mtime_ns(os_join(&c->arena, g->build_dir, cp->wheel))))
 		return NULL;
 	json_error_t err;
 	json_t *j = json_load_file(path, 0, &err);
 	if (!j)
-		diag_path(&c->diag, DIAG_WARNING, path, "unreadable audit result (%s): the report "
-			  "leaves it out", err.text);
+		diag_path(&c->diag, DIAG_WARNING, path,
+		          "unreadable audit result (%s): the report "
+		          "leaves it out",
+		          err.text);
 	return j;
 }
 
 /* Writes report.json and returns its document (for the HTML report), or NULL + diagnostic. */
 static json_t *write_report(struct cli *c, const struct plan_ctx *pc, const struct build_graph *g,
-			    const struct cell_result *res, const double *arch_s, double wall)
+                            const struct cell_result *res, const double *arch_s, double wall)
 {
 	const struct plan *p = &pc->plan;
 	json_t *root = json_object();
@@ -262,9 +266,11 @@ static json_t *write_report(struct cli *c, const struct plan_ctx *pc, const stru
 		json_object_set_new(j, "nvcc", json_string(p->toolkits[t].tk->nvcc));
 		json_object_set_new(j, "archive", json_string(g->archives[t].archive));
 		json_object_set_new(j, "key", json_string(g->archives[t].key));
-		json_object_set_new(j, "objects", json_integer((json_int_t)g->archives[t].n_objects));
+		json_object_set_new(j, "objects",
+		                    json_integer((json_int_t)g->archives[t].n_objects));
 		/* null: up to date, nothing ran for it in this run */
-		json_object_set_new(j, "seconds", arch_s[t] < 0 ? json_null() : json_real(arch_s[t]));
+		json_object_set_new(j, "seconds",
+		                    arch_s[t] < 0 ? json_null() : json_real(arch_s[t]));
 		json_array_append_new(arr, j);
 	}
 	json_object_set_new(root, "archives", arr);
@@ -273,19 +279,23 @@ static json_t *write_report(struct cli *c, const struct plan_ctx *pc, const stru
 		const struct cell *cl = &p->cells[i];
 		json_t *j = json_object();
 		json_object_set_new(j, "id", json_string(cl->id));
-		const char *result = !cl->selected ? "not selected"
-				     : !cl->buildable ? "cannot build here"
-				     : res[i].ok ? "ok" : "failed";
+		const char *result = !cl->selected    ? "not selected"
+		                     : !cl->buildable ? "cannot build here"
+		                     : res[i].ok      ? "ok"
+		                                      : "failed";
 		json_object_set_new(j, "result", json_string(result));
-		json_object_set_new(j, "reason", !cl->selected ? json_string(cl->unselected_by)
-						 : !cl->buildable ? json_string(cl->why_not)
-								  : json_null());
-		json_object_set_new(j, "wheel", res[i].wheel ? json_string(res[i].wheel) : json_null());
+		json_object_set_new(j, "reason",
+		                    !cl->selected    ? json_string(cl->unselected_by)
+		                    : !cl->buildable ? json_string(cl->why_not)
+		                                     : json_null());
+		json_object_set_new(j, "wheel",
+		                    res[i].wheel ? json_string(res[i].wheel) : json_null());
 		json_object_set_new(j, "size", json_integer(res[i].size));
 		json_object_set_new(j, "seconds",
-				    res[i].seconds < 0 ? json_null() : json_real(res[i].seconds));
+		                    res[i].seconds < 0 ? json_null() : json_real(res[i].seconds));
 		json_object_set_new(j, "python", cl->py ? json_string(cl->py->path) : json_null());
-		json_t *audit = cl->selected && cl->buildable ? cell_audit(c, g, i, res[i].ok) : NULL;
+		json_t *audit =
+		    cl->selected && cl->buildable ? cell_audit(c, g, i, res[i].ok) : NULL;
 		json_object_set_new(j, "audit", audit ? audit : json_null());
 		json_array_append_new(arr, j);
 	}
@@ -304,13 +314,12 @@ static json_t *write_report(struct cli *c, const struct plan_ctx *pc, const stru
 int cmd_build(struct cli *c, int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"jobs", required_argument, NULL, 'j'}, {"keep-going", no_argument, NULL, 'k'},
-	    {"dry-run", no_argument, NULL, 'n'},    {"only", required_argument, NULL, 'o'},
-	    {"no-test", no_argument, NULL, 'T'},    {"stage", required_argument, NULL, 'S'},
+	    {"jobs", required_argument, NULL, 'j'},   {"keep-going", no_argument, NULL, 'k'},
+	    {"dry-run", no_argument, NULL, 'n'},      {"only", required_argument, NULL, 'o'},
+	    {"no-test", no_argument, NULL, 'T'},      {"stage", required_argument, NULL, 'S'},
 	    {"export", required_argument, NULL, 'E'}, {"import", required_argument, NULL, 'I'},
 	    {"no-provision", no_argument, NULL, 'P'}, {"progress", required_argument, NULL, 'R'},
-	    {"config", required_argument, NULL, 'c'},
-	    {NULL, 0, NULL, 0},
+	    {"config", required_argument, NULL, 'c'}, {NULL, 0, NULL, 0},
 	};
 	const char *stage = "all", *export_dir = NULL, *import_dir = NULL;
 	int jobs = os_cpu_count();
@@ -362,8 +371,9 @@ int cmd_build(struct cli *c, int argc, char **argv)
 			break;
 		case 'R':
 			if (!build_progress_parse(optarg, &progress))
-				return cli_usage(c, "build", "--progress is auto, tty or plain, not '%s'",
-						 optarg);
+				return cli_usage(c, "build",
+				                 "--progress is auto, tty or plain, not '%s'",
+				                 optarg);
 			break;
 		default:
 			return cli_usage(c, "build", "unknown option '%s'", argv[optind - 1]);
@@ -375,27 +385,28 @@ int cmd_build(struct cli *c, int argc, char **argv)
 	if (strcmp(stage, "all") && strcmp(stage, "kernels") && strcmp(stage, "wheels") &&
 	    !win_graph && !win_pack)
 		return cli_usage(c, "build",
-				 "--stage is kernels, wheels, win-graph, win-pack or all, not '%s'",
-				 stage);
+		                 "--stage is kernels, wheels, win-graph, win-pack or all, not '%s'",
+		                 stage);
 	if (win_graph || win_pack) {
 		const char *want = win_graph ? export_dir : import_dir;
 		if (!want || (win_graph ? import_dir : export_dir))
-			return cli_usage(c, "build", "--stage %s needs %s DIR (and only that)", stage,
-					 win_graph ? "--export" : "--import");
+			return cli_usage(c, "build", "--stage %s needs %s DIR (and only that)",
+			                 stage, win_graph ? "--export" : "--import");
 		struct plan_ctx wpc;
 		int wrc = plan_load(c, &mo, &wpc);
 		if (wrc != CLI_OK)
 			return wrc;
 		const char *wdir = os_abspath(&c->arena, want);
 		return win_graph ? build_win_graph(c, &wpc.plan, wdir)
-				 : build_win_pack(c, &wpc.plan, wdir);
+		                 : build_win_pack(c, &wpc.plan, wdir);
 	}
 	if (export_dir && strcmp(stage, "kernels"))
 		return cli_usage(c, "build", "--export goes with --stage kernels");
 	if (import_dir && strcmp(stage, "wheels"))
 		return cli_usage(c, "build", "--import goes with --stage wheels");
 	if (!strcmp(stage, "wheels") && !import_dir)
-		return cli_usage(c, "build", "--stage wheels needs --import DIR (from --stage kernels)");
+		return cli_usage(c, "build",
+		                 "--stage wheels needs --import DIR (from --stage kernels)");
 	if (!strcmp(stage, "kernels") && !export_dir)
 		return cli_usage(c, "build", "--stage kernels needs --export DIR");
 	if (export_dir) {
@@ -425,12 +436,14 @@ int cmd_build(struct cli *c, int argc, char **argv)
 	const struct plan *p = &pc.plan;
 	if (p->n_selected == 0) {
 		fprintf(stderr, "cuwheel: nothing selected: every cell is excluded, skipped or not "
-				"named by --only\n");
+		                "named by --only\n");
 		return CLI_NOTHING;
 	}
 	if (p->n_buildable == 0) {
-		fprintf(stderr, "cuwheel: none of the %zu selected cells can be built on this "
-				"machine:\n", p->n_selected);
+		fprintf(stderr,
+		        "cuwheel: none of the %zu selected cells can be built on this "
+		        "machine:\n",
+		        p->n_selected);
 		for (size_t i = 0; i < p->n_cells; i++)
 			if (p->cells[i].selected)
 				fprintf(stderr, "  %s: %s\n", p->cells[i].id, p->cells[i].why_not);
@@ -443,8 +456,9 @@ int cmd_build(struct cli *c, int argc, char **argv)
 	if (!ninja)
 		ninja = os_which(&c->arena, "ninja-build");
 	if (!ninja) {
-		diag_msg(&c->diag, DIAG_ERROR, "ninja not found on PATH: cuwheel generates "
-					       "build.ninja and ninja executes it");
+		diag_msg(&c->diag, DIAG_ERROR,
+		         "ninja not found on PATH: cuwheel generates "
+		         "build.ninja and ninja executes it");
 		diag_msg(&c->diag, DIAG_HINT, "apt-get install ninja-build, or pip install ninja");
 		return CLI_FAIL;
 	}
@@ -457,8 +471,11 @@ int cmd_build(struct cli *c, int argc, char **argv)
 		}
 	}
 	char *self = os_self_exe(&c->arena);
-	struct build_opts bo = {.jobs = jobs, .ccache = ccache, .cuwheel = self,
-				.run_tests = tests, .imported_archives = import_dir != NULL};
+	struct build_opts bo = {.jobs = jobs,
+	                        .ccache = ccache,
+	                        .cuwheel = self,
+	                        .run_tests = tests,
+	                        .imported_archives = import_dir != NULL};
 	if (!os_mkdir_p(&c->diag, pc.cfg.build_dir))
 		return CLI_FAIL;
 	int lock = build_lock(c, pc.cfg.build_dir);
@@ -469,9 +486,10 @@ int cmd_build(struct cli *c, int argc, char **argv)
 	    (import_dir && !kernels_import(&c->arena, &c->diag, p, &g, import_dir)) ||
 	    !write_if_changed(c, g.ninja_file, g.text) ||
 	    !write_if_changed(c, os_join(&c->arena, g.build_dir, BUILDGRAPH_TEST_CONTEXT),
-			      test_context_render(&c->arena, &pc.cfg, &pc.ds)) ||
-	    !write_if_changed(c, os_join(&c->arena, g.build_dir, BUILDGRAPH_PROJECT_JSON),
-			      project_meta_render(&c->arena, &pc.cfg.project, pc.cfg.project_dir))) {
+	                      test_context_render(&c->arena, &pc.cfg, &pc.ds)) ||
+	    !write_if_changed(
+	        c, os_join(&c->arena, g.build_dir, BUILDGRAPH_PROJECT_JSON),
+	        project_meta_render(&c->arena, &pc.cfg.project, pc.cfg.project_dir))) {
 		close(lock);
 		return CLI_FAIL;
 	}
@@ -501,17 +519,19 @@ int cmd_build(struct cli *c, int argc, char **argv)
 		for (size_t i = 0; i < g.targets.n; i++)
 			strv_push(&c->arena, &args, g.targets.v[i]);
 	struct strv env = {0};
-	strv_push(&c->arena, &env, arena_printf(&c->arena, "CCACHE_BASEDIR=%s", pc.cfg.project_dir));
+	strv_push(&c->arena, &env,
+	          arena_printf(&c->arena, "CCACHE_BASEDIR=%s", pc.cfg.project_dir));
 	if (pc.cfg.cache.dir)
-		strv_push(&c->arena, &env, arena_printf(&c->arena, "CCACHE_DIR=%s", pc.cfg.cache.dir));
+		strv_push(&c->arena, &env,
+		          arena_printf(&c->arena, "CCACHE_DIR=%s", pc.cfg.cache.dir));
 	if (pc.cfg.cache.remote)
 		strv_push(&c->arena, &env,
-			  arena_printf(&c->arena, "CCACHE_REMOTE_STORAGE=%s", pc.cfg.cache.remote));
+		          arena_printf(&c->arena, "CCACHE_REMOTE_STORAGE=%s", pc.cfg.cache.remote));
 	/* .ninja_log grows by this run's steps: what was there before is earlier runs' work. */
 	struct stat lst;
 	size_t log_from = stat(os_join(&c->arena, g.build_dir, ".ninja_log"), &lst) == 0
-			      ? (size_t)lst.st_size
-			      : 0;
+	                      ? (size_t)lst.st_size
+	                      : 0;
 	int status = 0;
 	bool ran;
 	if (dry_run) {
@@ -532,7 +552,8 @@ int cmd_build(struct cli *c, int argc, char **argv)
 		bool ok = status == 0 && kernels_export(&c->arena, &c->diag, p, &g, export_dir);
 		close(lock);
 		if (ok)
-			printf("cuwheel: kernel archives and manifest.json written to %s\n", export_dir);
+			printf("cuwheel: kernel archives and manifest.json written to %s\n",
+			       export_dir);
 		return ok ? CLI_OK : CLI_FAIL;
 	}
 
@@ -550,8 +571,8 @@ int cmd_build(struct cli *c, int argc, char **argv)
 		res[i].ok = status == 0 || ninja_target_clean(ninja, g.build_dir, cp->target);
 		struct source s;
 		struct diag quiet = {0};
-		if (res[i].ok &&
-		    os_read_file(&c->arena, &quiet, os_join(&c->arena, g.build_dir, cp->final), &s)) {
+		if (res[i].ok && os_read_file(&c->arena, &quiet,
+		                              os_join(&c->arena, g.build_dir, cp->final), &s)) {
 			res[i].wheel = arena_strndup(&c->arena, s.text, strcspn(s.text, "\n"));
 			struct stat st;
 			if (stat(res[i].wheel, &st) == 0)
@@ -569,16 +590,17 @@ int cmd_build(struct cli *c, int argc, char **argv)
 	printf("\n");
 	for (size_t t = 0; t < p->n_toolkits; t++)
 		if (g.archives[t].dir)
-			printf("kernels  CUDA %-5s %zu objects, compiled once: %s\n", p->toolkits[t].cuda,
-			       g.archives[t].n_objects,
-			       arch_s[t] < 0 ? "up to date"
-					     : arena_printf(&c->arena, "%.1fs (wall, this run)",
-							    arch_s[t]));
+			printf("kernels  CUDA %-5s %zu objects, compiled once: %s\n",
+			       p->toolkits[t].cuda, g.archives[t].n_objects,
+			       arch_s[t] < 0
+			           ? "up to date"
+			           : arena_printf(&c->arena, "%.1fs (wall, this run)", arch_s[t]));
 	size_t wid = 4;
 	for (size_t i = 0; i < p->n_cells; i++)
 		if (strlen(p->cells[i].id) > wid)
 			wid = strlen(p->cells[i].id);
-	printf("\n%-*s  %-6s  %-9s  %10s  %s\n", (int)wid, "CELL", "RESULT", "SIZE", "TIME", "WHEEL");
+	printf("\n%-*s  %-6s  %-9s  %10s  %s\n", (int)wid, "CELL", "RESULT", "SIZE", "TIME",
+	       "WHEEL");
 	for (size_t i = 0; i < p->n_cells; i++) {
 		const struct cell *cl = &p->cells[i];
 		if (!cl->selected)
@@ -592,9 +614,10 @@ int cmd_build(struct cli *c, int argc, char **argv)
 		/* TIME: the wall time of the cell's own steps in this run (its kernels are on the
 		 * kernels line), "up to date" when ninja had nothing to do for it. */
 		const char *tm = res[i].seconds < 0
-				     ? "up to date"
-				     : arena_printf(&c->arena, "%9.1fs", res[i].seconds);
-		printf("%-*s  %-6s  %-9s  %10s  %s\n", (int)wid, cl->id, res[i].ok ? "ok" : "FAILED",
+		                     ? "up to date"
+		                     : arena_printf(&c->arena, "%9.1fs", res[i].seconds);
+		printf("%-*s  %-6s  %-9s  %10s  %s\n", (int)wid, cl->id,
+		       res[i].ok ? "ok" : "FAILED",
 		       res[i].ok ? human_size(&c->arena, res[i].size) : "-", tm,
 		       res[i].ok ? wheel : "(see the error above)");
 	}

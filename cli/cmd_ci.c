@@ -56,7 +56,8 @@ static void pypi_minors(struct cli *c, struct strv *out)
 	/* PyPI's only: the workflow installs those with `cuwheel toolkit install`; the Debian
 	 * source is not emitted to CI yet (runners' apt and keyrings differ). */
 	for (size_t i = 0; i < lock.n_sets; i++)
-		if (lock.sets[i].source == PROVISION_PYPI && !strv_contains(out, lock.sets[i].minor))
+		if (lock.sets[i].source == PROVISION_PYPI &&
+		    !strv_contains(out, lock.sets[i].minor))
 			strv_push(&c->arena, out, lock.sets[i].minor);
 }
 

@@ -136,16 +136,17 @@ static void print_json(struct arena *a, const struct discovery *ds, const struct
 	for (size_t i = 0; i < ds->n_toolkits; i++) {
 		const struct toolkit *t = &ds->toolkits[i];
 		json_t *tj = json_pack("{s:s, s:i, s:i, s:s, s:s, s:s, s:o, s:o, s:b, s:o, s:o}",
-		                   "version", t->version, "major", t->major, "minor", t->minor,
-		                   "root", t->root, "nvcc", t->nvcc, "found_by", t->found_by, "sm",
-		                   int_array(t->sm, t->n_sm), "compute",
-		                   int_array(t->compute, t->n_compute), "cudart_static",
-		                   t->has_cudart_static, "lib_dir", jstr_or_null(t->lib_dir),
-		                   "include_dir", jstr_or_null(t->include_dir));
+		                       "version", t->version, "major", t->major, "minor", t->minor,
+		                       "root", t->root, "nvcc", t->nvcc, "found_by", t->found_by,
+		                       "sm", int_array(t->sm, t->n_sm), "compute",
+		                       int_array(t->compute, t->n_compute), "cudart_static",
+		                       t->has_cudart_static, "lib_dir", jstr_or_null(t->lib_dir),
+		                       "include_dir", jstr_or_null(t->include_dir));
 		json_object_set_new(tj, "host_compiler",
 		                    json_pack("{s:s, s:s?, s:i, s:b, s:s?}", "cxx", t->host.cxx,
-		                              "version", t->host.version, "max_gcc", t->host.max_gcc,
-		                              "ccbin", t->host.ccbin, "error", t->host.error));
+		                              "version", t->host.version, "max_gcc",
+		                              t->host.max_gcc, "ccbin", t->host.ccbin, "error",
+		                              t->host.error));
 		json_array_append_new(tks, tj);
 	}
 	for (size_t i = 0; i < ds->n_pythons; i++) {
@@ -199,8 +200,9 @@ static void print_text(struct arena *a, const struct discovery *ds, const struct
 		else
 			printf("  %-9s host compiler: %s (gcc %s)%s\n", "", t->host.cxx,
 			       t->host.version ? t->host.version : "?",
-			       t->host.max_gcc ? arena_printf(a, ", accepts gcc <= %d", t->host.max_gcc)
-			                       : "");
+			       t->host.max_gcc
+			           ? arena_printf(a, ", accepts gcc <= %d", t->host.max_gcc)
+			           : "");
 	}
 	printf("\nPythons (%zu):\n", ds->n_pythons);
 	if (!ds->n_pythons)

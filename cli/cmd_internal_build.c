@@ -20,10 +20,9 @@
 int internal_stage(struct cli *c, int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"out", required_argument, NULL, 'o'},  {"stamp", required_argument, NULL, 's'},
+	    {"out", required_argument, NULL, 'o'},     {"stamp", required_argument, NULL, 's'},
 	    {"package", required_argument, NULL, 'p'}, {"file", required_argument, NULL, 'f'},
-	    {"hidden", no_argument, NULL, 'H'},
-	    {NULL, 0, NULL, 0},
+	    {"hidden", no_argument, NULL, 'H'},        {NULL, 0, NULL, 0},
 	};
 	bool hidden = false;
 	const char *out = NULL, *stamp = NULL;
@@ -51,13 +50,15 @@ int internal_stage(struct cli *c, int argc, char **argv)
 			char *eq = strchr(optarg, '=');
 			if (!eq || n_files == 64)
 				return cli_usage(c, "internal", "--file wants SRC=DEST");
-			files[n_files].src = arena_strndup(&c->arena, optarg, (size_t)(eq - optarg));
+			files[n_files].src =
+			    arena_strndup(&c->arena, optarg, (size_t)(eq - optarg));
 			files[n_files].dest = eq + 1;
 			n_files++;
 			break;
 		}
 		default:
-			return cli_usage(c, "internal", "stage: unknown option '%s'", argv[optind - 1]);
+			return cli_usage(c, "internal", "stage: unknown option '%s'",
+			                 argv[optind - 1]);
 		}
 	}
 	if (!out || !stamp)
@@ -75,7 +76,7 @@ static void print_findings(const struct audit_result *r)
 		if (f->level == AUDIT_NOTE)
 			continue;
 		fprintf(stderr, "cuwheel: %s%s%s: %s: %s\n", r->wheel, f->member ? ": " : "",
-			f->member ? f->member : "", audit_level_name(f->level), f->message);
+		        f->member ? f->member : "", audit_level_name(f->level), f->message);
 		if (f->hint)
 			fprintf(stderr, "  hint: %s\n", f->hint);
 	}
@@ -115,7 +116,7 @@ int internal_finish(struct cli *c, int argc, char **argv)
 			break;
 		default:
 			return cli_usage(c, "internal", "finish: unknown option '%s'",
-					 argv[optind - 1]);
+			                 argv[optind - 1]);
 		}
 	}
 	if (optind + 1 != argc || !dist || !stamp)
@@ -140,14 +141,15 @@ int internal_finish(struct cli *c, int argc, char **argv)
 	const char *slash = strrchr(stamp, '/');
 	const char *audit_path =
 	    slash ? arena_printf(&c->arena, "%.*s/audit.json", (int)(slash - stamp), stamp)
-		  : "audit.json";
+	          : "audit.json";
 	bool saved = jt && os_write_atomic(&c->diag, audit_path, jt, strlen(jt), 0644);
 	free(jt);
 	if (!saved)
 		return CLI_FAIL;
 	if (!ok) {
 		print_findings(&r);
-		fprintf(stderr, "cuwheel: audit failed: %s (nothing placed in %s)\n", r.wheel, dist);
+		fprintf(stderr, "cuwheel: audit failed: %s (nothing placed in %s)\n", r.wheel,
+		        dist);
 		return CLI_FAIL;
 	}
 	if (!os_mkdir_p(&c->diag, dist))
@@ -185,12 +187,12 @@ int internal_test_cell(struct cli *c, int argc, char **argv)
 			break;
 		default:
 			return cli_usage(c, "internal", "test-cell: unknown option '%s'",
-					 argv[optind - 1]);
+			                 argv[optind - 1]);
 		}
 	}
 	if (optind + 1 != argc || !stamp || !context)
 		return cli_usage(c, "internal",
-				 "test-cell needs FINAL_STAMP --stamp FILE --context FILE");
+		                 "test-cell needs FINAL_STAMP --stamp FILE --context FILE");
 	struct source s;
 	if (!os_read_file(&c->arena, &c->diag, argv[optind], &s))
 		return CLI_FAIL;
@@ -204,8 +206,8 @@ int internal_test_cell(struct cli *c, int argc, char **argv)
 	strv_push(&c->arena, &wheels, wheel);
 	if (python && strcmp(python, "all"))
 		strv_push(&c->arena, &pythons, python);
-	struct wheeltest_opts o = {.cfg = &cfg, .ds = &ds, .wheels = &wheels, .pythons = &pythons,
-				   .jobs = 0};
+	struct wheeltest_opts o = {
+	    .cfg = &cfg, .ds = &ds, .wheels = &wheels, .pythons = &pythons, .jobs = 0};
 	struct wheeltest_job *jobs;
 	size_t n;
 	if (!wheeltest_plan(&c->arena, &c->diag, &o, &jobs, &n))
@@ -218,16 +220,16 @@ int internal_test_cell(struct cli *c, int argc, char **argv)
 	for (size_t i = 0; i < n; i++) {
 		const struct wheeltest_job *j = &jobs[i];
 		sb_printf(&log, "%s %s %s %.1fs%s%s\n", j->filename, j->py_key,
-			  wheeltest_result_name(j->result), j->seconds, j->reason ? " " : "",
-			  j->reason ? j->reason : "");
+		          wheeltest_result_name(j->result), j->seconds, j->reason ? " " : "",
+		          j->reason ? j->reason : "");
 		if (j->result == WHEELTEST_PASS)
 			ran++;
 		if (j->result != WHEELTEST_FAIL)
 			continue;
 		ok = false;
-		fprintf(stderr, "cuwheel: test failed: %s on Python %s (%s, exit %d)\n", j->filename,
-			j->py ? j->py->version : j->py_key, j->reason ? j->reason : "test command",
-			j->exit_code);
+		fprintf(stderr, "cuwheel: test failed: %s on Python %s (%s, exit %d)\n",
+		        j->filename, j->py ? j->py->version : j->py_key,
+		        j->reason ? j->reason : "test command", j->exit_code);
 		if (j->output)
 			fprintf(stderr, "%s\n", j->output);
 	}

@@ -153,8 +153,8 @@ int cmd_pack(struct cli *c, int argc, char **argv)
 	/* The build's pack steps read the metadata the build wrote, not pyproject.toml. */
 	struct config cfg = {.compression = 6};
 	if (project_json ? !project_meta_read(&c->arena, &c->diag, project_json, &cfg.project,
-					      &cfg.project_dir)
-			 : !cli_config_load(c, &cfg))
+	                                      &cfg.project_dir)
+	                 : !cli_config_load(c, &cfg))
 		return CLI_FAIL;
 	/* --requires: the cell's own dependencies (the torch it was built against). */
 	struct project_meta meta = cfg.project;

@@ -222,8 +222,8 @@ static int tk_available(struct cli *c, const struct tk_opts *o)
 			for (size_t j = 0; j < s->n_pkgs; j++)
 				size += s->pkgs[j].size > 0 ? s->pkgs[j].size : 0;
 			json_array_append_new(
-			    arr, json_pack("{s:s, s:s, s:s, s:I, s:o}", "version", s->version, "minor",
-			                   s->minor, "source",
+			    arr, json_pack("{s:s, s:s, s:s, s:I, s:o}", "version", s->version,
+			                   "minor", s->minor, "source",
 			                   s->source == PROVISION_DEBIAN
 			                       ? arena_printf(&c->arena, "debian %s", s->suite)
 			                       : "pypi",
@@ -270,10 +270,11 @@ static int tk_list(struct cli *c, const struct tk_opts *o)
 		json_t *arr = json_array();
 		for (size_t i = 0; i < n; i++)
 			json_array_append_new(
-			    arr, json_pack("{s:s, s:s, s:I, s:s, s:s, s:o}", "version", ts[i].version,
-			                   "path", ts[i].root, "size", (json_int_t)ts[i].size,
-			                   "installed", ts[i].installed, "source", ts[i].source,
-			                   "packages", tk_pkgs_json(ts[i].pkgs, ts[i].n_pkgs)));
+			    arr,
+			    json_pack("{s:s, s:s, s:I, s:s, s:s, s:o}", "version", ts[i].version,
+			              "path", ts[i].root, "size", (json_int_t)ts[i].size,
+			              "installed", ts[i].installed, "source", ts[i].source,
+			              "packages", tk_pkgs_json(ts[i].pkgs, ts[i].n_pkgs)));
 		tk_print_json(arr);
 		return CLI_OK;
 	}
@@ -283,8 +284,8 @@ static int tk_list(struct cli *c, const struct tk_opts *o)
 		return CLI_OK;
 	}
 	for (size_t i = 0; i < n; i++) {
-		printf("%-10s %8s  %-22s %s\n", ts[i].version, tk_size(c, ts[i].size),
-		       ts[i].source, ts[i].root);
+		printf("%-10s %8s  %-22s %s\n", ts[i].version, tk_size(c, ts[i].size), ts[i].source,
+		       ts[i].root);
 		tk_print_pkgs(ts[i].pkgs, ts[i].n_pkgs);
 	}
 	return CLI_OK;

@@ -95,8 +95,7 @@ static bool outputs_outside_inputs(struct cli *c, const struct config *cfg)
 			if (!os_path_inside(a, outs[o].path, rdir))
 				continue;
 			const char *msg = arena_printf(
-			    a,
-			    "%s '%s' lies inside %s '%s': %s; put it outside", outs[o].key,
+			    a, "%s '%s' lies inside %s '%s': %s; put it outside", outs[o].key,
 			    outs[o].path, why.v[i], in.v[i],
 			    !strcmp(why.v[i], "the shipped package")
 			        ? "every wheel would ship what was written there before it"
@@ -105,9 +104,11 @@ static bool outputs_outside_inputs(struct cli *c, const struct config *cfg)
 			if (env_value(c, outs[o].var))
 				diag_msg(&c->diag, DIAG_ERROR, "%s (set by %s)", msg, outs[o].var);
 			else if (v)
-				diag_at(&c->diag, DIAG_ERROR, &cfg->src, v->line, v->col, "%s", msg);
+				diag_at(&c->diag, DIAG_ERROR, &cfg->src, v->line, v->col, "%s",
+				        msg);
 			else
-				diag_path(&c->diag, DIAG_ERROR, cfg->pyproject, "%s (the default)", msg);
+				diag_path(&c->diag, DIAG_ERROR, cfg->pyproject, "%s (the default)",
+				          msg);
 			ok = false;
 			break;
 		}
@@ -154,13 +155,13 @@ int plan_provision(struct cli *c, struct plan_ctx *pc)
 	if (wheels && *wheels)
 		po.wheels_dir = wheels;
 	for (size_t i = 0; i < need.n; i++) {
-		const struct provision_set *set = provision_resolve(&c->arena, &c->diag, &lock,
-								    need.v[i]);
+		const struct provision_set *set =
+		    provision_resolve(&c->arena, &c->diag, &lock, need.v[i]);
 		if (!set)
 			return CLI_FAIL;
 		fprintf(stderr, "cuwheel: provisioning CUDA %s (nvcc %s) from %s into %s\n",
-			need.v[i], set->version, provision_source_name(&c->arena, set),
-			po.cache_dir);
+		        need.v[i], set->version, provision_source_name(&c->arena, set),
+		        po.cache_dir);
 		const char *root;
 		if (provision_install(&c->arena, &c->diag, &po, set, &root) == PROVISION_FAILED)
 			return CLI_FAIL;
@@ -192,17 +193,17 @@ int plan_torch(struct cli *c, struct plan_ctx *pc)
 		torch_ext |= pc->cfg.extensions[e].kind == EXT_TORCH;
 	for (size_t i = 0; i < pc->plan.n_cells; i++)
 		torch_cell |= pc->plan.cells[i].selected && pc->plan.cells[i].buildable &&
-			      pc->plan.cells[i].py->torch.present;
+		              pc->plan.cells[i].py->torch.present;
 	if (!torch_cell || (!torch_ext && (pc->cfg.kernels.uses_torch != TRI_AUTO ||
-					   pc->cfg.kernels.files.n == 0)))
+	                                   pc->cfg.kernels.files.n == 0)))
 		return CLI_OK;
 	if (!os_mkdir_p(&c->diag, pc->cfg.build_dir))
 		return CLI_FAIL;
 	struct torch_plan *tp = arena_calloc(&c->arena, 1, sizeof(*tp));
 	const char *cc = getenv("CC"), *cxx = getenv("CXX");
 	if (!torchplan_make(&c->arena, &c->diag, &pc->plan,
-			    os_realpath(&c->arena, pc->cfg.build_dir), cxx && *cxx ? cxx : "c++",
-			    cc && *cc ? cc : "cc", tp))
+	                    os_realpath(&c->arena, pc->cfg.build_dir), cxx && *cxx ? cxx : "c++",
+	                    cc && *cc ? cc : "cc", tp))
 		return CLI_FAIL;
 	pc->tp = tp;
 	return CLI_OK;
@@ -217,9 +218,9 @@ static const char *torch_src_line(struct arena *a, const struct binding_decision
 	const char *via = bd->python_via ? bd->python_via : "Python.h";
 	const char *base = strrchr(via, '/');
 	return arena_printf(a, "per Python: its closure includes %s%s; pch %s%s%s",
-			    base ? base + 1 : via, bd->torch_ext ? " (via torch/extension.h)" : "",
-			    pch_state_name(bd->pch), bd->pch_why ? ": " : "",
-			    bd->pch_why ? bd->pch_why : "");
+	                    base ? base + 1 : via, bd->torch_ext ? " (via torch/extension.h)" : "",
+	                    pch_state_name(bd->pch), bd->pch_why ? ": " : "",
+	                    bd->pch_why ? bd->pch_why : "");
 }
 
 static void print_torch(const struct plan_ctx *pc, struct arena *a, FILE *f)
@@ -227,7 +228,7 @@ static void print_torch(const struct plan_ctx *pc, struct arena *a, FILE *f)
 	const struct torch_plan *tp = pc->tp;
 	fprintf(f, "\nTorch (decided by the preprocessor with the real flags)\n");
 	fprintf(f, "  kernels: %s (%s)\n",
-		tp->kernels_use_torch ? "built against torch" : "torch-free", tp->kernels_why);
+	        tp->kernels_use_torch ? "built against torch" : "torch-free", tp->kernels_why);
 	for (size_t i = 0; i < tp->n_exts; i++) {
 		const struct torch_plan_ext *te = &tp->exts[i];
 		const struct extension_cfg *x = &pc->cfg.extensions[te->ext];
@@ -237,7 +238,7 @@ static void print_torch(const struct plan_ctx *pc, struct arena *a, FILE *f)
 			w = strlen(x->files.v[k]) > w ? strlen(x->files.v[k]) : w;
 		for (size_t k = 0; k < x->files.n; k++)
 			fprintf(f, "    %-*s  %s\n", (int)w, x->files.v[k],
-				torch_src_line(a, &te->srcs[k]));
+			        torch_src_line(a, &te->srcs[k]));
 	}
 }
 
@@ -250,10 +251,11 @@ void plan_print_table(const struct plan_ctx *pc, FILE *f)
 	        p->n_buildable, p->host_platform);
 	if (pc->cfg.config_file) {
 		/* Built with a config beside the project: say where each metadata field is from. */
-		fprintf(f, "Project   %s%s%s%s\nConfig    %s\nMetadata  (field: where it comes from)\n",
-		        pc->cfg.project_dir, pc->cfg.sdist ? " (unpacked from " : "",
-		        pc->cfg.sdist ? pc->cfg.sdist : "", pc->cfg.sdist ? ")" : "",
-		        pc->cfg.config_file);
+		fprintf(
+		    f, "Project   %s%s%s%s\nConfig    %s\nMetadata  (field: where it comes from)\n",
+		    pc->cfg.project_dir, pc->cfg.sdist ? " (unpacked from " : "",
+		    pc->cfg.sdist ? pc->cfg.sdist : "", pc->cfg.sdist ? ")" : "",
+		    pc->cfg.config_file);
 		for (size_t i = 0; i < pc->cfg.meta_origin.n; i++)
 			fprintf(f, "  %-26s %s\n", pc->cfg.meta_origin.v[i].key,
 			        pc->cfg.meta_origin.v[i].value);
@@ -272,8 +274,9 @@ void plan_print_table(const struct plan_ctx *pc, FILE *f)
 	for (size_t i = 0; i < p->n_toolkits; i++) {
 		const struct toolkit_plan *tp = &p->toolkits[i];
 		if (!tp->tk && tp->provisionable) {
-			fprintf(f, "  CUDA %-6s not installed: `cuwheel build` provisions it from %s\n",
-				tp->cuda, tp->provision_source ? tp->provision_source : "PyPI");
+			fprintf(
+			    f, "  CUDA %-6s not installed: `cuwheel build` provisions it from %s\n",
+			    tp->cuda, tp->provision_source ? tp->provision_source : "PyPI");
 			continue;
 		}
 		if (!tp->tk) {
@@ -290,8 +293,8 @@ void plan_print_table(const struct plan_ctx *pc, FILE *f)
 		else
 			fprintf(f, "               host compiler: %s (gcc %s%s)\n", hc->cxx,
 			        hc->version ? hc->version : "?",
-			        hc->max_gcc ? arena_printf(&a, "; CUDA %s accepts gcc <= %d", tp->cuda,
-			                                   hc->max_gcc)
+			        hc->max_gcc ? arena_printf(&a, "; CUDA %s accepts gcc <= %d",
+			                                   tp->cuda, hc->max_gcc)
 			                    : "");
 		for (size_t k = 0; k < tp->n_dropped; k++)
 			fprintf(f, "               dropped %s: %s\n",
@@ -357,8 +360,9 @@ int plan_print_json(const struct plan_ctx *pc, FILE *f)
 		json_t *hc = json_null();
 		if (tp->tk)
 			hc = json_pack("{s:s, s:s?, s:i, s:b, s:s?}", "cxx", tp->tk->host.cxx,
-			               "version", tp->tk->host.version, "max_gcc", tp->tk->host.max_gcc,
-			               "ccbin", tp->tk->host.ccbin, "error", tp->tk->host.error);
+			               "version", tp->tk->host.version, "max_gcc",
+			               tp->tk->host.max_gcc, "ccbin", tp->tk->host.ccbin, "error",
+			               tp->tk->host.error);
 		json_object_set_new(t, "host_compiler", hc);
 		json_t *archs = json_array();
 		for (size_t k = 0; k < tp->n_archs; k++) {
@@ -374,7 +378,7 @@ int plan_print_json(const struct plan_ctx *pc, FILE *f)
 			json_t *dj = json_object();
 			json_object_set_new(dj, "arch",
 			                    json_string(cuda_arch_name(&a, &tp->dropped[k].arch,
-			                                                 tp->dropped[k].arch.ptx)));
+			                                               tp->dropped[k].arch.ptx)));
 			json_object_set_new(dj, "reason", json_string(tp->dropped[k].why));
 			json_array_append_new(dropped, dj);
 		}
@@ -412,7 +416,7 @@ int plan_print_json(const struct plan_ctx *pc, FILE *f)
 	if (pc->tp) {
 		json_t *tj = json_object();
 		json_object_set_new(tj, "kernels_use_torch",
-				    json_boolean(pc->tp->kernels_use_torch));
+		                    json_boolean(pc->tp->kernels_use_torch));
 		json_object_set_new(tj, "kernels_why", json_string(pc->tp->kernels_why));
 		json_t *srcs = json_array();
 		for (size_t i = 0; i < pc->tp->n_exts; i++) {
@@ -425,15 +429,16 @@ int plan_print_json(const struct plan_ctx *pc, FILE *f)
 				json_object_set_new(sj, "torch", json_string(te->torch));
 				json_object_set_new(sj, "source", json_string(x->files.v[k]));
 				json_object_set_new(sj, "per_python", json_boolean(bd->python));
-				json_object_set_new(sj, "python_via", bd->python_via
-									   ? json_string(bd->python_via)
-									   : json_null());
+				json_object_set_new(sj, "python_via",
+				                    bd->python_via ? json_string(bd->python_via)
+				                                   : json_null());
 				json_object_set_new(sj, "torch_extension",
-						    json_boolean(bd->torch_ext));
-				json_object_set_new(sj, "pch", json_string(pch_state_name(bd->pch)));
-				json_object_set_new(sj, "pch_why", bd->pch_why
-									? json_string(bd->pch_why)
-									: json_null());
+				                    json_boolean(bd->torch_ext));
+				json_object_set_new(sj, "pch",
+				                    json_string(pch_state_name(bd->pch)));
+				json_object_set_new(sj, "pch_why",
+				                    bd->pch_why ? json_string(bd->pch_why)
+				                                : json_null());
 				json_array_append_new(srcs, sj);
 			}
 		}

@@ -12,7 +12,7 @@ struct plan_ctx {
 	struct config cfg;
 	struct discovery ds;
 	struct plan plan;
-	struct matrix_opts opts; /* as given, plus the provisionable CUDA minors */
+	struct matrix_opts opts;     /* as given, plus the provisionable CUDA minors */
 	const struct torch_plan *tp; /* the preprocessor's torch decisions, or NULL */
 };
 

@@ -39,8 +39,11 @@ static const char *level_color(enum diag_level l)
 /* Length of the valid UTF-8 sequence at p (at most n bytes), or 0 when it is not one. */
 static size_t utf8_len(const unsigned char *p, size_t n)
 {
-	size_t len = p[0] < 0x80 ? 1 : (p[0] & 0xE0) == 0xC0 ? 2 : (p[0] & 0xF0) == 0xE0 ? 3
-	             : (p[0] & 0xF8) == 0xF0 ? 4 : 0;
+	size_t len = p[0] < 0x80             ? 1
+	             : (p[0] & 0xE0) == 0xC0 ? 2
+	             : (p[0] & 0xF0) == 0xE0 ? 3
+	             : (p[0] & 0xF8) == 0xF0 ? 4
+	                                     : 0;
 	if (len == 0 || len > n || (len == 2 && p[0] < 0xC2))
 		return 0;
 	for (size_t i = 1; i < len; i++)
@@ -117,7 +120,7 @@ int cli_usage(struct cli *c, const char *cmd, const char *fmt, ...)
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "cuwheel: %serror%s: %s\n", c->color ? "\033[1;31m" : "",
-		c->color ? "\033[0m" : "", buf);
+	        c->color ? "\033[0m" : "", buf);
 	if (cmd)
 		fprintf(stderr, "  hint: see 'cuwheel %s --help'\n", cmd);
 	else

@@ -451,8 +451,9 @@ static void wheel_requires_except_torch(struct arena *a, const char *wheel, stru
 				size_t vl = ll - (size_t)(v - line);
 				while (vl && (v[vl - 1] == '\r' || v[vl - 1] == ' '))
 					vl--;
-				size_t nm = strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-						      "0123456789._-");
+				size_t nm =
+				    strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+				              "0123456789._-");
 				if (!(nm == 5 && !strncasecmp(v, "torch", 5)) && vl)
 					strv_push(a, out, arena_strndup(a, v, vl));
 			}
@@ -512,9 +513,9 @@ static void job_run(struct run_ctx *rc, size_t idx)
 	 * Requires-Dist: torch satisfied. [tool.cuwheel.test] torch = "index" turns it off. */
 	const char *torch_site = o->cfg->test.torch_from_index ? NULL : torch_site_dir(a, j->py);
 	if (torch_site) {
-		char *pth = arena_printf(a, "%s/lib/python%d.%d%s/site-packages/_cuwheel_build_torch.pth",
-		                         venv, j->py->major, j->py->minor,
-		                         j->py->freethreaded ? "t" : "");
+		char *pth =
+		    arena_printf(a, "%s/lib/python%d.%d%s/site-packages/_cuwheel_build_torch.pth",
+		                 venv, j->py->major, j->py->minor, j->py->freethreaded ? "t" : "");
 		char *line = arena_printf(a, "%s\n", torch_site);
 		if (!os_write_atomic(&quiet, pth, line, strlen(line), 0644)) {
 			sb_puts(&out, "cannot write the .pth that points at the build's torch\n");

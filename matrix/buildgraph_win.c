@@ -429,8 +429,9 @@ bool wingraph_generate(struct arena *a, struct diag *d, const struct plan *plan,
 			    cfg->extensions[e].module);
 			return false;
 		}
-	/* uses-torch = "auto" is decided by nvcc's preprocessor on the build machine (torch_scan.c);
-	 * a Windows graph has no such run on Linux, so only an explicit "on" is refused here. */
+	/* uses-torch = "auto" is decided by nvcc's preprocessor on the build machine
+	 * (torch_scan.c); a Windows graph has no such run on Linux, so only an explicit "on" is
+	 * refused here. */
 	if (cfg->kernels.files.n && cfg->kernels.uses_torch == TRI_ON) {
 		diag_path(
 		    d, DIAG_ERROR, cfg->pyproject,

@@ -405,10 +405,9 @@ static const struct {
 };
 /* Variables cuwheel reads elsewhere (not config overrides), so they are not misspellings. */
 static const char *const env_other[] = {
-    "CUWHEEL_CACHE_DIR", "CUWHEEL_PYTHON",     "CUWHEEL_TOOLKIT_WHEELS",
-    "CUWHEEL",           "CUWHEEL_SOURCE_DIR", "CUWHEEL_TEST_BASE_PYTHON",
-    "CUWHEEL_NINJA",     "CUWHEEL_JOBS",       "CUWHEEL_TOOLKIT_LOCK", "CUWHEEL_NVCC_THREADS",
-    "CUWHEEL_AUDIT_TRACE",
+    "CUWHEEL_CACHE_DIR",    "CUWHEEL_PYTHON",           "CUWHEEL_TOOLKIT_WHEELS", "CUWHEEL",
+    "CUWHEEL_SOURCE_DIR",   "CUWHEEL_TEST_BASE_PYTHON", "CUWHEEL_NINJA",          "CUWHEEL_JOBS",
+    "CUWHEEL_TOOLKIT_LOCK", "CUWHEEL_NVCC_THREADS",     "CUWHEEL_AUDIT_TRACE",
 };
 
 static void env_split(struct arena *a, const char *val, struct strv *out)

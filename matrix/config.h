@@ -43,16 +43,16 @@ enum tristate {
 };
 
 struct kernels_cfg {
-	struct strv sources;      /* globs as written, project-relative */
-	struct strv files;        /* resolved sources, project-relative, sorted */
+	struct strv sources; /* globs as written, project-relative */
+	struct strv files;   /* resolved sources, project-relative, sorted */
 	struct strv include_dirs;
-	struct strv defines;      /* NAME or NAME=VALUE */
+	struct strv defines; /* NAME or NAME=VALUE */
 	struct strv nvcc_flags;
 	struct strv host_flags;
-	struct strv cxx_flags;    /* only for the .c/.cpp kernel sources, never nvcc */
+	struct strv cxx_flags; /* only for the .c/.cpp kernel sources, never nvcc */
 	struct arch *archs;
 	size_t n_archs;
-	const char *archs_text;   /* as written, for messages */
+	const char *archs_text; /* as written, for messages */
 	enum cudart_kind cudart;
 	bool rdc;
 	enum tristate uses_torch; /* kernels include torch headers: auto = detect from depfiles */
@@ -60,19 +60,19 @@ struct kernels_cfg {
 };
 
 struct extension_cfg {
-	const char *module;       /* dotted: "tinyraster._C" */
+	const char *module; /* dotted: "tinyraster._C" */
 	enum ext_kind kind;
-	struct strv sources;      /* globs as written */
-	struct strv files;        /* resolved */
+	struct strv sources; /* globs as written */
+	struct strv files;   /* resolved */
 	struct strv include_dirs;
 	struct strv defines;
 	struct strv cflags;
 	struct strv ldflags;
 	struct strv libraries;
-	bool no_abi_suffix;       /* abi-suffix = false: "csrc.so", not "csrc.cpython-312-...so" */
-	enum tristate pch;        /* torch kind: force a precompiled torch/extension.h first;
-	                           * auto = where the preprocessor says it keeps the meaning */
-	struct strv pch_exclude;  /* globs of sources compiled without it */
+	bool no_abi_suffix;      /* abi-suffix = false: "csrc.so", not "csrc.cpython-312-...so" */
+	enum tristate pch;       /* torch kind: force a precompiled torch/extension.h first;
+	                          * auto = where the preprocessor says it keeps the meaning */
+	struct strv pch_exclude; /* globs of sources compiled without it */
 	const struct toml_value *where;
 };
 
@@ -83,15 +83,15 @@ struct matrix_entry {
 };
 
 struct matrix_cfg {
-	struct strv python;       /* "3.10", "3.13t" */
-	struct strv cuda;         /* "13.0" */
-	struct strv torch;        /* "2.6"; empty: no torch axis */
-	struct strv platform;     /* "linux_x86_64", "win_amd64" */
+	struct strv python;   /* "3.10", "3.13t" */
+	struct strv cuda;     /* "13.0" */
+	struct strv torch;    /* "2.6"; empty: no torch axis */
+	struct strv platform; /* "linux_x86_64", "win_amd64" */
 	struct matrix_entry *include;
 	size_t n_include;
 	struct matrix_entry *exclude;
 	size_t n_exclude;
-	struct strv build;        /* identifier globs; empty = all */
+	struct strv build; /* identifier globs; empty = all */
 	struct strv skip;
 	const char *local_version; /* template, e.g. "cu{cuda_nodot}" */
 	bool abi3_per_python;      /* abi3 kind: also build per-Python wheels */
@@ -99,16 +99,16 @@ struct matrix_cfg {
 
 struct test_cfg {
 	struct strv requires;
-	const char *command;      /* shell command run from a temp dir; {project} is replaced */
+	const char *command; /* shell command run from a temp dir; {project} is replaced */
 	struct strv find_links;
-	bool torch_from_index;    /* torch = "index": pip resolves torch in the test venv; else
-	                           * ("build") the venv sees the torch the cell was built with */
+	bool torch_from_index; /* torch = "index": pip resolves torch in the test venv; else
+	                        * ("build") the venv sees the torch the cell was built with */
 };
 
 struct cache_cfg {
 	enum tristate ccache;
-	const char *remote;       /* redis://... or http://... */
-	const char *dir;          /* ccache dir; NULL: ccache's default */
+	const char *remote; /* redis://... or http://... */
+	const char *dir;    /* ccache dir; NULL: ccache's default */
 };
 
 struct audit_cfg {
@@ -123,19 +123,19 @@ struct ci_cfg {
 };
 
 struct config {
-	const char *project_dir;   /* absolute */
-	const char *pyproject;     /* absolute path of pyproject.toml */
+	const char *project_dir; /* absolute */
+	const char *pyproject;   /* absolute path of pyproject.toml */
 	struct source src;
 	const struct toml_value *root;
 	struct project_meta project;
 	struct kernels_cfg kernels;
 	struct extension_cfg *extensions;
 	size_t n_extensions;
-	struct strv packages;      /* project-relative dirs of pure-Python packages to ship */
-	bool packages_found;       /* packages = "find": the top-level dirs with __init__.py */
-	bool ship_hidden;          /* ship dot-files of the packages (an sdist chose them) */
-	enum tristate openmp;      /* -fopenmp -DAT_PARALLEL_OPENMP for C/C++ sources; auto: when
-	                            * the cell's torch was built with OpenMP */
+	struct strv packages; /* project-relative dirs of pure-Python packages to ship */
+	bool packages_found;  /* packages = "find": the top-level dirs with __init__.py */
+	bool ship_hidden;     /* ship dot-files of the packages (an sdist chose them) */
+	enum tristate openmp; /* -fopenmp -DAT_PARALLEL_OPENMP for C/C++ sources; auto: when
+	                       * the cell's torch was built with OpenMP */
 	struct matrix_cfg matrix;
 	struct test_cfg test;
 	struct str_pairs toolkits; /* version -> path */
@@ -143,23 +143,23 @@ struct config {
 	struct cache_cfg cache;
 	struct audit_cfg audit;
 	struct ci_cfg ci;
-	const char *build_dir;     /* absolute */
-	const char *dist_dir;      /* absolute */
-	int compression;           /* 0 = stored, 1..9 deflate level */
+	const char *build_dir; /* absolute */
+	const char *dist_dir;  /* absolute */
+	int compression;       /* 0 = stored, 1..9 deflate level */
 	/* Where each metadata field came from ("PKG-INFO:4", "gsplat.toml:7:1", "default"):
 	 * field name -> origin, in the order plan shows them. */
 	struct str_pairs meta_origin;
-	const char *config_file;   /* --config FILE (absolute), or NULL: pyproject.toml */
-	const char *sdist;         /* the sdist the project was unpacked from, or NULL */
-	bool project_partial;      /* [project] may omit name and version (PKG-INFO has them) */
-	const char *base_dir;      /* what build-dir and dist-dir are relative to: the project,
-	                            * or with --config the config file's directory */
+	const char *config_file; /* --config FILE (absolute), or NULL: pyproject.toml */
+	const char *sdist;       /* the sdist the project was unpacked from, or NULL */
+	bool project_partial;    /* [project] may omit name and version (PKG-INFO has them) */
+	const char *base_dir;    /* what build-dir and dist-dir are relative to: the project,
+	                          * or with --config the config file's directory */
 };
 
 /* Loads project_dir/pyproject.toml. env is a NULL-terminated environ-style list (CUWHEEL_*
  * overrides) or NULL. Returns false after reporting every error found. */
-bool config_load(struct arena *a, struct diag *d, const char *project_dir,
-		 const char *const *env, struct config *cfg);
+bool config_load(struct arena *a, struct diag *d, const char *project_dir, const char *const *env,
+                 struct config *cfg);
 /* Loads project_dir with config_file (absolute) as its manifest instead of pyproject.toml:
  * [tool.cuwheel] from it, the metadata from project_dir/PKG-INFO unless it has [project]
  * (whose keys then override PKG-INFO's). sdist (or NULL) is only recorded. Returns false after

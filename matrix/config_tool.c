@@ -8,17 +8,16 @@
 #include "matrix/config_internal.h"
 
 static const char *const tool_keys[] = {
-    "kernels", "extension", "packages", "matrix",    "test",     "toolkits",
-    "pythons", "cache",     "audit",    "build-dir", "dist-dir", "compression",
-    "ci",      "openmp",
+    "kernels", "extension", "packages",  "matrix",   "test",        "toolkits", "pythons",
+    "cache",   "audit",     "build-dir", "dist-dir", "compression", "ci",       "openmp",
 };
 static const char *const kernels_keys[] = {
     "sources", "include-dirs", "defines", "nvcc-flags", "host-flags",
     "archs",   "cudart",       "rdc",     "uses-torch", "cxx-flags",
 };
 static const char *const extension_keys[] = {
-    "module", "kind",    "sources",   "include-dirs", "defines",     "cflags",
-    "ldflags", "libraries", "abi-suffix", "pch",         "pch-exclude",
+    "module",  "kind",      "sources",    "include-dirs", "defines",     "cflags",
+    "ldflags", "libraries", "abi-suffix", "pch",          "pch-exclude",
 };
 static const char *const matrix_keys[] = {
     "python",  "cuda",  "torch", "platform",      "include",
@@ -122,7 +121,8 @@ static bool read_archs(struct cfg_reader *r, struct kernels_cfg *k, const struct
 			const char *err = NULL;
 			struct arch *one;
 			size_t n_one;
-			if (!cuda_arch_parse_list(r->a, parts.v[i], ARCH_SPELL_TORCH, &one, &n_one, &err)) {
+			if (!cuda_arch_parse_list(r->a, parts.v[i], ARCH_SPELL_TORCH, &one, &n_one,
+			                          &err)) {
 				cfg_error(r, v->u.array.items[i],
 				          "[tool.cuwheel.kernels].archs[%zu]: %s", i, err);
 				sb_release(&sb);
@@ -471,7 +471,8 @@ bool config_read_tool(struct cfg_reader *r, struct config *cfg)
 			ok &= cfg_string(r, tt, "command", w, &cfg->test.command);
 			ok &= read_dirs(r, cfg, tt, "find-links", w, &cfg->test.find_links);
 			int tf = 0;
-			ok &= cfg_enum(r, tt, "torch", w, test_torch_names, N(test_torch_names), &tf);
+			ok &=
+			    cfg_enum(r, tt, "torch", w, test_torch_names, N(test_torch_names), &tf);
 			cfg->test.torch_from_index = tf == 1;
 		}
 		ok &= cfg_str_table(r, tool, "toolkits", "[tool.cuwheel]", &cfg->toolkits);

@@ -157,10 +157,10 @@ static bool nvcc_cache_load(struct disc *x, const char *file, const char *nvcc,
 static void nvcc_cache_store(struct disc *x, const char *file, const char *nvcc,
                              const struct nvcc_facts *f)
 {
-	json_t *c = json_pack("{s:i, s:s, s:I, s:s, s:s?, s:s?, s:i}", "format", NVCC_CACHE_FORMAT,
-	                      "nvcc", nvcc, "mtime", (json_int_t)os_mtime_ns(nvcc), "version",
-	                      f->version, "list_gpu_code", f->code, "list_gpu_arch", f->arch,
-	                      "lacks", (int)f->lacks);
+	json_t *c =
+	    json_pack("{s:i, s:s, s:I, s:s, s:s?, s:s?, s:i}", "format", NVCC_CACHE_FORMAT, "nvcc",
+	              nvcc, "mtime", (json_int_t)os_mtime_ns(nvcc), "version", f->version,
+	              "list_gpu_code", f->code, "list_gpu_arch", f->arch, "lacks", (int)f->lacks);
 	char *text = c ? json_dumps(c, JSON_SORT_KEYS | JSON_INDENT(1)) : NULL;
 	struct diag quiet = {0};
 	if (text && !os_write_atomic(&quiet, file, text, strlen(text), 0644))

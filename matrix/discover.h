@@ -23,7 +23,7 @@ struct toolkit {
 	bool has_cudart_static; /* lib64/libcudart_static.a or lib/ */
 	const char *lib_dir;    /* the directory holding libcudart* */
 	const char *include_dir;
-	unsigned nvcc_lacks;        /* TOOLCHAIN_LACKS_*: options cuwheel adds that it lacks */
+	unsigned nvcc_lacks;       /* TOOLCHAIN_LACKS_*: options cuwheel adds that it lacks */
 	struct host_compiler host; /* the gcc its nvcc calls and its cells' bindings use */
 };
 
@@ -41,7 +41,7 @@ struct torch_info {
 	 * -D_GLIBCXX_USE_CXX11_ABI=N), asked from that torch; none for torch 2.11. */
 	struct strv abi_flags;
 	bool abi_flags_known; /* false: cpp_extension could not be imported (no setuptools) */
-	const char *error; /* why import torch failed, when it did and torch was asked for */
+	const char *error;    /* why import torch failed, when it did and torch was asked for */
 };
 
 struct interp {

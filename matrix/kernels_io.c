@@ -62,7 +62,7 @@ static json_t *source_hashes(struct arena *a, struct diag *d, const struct confi
 }
 
 bool kernels_export(struct arena *a, struct diag *d, const struct plan *p,
-		    const struct build_graph *g, const char *dir)
+                    const struct build_graph *g, const char *dir)
 {
 	if (!os_mkdir_p(d, dir))
 		return false;
@@ -91,8 +91,9 @@ bool kernels_export(struct arena *a, struct diag *d, const struct plan *p,
 		json_object_set_new(j, "cuda", json_string(tp->cuda));
 		json_object_set_new(j, "nvcc_version", json_string(tp->tk->version));
 		json_object_set_new(j, "key", json_string(ap->key));
-		json_object_set_new(j, "archive",
-				    json_string(arena_printf(a, "%s/libkernels.a", archive_name(ap))));
+		json_object_set_new(
+		    j, "archive",
+		    json_string(arena_printf(a, "%s/libkernels.a", archive_name(ap))));
 		json_object_set_new(j, "sha256", json_string(hash));
 		json_object_set_new(j, "archs", json_string(p->cfg->kernels.archs_text));
 		json_object_set_new(j, "sources", sources);
@@ -102,22 +103,23 @@ bool kernels_export(struct arena *a, struct diag *d, const struct plan *p,
 	char *text = ok ? json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS) : NULL;
 	json_decref(root);
 	if (ok)
-		ok = text && os_write_atomic(d, os_join(a, dir, "manifest.json"), text, strlen(text),
-					     0644);
+		ok = text &&
+		     os_write_atomic(d, os_join(a, dir, "manifest.json"), text, strlen(text), 0644);
 	free(text);
 	return ok;
 }
 
 bool kernels_import(struct arena *a, struct diag *d, const struct plan *p,
-		    const struct build_graph *g, const char *dir)
+                    const struct build_graph *g, const char *dir)
 {
 	char *mpath = os_join(a, dir, "manifest.json");
 	json_error_t jerr;
 	json_t *root = json_load_file(mpath, 0, &jerr);
 	if (!root) {
 		diag_at(d, DIAG_ERROR, NULL, 0, 0, "%s:%d:%d: cannot read the kernels manifest: %s",
-			mpath, jerr.line, jerr.column, jerr.text);
-		diag_msg(d, DIAG_HINT, "create it with: cuwheel build --stage kernels --export %s", dir);
+		        mpath, jerr.line, jerr.column, jerr.text);
+		diag_msg(d, DIAG_HINT, "create it with: cuwheel build --stage kernels --export %s",
+		         dir);
 		return false;
 	}
 	json_t *arr = json_object_get(root, "archives");
@@ -132,7 +134,8 @@ bool kernels_import(struct arena *a, struct diag *d, const struct plan *p,
 		const struct toolkit_plan *tp = &p->toolkits[t];
 		json_t *match = NULL, *same_cuda = NULL, *e;
 		size_t i;
-		json_array_foreach(arr, i, e) {
+		json_array_foreach(arr, i, e)
+		{
 			const char *key = json_string_value(json_object_get(e, "key"));
 			const char *cuda = json_string_value(json_object_get(e, "cuda"));
 			if (key && !strcmp(key, ap->key))
@@ -142,16 +145,18 @@ bool kernels_import(struct arena *a, struct diag *d, const struct plan *p,
 		}
 		if (!match) {
 			if (same_cuda)
-				diag_path(d, DIAG_ERROR, mpath,
-					  "the CUDA %s archive was built with other settings (key %s, "
-					  "nvcc %s, archs %s); this plan needs key %s (nvcc %s, archs %s)",
-					  tp->cuda,
-					  json_string_value(json_object_get(same_cuda, "key")),
-					  json_string_value(json_object_get(same_cuda, "nvcc_version")),
-					  json_string_value(json_object_get(same_cuda, "archs")), ap->key,
-					  tp->tk->version, p->cfg->kernels.archs_text);
+				diag_path(
+				    d, DIAG_ERROR, mpath,
+				    "the CUDA %s archive was built with other settings (key %s, "
+				    "nvcc %s, archs %s); this plan needs key %s (nvcc %s, archs "
+				    "%s)",
+				    tp->cuda, json_string_value(json_object_get(same_cuda, "key")),
+				    json_string_value(json_object_get(same_cuda, "nvcc_version")),
+				    json_string_value(json_object_get(same_cuda, "archs")), ap->key,
+				    tp->tk->version, p->cfg->kernels.archs_text);
 			else
-				diag_path(d, DIAG_ERROR, mpath, "has no archive for CUDA %s", tp->cuda);
+				diag_path(d, DIAG_ERROR, mpath, "has no archive for CUDA %s",
+				          tp->cuda);
 			ok = false;
 			break;
 		}
@@ -159,20 +164,24 @@ bool kernels_import(struct arena *a, struct diag *d, const struct plan *p,
 		json_t *have = json_object_get(match, "sources");
 		const char *rel;
 		json_t *hv;
-		json_object_foreach(want_sources, rel, hv) {
+		json_object_foreach(want_sources, rel, hv)
+		{
 			const char *theirs = json_string_value(json_object_get(have, rel));
 			if (!theirs || strcmp(theirs, json_string_value(hv))) {
-				diag_path(d, DIAG_ERROR, mpath,
-					  "kernel source %s %s the exported CUDA %s archive was built "
-					  "from", rel, theirs ? "differs from the one" : "is not among those",
-					  tp->cuda);
+				diag_path(
+				    d, DIAG_ERROR, mpath,
+				    "kernel source %s %s the exported CUDA %s archive was built "
+				    "from",
+				    rel, theirs ? "differs from the one" : "is not among those",
+				    tp->cuda);
 				ok = false;
 			}
 		}
 		if (json_object_size(have) != json_object_size(want_sources)) {
-			diag_path(d, DIAG_ERROR, mpath, "the CUDA %s archive was built from %zu kernel "
-							"sources; this project has %zu", tp->cuda,
-				  json_object_size(have), json_object_size(want_sources));
+			diag_path(d, DIAG_ERROR, mpath,
+			          "the CUDA %s archive was built from %zu kernel "
+			          "sources; this project has %zu",
+			          tp->cuda, json_object_size(have), json_object_size(want_sources));
 			ok = false;
 		}
 		if (!ok)
@@ -181,7 +190,7 @@ bool kernels_import(struct arena *a, struct diag *d, const struct plan *p,
 		const char *sha = json_string_value(json_object_get(match, "sha256"));
 		if (!file || strstr(file, "..") || file[0] == '/' || !sha) {
 			diag_path(d, DIAG_ERROR, mpath, "archive entry for CUDA %s is malformed",
-				  tp->cuda);
+			          tp->cuda);
 			ok = false;
 			break;
 		}
@@ -189,8 +198,9 @@ bool kernels_import(struct arena *a, struct diag *d, const struct plan *p,
 		char *have_sha = file_sha256_hex(a, d, src);
 		if (!have_sha || strcmp(have_sha, sha)) {
 			if (have_sha)
-				diag_path(d, DIAG_ERROR, src, "sha256 %s does not match the manifest's %s",
-					  have_sha, sha);
+				diag_path(d, DIAG_ERROR, src,
+				          "sha256 %s does not match the manifest's %s", have_sha,
+				          sha);
 			ok = false;
 			break;
 		}

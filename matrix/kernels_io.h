@@ -10,12 +10,12 @@
 /* Copies every archive of the graph into dir with manifest.json (toolkit, nvcc version, key,
  * targets, archive sha256, sha256 of each kernel source). False + diagnostic on error. */
 bool kernels_export(struct arena *a, struct diag *d, const struct plan *p,
-		    const struct build_graph *g, const char *dir);
+                    const struct build_graph *g, const char *dir);
 /* Places the archives the graph needs from dir into the build dir after checking the manifest
  * against the plan (key, toolkit version, source hashes, archive hash); refuses a mismatch
  * naming what differs. */
 bool kernels_import(struct arena *a, struct diag *d, const struct plan *p,
-		    const struct build_graph *g, const char *dir);
+                    const struct build_graph *g, const char *dir);
 /* Returns the hex sha256 of a file, or NULL + diagnostic. */
 char *file_sha256_hex(struct arena *a, struct diag *d, const char *path);
 

@@ -239,11 +239,11 @@ static void describe_cell(struct arena *a, struct plan *p, struct cell *c)
 	const struct toolkit_plan *tp = &p->toolkits[c->toolkit];
 	if (!tp->tk) {
 		if (tp->provisionable)
-			c->why_not = arena_printf(a, "CUDA %s not installed: `cuwheel build` provisions "
-						     "it from %s (cuwheel toolkit install %s)",
-						  c->cuda,
-						  tp->provision_source ? tp->provision_source : "PyPI",
-						  c->cuda);
+			c->why_not = arena_printf(
+			    a,
+			    "CUDA %s not installed: `cuwheel build` provisions "
+			    "it from %s (cuwheel toolkit install %s)",
+			    c->cuda, tp->provision_source ? tp->provision_source : "PyPI", c->cuda);
 		else
 			c->why_not =
 			    arena_printf(a, "CUDA %s toolkit not found on this machine", c->cuda);
@@ -320,7 +320,7 @@ static int cmp_minor(const void *x, const void *y)
 /* Expands "13.*" against the toolkits discovery found and those cuwheel can provision; plain
  * versions pass through. Each glob's matches are sorted by version. */
 static void expand_cuda(struct arena *a, const struct config *cfg, const struct discovery *ds,
-			const struct strv *provisionable, struct strv *out)
+                        const struct strv *provisionable, struct strv *out)
 {
 	struct strv pats = cfg->matrix.cuda;
 	bool any = pats.n == 0;
@@ -418,8 +418,7 @@ bool matrix_expand(struct arena *a, struct diag *d, const struct config *cfg,
 
 	for (size_t i = 0; i < out->n_cells; i++)
 		toolkit_index(a, out, out->cells[i].cuda);
-	for (size_t i = 0; i < out->n_toolkits; i++)
-	{
+	for (size_t i = 0; i < out->n_toolkits; i++) {
 		struct toolkit_plan *tp = &out->toolkits[i];
 		tp->provisionable = !tp->tk && o && strv_contains(&o->provisionable, tp->cuda);
 		for (size_t k = 0; tp->provisionable && k < o->provisionable.n; k++)

@@ -17,11 +17,11 @@ struct arch_drop {
 
 /* The kernels of one toolkit: compiled once, shared by every cell that names this toolkit. */
 struct toolkit_plan {
-	const char *cuda;         /* "13.0" */
-	bool provisionable;       /* not here, but cuwheel can provision it */
+	const char *cuda;             /* "13.0" */
+	bool provisionable;           /* not here, but cuwheel can provision it */
 	const char *provision_source; /* then from where: "PyPI", "Debian bookworm" */
-	const struct toolkit *tk; /* NULL when not on this machine */
-	struct arch *archs;       /* the config's list filtered to what tk supports */
+	const struct toolkit *tk;     /* NULL when not on this machine */
+	struct arch *archs;           /* the config's list filtered to what tk supports */
 	size_t n_archs;
 	struct arch_drop *dropped;
 	size_t n_dropped;
@@ -61,8 +61,9 @@ struct plan {
 };
 
 struct matrix_opts {
-	struct strv only;         /* --only IDs (exact identifiers or globs) */
-	struct strv provisionable; /* CUDA minors `cuwheel toolkit install` can provision ("13.2") */
+	struct strv only; /* --only IDs (exact identifiers or globs) */
+	struct strv
+	    provisionable; /* CUDA minors `cuwheel toolkit install` can provision ("13.2") */
 	struct strv provision_sources; /* where each comes from ("PyPI"), index for index */
 };
 

@@ -19,7 +19,6 @@
 #include "standards/version.h"
 #include "standards/wheel_read.h"
 
-
 const char *provision_env(const char *const *env, const char *name)
 {
 	size_t n = strlen(name);
@@ -132,7 +131,7 @@ static void strv_from_json(struct arena *a, json_t *arr, struct strv *out)
 static int set_cmp(const void *x, const void *y)
 {
 	return version_dotted_cmp(((const struct provision_set *)x)->version,
-	                   ((const struct provision_set *)y)->version);
+	                          ((const struct provision_set *)y)->version);
 }
 
 /* True for a value that may go into a deb822 .sources line: no line breaks, no control
@@ -168,9 +167,9 @@ static bool debian_from_json(struct arena *a, struct diag *d, const char *path, 
 		const char *comps = jstr(t, "components");
 		json_t *pkgs = json_object_get(t, "packages");
 		long parts[3];
-		if (!ver || version_dotted_parts(ver, parts, 3) != 3 || !is_sources_value(suite, " -") ||
-		    !is_sources_value(comps, " -") || !json_is_array(pkgs) ||
-		    json_array_size(pkgs) == 0) {
+		if (!ver || version_dotted_parts(ver, parts, 3) != 3 ||
+		    !is_sources_value(suite, " -") || !is_sources_value(comps, " -") ||
+		    !json_is_array(pkgs) || json_array_size(pkgs) == 0) {
 			diag_path(d, DIAG_ERROR, path,
 			          "debian.toolkits[%zu]: needs a MAJOR.MINOR.PATCH \"version\", a "
 			          "\"suite\", \"components\" and a non-empty \"packages\" array",
@@ -190,10 +189,11 @@ static bool debian_from_json(struct arena *a, struct diag *d, const char *path, 
 		s->pkgs = arena_calloc(a, s->n_pkgs, sizeof(*s->pkgs));
 		for (size_t j = 0; j < s->n_pkgs; j++) {
 			if (!pkg_from_json(a, json_array_get(pkgs, j), &s->pkgs[j], true)) {
-				diag_path(d, DIAG_ERROR, path,
-				          "debian.toolkits[%zu].packages[%zu]: needs a Debian package "
-				          "name, version, pool filename and a sha256 of 64 hex digits",
-				          i, j);
+				diag_path(
+				    d, DIAG_ERROR, path,
+				    "debian.toolkits[%zu].packages[%zu]: needs a Debian package "
+				    "name, version, pool filename and a sha256 of 64 hex digits",
+				    i, j);
 				return false;
 			}
 		}
@@ -462,11 +462,11 @@ static bool remove_stale(struct arena *a, struct diag *d, const char *dir)
 		struct diag quiet = {0};
 		if (!os_rm_rf(&quiet, os_join(a, dir, ents.v[i])))
 			diag_path(d, DIAG_WARNING, os_join(a, dir, ents.v[i]),
-			          "cannot remove a stale tree yet (still being written?); left for later");
+			          "cannot remove a stale tree yet (still being written?); left for "
+			          "later");
 	}
 	return true;
 }
-
 
 /* Runs <root>/bin/nvcc --version and checks it reports the pinned version. */
 static bool check_nvcc(struct arena *a, struct diag *d, const char *root,
@@ -557,8 +557,6 @@ static void fsync_dir(const char *dir)
 		close(fd);
 	}
 }
-
-
 
 enum provision_result provision_install(struct arena *a, struct diag *d,
                                         const struct provision_opts *o,

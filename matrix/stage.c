@@ -70,7 +70,7 @@ bool stage_copy_file(struct diag *d, const char *src, const char *dest)
 }
 
 static bool stage_dir(struct arena *a, struct diag *d, const char *src, const char *dest,
-		      bool hidden, int depth)
+                      bool hidden, int depth)
 {
 	if (depth > 64) {
 		diag_path(d, DIAG_ERROR, src, "package tree is nested too deeply");
@@ -96,12 +96,13 @@ static bool stage_dir(struct arena *a, struct diag *d, const char *src, const ch
 			return false;
 		}
 		if (S_ISLNK(st.st_mode)) {
-			diag_path(d, DIAG_ERROR, s, "symbolic links are not staged into wheels "
-						    "(wheels cannot hold them); replace it with a file");
+			diag_path(d, DIAG_ERROR, s,
+			          "symbolic links are not staged into wheels "
+			          "(wheels cannot hold them); replace it with a file");
 			return false;
 		}
 		bool ok = S_ISDIR(st.st_mode) ? stage_dir(a, d, s, t, hidden, depth + 1)
-					      : stage_copy_file(d, s, t);
+		                              : stage_copy_file(d, s, t);
 		if (!ok)
 			return false;
 	}
@@ -109,8 +110,8 @@ static bool stage_dir(struct arena *a, struct diag *d, const char *src, const ch
 }
 
 bool stage_tree(struct arena *a, struct diag *d, const char *project_dir, const char *out_dir,
-		const struct strv *packages, bool hidden, const struct stage_file *files,
-		size_t n_files)
+                const struct strv *packages, bool hidden, const struct stage_file *files,
+                size_t n_files)
 {
 	if (!os_rm_rf(d, out_dir) || !os_mkdir_p(d, out_dir))
 		return false;

@@ -17,8 +17,8 @@ struct stage_file {
  * unless hidden, dot files left out) and each extra file. Package paths are relative to
  * project_dir. False + diagnostic on error; a failed stage leaves no half tree behind. */
 bool stage_tree(struct arena *a, struct diag *d, const char *project_dir, const char *out_dir,
-		const struct strv *packages, bool hidden, const struct stage_file *files,
-		size_t n_files);
+                const struct strv *packages, bool hidden, const struct stage_file *files,
+                size_t n_files);
 /* Copies one regular file (mode 0755 when any x bit is set, else 0644). */
 bool stage_copy_file(struct diag *d, const char *src, const char *dest);
 

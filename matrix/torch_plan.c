@@ -37,7 +37,7 @@ void torchplan_peer_opt_flags(struct arena *a, struct strv *out)
 }
 
 void torchplan_relink(struct arena *a, const struct strv *flags, const struct torch_info *ti,
-		      const char *link, struct strv *out)
+                      const char *link, struct strv *out)
 {
 	struct scan_ctx s = {.a = a};
 	struct strv mapped = {0};
@@ -56,9 +56,9 @@ void torchplan_relink(struct arena *a, const struct strv *flags, const struct to
 }
 
 void torchplan_binding_flags(struct arena *a, const struct config *cfg,
-			     const struct extension_cfg *x, const struct cell *c,
-			     const struct toolkit *tk, const struct torch_flags *tf,
-			     const char *proj, const char *link, bool shared, struct strv *out)
+                             const struct extension_cfg *x, const struct cell *c,
+                             const struct toolkit *tk, const struct torch_flags *tf,
+                             const char *proj, const char *link, bool shared, struct strv *out)
 {
 	(void)cfg;
 	/* What setuptools gives every source of a BuildExtension (CPython's sysconfig CFLAGS:
@@ -73,7 +73,7 @@ void torchplan_binding_flags(struct arena *a, const struct config *cfg,
 	strv_push(a, out, arena_printf(a, "-ffile-prefix-map=%s=.", proj));
 	for (size_t i = 0; i < x->include_dirs.n; i++)
 		strv_push(a, out,
-			  arena_printf(a, "-I%s", from_build(a, proj, x->include_dirs.v[i])));
+		          arena_printf(a, "-I%s", from_build(a, proj, x->include_dirs.v[i])));
 	if (tk)
 		strv_push(a, out, arena_printf(a, "-I%s", tk->include_dir));
 	if (!shared) {
@@ -92,7 +92,7 @@ void torchplan_binding_flags(struct arena *a, const struct config *cfg,
 }
 
 const struct torch_plan_ext *torchplan_find(const struct torch_plan *tp, size_t ext,
-					    const char *torch)
+                                            const char *torch)
 {
 	for (size_t i = 0; i < tp->n_exts; i++)
 		if (tp->exts[i].ext == ext && !strcmp(tp->exts[i].torch, torch))
@@ -112,7 +112,7 @@ static bool excluded(const struct extension_cfg *x, const char *src)
  * compiled with? nvcc preprocesses .cu files with its own defines (__CUDACC__, __NVCC__), so
  * a torch include behind `#ifndef __CUDACC__` is not one. */
 static bool kernels_decide(struct torch_plan *tp, const struct plan *plan, const char *cxx,
-			   const char *cc)
+                           const char *cc)
 {
 	struct arena *a = tp->scan.a;
 	const struct config *cfg = plan->cfg;
@@ -120,7 +120,7 @@ static bool kernels_decide(struct torch_plan *tp, const struct plan *plan, const
 	bool torch_here = false;
 	for (size_t i = 0; i < plan->n_cells; i++)
 		torch_here |= plan->cells[i].selected && plan->cells[i].buildable &&
-			      plan->cells[i].py->torch.present;
+		              plan->cells[i].py->torch.present;
 	if (k->uses_torch == TRI_AUTO && k->files.n && !torch_here) {
 		/* No torch to build against: torch headers would fail the compile anyway. */
 		tp->kernels_why = "no selected cell has torch";
@@ -140,8 +140,8 @@ static bool kernels_decide(struct torch_plan *tp, const struct plan *plan, const
 		const struct torch_info *ti = NULL;
 		for (size_t i = 0; i < plan->n_cells && !ti; i++) {
 			const struct cell *c = &plan->cells[i];
-			if (c->selected && c->buildable && c->toolkit == t && c->py->torch.present &&
-			    c->py->torch.include_dirs.n)
+			if (c->selected && c->buildable && c->toolkit == t &&
+			    c->py->torch.present && c->py->torch.include_dirs.n)
 				ti = &c->py->torch;
 		}
 		const char *link = ti ? torchscan_link(&tp->scan, ti) : NULL;
@@ -159,17 +159,17 @@ static bool kernels_decide(struct torch_plan *tp, const struct plan *plan, const
 				strv_push(a, &av, "-std=c++17");
 			for (size_t d = 0; d < k->include_dirs.n; d++)
 				strv_push(a, &av,
-					  arena_printf(a, "-I%s",
-						       from_build(a, tp->scan.proj,
-								  k->include_dirs.v[d])));
+				          arena_printf(
+				              a, "-I%s",
+				              from_build(a, tp->scan.proj, k->include_dirs.v[d])));
 			if (!cu)
 				strv_push(a, &av, arena_printf(a, "-I%s", tkp->tk->include_dir));
 			for (size_t d = 0; d < k->defines.n; d++)
 				strv_push(a, &av, arena_printf(a, "-D%s", k->defines.v[d]));
 			for (size_t d = 0; d < k->host_flags.n; d++)
 				strv_push(a, &av,
-					  cu ? arena_printf(a, "-Xcompiler=%s", k->host_flags.v[d])
-					     : k->host_flags.v[d]);
+				          cu ? arena_printf(a, "-Xcompiler=%s", k->host_flags.v[d])
+				             : k->host_flags.v[d]);
 			if (cu)
 				for (size_t d = 0; d < k->nvcc_flags.n; d++)
 					strv_push(a, &av, k->nvcc_flags.v[d]);
@@ -178,7 +178,7 @@ static bool kernels_decide(struct torch_plan *tp, const struct plan *plan, const
 			bool uses = false;
 			const char *which = NULL;
 			if (!torchscan_kernel(&tp->scan, &av, from_build(a, tp->scan.proj, src),
-					      &tdirs, &uses, &which))
+			                      &tdirs, &uses, &which))
 				return false;
 			if (uses) {
 				tp->kernels_use_torch = true;
@@ -191,8 +191,8 @@ static bool kernels_decide(struct torch_plan *tp, const struct plan *plan, const
 	return true;
 }
 
-bool torchplan_make(struct arena *a, struct diag *d, const struct plan *plan,
-		    const char *build_dir, const char *cxx, const char *cc, struct torch_plan *out)
+bool torchplan_make(struct arena *a, struct diag *d, const struct plan *plan, const char *build_dir,
+                    const char *cxx, const char *cc, struct torch_plan *out)
 {
 	memset(out, 0, sizeof(*out));
 	const struct config *cfg = plan->cfg;
@@ -201,7 +201,8 @@ bool torchplan_make(struct arena *a, struct diag *d, const struct plan *plan,
 	if (!kernels_decide(out, plan, cxx, cc))
 		return false;
 	bool ok = true;
-	out->exts = arena_calloc(a, cfg->n_extensions * (plan->n_cells + 1) + 1, sizeof(*out->exts));
+	out->exts =
+	    arena_calloc(a, cfg->n_extensions * (plan->n_cells + 1) + 1, sizeof(*out->exts));
 	for (size_t e = 0; e < cfg->n_extensions; e++) {
 		const struct extension_cfg *x = &cfg->extensions[e];
 		if (x->kind != EXT_TORCH)
@@ -227,7 +228,7 @@ bool torchplan_make(struct arena *a, struct diag *d, const struct plan *plan,
 			struct strv flags = {0};
 			strv_push(a, &flags, cxx);
 			torchplan_binding_flags(a, cfg, x, c, tk, &tf, out->scan.proj, te->link,
-						false, &flags);
+			                        false, &flags);
 			for (size_t f = 0; f < x->files.n; f++) {
 				const char *src = x->files.v[f];
 				struct binding_decision *bd = &te->srcs[f];
@@ -237,25 +238,26 @@ bool torchplan_make(struct arena *a, struct diag *d, const struct plan *plan,
 				}
 				bool want = x->pch != TRI_OFF && !excluded(x, src);
 				if (!torchscan_binding(&out->scan, &flags,
-						       from_build(a, out->scan.proj, src), want,
-						       bd)) {
+				                       from_build(a, out->scan.proj, src), want,
+				                       bd)) {
 					ok = false;
 					continue;
 				}
 				if (!want && bd->torch_ext && bd->python && x->pch != TRI_OFF)
 					bd->pch = PCH_EXCLUDED;
 				if (bd->pch == PCH_REFUSED && x->pch == TRI_ON) {
-					diag_path(d, DIAG_ERROR, cfg->pyproject,
-						  "%s: pch = \"on\", but %s; add it to pch-exclude "
-						  "or set pch = \"auto\" (the source is then compiled "
-						  "without the precompiled header)",
-						  src, bd->pch_why);
+					diag_path(
+					    d, DIAG_ERROR, cfg->pyproject,
+					    "%s: pch = \"on\", but %s; add it to pch-exclude "
+					    "or set pch = \"auto\" (the source is then compiled "
+					    "without the precompiled header)",
+					    src, bd->pch_why);
 					ok = false;
 				}
 			}
 			/* A .gch of torch/extension.h costs more than two compiles of a source
-			 * that includes it save with it (measured: 52 s to build, 41.5 s -> 21.5 s a
-			 * source): with auto, it is built only where three sources or more of the
+			 * that includes it save with it (measured: 52 s to build, 41.5 s -> 21.5 s
+			 * a source): with auto, it is built only where three sources or more of the
 			 * cell share it. */
 			size_t n_use = 0;
 			for (size_t f = 0; f < x->files.n; f++)
@@ -264,8 +266,9 @@ bool torchplan_make(struct arena *a, struct diag *d, const struct plan *plan,
 				if (te->srcs[f].pch == PCH_USE) {
 					te->srcs[f].pch = PCH_NONE;
 					te->srcs[f].pch_why = arena_printf(
-					    a, "%zu source%s would use it; a PCH pays from three on "
-					       "(pch = \"on\" forces it)",
+					    a,
+					    "%zu source%s would use it; a PCH pays from three on "
+					    "(pch = \"on\" forces it)",
 					    n_use, n_use == 1 ? "" : "s");
 				}
 		}

@@ -13,16 +13,16 @@
 
 /* The sources of one torch-kind extension, decided for one torch version. */
 struct torch_plan_ext {
-	size_t ext;                      /* index into cfg->extensions */
-	const char *torch;               /* the full version: "2.11.0+cu130" */
-	const char *link;                /* build-dir-relative link to that torch's package */
-	const struct cell *rep;          /* the cell whose flags the preprocessor ran with */
-	struct binding_decision *srcs;   /* parallel to the extension's files */
+	size_t ext;                    /* index into cfg->extensions */
+	const char *torch;             /* the full version: "2.11.0+cu130" */
+	const char *link;              /* build-dir-relative link to that torch's package */
+	const struct cell *rep;        /* the cell whose flags the preprocessor ran with */
+	struct binding_decision *srcs; /* parallel to the extension's files */
 };
 
 struct torch_plan {
 	bool kernels_use_torch;
-	const char *kernels_why;         /* "csrc/a.cu includes ATen/ATen.h", "uses-torch = on" */
+	const char *kernels_why; /* "csrc/a.cu includes ATen/ATen.h", "uses-torch = on" */
 	struct torch_plan_ext *exts;
 	size_t n_exts;
 	struct scan_ctx scan;
@@ -31,21 +31,21 @@ struct torch_plan {
 /* Decides for the selected, buildable cells of plan. build_dir is absolute; the scan cache
  * and the torch links go there. cxx/cc: the host compilers the graph uses. False +
  * diagnostic when a preprocessor run fails or refuses PCH where pch = "on". */
-bool torchplan_make(struct arena *a, struct diag *d, const struct plan *plan,
-		    const char *build_dir, const char *cxx, const char *cc, struct torch_plan *out);
+bool torchplan_make(struct arena *a, struct diag *d, const struct plan *plan, const char *build_dir,
+                    const char *cxx, const char *cc, struct torch_plan *out);
 /* Returns the decisions for extension ext under torch version torch, or NULL. */
 const struct torch_plan_ext *torchplan_find(const struct torch_plan *tp, size_t ext,
-					    const char *torch);
+                                            const char *torch);
 /* Appends the compile flags of one source of extension x in cell c (no compiler, no -c/-o):
  * shared = compiled once per (toolkit, torch, flags), so without the Python include dir and
  * with torch's headers named through link (tf's -I dirs mapped). */
 void torchplan_binding_flags(struct arena *a, const struct config *cfg,
-			     const struct extension_cfg *x, const struct cell *c,
-			     const struct toolkit *tk, const struct torch_flags *tf,
-			     const char *proj, const char *link, bool shared, struct strv *out);
+                             const struct extension_cfg *x, const struct cell *c,
+                             const struct toolkit *tk, const struct torch_flags *tf,
+                             const char *proj, const char *link, bool shared, struct strv *out);
 /* Copies flags replacing each -I<dir> under ti's torch package by the same dir under link. */
 void torchplan_relink(struct arena *a, const struct strv *flags, const struct torch_info *ti,
-		      const char *link, struct strv *out);
+                      const char *link, struct strv *out);
 /* The optimisation and code-affecting flags setuptools passes to every C++ source (CPython's
  * sysconfig OPT less -g and the warnings): "-O3 -DNDEBUG -fwrapv". */
 void torchplan_peer_opt_flags(struct arena *a, struct strv *out);

@@ -166,7 +166,7 @@ static void parse_expanded(struct arena *a, const char *text, size_t n, struct s
 	for (size_t i = 1; i < t.n; i++) {
 		strv_push(a, &out->files, t.names[i]);
 		strv_push(a, &out->digests,
-			  arena_printf(a, "%016llx", (unsigned long long)t.digest[i]));
+		          arena_printf(a, "%016llx", (unsigned long long)t.digest[i]));
 	}
 }
 
@@ -175,8 +175,8 @@ static void parse_depfile(struct arena *a, const char *text, size_t n, struct sc
 {
 	const char *p = text, *end = text + n;
 	/* The target: up to the first ':' that is followed by a blank or the end. */
-	while (p < end && !(*p == ':' && (p + 1 == end || p[1] == ' ' || p[1] == '\n' ||
-					  p[1] == '\\')))
+	while (p < end &&
+	       !(*p == ':' && (p + 1 == end || p[1] == ' ' || p[1] == '\n' || p[1] == '\\')))
 		p++;
 	if (p < end)
 		p++;
@@ -256,7 +256,7 @@ static bool cache_write(struct scan_ctx *s, const char *path, const struct scan_
 }
 
 bool scan_run(struct scan_ctx *s, const struct strv *argv, const char *src, bool expand,
-	      struct scan_closure *out)
+              struct scan_closure *out)
 {
 	memset(out, 0, sizeof(*out));
 	struct arena *a = s->a;
@@ -329,7 +329,7 @@ const char *torchscan_link(struct scan_ctx *s, const struct torch_info *ti)
 	char *root = torch_root(a, ti);
 	if (!root || !ti->version) {
 		diag_msg(s->d, DIAG_ERROR, "torch %s: its probe names no include dir",
-			 ti->version ? ti->version : "?");
+		         ti->version ? ti->version : "?");
 		return NULL;
 	}
 	/* The ABI defines are in the name: two builds of one version that differ in them are
@@ -365,7 +365,7 @@ const char *torchscan_link(struct scan_ctx *s, const struct torch_info *ti)
 }
 
 void torchscan_link_includes(struct scan_ctx *s, const struct torch_info *ti, const char *link,
-			     struct strv *out)
+                             struct strv *out)
 {
 	char *root = torch_root(s->a, ti);
 	size_t rl = root ? strlen(root) : 0;
@@ -413,7 +413,7 @@ static const char *first_lines(struct arena *a, const char *msg)
 }
 
 bool torchscan_kernel(struct scan_ctx *s, const struct strv *argv, const char *src,
-		      const struct strv *torch_dirs, bool *uses, const char **which)
+                      const struct strv *torch_dirs, bool *uses, const char **which)
 {
 	*uses = false;
 	*which = NULL;
@@ -429,7 +429,7 @@ bool torchscan_kernel(struct scan_ctx *s, const struct strv *argv, const char *s
 			return true;
 		}
 		diag_path(s->d, DIAG_ERROR, src, "the preprocessor (%s -M) failed on it:\n%s",
-			  argv->v[0], first_lines(s->a, c.error));
+		          argv->v[0], first_lines(s->a, c.error));
 		return false;
 	}
 	for (size_t i = 0; i < c.files.n; i++) {
@@ -490,7 +490,7 @@ static const char *shown(struct scan_ctx *s, const char *f)
  * first): the source means the same when each file expands to the same text. Returns NULL, or
  * the files that differ (at most three, then "..."). */
 static const char *differences(struct scan_ctx *s, const struct scan_closure *x,
-			       const struct scan_closure *y, const char *stub)
+                               const struct scan_closure *y, const char *stub)
 {
 	struct strbuf sb = {0};
 	int n = 0;
@@ -505,7 +505,7 @@ static const char *differences(struct scan_ctx *s, const struct scan_closure *x,
 			continue;
 		if (n++ < 3)
 			sb_printf(&sb, "%s%s%s", sb.len ? ", " : "", shown(s, f),
-				  j == x->files.n ? " (only with it)" : "");
+			          j == x->files.n ? " (only with it)" : "");
 	}
 	for (size_t j = 0; j < x->files.n; j++) {
 		const char *f = x->files.v[j];
@@ -522,8 +522,8 @@ static const char *differences(struct scan_ctx *s, const struct scan_closure *x,
 	return n ? sb_to_arena(&sb, s->a) : NULL;
 }
 
-bool torchscan_binding(struct scan_ctx *s, const struct strv *argv, const char *src,
-		       bool want_pch, struct binding_decision *out)
+bool torchscan_binding(struct scan_ctx *s, const struct strv *argv, const char *src, bool want_pch,
+                       struct binding_decision *out)
 {
 	memset(out, 0, sizeof(*out));
 	struct scan_closure as;
@@ -531,7 +531,7 @@ bool torchscan_binding(struct scan_ctx *s, const struct strv *argv, const char *
 		return false;
 	if (!as.ok) {
 		diag_path(s->d, DIAG_ERROR, src, "the preprocessor (%s -E) failed on it:\n%s",
-			  argv->v[0], first_lines(s->a, as.error));
+		          argv->v[0], first_lines(s->a, as.error));
 		return false;
 	}
 	for (size_t i = 0; i < as.files.n; i++) {
@@ -558,18 +558,19 @@ bool torchscan_binding(struct scan_ctx *s, const struct strv *argv, const char *
 		return false;
 	if (!bs.ok) {
 		out->pch = PCH_REFUSED;
-		out->pch_why = arena_printf(s->a, "with torch/extension.h forced first it fails: %s",
-					    first_lines(s->a, bs.error));
+		out->pch_why =
+		    arena_printf(s->a, "with torch/extension.h forced first it fails: %s",
+		                 first_lines(s->a, bs.error));
 		return true;
 	}
 	const char *diff = differences(s, &as, &bs, stub);
 	if (diff) {
 		out->pch = PCH_REFUSED;
 		out->pch_why = arena_printf(s->a,
-					    "with torch/extension.h forced first, the preprocessor "
-					    "expands %s to other text (what comes before "
-					    "torch/extension.h in it changes its meaning)",
-					    diff);
+		                            "with torch/extension.h forced first, the preprocessor "
+		                            "expands %s to other text (what comes before "
+		                            "torch/extension.h in it changes its meaning)",
+		                            diff);
 	} else {
 		out->pch = PCH_USE;
 	}

@@ -22,10 +22,10 @@ struct scan_ctx {
  * expanded to (parallel to files). */
 struct scan_closure {
 	bool ok;
-	const char *error;     /* the compiler's output when !ok */
-	bool cached;           /* answered from build_dir/scan */
-	struct strv files;     /* every file entered, as the compiler named it */
-	struct strv digests;   /* -E only: per file, its expanded lines' digest */
+	const char *error;   /* the compiler's output when !ok */
+	bool cached;         /* answered from build_dir/scan */
+	struct strv files;   /* every file entered, as the compiler named it */
+	struct strv digests; /* -E only: per file, its expanded lines' digest */
 };
 
 enum pch_state {
@@ -37,11 +37,11 @@ enum pch_state {
 
 /* The decision for one source of a torch-kind extension. */
 struct binding_decision {
-	bool python;           /* its closure has Python.h or pybind11: compiled per Python */
+	bool python;            /* its closure has Python.h or pybind11: compiled per Python */
 	const char *python_via; /* the first such header, for the plan */
-	bool torch_ext;        /* its closure has torch/extension.h */
+	bool torch_ext;         /* its closure has torch/extension.h */
 	enum pch_state pch;
-	const char *pch_why;   /* PCH_REFUSED: which file expands differently */
+	const char *pch_why; /* PCH_REFUSED: which file expands differently */
 };
 
 /* Runs argv (a compiler command without output options; expand: -E, else -M) on src with
@@ -49,7 +49,7 @@ struct binding_decision {
  * file of the cached closure are unchanged. False only when the cache cannot be written or the
  * command cannot start (diagnostic); a compiler error is out->ok = false. */
 bool scan_run(struct scan_ctx *s, const struct strv *argv, const char *src, bool expand,
-	      struct scan_closure *out);
+              struct scan_closure *out);
 /* Makes build_dir/torch/<version>-<abi digest> a link to the torch package of ti and returns
  * that path relative to the build dir: kernel and shared-object commands name torch's headers
  * through it, so they do not change with the venv that provided that torch. NULL +
@@ -58,17 +58,17 @@ const char *torchscan_link(struct scan_ctx *s, const struct torch_info *ti);
 /* Returns ti's include dirs as seen through link (those under the torch package; others as
  * they are). */
 void torchscan_link_includes(struct scan_ctx *s, const struct torch_info *ti, const char *link,
-			     struct strv *out);
+                             struct strv *out);
 /* Decides whether one kernel source includes a torch header: argv is its compiler with the
  * real flags (torch's include dirs among them when a torch is at hand). *uses and *which (the
  * header, for messages) are set; false + diagnostic when the preprocessor fails otherwise. */
 bool torchscan_kernel(struct scan_ctx *s, const struct strv *argv, const char *src,
-		      const struct strv *torch_dirs, bool *uses, const char **which);
+                      const struct strv *torch_dirs, bool *uses, const char **which);
 /* Decides for one torch-kind binding source compiled by argv (the real flags, no output
  * options): per Python or shared, and, when want_pch, whether torch/extension.h may be forced
  * first. False + diagnostic when the preprocessor fails on the source. */
-bool torchscan_binding(struct scan_ctx *s, const struct strv *argv, const char *src,
-		       bool want_pch, struct binding_decision *out);
+bool torchscan_binding(struct scan_ctx *s, const struct strv *argv, const char *src, bool want_pch,
+                       struct binding_decision *out);
 /* Returns the name of a pch_state for plan ("yes", "excluded", ...). */
 const char *pch_state_name(enum pch_state p);
 

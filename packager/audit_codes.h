@@ -6,8 +6,8 @@
 
 #include <stddef.h>
 
-/* X(code, severity (AUDIT_ERROR, AUDIT_WARNING or AUDIT_NOTE), meaning). Severity is the level the check
- * reports; "zip" and "zip-read" carry the reader's own level (a warning stays a warning). */
+/* X(code, severity (AUDIT_ERROR, AUDIT_WARNING or AUDIT_NOTE), meaning). Severity is the level the
+ * check reports; "zip" and "zip-read" carry the reader's own level (a warning stays a warning). */
 #define AUDIT_CODES(X)                                                                             \
 	X("zip-open", AUDIT_ERROR,                                                                 \
 	  "the file is missing, not a regular file, or not a zip archive")                         \

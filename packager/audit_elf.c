@@ -340,7 +340,8 @@ static bool std_symbol(const char *s)
  * pybind11::), or from libstdc++'s std:: (declared visibility("default") as a namespace). */
 static bool from_torch_headers(const char *s)
 {
-	return strstr(s, "3c10") || strstr(s, "2at") || strstr(s, "5torch") || strstr(s, "8pybind11");
+	return strstr(s, "3c10") || strstr(s, "2at") || strstr(s, "5torch") ||
+	       strstr(s, "8pybind11");
 }
 static bool from_std(const char *s)
 {

@@ -92,9 +92,8 @@ static void strv_of(struct arena *a, const json_t *o, const char *key, struct st
 {
 	size_t i;
 	const json_t *v;
-	json_array_foreach(json_object_get(o, key), i, v)
-		if (json_is_string(v))
-			strv_push(a, out, arena_strdup(a, json_string_value(v)));
+	json_array_foreach(json_object_get(o, key), i, v) if (json_is_string(v))
+	    strv_push(a, out, arena_strdup(a, json_string_value(v)));
 }
 
 bool audit_result_from_json(struct arena *a, const json_t *o, struct audit_result *out)

@@ -186,10 +186,11 @@ static const char *zip_why_not(struct arena *a, int fd, uint64_t fsize)
 	if (!pread_all(fd, h, n, 0))
 		return "cannot read the file";
 	if (n >= 2 && h[0] == 'P' && h[1] == 'K')
-		return arena_printf(a,
-		                    "truncated: it starts as a zip archive but its end (the central "
-		                    "directory) is missing (%llu bytes)",
-		                    (unsigned long long)fsize);
+		return arena_printf(
+		    a,
+		    "truncated: it starts as a zip archive but its end (the central "
+		    "directory) is missing (%llu bytes)",
+		    (unsigned long long)fsize);
 	return arena_printf(a,
 	                    "not a zip archive: no end-of-central-directory record (%llu bytes, "
 	                    "starting %02x %02x %02x %02x)",

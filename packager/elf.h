@@ -42,7 +42,7 @@ struct elf_info {
 	struct strv rpath;  /* DT_RPATH split at ':' */
 	struct strv runpath; /* DT_RUNPATH split at ':' */
 	struct strv exports; /* defined dynamic symbols: global/weak/unique, default/protected */
-	struct strv export_funcs; /* the subset of exports that are functions (STT_FUNC/IFUNC) */
+	struct strv export_funcs;  /* the subset of exports that are functions (STT_FUNC/IFUNC) */
 	struct strv vague_exports; /* the subset that is weak or unique: vague linkage (inline
 	                            * functions, template instances, vtables, typeinfo) */
 	struct elf_undef *undefs;

@@ -45,10 +45,10 @@ struct zip_reader {
 	struct zip_member *members; /* in central-directory order */
 	size_t n_members;
 	const struct zip_member **sorted; /* the members by name, for zip_reader_find */
-	uint64_t file_size;           /* bytes of the archive file */
-	bool has_data_descriptors;    /* some member sets flag bit 3 (reported, not fatal) */
-	bool has_comment;             /* the archive has a comment (reported, not fatal) */
-	struct extract_limits limits; /* defaults filled in */
+	uint64_t file_size;               /* bytes of the archive file */
+	bool has_data_descriptors;        /* some member sets flag bit 3 (reported, not fatal) */
+	bool has_comment;                 /* the archive has a comment (reported, not fatal) */
+	struct extract_limits limits;     /* defaults filled in */
 };
 
 /* Fills l with the default limits. */

@@ -23,8 +23,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (size)
 		memcpy(text, data, size);
-	static const char *const names[] = {"Name", "Version", "Requires-Python", "Tag",
-	                                    "Wheel-Version", "Metadata-Version", ""};
+	static const char *const names[] = {
+	    "Name", "Version", "Requires-Python", "Tag", "Wheel-Version", "Metadata-Version", ""};
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		(void)metadata_header(&a, text, size, names[i]);
 

@@ -229,14 +229,16 @@ static void require_arch_lists_parse(void **state)
 	struct arch *a;
 	size_t n;
 	const char *err;
-	assert_true(cuda_arch_parse_list(*state, "75,80,90a,120+PTX", ARCH_SPELL_NVCC, &a, &n, &err));
+	assert_true(
+	    cuda_arch_parse_list(*state, "75,80,90a,120+PTX", ARCH_SPELL_NVCC, &a, &n, &err));
 	assert_int_equal(n, 4);
 	assert_int_equal(a[0].major, 7);
 	assert_int_equal(a[0].minor, 5);
 	assert_int_equal(a[2].suffix, 'a');
 	assert_int_equal(a[3].major, 12);
 	assert_true(a[3].ptx);
-	assert_true(cuda_arch_parse_list(*state, "7.5;8.6+PTX sm_100f", ARCH_SPELL_NVCC, &a, &n, &err));
+	assert_true(
+	    cuda_arch_parse_list(*state, "7.5;8.6+PTX sm_100f", ARCH_SPELL_NVCC, &a, &n, &err));
 	assert_int_equal(n, 3);
 	assert_int_equal(a[1].minor, 6);
 	assert_true(a[1].ptx);

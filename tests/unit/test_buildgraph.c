@@ -43,7 +43,7 @@ static void ninja_arg_quotes_for_the_shell_and_escapes_dollar(void **state)
 	assert_string_equal(path_of(ninja_arg, "$HOME"), "'$$HOME'");
 	assert_string_equal(path_of(ninja_arg, ""), "''");
 	assert_string_equal(path_of(ninja_arg, "-gencode=arch=compute_90,code=[sm_90,compute_90]"),
-			    "'-gencode=arch=compute_90,code=[sm_90,compute_90]'");
+	                    "'-gencode=arch=compute_90,code=[sm_90,compute_90]'");
 }
 
 static void ninja_paths_escapes_each_path_after_a_space(void **state)
@@ -74,7 +74,7 @@ static void path_relative_walks_up_and_down(void **state)
 	struct arena a = {0};
 	assert_string_equal(path_relative(&a, "/p/build/cuwheel", "/p"), "../..");
 	assert_string_equal(path_relative(&a, "/p/build/cuwheel", "/p/kernels/x.cu"),
-			    "../../kernels/x.cu");
+	                    "../../kernels/x.cu");
 	assert_string_equal(path_relative(&a, "/p", "/p"), ".");
 	assert_string_equal(path_relative(&a, "/p", "/p/a"), "a");
 	assert_string_equal(path_relative(&a, "/a/bc", "/a/b"), "../b");
@@ -96,13 +96,14 @@ static void local_label_template_fields(void **state)
 {
 	(void)state;
 	struct arena a = {0};
-	assert_string_equal(matrix_local_label(&a, "cu{cuda_nodot}", "3.12", "13.0", NULL), "cu130");
+	assert_string_equal(matrix_local_label(&a, "cu{cuda_nodot}", "3.12", "13.0", NULL),
+	                    "cu130");
 	assert_string_equal(
 	    matrix_local_label(&a, "pt{torch_nodot}cu{cuda_nodot}", "3.12", "12.4", "2.6"),
 	    "pt26cu124");
-	assert_string_equal(matrix_local_label(&a, "cu{cuda_major}.py{python_nodot}", "3.13", "13.1",
-					       NULL),
-			    "cu13.py313");
+	assert_string_equal(
+	    matrix_local_label(&a, "cu{cuda_major}.py{python_nodot}", "3.13", "13.1", NULL),
+	    "cu13.py313");
 	arena_free(&a);
 }
 
@@ -126,7 +127,7 @@ static void arch_list_compact_round_trips_through_the_audit_grammar(void **state
 	size_t n, m;
 	const char *err = NULL;
 	assert_true(cuda_arch_parse_list(&a, "7.5;Ampere;9.0a;10.0f;12.0+PTX", ARCH_SPELL_TORCH, &v,
-					 &n, &err));
+	                                 &n, &err));
 	char *compact = cuda_arch_list_compact(&a, v, n);
 	assert_string_equal(compact, "75,80,86+PTX,90a,100f,120+PTX");
 	assert_true(cuda_arch_parse_list(&a, compact, ARCH_SPELL_NVCC, &w, &m, &err));

@@ -113,7 +113,8 @@ static void test_archs_separators_suffixes_and_ptx(void **state)
 	struct arch *v;
 	size_t n;
 	const char *err = NULL;
-	assert_true(cuda_arch_parse_list(&f->a, " 7.5;8.6, 9.0a  10.0f;12.0+PTX ;", ARCH_SPELL_TORCH, &v, &n, &err));
+	assert_true(cuda_arch_parse_list(&f->a, " 7.5;8.6, 9.0a  10.0f;12.0+PTX ;",
+	                                 ARCH_SPELL_TORCH, &v, &n, &err));
 	assert_int_equal(n, 5);
 	expect_arch(&v[0], 7, 5, '\0', false);
 	expect_arch(&v[1], 8, 6, '\0', false);

@@ -265,7 +265,10 @@ static void test_nvcc_options_and_host_gcc_read_from_the_toolkit(void **state)
 	           "--objdir-as-tempdir                                 (-objtemp)\n"
 	           "--threads <number>                                  (-t)\n",
 	           0644);
-	write_file(os_join(&f->a, cur, "bin/cudafe++"), "\x7f" "ELF...orig_src_path_name...", 0755);
+	write_file(os_join(&f->a, cur, "bin/cudafe++"),
+	           "\x7f"
+	           "ELF...orig_src_path_name...",
+	           0755);
 	write_file(os_join(&f->a, old, "include/crt/host_config.h"),
 	           "#error -- unsupported GNU version! gcc versions later than 11 are not "
 	           "supported! The nvcc flag '-allow-unsupported-compiler' ...\n",
@@ -282,9 +285,11 @@ static void test_nvcc_options_and_host_gcc_read_from_the_toolkit(void **state)
 	assert_int_equal(t118->host.max_gcc, 11);
 	/* PATH is empty here: no compiler at all, so the reason names the package. */
 	assert_non_null(t118->host.error);
-	assert_non_null(strstr(t118->host.error, "no host compiler for CUDA 11.8.89: it accepts gcc "
-	                                         "11 and older"));
-	assert_non_null(strstr(t118->host.error, "install Debian's g++-11 (apt-get install g++-11)"));
+	assert_non_null(strstr(t118->host.error,
+	                       "no host compiler for CUDA 11.8.89: it accepts gcc "
+	                       "11 and older"));
+	assert_non_null(
+	    strstr(t118->host.error, "install Debian's g++-11 (apt-get install g++-11)"));
 	/* From the cache the second time: the same answers, no nvcc run. */
 	int before = count_lines(runs);
 	assert_true(run_discover(f, f->probes, &ds));

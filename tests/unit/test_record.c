@@ -108,9 +108,18 @@ static void find_answers_as_a_scan_would(void **state)
 		const char *path;
 		const char *hash; /* NULL: absent; "" : the RECORD row (no hash) */
 	} cases[] = {
-	    {"m/a.py", "sha256=a1"}, {"m/b.py", "sha256=b1"}, {"m/c/d.py", "sha256=d"},
-	    {"x.dist-info/RECORD", ""}, {"", NULL}, {"m/", NULL}, {"m/a.p", NULL},
-	    {"m/a.pyc", NULL}, {"m/c", NULL}, {"zzz", NULL}, {"M/a.py", NULL}, {"a", NULL},
+	    {"m/a.py", "sha256=a1"},
+	    {"m/b.py", "sha256=b1"},
+	    {"m/c/d.py", "sha256=d"},
+	    {"x.dist-info/RECORD", ""},
+	    {"", NULL},
+	    {"m/", NULL},
+	    {"m/a.p", NULL},
+	    {"m/a.pyc", NULL},
+	    {"m/c", NULL},
+	    {"zzz", NULL},
+	    {"M/a.py", NULL},
+	    {"a", NULL},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
 		const struct record_row *row = record_find(&r, cases[i].path);

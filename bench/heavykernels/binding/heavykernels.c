@@ -32,23 +32,24 @@ static PyObject *py_runtime_version(PyObject *self, PyObject *args)
 static PyObject *py_gemm(PyObject *self, PyObject *args, PyObject *kw)
 {
 	(void)self;
-	static char *names[] = {"dtype", "tile", "epilogue", "a", "b", "bias", "c", "m",
-				"n",     "k",    "alpha",    "stream", NULL};
+	static char *names[] = {"dtype", "tile", "epilogue", "a",     "b",      "bias", "c",
+	                        "m",     "n",    "k",        "alpha", "stream", NULL};
 	int dtype, tile, epi, m, n, k;
 	unsigned long long a, b, bias, c, stream = 0;
 	float alpha = 1.f;
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "iiiKKKKiii|fK", names, &dtype, &tile, &epi, &a,
-					 &b, &bias, &c, &m, &n, &k, &alpha, &stream))
+	                                 &b, &bias, &c, &m, &n, &k, &alpha, &stream))
 		return NULL;
 	int rc;
-	Py_BEGIN_ALLOW_THREADS
-	rc = hk_gemm(dtype, tile, epi, (const void *)(uintptr_t)a, (const void *)(uintptr_t)b,
-		     (const void *)(uintptr_t)bias, (void *)(uintptr_t)c, m, n, k, alpha,
-		     (void *)(uintptr_t)stream);
-	Py_END_ALLOW_THREADS
-	if (rc == 1)
-		return PyErr_Format(PyExc_ValueError, "no gemm variant for dtype %d, tile %d, "
-				    "epilogue %d", dtype, tile, epi);
+	Py_BEGIN_ALLOW_THREADS rc =
+	    hk_gemm(dtype, tile, epi, (const void *)(uintptr_t)a, (const void *)(uintptr_t)b,
+	            (const void *)(uintptr_t)bias, (void *)(uintptr_t)c, m, n, k, alpha,
+	            (void *)(uintptr_t)stream);
+	Py_END_ALLOW_THREADS if (rc ==
+	                         1) return PyErr_Format(PyExc_ValueError,
+	                                                "no gemm variant for dtype %d, tile %d, "
+	                                                "epilogue %d",
+	                                                dtype, tile, epi);
 	return PyLong_FromLong(rc);
 }
 
@@ -60,11 +61,10 @@ static PyObject *py_softmax(PyObject *self, PyObject *args)
 	if (!PyArg_ParseTuple(args, "iiKKii|K", &dtype, &log, &x, &y, &rows, &cols, &stream))
 		return NULL;
 	int rc;
-	Py_BEGIN_ALLOW_THREADS
-	rc = hk_softmax(dtype, log, (const void *)(uintptr_t)x, (void *)(uintptr_t)y, rows, cols,
-			(void *)(uintptr_t)stream);
-	Py_END_ALLOW_THREADS
-	return PyLong_FromLong(rc);
+	Py_BEGIN_ALLOW_THREADS rc =
+	    hk_softmax(dtype, log, (const void *)(uintptr_t)x, (void *)(uintptr_t)y, rows, cols,
+	               (void *)(uintptr_t)stream);
+	Py_END_ALLOW_THREADS return PyLong_FromLong(rc);
 }
 
 static PyMethodDef methods[] = {
@@ -77,15 +77,22 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "heavykernels._C",
-				    "heavykernels' CUDA kernels", -1, methods, NULL, NULL, NULL,
-				    NULL};
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT,
+                                    "heavykernels._C",
+                                    "heavykernels' CUDA kernels",
+                                    -1,
+                                    methods,
+                                    NULL,
+                                    NULL,
+                                    NULL,
+                                    NULL};
 
 PyMODINIT_FUNC PyInit__C(void)
 {
 	PyObject *m = PyModule_Create(&module);
-	if (m && (PyModule_AddIntConstant(m, "F32", HK_F32) || PyModule_AddIntConstant(m, "F16", HK_F16) ||
-		  PyModule_AddIntConstant(m, "BF16", HK_BF16))) {
+	if (m && (PyModule_AddIntConstant(m, "F32", HK_F32) ||
+	          PyModule_AddIntConstant(m, "F16", HK_F16) ||
+	          PyModule_AddIntConstant(m, "BF16", HK_BF16))) {
 		Py_DECREF(m);
 		return NULL;
 	}

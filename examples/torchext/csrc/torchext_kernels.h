@@ -12,10 +12,10 @@ extern "C" {
 /* out[i] = x[i] + alpha * y[i] on the GPU, on the given cudaStream_t; device pointers.
  * Returns 0 or a cudaError_t. */
 int torchext_scaled_add_cuda(const float *x, const float *y, float alpha, float *out, int64_t n,
-			     void *stream);
+                             void *stream);
 /* out[r, c] = gelu_tanh(x[r, c] + bias[c]) for a row-major rows x cols matrix, on the GPU. */
 int torchext_bias_gelu_cuda(const float *x, const float *bias, float *out, int64_t rows,
-			    int64_t cols, void *stream);
+                            int64_t cols, void *stream);
 /* out[i] = x[i] * x[i] on the GPU (csrc/square.cu). */
 int torchext_square_cuda(const float *x, float *out, int64_t n, void *stream);
 /* Returns the message of a cudaError_t. */
@@ -24,7 +24,7 @@ const char *torchext_cuda_error(int err);
 /* The same on the host (the CPU path). */
 void torchext_scaled_add_cpu(const float *x, const float *y, float alpha, float *out, int64_t n);
 void torchext_bias_gelu_cpu(const float *x, const float *bias, float *out, int64_t rows,
-			    int64_t cols);
+                            int64_t cols);
 
 #ifdef __cplusplus
 }
