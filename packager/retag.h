@@ -17,6 +17,8 @@ struct retag_opts {
 	const char *build;    /* new build tag; "" removes it; NULL: keep */
 	bool remove_original; /* delete wheel_path once the new wheel is in place (--in-place) */
 	const struct extract_limits *limits; /* NULL: defaults */
+	bool audited; /* the caller has just audited wheel_path (default checks or stricter) and it
+	               * passed: the gate is not run twice (the build's finish step) */
 };
 
 /* Writes a copy of wheel_path into out_dir (NULL: the wheel's directory) with the changes of o:
