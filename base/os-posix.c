@@ -794,6 +794,22 @@ static char **os_make_env(struct arena *a, const char *const *extra)
 	return env;
 }
 
+/* Reads fd to its end into out (NULL: discards), then closes it. */
+static void drain_fd(int fd, struct strbuf *out)
+{
+	char buf[8192];
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (out)
+			sb_add(out, buf, (size_t)n);
+	}
+	close(fd);
+}
+
 bool os_run(struct diag *d, const struct os_run *r, struct strbuf *out, int *status)
 {
 	struct arena a = {0};
@@ -829,19 +845,8 @@ bool os_run(struct diag *d, const struct os_run *r, struct strbuf *out, int *sta
 		arena_free(&a);
 		return false;
 	}
-	if (r->capture) {
-		char buf[8192];
-		for (;;) {
-			ssize_t n = read(pipefd[0], buf, sizeof(buf));
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0)
-				break;
-			if (out)
-				sb_add(out, buf, (size_t)n);
-		}
-		close(pipefd[0]);
-	}
+	if (r->capture)
+		drain_fd(pipefd[0], out);
 	int ws;
 	while (os_reap(pid, &ws, true) != pid) {
 		if (errno != EINTR) {
@@ -916,19 +921,8 @@ bool os_run_pipe(struct diag *d, const char *const *from, const struct os_run *r
 		diag_errno(d, rca ? from[0] : r->argv[0], "cannot run");
 		ok = false;
 	}
-	if (r->capture) {
-		char buf[8192];
-		for (;;) {
-			ssize_t n = read(cap[0], buf, sizeof(buf));
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0)
-				break;
-			if (out)
-				sb_add(out, buf, (size_t)n);
-		}
-		close(cap[0]);
-	}
+	if (r->capture)
+		drain_fd(cap[0], out);
 	*from_status = *status = 0;
 	if (pa > 0 && !os_wait(d, pa, from[0], from_status))
 		ok = false;
