@@ -198,6 +198,15 @@ def main():
                     if not marked(marker):
                         break
                     time.sleep(0.1)
+                # A SIGKILLed cuwheel cannot remove its temp files (documented): clear them,
+                # so the next trials are judged on their own leftovers only.
+                if sig == signal.SIGKILL and not finished:
+                    for f in temps(proj):
+                        p_ = f if os.path.isabs(f) else os.path.join(dist, f)
+                        if os.path.isdir(p_):
+                            shutil.rmtree(p_, ignore_errors=True)
+                        elif os.path.exists(p_):
+                            os.remove(p_)
             else:
                 check(f"{label}: no process of the build outlives cuwheel", not left,
                       "; ".join(f"{q}: {cmdline(q)}" for q in left))
