@@ -483,7 +483,7 @@ void gh_windows_leg(struct emit *e, const struct leg *l)
 	yaml_step(sb, 6, "Probe the Pythons");
 	yaml_run(sb, 8, "python win-out/probe.py");
 	yaml_step(sb, 6, "Compile and stage");
-	yaml_run(sb, 8, "ninja -f win-out/build.ninja");
+	yaml_run(sb, 8, "ninja -C win-out");
 	upload(e, arena_printf(e->a, "winstage-%s", l->id), "win-out/", 7);
 	sb_putc(sb, '\n');
 
