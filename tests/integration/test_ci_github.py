@@ -445,7 +445,7 @@ def check_hygiene(name, doc, text, gpu):
                      for s in job["steps"]]
             order = ["actions/setup-python", "Jimver/cuda-toolkit", "ilammy/msvc-dev-cmd",
                      "python -m pip install -q ninja", "python win-out/probe.py",
-                     "ninja -f win-out/build.ninja"]
+                     "ninja -C win-out"]
             check([n for n in names if n in order] == order,
                   f"{name}: {j}: Pythons, CUDA, MSVC, ninja, probe, build in order", names)
             cuda = [s for s in job["steps"] if s.get("uses", "").startswith("Jimver")][0]
