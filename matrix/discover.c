@@ -296,6 +296,45 @@ static void toolkit_push(struct disc *x, const struct toolkit *tk)
 
 /* Looks at one candidate toolkit (a root or an nvcc) and records what it is. want is the
  * version the explicit table or the cache directory name says it must be (NULL: any). */
+/* NVIDIA's nvcc reads bin/nvcc.profile beside itself; a bin/nvcc without one is a wrapper (a
+ * script that execs a toolkit's nvcc, as /usr/local/bin/nvcc on some images). Taking the
+ * wrapper's parent for the root would give a "toolkit" whose include/, lib/ and cudafe++ are
+ * whatever else lies there. The wrapped nvcc names its own directory: `nvcc -dryrun` prints
+ * `_HERE_=DIR`. Returns the root to use (the given one, or the wrapped nvcc's) and sets *note
+ * to what was done; NULL with *note the reason when the nvcc says no _HERE_. */
+static const char *real_root(struct disc *x, const char *root, const char **note)
+{
+	const char *nvcc = os_join(x->a, root, "bin/nvcc");
+	*note = NULL;
+	if (!os_is_exec(nvcc) || os_exists(os_join(x->a, root, "bin/nvcc.profile")))
+		return root;
+	int st;
+	const char *argv[] = {nvcc, "-dryrun", "-E", "-x", "cu", "/dev/null", NULL};
+	const char *out = run_out(x->a, argv, &st);
+	const char *here = out ? strstr(out, "_HERE_=") : NULL;
+	if (!here) {
+		*note = arena_printf(x->a,
+		                     "%s has no nvcc.profile beside it and `nvcc -dryrun` names no "
+		                     "_HERE_: not NVIDIA's nvcc driver",
+		                     nvcc);
+		return NULL;
+	}
+	here += strlen("_HERE_=");
+	const char *bin = os_realpath(x->a, arena_strndup(x->a, here, strcspn(here, "\r\n")));
+	size_t n = bin ? strlen(bin) : 0;
+	if (n < 5 || strcmp(bin + n - 4, "/bin") != 0 ||
+	    !os_exists(os_join(x->a, bin, "nvcc.profile"))) {
+		*note =
+		    arena_printf(x->a, "%s wraps an nvcc whose _HERE_ (%s) is not a toolkit's bin/",
+		                 nvcc, bin ? bin : here);
+		return NULL;
+	}
+	const char *real = arena_strndup(x->a, bin, n - 4);
+	*note = arena_printf(
+	    x->a, "%s is a wrapper (no nvcc.profile beside it): its nvcc is %s/nvcc", nvcc, bin);
+	return real;
+}
+
 static void toolkit_try(struct disc *x, const char *where, const char *path, const char *found_by,
                         const char *want)
 {
@@ -326,6 +365,14 @@ static void toolkit_try(struct disc *x, const char *where, const char *path, con
 	} else {
 		root = os_realpath(x->a, path);
 	}
+	const char *wrapped = NULL;
+	root = real_root(x, root, &wrapped);
+	if (!root) {
+		looked_add(x, "toolkit", where, "%s", wrapped);
+		return;
+	}
+	if (wrapped)
+		looked_add(x, "toolkit", where, "%s", wrapped);
 	for (size_t i = 0; i < x->out->n_toolkits; i++) {
 		const struct toolkit *o = &x->out->toolkits[i];
 		if (strcmp(o->root, root) == 0) {
