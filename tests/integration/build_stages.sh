@@ -18,7 +18,8 @@ n=0
 for w in "$TMP"/one/dist/*.whl; do
   b="$TMP/wheels/dist/$(basename "$w")"
   [ -f "$b" ] || fail "wheels stage lacks $(basename "$w")"
-  cmp "$w" "$b" || fail "$(basename "$w") differs between the one-shot and the staged build"
+  cmp -s "$w" "$b" || { python3 "$SRC/tests/integration/wheeldiff.py" "$w" "$b" || true
+    fail "$(basename "$w") differs between the one-shot and the staged build"; }
   n=$((n+1))
 done
 [ "$n" = 3 ] || fail "expected 3 wheels (cp311, cp312, abi3), got $n"

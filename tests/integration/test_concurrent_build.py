@@ -19,6 +19,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import testskip  # noqa: E402
+import wheeldiff  # noqa: E402
 
 ROOT = os.environ.get("CUWHEEL_SOURCE_DIR", os.getcwd())
 CUWHEEL = os.path.abspath(os.environ.get("CUWHEEL", "build/hard/cuwheel"))
@@ -117,6 +118,8 @@ def main():
         dup = sorted({o for o in outs if outs.count(o) > 1})
         check("every output appears once in .ninja_log", not dup, str(dup[:5]))
         first = wheels(dist)
+        kept = os.path.join(tmp, "first-dist")
+        shutil.copytree(dist, kept)
         check("three wheels", len(first) == 3, str(first))
 
         # 2. A holder that dies with SIGKILL mid-build does not block the next build.
@@ -147,8 +150,12 @@ def main():
             check("with no orphan left it does not wait", "waiting" not in r.stderr, r.stderr[:300])
         check("no orphan of the dead holder outlives the next build", not orphans(build_dir),
               str(orphans(build_dir)[:3]))
-        check("and gives byte-identical wheels", wheels(dist) == first,
-              f"{sorted(wheels(dist))} vs {sorted(first)}")
+        again = wheels(dist)
+        how = [f"{name}: " + "; ".join(wheeldiff.diff(os.path.join(kept, name),
+                                                    os.path.join(dist, name)))
+               for name in sorted(set(again) & set(first)) if again[name] != first[name]]
+        check("and gives byte-identical wheels", again == first,
+              f"{sorted(again)} vs {sorted(first)}\n" + "\n".join(how))
         print(f"(second build after the crash: {time.time() - t0:.1f}s)")
     if FAILS:
         print(f"{len(FAILS)} checks failed")
