@@ -48,9 +48,10 @@ with open(os.environ["PROPERTY_ARGLOG"], "a") as f:
 real = {"cc": "/usr/bin/gcc", "c++": "/usr/bin/g++", "gcc": "/usr/bin/gcc",
         "g++": "/usr/bin/g++"}.get(name)
 if name == "nvcc":
-    # The host compiler nvcc runs is this wrapper too (as g++).
-    os.execv(os.environ["PROPERTY_NVCC"],
-             ["nvcc", "-ccbin", os.path.join(os.environ["PROPERTY_WRAP"], "g++")] + sys.argv[1:])
+    # The host compiler nvcc runs is this wrapper too (as g++). argv[0] is the full path:
+    # nvcc finds its own directory (nvcc.profile, cicc) from argv[0], through PATH when bare.
+    nvcc = os.environ["PROPERTY_NVCC"]
+    os.execv(nvcc, [nvcc, "-ccbin", os.path.join(os.environ["PROPERTY_WRAP"], "g++")] + sys.argv[1:])
 os.execv(real, [real] + sys.argv[1:])
 """
 
