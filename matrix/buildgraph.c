@@ -192,11 +192,14 @@ static void emit_header(struct gen *g)
 	            "  description = $desc\n\n");
 }
 
-/* nvcc hands -Xcompiler values to the host compiler through a shell: a value with a space
- * (a project path) must carry its own double quotes, or it splits into several arguments. */
+/* nvcc pastes -Xcompiler values unquoted into the shell command that runs the host compiler,
+ * after splitting them at commas: a value with anything but characters sh reads as themselves
+ * (a space in a project path, ';', '|', '&', '(', '<', '*', '#', '~'...) or with a comma must
+ * carry its own double quotes, which nvcc keeps; inside them sh treats all but '"', '\\', '$'
+ * and '`' literally, and those are escaped. */
 static char *xcompiler(struct arena *a, const char *flag)
 {
-	if (!strpbrk(flag, " \t\"'\\$`,"))
+	if (ninja_shell_plain(flag) && !strchr(flag, ','))
 		return arena_printf(a, "-Xcompiler=%s", flag);
 	struct strbuf sb = {0};
 	sb_puts(&sb, "-Xcompiler=\"");

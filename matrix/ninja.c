@@ -20,7 +20,7 @@ void ninja_path(struct strbuf *sb, const char *path)
 	"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"                           \
 	"-_./=:,+@%^"
 
-static bool shell_plain(const char *s)
+bool ninja_shell_plain(const char *s)
 {
 	if (!*s)
 		return false;
@@ -32,7 +32,7 @@ static bool shell_plain(const char *s)
 
 void ninja_arg(struct strbuf *sb, const char *arg)
 {
-	if (shell_plain(arg)) {
+	if (ninja_shell_plain(arg)) {
 		sb_puts(sb, arg);
 		return;
 	}

@@ -10,6 +10,8 @@
 /* Appends a path as it must appear in a build line (spaces, ':' and '$' escaped). */
 void ninja_path(struct strbuf *sb, const char *path);
 /* Appends one command argument: shell-quoted when needed, then '$' escaped for ninja. */
+/* True when s is non-empty and every byte is one sh reads as itself ([A-Za-z0-9-_./=:,+@%^]). */
+bool ninja_shell_plain(const char *s);
 void ninja_arg(struct strbuf *sb, const char *arg);
 /* Appends a space and each argument of a NULL-terminated list via ninja_arg. */
 void ninja_args(struct strbuf *sb, const char *const *argv);

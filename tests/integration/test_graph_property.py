@@ -380,7 +380,9 @@ def main():
         stats = {"refused": 0, "accepted": 0, "files_refused": 0, "files_accepted": 0}
         # First the names the issue reported (nvcc said "too many arguments"), built for real,
         # with values that must pass; then the random ones.
-        named = ({"kdef": "X=a b", "khost": "-DW=a,b c", "knvcc": "-Xcompiler=-Wall,-Wextra",
+        # khost: nvcc pastes -Xcompiler values into a shell unquoted; every sh metacharacter
+        # once broke the host command ("-DPH=;" gave "sh: 1: -O3: not found").
+        named = ({"kdef": "X=a b", "khost": "-DW=c;d|e&(f)<g>*?[h]#~{i}!", "knvcc": "-Xcompiler=-Wall,-Wextra",
                   "kinc": "inc/i n:c é", "xdef": "Q=$(not run)", "xcflags": "-DR='`x`'",
                   "xld": "-L/nonexistent/a b", "xinc": "inc/x:y", "dist": "d i$t"},
                  {"kern/a$b.cu": "__global__ void ka(float *x) { x[0] = 3.0f; }\n",
