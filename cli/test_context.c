@@ -27,6 +27,7 @@ char *test_context_render(struct arena *a, const struct config *cfg, const struc
 	json_object_set_new(t, "command", str_or_null(cfg->test.command));
 	json_object_set_new(t, "requires", strv_json(&cfg->test.requires));
 	json_object_set_new(t, "find_links", strv_json(&cfg->test.find_links));
+	json_object_set_new(t, "torch_from_index", json_boolean(cfg->test.torch_from_index));
 	json_object_set_new(root, "test", t);
 	json_object_set_new(root, "matrix_python", strv_json(&cfg->matrix.python));
 	json_t *py = json_array();
@@ -41,6 +42,15 @@ char *test_context_render(struct arena *a, const struct config *cfg, const struc
 		json_object_set_new(o, "abiflags", str_or_null(ip->abiflags));
 		json_object_set_new(o, "freethreaded", json_boolean(ip->freethreaded));
 		json_object_set_new(o, "platform", str_or_null(ip->platform));
+		/* The torch the test venv is given (torch = "build") and is chosen by. */
+		if (ip->torch.present) {
+			json_t *tj = json_object();
+			json_object_set_new(tj, "version", str_or_null(ip->torch.version));
+			json_object_set_new(tj, "version_short",
+			                    str_or_null(ip->torch.version_short));
+			json_object_set_new(tj, "include_dirs", strv_json(&ip->torch.include_dirs));
+			json_object_set_new(o, "torch", tj);
+		}
 		json_array_append_new(py, o);
 	}
 	json_object_set_new(root, "pythons", py);
@@ -97,6 +107,7 @@ bool test_context_read(struct arena *a, struct diag *d, const char *path, struct
 	if (ok) {
 		cfg->project_dir = str_of(a, root, "project_dir");
 		cfg->test.command = str_of(a, t, "command");
+		cfg->test.torch_from_index = json_is_true(json_object_get(t, "torch_from_index"));
 		ds->pythons = arena_calloc(a, json_array_size(py) + 1, sizeof(*ds->pythons));
 		size_t i;
 		const json_t *o;
@@ -111,6 +122,13 @@ bool test_context_read(struct arena *a, struct diag *d, const char *path, struct
 			ip->abiflags = str_of(a, o, "abiflags");
 			ip->freethreaded = json_is_true(json_object_get(o, "freethreaded"));
 			ip->platform = str_of(a, o, "platform");
+			const json_t *tj = json_object_get(o, "torch");
+			if (json_is_object(tj)) {
+				ip->torch.present = true;
+				ip->torch.version = str_of(a, tj, "version");
+				ip->torch.version_short = str_of(a, tj, "version_short");
+				ok &= strv_of(a, tj, "include_dirs", &ip->torch.include_dirs);
+			}
 			ok &= ip->path != NULL;
 		}
 	}

@@ -259,6 +259,28 @@ static bool selected(struct arena *a, const struct wheeltest_opts *o, const stru
 	return false;
 }
 
+static void wheel_requires_except_torch(struct arena *a, const char *wheel, struct strv *out,
+                                        const char **torch_req);
+
+/* The torch "MAJOR.MINOR" a wheel was built against (its Requires-Dist: torch>=2.6,<2.7, as
+ * cuwheel writes it), or NULL. */
+static const char *wheel_torch_minor(struct arena *a, const char *wheel)
+{
+	const char *req = NULL;
+	wheel_requires_except_torch(a, wheel, NULL, &req);
+	const char *ge = req ? strstr(req, ">=") : NULL;
+	int major, minor;
+	if (!ge || sscanf(ge + 2, "%d.%d", &major, &minor) != 2)
+		return NULL;
+	return arena_printf(a, "%d.%d", major, minor);
+}
+
+static bool torch_is(const struct interp *ip, const char *minor)
+{
+	return minor && ip->torch.present && ip->torch.version_short &&
+	       !strcmp(ip->torch.version_short, minor);
+}
+
 static void push_job(struct arena *a, struct wheeltest_job **v, size_t *n, size_t *cap,
                      const struct wheeltest_job *j)
 {
@@ -314,14 +336,30 @@ bool wheeltest_plan(struct arena *a, struct diag *d, const struct wheeltest_opts
 		}
 		size_t before = n, excluded = 0;
 		const char *wants = NULL;
+		/* A Python may have one interpreter per torch (a venv each): a torch wheel is
+		 * tested once per Python, with the interpreter of its torch where there is one. */
+		const char *torch = wheel_torch_minor(a, path);
+		bool *fit = arena_calloc(a, o->ds->n_pythons + 1, sizeof(bool));
 		for (size_t i = 0; i < o->ds->n_pythons; i++) {
 			const struct interp *ip = &o->ds->pythons[i];
-			bool fits = false;
-			for (size_t t = 0; t < wn.n_tags && !fits; t++) {
+			for (size_t t = 0; t < wn.n_tags && !fit[i]; t++) {
 				if (!plat_ok[t])
 					continue;
-				fits = tag_fits_exact(&wn.tags[t], ip) ||
-				       tag_fits(a, o->cfg, &wn.tags[t], ip);
+				fit[i] = tag_fits_exact(&wn.tags[t], ip) ||
+				         tag_fits(a, o->cfg, &wn.tags[t], ip);
+			}
+		}
+		for (size_t i = 0; i < o->ds->n_pythons; i++) {
+			const struct interp *ip = &o->ds->pythons[i];
+			bool fits = fit[i];
+			for (size_t k = 0; k < o->ds->n_pythons && fits; k++) {
+				const struct interp *q = &o->ds->pythons[k];
+				if (k == i || !fit[k] ||
+				    strcmp(interp_key(a, q), interp_key(a, ip)))
+					continue;
+				bool qt = torch_is(q, torch), it = torch_is(ip, torch);
+				if ((qt && !it) || (qt == it && k < i))
+					fits = false; /* q stands for this Python */
 			}
 			if (!fits)
 				continue;
@@ -423,9 +461,13 @@ static void job_fail(struct arena *a, struct wheeltest_job *j, const char *step,
 	j->output = tail_lines(a, sb_str(out), lines);
 }
 
-/* Appends the wheel's Requires-Dist entries except torch's (as written, markers included). */
-static void wheel_requires_except_torch(struct arena *a, const char *wheel, struct strv *out)
+/* Appends the wheel's Requires-Dist entries except torch's (as written, markers included) to
+ * out (may be NULL); sets *torch_req (may be NULL) to torch's entry, or NULL. */
+static void wheel_requires_except_torch(struct arena *a, const char *wheel, struct strv *out,
+                                        const char **torch_req)
 {
+	if (torch_req)
+		*torch_req = NULL;
 	struct diag quiet = {0};
 	struct zip_reader r = {0};
 	if (!zip_reader_open(a, &quiet, wheel, NULL, &r))
@@ -454,8 +496,11 @@ static void wheel_requires_except_torch(struct arena *a, const char *wheel, stru
 				size_t nm =
 				    strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 				              "0123456789._-");
-				if (!(nm == 5 && !strncasecmp(v, "torch", 5)) && vl)
+				bool is_torch = nm == 5 && !strncasecmp(v, "torch", 5);
+				if (!is_torch && vl && out)
 					strv_push(a, out, arena_strndup(a, v, vl));
+				if (is_torch && torch_req)
+					*torch_req = arena_strndup(a, v, vl);
 			}
 			line = nl ? nl + 1 : NULL;
 		}
@@ -532,7 +577,7 @@ static void job_run(struct run_ctx *rc, size_t idx)
 	size_t n_steps = 0;
 	struct strv reqs = {0};
 	if (torch_site)
-		wheel_requires_except_torch(a, j->wheel, &reqs);
+		wheel_requires_except_torch(a, j->wheel, &reqs, NULL);
 	for (size_t i = 0; i < o->cfg->test.requires.n; i++)
 		strv_push(a, &reqs, o->cfg->test.requires.v[i]);
 	for (size_t k = 0; k < 2; k++) {

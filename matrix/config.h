@@ -139,7 +139,7 @@ struct config {
 	struct matrix_cfg matrix;
 	struct test_cfg test;
 	struct str_pairs toolkits; /* version -> path */
-	struct str_pairs pythons;  /* version -> path */
+	struct str_pairs pythons;  /* version -> path; a version may repeat (one per torch) */
 	struct cache_cfg cache;
 	struct audit_cfg audit;
 	struct ci_cfg ci;

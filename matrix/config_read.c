@@ -207,3 +207,46 @@ bool cfg_str_table(struct cfg_reader *r, const struct toml_value *t, const char 
 	}
 	return ok;
 }
+
+bool cfg_str_multi_table(struct cfg_reader *r, const struct toml_value *t, const char *key,
+                         const char *where, struct str_pairs *out)
+{
+	const struct toml_value *v = cfg_table(r, t, key, where);
+	if (!v)
+		return true;
+	size_t cap = 0;
+	for (size_t i = 0; i < v->u.table.len; i++) {
+		const struct toml_value *e = v->u.table.items[i].value;
+		cap += e->type == TOML_ARRAY ? e->u.array.len : 1;
+	}
+	out->v = arena_calloc(r->a, cap ? cap : 1, sizeof(*out->v));
+	out->n = 0;
+	bool ok = true;
+	for (size_t i = 0; i < v->u.table.len; i++) {
+		const struct toml_kv *kv = &v->u.table.items[i];
+		const struct toml_value *e = kv->value;
+		if (e->type == TOML_ARRAY && e->u.array.len == 0) {
+			cfg_error(r, e, "%s.%s.%s is an empty array: name one path or more", where,
+			          key, kv->key);
+			ok = false;
+			continue;
+		}
+		size_t n = e->type == TOML_ARRAY ? e->u.array.len : 1;
+		for (size_t k = 0; k < n; k++) {
+			const struct toml_value *s =
+			    e->type == TOML_ARRAY ? e->u.array.items[k] : e;
+			if (s->type != TOML_STRING) {
+				cfg_error(
+				    r, s,
+				    "%s.%s.%s must be a string or an array of strings, not %s",
+				    where, key, kv->key, cfg_a_type(r->a, s->type));
+				ok = false;
+				continue;
+			}
+			out->v[out->n].key = kv->key;
+			out->v[out->n].value = s->u.str.s;
+			out->n++;
+		}
+	}
+	return ok;
+}

@@ -46,5 +46,9 @@ bool cfg_enum(struct cfg_reader *r, const struct toml_value *t, const char *key,
 /* Reads an optional table of string values into pairs (document order). */
 bool cfg_str_table(struct cfg_reader *r, const struct toml_value *t, const char *key,
                    const char *where, struct str_pairs *out);
+/* cfg_str_table(), where a value may also be a non-empty array of strings: one pair per string,
+ * all with the table's key (document order). */
+bool cfg_str_multi_table(struct cfg_reader *r, const struct toml_value *t, const char *key,
+                         const char *where, struct str_pairs *out);
 
 #endif

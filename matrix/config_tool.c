@@ -476,7 +476,9 @@ bool config_read_tool(struct cfg_reader *r, struct config *cfg)
 			cfg->test.torch_from_index = tf == 1;
 		}
 		ok &= cfg_str_table(r, tool, "toolkits", "[tool.cuwheel]", &cfg->toolkits);
-		ok &= cfg_str_table(r, tool, "pythons", "[tool.cuwheel]", &cfg->pythons);
+		/* "3.12" = [path, path]: interpreters of one version, such as one venv per torch.
+		 */
+		ok &= cfg_str_multi_table(r, tool, "pythons", "[tool.cuwheel]", &cfg->pythons);
 		/* A toolkit's nvcc and include dir, a Python's include dir are written into
 		 * build.ninja: a line break in the path would add a line to it. */
 		static const char *const tools[] = {"toolkits", "pythons"};

@@ -549,6 +549,18 @@ static void cand_add(struct disc *x, const char *where, const char *path, const 
 		return;
 	}
 	const char *real = os_realpath(x->a, path);
+	/* A venv's bin/python links to its base interpreter, but it is another installation (its
+	 * own site-packages: one venv per torch): its key names the venv too. */
+	char *venv = arena_strdup(x->a, path);
+	for (int up = 0; up < 2 && venv; up++) {
+		char *sl = strrchr(venv, '/');
+		if (sl)
+			*sl = '\0';
+		else
+			venv = NULL;
+	}
+	if (real && venv && *venv && os_exists(os_join(x->a, venv, "pyvenv.cfg")))
+		real = arena_printf(x->a, "%s (venv %s)", real, os_realpath(x->a, venv));
 	for (size_t i = 0; i < x->n_cands; i++) {
 		if (strcmp(x->cands[i].real, real) == 0) {
 			looked_add(x, "python", where, "same file as %s", x->cands[i].path);
@@ -756,6 +768,14 @@ static const char *interp_key(struct arena *a, const struct interp *ip)
 	                    ip->freethreaded || strchr(ip->abiflags, 't') ? "t" : "");
 }
 
+/* interp_key(), plus the torch's "MAJOR.MINOR" when torch was found. */
+static const char *interp_torch_key(struct arena *a, const struct interp *ip)
+{
+	const struct torch_info *t = &ip->torch;
+	return arena_printf(a, "%s torch %s", interp_key(a, ip),
+	                    t->present && t->version_short ? t->version_short : "-");
+}
+
 static int cmp_interp(const void *x, const void *y)
 {
 	const struct interp *a = x, *b = y;
@@ -763,7 +783,10 @@ static int cmp_interp(const void *x, const void *y)
 		return b->major - a->major;
 	if (a->minor != b->minor)
 		return b->minor - a->minor;
-	return (int)a->freethreaded - (int)b->freethreaded;
+	if (a->freethreaded != b->freethreaded)
+		return (int)a->freethreaded - (int)b->freethreaded;
+	/* One version, several torches: in the order they were found (explicit first). */
+	return a->order < b->order ? -1 : a->order > b->order;
 }
 
 /* Decides, in candidate order, which probed interpreter stands for each (version, abiflags). */
@@ -805,18 +828,24 @@ static void accept_pythons(struct disc *x, struct probe_job *jobs)
 				          c->want, why);
 			continue;
 		}
-		const char *key = interp_key(x->a, ip);
+		/* Two interpreters of one version are kept when their torch differs (a venv per
+		 * torch): torch cells pick theirs by torch version (discover_python_torch). */
+		const char *key = interp_key(x->a, ip), *tkey = interp_torch_key(x->a, ip);
 		const struct interp *dup = NULL;
 		for (size_t k = 0; k < ds->n_pythons && !dup; k++)
-			if (strcmp(interp_key(x->a, &ds->pythons[k]), key) == 0)
+			if (strcmp(interp_key(x->a, &ds->pythons[k]), key) == 0 &&
+			    (!ip->torch.present || !ds->pythons[k].torch.present ||
+			     strcmp(interp_torch_key(x->a, &ds->pythons[k]), tkey) == 0))
 				dup = &ds->pythons[k];
 		if (dup) {
-			looked_add(x, "python", c->path, "duplicate of %s (Python %s, %s)",
-			           dup->path, dup->version, dup->found_by);
+			looked_add(x, "python", c->path, "duplicate of %s (Python %s%s%s, %s)",
+			           dup->path, dup->version, dup->torch.present ? ", torch " : "",
+			           dup->torch.present ? dup->torch.version : "", dup->found_by);
 			continue;
 		}
 		ip->path = c->path;
 		ip->found_by = c->found_by;
+		ip->order = i;
 		ds->pythons[ds->n_pythons++] = *ip;
 		const struct torch_info *ti = &ip->torch;
 		looked_add(x, "python", c->path, "found %s%s%s%s", ip->version,
@@ -885,6 +914,33 @@ const struct interp *discover_python(const struct discovery *ds, const char *ver
 		bool ipft = ip->freethreaded || strchr(ip->abiflags, 't');
 		if (ip->major == major && ip->minor == minor && ipft == ft)
 			return ip;
+	}
+	return NULL;
+}
+
+const struct interp *discover_python_torch(const struct discovery *ds, const char *version,
+                                           const char *torch)
+{
+	const struct interp *first = discover_python(ds, version);
+	if (!first || !torch)
+		return first;
+	for (const struct interp *ip = first; ip < ds->pythons + ds->n_pythons; ip++) {
+		if (ip->major != first->major || ip->minor != first->minor ||
+		    ip->freethreaded != first->freethreaded)
+			break;
+		if (ip->torch.present && ip->torch.version_short &&
+		    strcmp(ip->torch.version_short, torch) == 0)
+			return ip;
+	}
+	return first;
+}
+
+const struct interp *discover_torch(const struct discovery *ds, const char *torch)
+{
+	for (size_t i = 0; torch && i < ds->n_pythons; i++) {
+		const struct torch_info *t = &ds->pythons[i].torch;
+		if (t->present && t->version_short && strcmp(t->version_short, torch) == 0)
+			return &ds->pythons[i];
 	}
 	return NULL;
 }

@@ -56,6 +56,7 @@ struct interp {
 	const char *include_dir;
 	const char *platform; /* wheel platform tag: "linux_x86_64" */
 	const char *found_by; /* "explicit", "PATH", "pyenv", "manylinux", "uv" */
+	size_t order;         /* the candidate's rank in discovery (explicit ones first) */
 	struct torch_info torch;
 };
 
@@ -69,7 +70,8 @@ struct looked {
 struct discovery {
 	struct toolkit *toolkits; /* sorted by version, newest first; no duplicates by root */
 	size_t n_toolkits;
-	struct interp *pythons; /* sorted by version, newest first; one per (version, abiflags) */
+	struct interp *pythons; /* sorted by version, newest first; one per (version, abiflags,
+	                         * torch version): a version's first is the one found first */
 	size_t n_pythons;
 	struct looked *looked;
 	size_t n_looked, cap_looked;
@@ -100,6 +102,12 @@ const char *discover_cache_dir(struct arena *a, const struct config *cfg);
 const struct toolkit *discover_toolkit(const struct discovery *ds, const char *version);
 /* Returns the interpreter for "3.12" / "3.13t", or NULL. */
 const struct interp *discover_python(const struct discovery *ds, const char *version);
+/* Returns the interpreter for version whose torch is "MAJOR.MINOR" torch, else the version's
+ * first interpreter (discover_python), or NULL. torch NULL: discover_python(). */
+const struct interp *discover_python_torch(const struct discovery *ds, const char *version,
+                                           const char *torch);
+/* Returns the first interpreter (newest Python) with torch "MAJOR.MINOR", or NULL. */
+const struct interp *discover_torch(const struct discovery *ds, const char *torch);
 /* Returns true when toolkit tk can generate code (SASS) for sm (e.g. 90). */
 bool toolkit_has_sm(const struct toolkit *tk, int sm);
 /* Returns the default cuwheel cache directory ($CUWHEEL_CACHE_DIR, $XDG_CACHE_HOME/cuwheel,

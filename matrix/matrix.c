@@ -195,6 +195,56 @@ static void add_cell(struct arena *a, struct plan *p, size_t *cap, const char *p
 	c->abi3 = abi3;
 }
 
+/* True when the plan's cuda axis (its toolkits) holds "MAJOR.MINOR" cuda. */
+static bool plan_has_cuda(const struct plan *p, const char *cuda)
+{
+	for (size_t i = 0; i < p->n_toolkits; i++)
+		if (!strcmp(p->toolkits[i].cuda, cuda))
+			return true;
+	return false;
+}
+
+/* Pairs a torch cell's torch with its CUDA, by the CUDA that torch was built for (the probe's
+ * torch.version.cuda, read from the cell's interpreter or, when that Python has no such torch,
+ * from another Python's): a CUDA of another major is never paired (the wheel would load
+ * torch's runtime of one major with kernels of another); of the same major, only torch's own
+ * CUDA when the axis has it (pt26cu126 would name a torch build that the installed one is
+ * not). Returns why not, or NULL: paired, or nothing known to decide by. */
+static const char *torch_unpaired(struct arena *a, const struct plan *p, const struct cell *c,
+                                  const struct interp *py)
+{
+	if (!c->torch || !p->ds)
+		return NULL;
+	const struct interp *ref = py && py->torch.present && py->torch.version_short &&
+	                                   !strcmp(py->torch.version_short, c->torch)
+	                               ? py
+	                               : discover_torch(p->ds, c->torch);
+	const char *tc = ref ? ref->torch.cuda : NULL;
+	if (!tc)
+		return NULL; /* unknown, or a CPU build: describe_cell says why not */
+	int tmaj = 0, tmin = 0, cmaj = 0, cmin = 0;
+	if (sscanf(tc, "%d.%d", &tmaj, &tmin) != 2 || sscanf(c->cuda, "%d.%d", &cmaj, &cmin) != 2)
+		return NULL;
+	const char *mm = arena_printf(a, "%d.%d", tmaj, tmin);
+	if (tmaj == cmaj && (tmin == cmin || !plan_has_cuda(p, mm)))
+		return NULL;
+	const char *what =
+	    arena_printf(a, "torch %s (%s) is built for CUDA %s", c->torch, ref->torch.version, tc);
+	if (tmaj != cmaj)
+		return arena_printf(
+		    a,
+		    "not paired: %s; a CUDA %s build would load CUDA %d's runtime "
+		    "from torch with CUDA %d kernels%s",
+		    what, c->cuda, tmaj, cmaj,
+		    plan_has_cuda(p, mm)
+		        ? arena_printf(a, " (its cell is the cu%d%d one)", tmaj, tmin)
+		        : "");
+	return arena_printf(a,
+	                    "not paired: %s, which the cuda axis has: +pt%scu%d%d would name a "
+	                    "torch build that is not the one installed",
+	                    what, nodot(a, c->torch), cmaj, cmin);
+}
+
 /* Fills the derived fields of a cell and decides whether this host can build it. */
 static void describe_cell(struct arena *a, struct plan *p, struct cell *c)
 {
@@ -225,6 +275,8 @@ static void describe_cell(struct arena *a, struct plan *p, struct cell *c)
 	                          c->platform);
 	c->toolkit = toolkit_index(a, p, c->cuda);
 
+	c->unpaired = torch_unpaired(
+	    a, p, c, p->ds ? discover_python_torch(p->ds, c->python, c->torch) : NULL);
 	/* Why not: other OS first, then the toolchain, then the interpreter and torch. */
 	c->buildable = false;
 	if (strcmp(c->platform, p->host_platform) != 0) {
@@ -258,7 +310,8 @@ static void describe_cell(struct arena *a, struct plan *p, struct cell *c)
 		                          c->cuda, cfg->kernels.archs_text);
 		return;
 	}
-	const struct interp *py = p->ds ? discover_python(p->ds, c->python) : NULL;
+	/* A torch cell takes the interpreter of its Python with its torch (a venv per torch). */
+	const struct interp *py = p->ds ? discover_python_torch(p->ds, c->python, c->torch) : NULL;
 	if (c->abi3 && !py && p->ds) {
 		/* Any interpreter at or above the baseline can compile a limited-API module. */
 		for (size_t i = p->ds->n_pythons; i-- > 0;) {
@@ -283,8 +336,12 @@ static void describe_cell(struct arena *a, struct plan *p, struct cell *c)
 			return;
 		}
 		if (!py->torch.version_short || strcmp(py->torch.version_short, c->torch)) {
-			c->why_not = arena_printf(a, "Python %s has torch %s, the cell wants %s",
-			                          c->python, py->torch.version, c->torch);
+			c->why_not = arena_printf(
+			    a,
+			    "Python %s has torch %s, the cell wants %s (no "
+			    "interpreter of Python %s with torch %s was found: "
+			    "name its venv in [tool.cuwheel.pythons])",
+			    c->python, py->torch.version, c->torch, c->python, c->torch);
 			return;
 		}
 		if (py->torch.cuda && strcspn(py->torch.cuda, ".") == strcspn(c->cuda, ".") &&
@@ -438,6 +495,10 @@ bool matrix_expand(struct arena *a, struct diag *d, const struct config *cfg,
 			c->selected = fnmatch(m->build.v[b], c->id, 0) == 0;
 		if (!c->selected)
 			c->unselected_by = "not matched by build";
+		if (c->unpaired) {
+			c->selected = false;
+			c->unselected_by = c->unpaired;
+		}
 		for (size_t s = 0; s < m->skip.n && c->selected; s++) {
 			if (fnmatch(m->skip.v[s], c->id, 0) == 0) {
 				c->selected = false;

@@ -45,6 +45,10 @@ struct cell {
 	const char *why_not;       /* when !buildable */
 	bool selected;             /* after build/skip/--only */
 	const char *unselected_by; /* "skip = cp310-*", "--only cp312-cu130-linux_x86_64" */
+	/* Torch cells: why this (torch, CUDA) pair is not one to build (torch 2.6 from PyPI is
+	 * built for CUDA 12.4: its cell with CUDA 13.0 is not paired), else NULL. Such a cell is
+	 * not selected, with this as unselected_by. */
+	const char *unpaired;
 };
 
 struct plan {

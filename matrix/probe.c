@@ -66,7 +66,10 @@ static const char probe_script[] =
     "                elif hasattr(ce.BuildExtension, '_add_gnu_cpp_abi_flag') and abi is not "
     "None:\n"
     "                    fl.append('-D_GLIBCXX_USE_CXX11_ABI=%d' % int(bool(abi)))\n"
-    "            t['abi_flags'] = [str(f) for f in fl]\n"
+    /* cpp_extension writes them into ninja's shell command lines (torch 2.6:
+     * -DPYBIND11_COMPILER_TYPE=\\"_gcc\\"): the compiler gets them as the shell reads them. */
+    "            import shlex\n"
+    "            t['abi_flags'] = [w for f in fl for w in shlex.split(str(f))]\n"
     "        except Exception as e:\n"
     "            t['abi_flags_error'] = '%s: %s' % (type(e).__name__, e)\n"
     "    except Exception as e:\n"

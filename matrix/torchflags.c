@@ -59,6 +59,32 @@ static void push_abi_defines(struct arena *a, const struct torch_info *ti, struc
 		strv_push(a, out, arena_printf(a, "-D_GLIBCXX_USE_CXX11_ABI=%d", ti->cxx11_abi));
 }
 
+/* The shared CUDA runtime a torch binding links: -lcudart when the toolkit has libcudart.so
+ * (NVIDIA's installers, PyPI's 13.x); else (Debian's 11.8/12.4 carry only the static one) the
+ * libcudart.so.<major> that torch loads, from torch/lib or the nvidia-cuda-runtime package
+ * beside it, by path, since -lcudart would take whatever CUDA's runtime the system has (CUDA
+ * 13's here: a +pt26cu124 wheel needing libcudart.so.13). NULL + *err when there is none. */
+static const char *cudart_for_torch(struct arena *a, const struct torch_info *ti,
+                                    const struct toolkit *tk, const char **err)
+{
+	if (os_exists(os_join(a, tk->lib_dir, "libcudart.so")))
+		return "-lcudart";
+	const char *so = arena_printf(a, "libcudart.so.%d", tk->major);
+	const char *site = os_join(a, ti->lib_dir, "../..");
+	const char *dirs[] = {ti->lib_dir, os_join(a, site, "nvidia/cuda_runtime/lib")};
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(*dirs); i++) {
+		const char *p = os_join(a, dirs[i], so);
+		if (os_exists(p))
+			return os_realpath(a, p) ? os_realpath(a, p) : p;
+	}
+	*err = arena_printf(a,
+	                    "CUDA %s (%s) has no libcudart.so and torch %s brings no %s (looked in "
+	                    "%s and %s): -lcudart would link another CUDA's runtime from the "
+	                    "system; install nvidia-cuda-runtime-cu%d beside torch",
+	                    tk->version, tk->root, ti->version, so, dirs[0], dirs[1], tk->major);
+	return NULL;
+}
+
 bool torchflags_for(struct arena *a, const struct extension_cfg *x, const struct interp *py,
                     const struct toolkit *tk, struct torch_flags *f, const char **err)
 {
@@ -111,8 +137,16 @@ bool torchflags_for(struct arena *a, const struct extension_cfg *x, const struct
 		static const char *const cuda_libs[] = {"-lcudart", "-lc10_cuda", "-ltorch_cuda"};
 		for (size_t i = 0; i < sizeof(libs) / sizeof(*libs); i++)
 			strv_push(a, l, libs[i]);
-		for (size_t i = 0; cuda && i < sizeof(cuda_libs) / sizeof(*cuda_libs); i++)
-			strv_push(a, l, cuda_libs[i]);
+		for (size_t i = 0; cuda && i < sizeof(cuda_libs) / sizeof(*cuda_libs); i++) {
+			if (i == 0) {
+				const char *rt = cudart_for_torch(a, ti, tk, err);
+				if (!rt)
+					return false;
+				strv_push(a, l, rt);
+			} else {
+				strv_push(a, l, cuda_libs[i]);
+			}
+		}
 		f->cudart_shared = cuda;
 	}
 	return true;

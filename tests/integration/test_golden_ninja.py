@@ -51,7 +51,10 @@ def torchext(dest):
             return f"no torch venv {py} (examples/torchext/setup-pythons makes it)"
     path = os.path.join(dest, "pyproject.toml")
     text = open(path).read()
-    text = re.sub(r'(?m)^"(3\.1[23])" = ".*"$', lambda m: f'"{m[1]}" = "{pythons[m[1]]}"', text)
+    # The torch 2.11 venvs only (the case's matrix is torch 2.11 x CUDA 13.0; a 3.12 line may
+    # list a venv per torch).
+    text = re.sub(r'(?m)^"(3\.1[0-3])" = .*$',
+                  lambda m: f'"{m[1]}" = "{pythons[m[1]]}"' if m[1] in pythons else "", text)
     open(path, "w").write(text)
     return None
 
@@ -64,7 +67,9 @@ CASES = {
                        {"CUWHEEL_MATRIX_PYTHON": "3.12"}),
     "tinyraster-shared-cudart": (tinyraster, {"CUWHEEL_MATRIX_PYTHON": "3.10,3.12",
                                               "CUWHEEL_CUDART": "shared"}),
-    "torchext": (torchext, {}),
+    # The example's torch 2.11 x CUDA 13.0 cells (its torch 2.6 x CUDA 12.4 ones need CUDA 12.4
+    # and the pt26 venvs: tests/integration/test_torch_ext_matrix.py builds them).
+    "torchext": (torchext, {"CUWHEEL_MATRIX_PYTHON": "3.12,3.13", "CUWHEEL_MATRIX_TORCH": "2.11"}),
 }
 
 

@@ -214,7 +214,11 @@ def main():
                capi)
         te = os.path.join(work, "torchext")
         export("torchext", os.path.join(ROOT, "examples", "torchext"),
-               {"CUWHEEL_MATRIX_PLATFORM": "win_amd64"}, te)
+               # The example's torch 2.11 x CUDA 13.0 cells (3.12, 3.13): its torch 2.6 cells
+               # pair with CUDA 12.4 by what the Linux torch 2.6 reports (PyPI's Windows torch
+               # 2.6 is a CPU build), so they are left out of the Windows graph.
+               {"CUWHEEL_MATRIX_PLATFORM": "win_amd64", "CUWHEEL_MATRIX_CUDA": "13.0",
+                "CUWHEEL_MATRIX_TORCH": "2.11", "CUWHEEL_MATRIX_PYTHON": "3.12,3.13"}, te)
         if UPDATE:
             return 0
         for f in ("src/kernels/rasterize.cu", "src/kernels/tinyraster.h",

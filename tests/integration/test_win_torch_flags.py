@@ -75,7 +75,9 @@ def main():
     work = tempfile.mkdtemp(prefix="cuwheel-wintorch-")
     try:
         out = os.path.join(work, "graph")
-        env = dict(os.environ, CUWHEEL_MATRIX_PLATFORM="win_amd64")
+        # The example's torch 2.11 x CUDA 13.0 cells, as test_win_graph exports them.
+        env = dict(os.environ, CUWHEEL_MATRIX_PLATFORM="win_amd64", CUWHEEL_MATRIX_CUDA="13.0",
+                   CUWHEEL_MATRIX_TORCH="2.11", CUWHEEL_MATRIX_PYTHON="3.12,3.13")
         r = subprocess.run([CUWHEEL, "-C", os.path.join(ROOT, "examples", "torchext"), "build",
                             "--stage", "win-graph", "--export", out], env=env,
                            capture_output=True, text=True)
