@@ -71,6 +71,9 @@ static void fake_toolkit(struct fx *f, const char *root, const char *release, co
 	          count_file, release, full, release, sms, sms);
 	write_file(os_join(&f->a, root, "bin/nvcc"), sb_str(&sb), 0755);
 	sb_release(&sb);
+	/* NVIDIA's nvcc reads bin/nvcc.profile beside itself; without one, discovery takes the
+	 * nvcc for a wrapper and asks it for its real directory. */
+	write_file(os_join(&f->a, root, "bin/nvcc.profile"), "TOP = $(_HERE_)/..\n", 0644);
 	write_file(os_join(&f->a, root, "include/cuda_runtime.h"), "/* fake */\n", 0644);
 	write_file(os_join(&f->a, root, "lib64/libcudart_static.a"), "!<arch>\n", 0644);
 }
