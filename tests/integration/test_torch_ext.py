@@ -240,10 +240,14 @@ def step_compare_buildextension(tmp, edges):
     with open(os.path.join(work, "setup.py"), "w") as f:
         f.write("SOURCES = %r\nINCLUDES = %r\n" % (sources, [os.path.join(EXAMPLE, "csrc")]))
         f.write(SETUP_PY)
-    cuda_home = os.path.dirname(os.path.dirname(shutil.which("nvcc") or "/usr/local/cuda-13.0/bin/nvcc"))
-    for d in ("/usr/local/cuda-13.0", "/usr/local/cuda"):
-        if not shutil.which("nvcc") and os.path.isdir(d):
-            cuda_home = d
+    # The toolkit nvcc on PATH belongs to, as cuwheel finds it: an nvcc on PATH may be a wrapper
+    # script (/usr/local/bin/nvcc execs /usr/local/cuda-13.0/bin/nvcc), whose parent torch
+    # would take for CUDA_HOME; the wrapped nvcc names its directory (nvcc -dryrun: _HERE_).
+    nvcc = shutil.which("nvcc") or "/usr/local/cuda-13.0/bin/nvcc"
+    dry = subprocess.run([nvcc, "-dryrun", "-E", "-x", "cu", "/dev/null"], capture_output=True,
+                         text=True)
+    here = re.search(r"_HERE_=(\S+)", dry.stdout + dry.stderr)
+    cuda_home = os.path.dirname(os.path.realpath(here.group(1) if here else os.path.dirname(nvcc)))
     env = dict(os.environ, CUDA_HOME=cuda_home, TORCH_CUDA_ARCH_LIST="9.0", MAX_JOBS="1")
     rc, out = run([py, "setup.py"], cwd=work, env=env)
     if not check(rc == 0, "torch's BuildExtension wrote its build.ninja (CUDA_HOME=%s)" % cuda_home):
