@@ -98,8 +98,12 @@ class Gen:
         return "".join(self.rnd.choice(self.pieces) for _ in range(n))
 
     def name(self):
-        v = self.value().replace("/", "_").replace("\0", "_")
-        return "s" + v  # never '.', '..' or hidden; a glob's '*' must match it
+        # A file or directory name: at most 200 bytes, so that it and ".cu" fit the file
+        # system's 255 (eight payload pieces can exceed it, and the test could not write it).
+        while True:
+            v = "s" + self.value().replace("/", "_").replace("\0", "_")
+            if len(v.encode()) <= 200:
+                return v  # never '.', '..' or hidden; a glob's '*' must match it
 
 
 def write_project(proj, fields, files, toolkit=None, python="3.12"):
