@@ -111,7 +111,11 @@ def main():
         w = by[os.path.basename(win)]
         check(len(w) == 1 and w[0]["result"] == "skip" and "Windows" in w[0]["reason"],
               "the win_amd64 wheel is skipped with a reason", json.dumps(w, indent=1))
-        pyver = wf.py_info(pys["3.11"])[2]
+        # The 3.11 that cuwheel's discovery picked (PATH's comes before pyenv's): its own
+        # version, asked of the interpreter the JSON names.
+        pyver = wf.py_info(b[0]["interpreter"])[2] if b and b[0].get("interpreter") else "?"
+        check(pyver.startswith("3.11.") and b[0].get("python_version") == pyver,
+              "the JSON names the 3.11 interpreter and its version", json.dumps(b, indent=1))
         msg = f"cuwheel: test failed: {os.path.basename(bad)} on Python {pyver} (exit 1)"
         check(msg in r.stderr, "the failure names the wheel and the Python", r.stderr)
         check(f"---- {os.path.basename(bad)} on Python {pyver}" in r.stderr
