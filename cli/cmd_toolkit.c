@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/env.h"
 #include "base/os.h"
 #include "cli/cli.h"
 #include "matrix/discover.h"
@@ -75,15 +76,6 @@ struct tk_opts {
 	int n_args;
 };
 
-static const char *tk_env(const struct cli *c, const char *name)
-{
-	size_t n = strlen(name);
-	for (size_t i = 0; c->env && c->env[i]; i++)
-		if (strncmp(c->env[i], name, n) == 0 && c->env[i][n] == '=')
-			return c->env[i][n + 1] ? c->env[i] + n + 1 : NULL;
-	return NULL;
-}
-
 /* Parses the options after the subcommand; returns CLI_OK or CLI_USAGE. */
 static int tk_parse(struct cli *c, const char *sub, int argc, char **argv, struct tk_opts *o)
 {
@@ -145,7 +137,7 @@ static int tk_install(struct cli *c, const struct tk_opts *o)
 	struct provision_opts po = {
 	    .cache_dir = cuwheel_cache_dir(&c->arena),
 	    .python = o->python,
-	    .wheels_dir = o->wheels ? o->wheels : tk_env(c, "CUWHEEL_TOOLKIT_WHEELS"),
+	    .wheels_dir = o->wheels ? o->wheels : env_nonempty(c->env, "CUWHEEL_TOOLKIT_WHEELS"),
 	    .env = c->env,
 	};
 	if (po.wheels_dir)
