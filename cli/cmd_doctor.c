@@ -268,6 +268,7 @@ int cmd_doctor(struct cli *c, int argc, char **argv)
 	}
 	if (!cfg.project_dir)
 		cfg.project_dir = dir;
+	cfg.env = c->env; /* also for the defaults, without a project or after a failed load */
 	const char *cache_dir = no_cache ? NULL : discover_cache_dir(a, &cfg);
 	struct discovery ds;
 	if (!discover_with(a, &c->diag, &cfg, cache_dir, &opts, &ds))

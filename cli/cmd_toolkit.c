@@ -135,7 +135,7 @@ static int tk_install(struct cli *c, const struct tk_opts *o)
 	if (!tk_lock(c, o, &lock))
 		return CLI_FAIL;
 	struct provision_opts po = {
-	    .cache_dir = cuwheel_cache_dir(&c->arena),
+	    .cache_dir = cuwheel_cache_dir(&c->arena, c->env),
 	    .python = o->python,
 	    .wheels_dir = o->wheels ? o->wheels : env_nonempty(c->env, "CUWHEEL_TOOLKIT_WHEELS"),
 	    .env = c->env,
@@ -253,7 +253,7 @@ static int tk_list(struct cli *c, const struct tk_opts *o)
 		return cli_usage(c, "toolkit", "toolkit list takes no arguments");
 	if (o->available)
 		return tk_available(c, o);
-	const char *cache = cuwheel_cache_dir(&c->arena);
+	const char *cache = cuwheel_cache_dir(&c->arena, c->env);
 	struct provision_installed *ts;
 	size_t n;
 	if (!provision_list(&c->arena, &c->diag, cache, &ts, &n))
@@ -287,7 +287,7 @@ static int tk_remove(struct cli *c, const struct tk_opts *o)
 {
 	if (o->n_args == 0)
 		return cli_usage(c, "toolkit", "toolkit remove needs a VERSION (e.g. 13.1.80)");
-	const char *cache = cuwheel_cache_dir(&c->arena);
+	const char *cache = cuwheel_cache_dir(&c->arena, c->env);
 	int rc = CLI_OK;
 	for (int i = 0; i < o->n_args; i++) {
 		const char *removed;

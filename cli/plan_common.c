@@ -141,7 +141,8 @@ int plan_provision(struct cli *c, struct plan_ctx *pc)
 	const char *path = provision_lock_path(&c->arena, c->env);
 	if (!path || !provision_lock_load(&c->arena, &c->diag, path, &lock))
 		return CLI_FAIL;
-	struct provision_opts po = {.cache_dir = cuwheel_cache_dir(&c->arena), .env = c->env};
+	struct provision_opts po = {.cache_dir = cuwheel_cache_dir(&c->arena, c->env),
+	                            .env = c->env};
 	const char *wheels = getenv("CUWHEEL_TOOLKIT_WHEELS");
 	if (wheels && *wheels)
 		po.wheels_dir = wheels;

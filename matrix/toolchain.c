@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/env.h"
 #include "base/os.h"
 #include "base/strbuf.h"
 
@@ -87,21 +88,20 @@ static bool probe(struct arena *a, const char *cc, const char *cxx, struct cand 
 	return true;
 }
 
-void toolchain_pick_host(struct arena *a, const char *include_dir, const char *cuda,
-                         struct host_compiler *out)
+void toolchain_pick_host(struct arena *a, const char *const *env, const char *include_dir,
+                         const char *cuda, struct host_compiler *out)
 {
-	const char *env_cc = getenv("CC"), *env_cxx = getenv("CXX");
+	const char *env_cc = env_nonempty(env, "CC"), *env_cxx = env_nonempty(env, "CXX");
 	struct cand def = {0};
-	bool have_def = probe(a, env_cc && *env_cc ? env_cc : "cc",
-	                      env_cxx && *env_cxx ? env_cxx : "c++", &def);
+	bool have_def = probe(a, env_cc ? env_cc : "cc", env_cxx ? env_cxx : "c++", &def);
 	memset(out, 0, sizeof(*out));
 	out->max_gcc = toolchain_max_gcc(a, include_dir);
-	out->cc = have_def ? def.cc : (env_cc && *env_cc ? env_cc : "cc");
-	out->cxx = have_def ? def.cxx : (env_cxx && *env_cxx ? env_cxx : "c++");
+	out->cc = have_def ? def.cc : (env_cc ? env_cc : "cc");
+	out->cxx = have_def ? def.cxx : (env_cxx ? env_cxx : "c++");
 	out->version = have_def ? def.version : NULL;
 	int max = out->max_gcc;
 	bool def_ok = have_def && (def.clang || max == 0 || (def.major && def.major <= max));
-	if (env_cxx && *env_cxx) {
+	if (env_cxx) {
 		/* The user chose: take it, or say why the toolkit will not. */
 		if (!def_ok)
 			out->error = arena_printf(
