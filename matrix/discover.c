@@ -511,7 +511,7 @@ static void find_toolkits(struct disc *x)
 	toolkit_env(x, "CUDA_HOME");
 	toolkit_env(x, "CUDA_PATH");
 	struct arena *a = x->a;
-	const char *nvcc = os_which(a, "nvcc");
+	const char *nvcc = os_which(a, x->cfg->env, "nvcc");
 	if (nvcc)
 		toolkit_try(x, nvcc, nvcc, "PATH", NULL);
 	else

@@ -398,7 +398,7 @@ const char *provision_python(struct arena *a, const char *const *env)
 	const char *p = env_nonempty(env, "CUWHEEL_PYTHON");
 	if (p)
 		return p;
-	char *py = os_which(a, "python3");
+	char *py = os_which(a, env, "python3");
 	if (py)
 		return py;
 	const char *root = env_nonempty(env, "PYENV_ROOT");
