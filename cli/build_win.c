@@ -128,8 +128,8 @@ int build_win_pack(struct cli *c, const struct plan *p, const char *dir)
 		return CLI_FAIL;
 	}
 	int64_t sde = -1;
-	const char *env = getenv("SOURCE_DATE_EPOCH");
-	if (env && *env) {
+	const char *env = env_nonempty(c->env, "SOURCE_DATE_EPOCH");
+	if (env) {
 		char *end;
 		long long v = strtoll(env, &end, 10);
 		if (*end || v < 0)

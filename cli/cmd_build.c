@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/env.h"
 #include "base/os.h"
 #include "cli/build_run.h"
 #include "cli/build_win.h"
@@ -450,8 +451,8 @@ int cmd_build(struct cli *c, int argc, char **argv)
 		return CLI_NOTHING;
 	}
 
-	const char *ninja = getenv("CUWHEEL_NINJA");
-	if (!ninja || !*ninja)
+	const char *ninja = env_nonempty(c->env, "CUWHEEL_NINJA");
+	if (!ninja)
 		ninja = os_which(&c->arena, c->env, "ninja");
 	if (!ninja)
 		ninja = os_which(&c->arena, c->env, "ninja-build");

@@ -211,7 +211,13 @@ int internal_test_cell(struct cli *c, int argc, char **argv)
 	if (python && strcmp(python, "all"))
 		strv_push(&c->arena, &pythons, python);
 	struct wheeltest_opts o = {
-	    .cfg = &cfg, .ds = &ds, .wheels = &wheels, .pythons = &pythons, .jobs = 0};
+	    .cfg = &cfg,
+	    .ds = &ds,
+	    .wheels = &wheels,
+	    .pythons = &pythons,
+	    .jobs = 0,
+	    .env = c->env,
+	};
 	struct wheeltest_job *jobs;
 	size_t n;
 	if (!wheeltest_plan(&c->arena, &c->diag, &o, &jobs, &n))

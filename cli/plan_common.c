@@ -143,8 +143,8 @@ int plan_provision(struct cli *c, struct plan_ctx *pc)
 		return CLI_FAIL;
 	struct provision_opts po = {.cache_dir = cuwheel_cache_dir(&c->arena, c->env),
 	                            .env = c->env};
-	const char *wheels = getenv("CUWHEEL_TOOLKIT_WHEELS");
-	if (wheels && *wheels)
+	const char *wheels = env_nonempty(c->env, "CUWHEEL_TOOLKIT_WHEELS");
+	if (wheels)
 		po.wheels_dir = wheels;
 	for (size_t i = 0; i < need.n; i++) {
 		const struct provision_set *set =
@@ -192,10 +192,10 @@ int plan_torch(struct cli *c, struct plan_ctx *pc)
 	if (!os_mkdir_p(&c->diag, pc->cfg.build_dir))
 		return CLI_FAIL;
 	struct torch_plan *tp = arena_calloc(&c->arena, 1, sizeof(*tp));
-	const char *cc = getenv("CC"), *cxx = getenv("CXX");
+	const char *cc = env_nonempty(c->env, "CC"), *cxx = env_nonempty(c->env, "CXX");
 	if (!torchplan_make(&c->arena, &c->diag, &pc->plan,
-	                    os_realpath(&c->arena, pc->cfg.build_dir), cxx && *cxx ? cxx : "c++",
-	                    cc && *cc ? cc : "cc", tp))
+	                    os_realpath(&c->arena, pc->cfg.build_dir), cxx ? cxx : "c++",
+	                    cc ? cc : "cc", tp))
 		return CLI_FAIL;
 	pc->tp = tp;
 	return CLI_OK;
