@@ -25,6 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/env.h"
+
 extern char **environ;
 
 bool os_read_fd(struct arena *a, struct diag *d, int fd, const char *name, struct source *src)
@@ -748,11 +750,11 @@ bool os_list_dir(struct arena *a, const char *dir, struct strv *out)
 	return true;
 }
 
-char *os_which(struct arena *a, const char *name)
+char *os_which(struct arena *a, const char *const *env, const char *name)
 {
 	if (strchr(name, '/'))
 		return os_is_exec(name) ? arena_strdup(a, name) : NULL;
-	const char *path = getenv("PATH");
+	const char *path = env_value(env, "PATH");
 	if (!path)
 		path = "/usr/local/bin:/usr/bin:/bin";
 	while (*path) {

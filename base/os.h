@@ -56,8 +56,9 @@ char *os_abspath(struct arena *a, const char *path);
 char *os_join(struct arena *a, const char *dir, const char *name);
 /* Lists the entries of dir (without . and ..), sorted; false when it cannot be opened. */
 bool os_list_dir(struct arena *a, const char *dir, struct strv *out);
-/* Searches PATH for an executable; returns its path or NULL. */
-char *os_which(struct arena *a, const char *name);
+/* Searches env's PATH (base/env.h; unset: /usr/local/bin:/usr/bin:/bin, empty: nowhere) for an
+ * executable; a name with a '/' is only checked. Returns its path or NULL. */
+char *os_which(struct arena *a, const char *const *env, const char *name);
 
 /* Opens (creating) a lock file; inherit keeps it open across exec so child processes hold the
  * lock too. Returns the fd, or -1 + diagnostic. */

@@ -5,14 +5,15 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/env.h"
 #include "base/os.h"
 #include "cli/build_internal.h"
 
 void build_gha_init(struct run *r)
 {
 	struct arena *a = &r->c->arena;
-	const char *ws = getenv("GITHUB_WORKSPACE");
-	r->repo_root = ws && *ws ? os_realpath(a, ws) : NULL;
+	const char *ws = env_nonempty(r->c->env, "GITHUB_WORKSPACE");
+	r->repo_root = ws ? os_realpath(a, ws) : NULL;
 	if (!r->repo_root)
 		r->repo_root = os_realpath(a, r->p->cfg->project_dir);
 	if (!r->repo_root)
@@ -125,8 +126,8 @@ void build_gha_group(struct run *r, size_t row)
 /* GitHub Actions: the table of rows as Markdown in $GITHUB_STEP_SUMMARY. */
 void build_gha_summary(struct run *r)
 {
-	const char *path = getenv("GITHUB_STEP_SUMMARY");
-	if (!path || !*path)
+	const char *path = env_nonempty(r->c->env, "GITHUB_STEP_SUMMARY");
+	if (!path)
 		return;
 	struct arena *a = &r->c->arena;
 	FILE *f = fopen(path, "a");

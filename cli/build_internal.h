@@ -90,9 +90,9 @@ void build_emit(struct run *r, const char *text);
 /* Plain: prints "<time> [row] what detail" (into the row's group under GitHub Actions); row
  * SIZE_MAX names ninja. Does nothing on a terminal. */
 void build_plain_line(struct run *r, size_t row, const char *what, const char *detail);
-/* Returns true when progress is redrawn on a terminal for mode (auto decides from stdout, NO_COLOR,
- * CI and TERM). */
-bool build_want_tty(enum build_progress mode);
+/* Returns true when progress is redrawn on a terminal for mode (auto decides from stdout and
+ * env's NO_COLOR, CI and TERM). */
+bool build_want_tty(const char *const *env, enum build_progress mode);
 
 /* build_gha.c: GitHub Actions. */
 

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/env.h"
 #include "base/os.h"
 #include "cli/build_internal.h"
 #include "cli/ninja_log.h"
@@ -440,9 +441,9 @@ bool build_run_ninja_mode(struct cli *c, const struct plan *p, const struct buil
                           int *status)
 {
 	struct run r = {.c = c, .p = p, .g = g, .fin_row = SIZE_MAX};
-	const char *gha = getenv("GITHUB_ACTIONS");
+	const char *gha = env_value(c->env, "GITHUB_ACTIONS");
 	r.gha = gha && !strcmp(gha, "true");
-	r.tty = !r.gha && build_want_tty(mode);
+	r.tty = !r.gha && build_want_tty(c->env, mode);
 	r.jobs = jobs_of(argv);
 	build_gha_init(&r);
 	clock_gettime(CLOCK_MONOTONIC, &r.t0);

@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/env.h"
 #include "cli/build_internal.h"
 
 bool build_progress_parse(const char *text, enum build_progress *out)
@@ -239,11 +240,11 @@ void build_plain_line(struct run *r, size_t row, const char *what, const char *d
 		build_emit(r, line);
 }
 
-bool build_want_tty(enum build_progress mode)
+bool build_want_tty(const char *const *env, enum build_progress mode)
 {
 	if (mode != BUILD_PROGRESS_AUTO)
 		return mode == BUILD_PROGRESS_TTY;
-	const char *no_color = getenv("NO_COLOR"), *ci = getenv("CI"), *term = getenv("TERM");
-	return isatty(STDOUT_FILENO) && !(no_color && *no_color) && !(ci && *ci) &&
-	       !(term && !strcmp(term, "dumb"));
+	const char *term = env_value(env, "TERM");
+	return isatty(STDOUT_FILENO) && !env_nonempty(env, "NO_COLOR") &&
+	       !env_nonempty(env, "CI") && !(term && !strcmp(term, "dumb"));
 }

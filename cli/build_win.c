@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/env.h"
 #include "base/os.h"
 #include "matrix/buildgraph_win.h"
 #include "matrix/torchflags.h"
@@ -98,7 +99,8 @@ static bool pack_cell(struct cli *c, const struct plan *p, const struct cell *ce
 	char *wheel;
 	if (!wheel_pack(a, &c->diag, &po, &wheel))
 		return false;
-	struct audit_opts ao = {.strict = cfg->audit.strict};
+	const char *trace = env_nonempty(c->env, "CUWHEEL_AUDIT_TRACE");
+	struct audit_opts ao = {.strict = cfg->audit.strict, .trace = trace};
 	struct audit_result r;
 	if (!audit_wheel(a, &c->diag, wheel, &ao, &r)) {
 		print_findings(&r);
@@ -106,7 +108,7 @@ static bool pack_cell(struct cli *c, const struct plan *p, const struct cell *ce
 		        r.wheel, cfg->dist_dir);
 		return false;
 	}
-	struct retag_opts ro = {.platform = r.platform_tag};
+	struct retag_opts ro = {.platform = r.platform_tag, .audit_trace = trace};
 	char *final;
 	if (!os_mkdir_p(&c->diag, cfg->dist_dir) ||
 	    !wheel_retag(a, &c->diag, wheel, &ro, cfg->dist_dir, &final))
@@ -126,8 +128,8 @@ int build_win_pack(struct cli *c, const struct plan *p, const char *dir)
 		return CLI_FAIL;
 	}
 	int64_t sde = -1;
-	const char *env = getenv("SOURCE_DATE_EPOCH");
-	if (env && *env) {
+	const char *env = env_nonempty(c->env, "SOURCE_DATE_EPOCH");
+	if (env) {
 		char *end;
 		long long v = strtoll(env, &end, 10);
 		if (*end || v < 0)

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/env.h"
 #include "cli/cli.h"
 #include "packager/audit.h"
 #include "packager/audit_codes.h"
@@ -93,7 +94,7 @@ int cmd_audit(struct cli *c, int argc, char **argv)
 	    {"codes", no_argument, NULL, 'c'},
 	    {NULL, 0, NULL, 0},
 	};
-	struct audit_opts o = {0};
+	struct audit_opts o = {.trace = env_nonempty(c->env, "CUWHEEL_AUDIT_TRACE")};
 	bool json = false;
 	optind = 0;
 	opterr = 0;

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/env.h"
 #include "base/os.h"
 #include "cli/build_run.h"
 #include "cli/build_win.h"
@@ -450,11 +451,11 @@ int cmd_build(struct cli *c, int argc, char **argv)
 		return CLI_NOTHING;
 	}
 
-	const char *ninja = getenv("CUWHEEL_NINJA");
-	if (!ninja || !*ninja)
-		ninja = os_which(&c->arena, "ninja");
+	const char *ninja = env_nonempty(c->env, "CUWHEEL_NINJA");
 	if (!ninja)
-		ninja = os_which(&c->arena, "ninja-build");
+		ninja = os_which(&c->arena, c->env, "ninja");
+	if (!ninja)
+		ninja = os_which(&c->arena, c->env, "ninja-build");
 	if (!ninja) {
 		diag_msg(&c->diag, DIAG_ERROR,
 		         "ninja not found on PATH: cuwheel generates "
@@ -464,7 +465,7 @@ int cmd_build(struct cli *c, int argc, char **argv)
 	}
 	const char *ccache = NULL;
 	if (pc.cfg.cache.ccache != TRI_OFF) {
-		ccache = os_which(&c->arena, "ccache");
+		ccache = os_which(&c->arena, c->env, "ccache");
 		if (!ccache && pc.cfg.cache.ccache == TRI_ON) {
 			diag_msg(&c->diag, DIAG_ERROR, "ccache = \"on\" but ccache is not on PATH");
 			return CLI_FAIL;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/env.h"
 #include "base/os.h"
 #include "cli/cli.h"
 #include "matrix/config.h"
@@ -57,12 +58,14 @@ struct tool {
 	const char *name, *path, *version;
 };
 
-/* Finds a tool (the compilers honour $CC / $CXX) and the first line of its --version. */
-static struct tool tool_find(struct arena *a, const char *name, const char *env)
+/* Finds a tool on env's PATH (the compilers honour $CC / $CXX: var) and the first line of its
+ * --version. */
+static struct tool tool_find(struct arena *a, const char *const *env, const char *name,
+                             const char *var)
 {
 	struct tool t = {name, NULL, NULL};
-	const char *prog = env && getenv(env) && *getenv(env) ? getenv(env) : name;
-	t.path = os_which(a, prog);
+	const char *prog = var && env_nonempty(env, var) ? env_nonempty(env, var) : name;
+	t.path = os_which(a, env, prog);
 	if (!t.path)
 		return t;
 	const char *argv[] = {t.path, "--version", NULL};
@@ -268,15 +271,16 @@ int cmd_doctor(struct cli *c, int argc, char **argv)
 	}
 	if (!cfg.project_dir)
 		cfg.project_dir = dir;
+	cfg.env = c->env; /* also for the defaults, without a project or after a failed load */
 	const char *cache_dir = no_cache ? NULL : discover_cache_dir(a, &cfg);
 	struct discovery ds;
 	if (!discover_with(a, &c->diag, &cfg, cache_dir, &opts, &ds))
 		return CLI_FAIL;
 	struct tool tools[] = {
-	    tool_find(a, "ninja", NULL),
-	    tool_find(a, "ccache", NULL),
-	    tool_find(a, "cc", "CC"),
-	    tool_find(a, "c++", "CXX"),
+	    tool_find(a, c->env, "ninja", NULL),
+	    tool_find(a, c->env, "ccache", NULL),
+	    tool_find(a, c->env, "cc", "CC"),
+	    tool_find(a, c->env, "c++", "CXX"),
 	};
 	size_t n_tools = sizeof(tools) / sizeof(tools[0]);
 	bool ok = ds.n_toolkits > 0 && ds.n_pythons > 0;

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/env.h"
 #include "base/os.h"
 #include "cli/cli.h"
 #include "packager/index.h"
@@ -40,7 +41,7 @@ const char cmd_index_help[] =
 
 int cmd_index(struct cli *c, int argc, char **argv)
 {
-	struct index_opts o = {0};
+	struct index_opts o = {.audit_trace = env_nonempty(c->env, "CUWHEEL_AUDIT_TRACE")};
 	for (int i = 1; i < argc; i++) {
 		const char *s = argv[i];
 		if (!strcmp(s, "--out") || !strcmp(s, "-o")) {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/env.h"
 #include "base/os.h"
 #include "cli/plan_common.h"
 #include "cli/internal.h"
@@ -122,7 +123,9 @@ int internal_finish(struct cli *c, int argc, char **argv)
 	if (optind + 1 != argc || !dist || !stamp)
 		return cli_usage(c, "internal", "finish needs WHEEL --dist DIR --stamp FILE");
 	const char *wheel = argv[optind];
-	struct audit_opts ao = {.min_manylinux = minml, .strict = strict};
+	struct audit_opts ao = {.min_manylinux = minml,
+	                        .strict = strict,
+	                        .trace = env_nonempty(c->env, "CUWHEEL_AUDIT_TRACE")};
 	if (archs) {
 		struct arch *v;
 		size_t n;
@@ -208,7 +211,13 @@ int internal_test_cell(struct cli *c, int argc, char **argv)
 	if (python && strcmp(python, "all"))
 		strv_push(&c->arena, &pythons, python);
 	struct wheeltest_opts o = {
-	    .cfg = &cfg, .ds = &ds, .wheels = &wheels, .pythons = &pythons, .jobs = 0};
+	    .cfg = &cfg,
+	    .ds = &ds,
+	    .wheels = &wheels,
+	    .pythons = &pythons,
+	    .jobs = 0,
+	    .env = c->env,
+	};
 	struct wheeltest_job *jobs;
 	size_t n;
 	if (!wheeltest_plan(&c->arena, &c->diag, &o, &jobs, &n))

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/env.h"
 #include "base/os.h"
 #include "cli/plan_common.h"
 #include "cli/cli.h"
@@ -140,8 +141,8 @@ int cmd_pack(struct cli *c, int argc, char **argv)
 	po.platform = d2 + 1;
 
 	po.source_date_epoch = -1;
-	const char *sde = getenv("SOURCE_DATE_EPOCH");
-	if (sde && *sde) {
+	const char *sde = env_nonempty(c->env, "SOURCE_DATE_EPOCH");
+	if (sde) {
 		char *end;
 		long long v = strtoll(sde, &end, 10);
 		if (*end || v < 0)

@@ -2,6 +2,7 @@
 #include <getopt.h>
 #include <stdio.h>
 
+#include "base/env.h"
 #include "cli/cli.h"
 #include "packager/retag.h"
 
@@ -40,7 +41,7 @@ int cmd_retag(struct cli *c, int argc, char **argv)
 	    {"no-build", no_argument, NULL, 'B'},       {"out-dir", required_argument, NULL, 'o'},
 	    {"in-place", no_argument, NULL, 'i'},       {NULL, 0, NULL, 0},
 	};
-	struct retag_opts o = {0};
+	struct retag_opts o = {.audit_trace = env_nonempty(c->env, "CUWHEEL_AUDIT_TRACE")};
 	const char *out = NULL;
 	optind = 0;
 	opterr = 0;

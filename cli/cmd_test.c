@@ -161,7 +161,7 @@ int cmd_test(struct cli *c, int argc, char **argv)
 {
 	struct arena *a = &c->arena;
 	struct strv wheels = {0}, pythons = {0}, links = {0};
-	struct wheeltest_opts o = {0};
+	struct wheeltest_opts o = {.env = c->env};
 	struct test_cli tc = {c, false};
 	for (int i = 1; i < argc; i++) {
 		const char *s = argv[i];

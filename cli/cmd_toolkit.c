@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/env.h"
 #include "base/os.h"
 #include "cli/cli.h"
 #include "matrix/discover.h"
@@ -75,15 +76,6 @@ struct tk_opts {
 	int n_args;
 };
 
-static const char *tk_env(const struct cli *c, const char *name)
-{
-	size_t n = strlen(name);
-	for (size_t i = 0; c->env && c->env[i]; i++)
-		if (strncmp(c->env[i], name, n) == 0 && c->env[i][n] == '=')
-			return c->env[i][n + 1] ? c->env[i] + n + 1 : NULL;
-	return NULL;
-}
-
 /* Parses the options after the subcommand; returns CLI_OK or CLI_USAGE. */
 static int tk_parse(struct cli *c, const char *sub, int argc, char **argv, struct tk_opts *o)
 {
@@ -143,9 +135,9 @@ static int tk_install(struct cli *c, const struct tk_opts *o)
 	if (!tk_lock(c, o, &lock))
 		return CLI_FAIL;
 	struct provision_opts po = {
-	    .cache_dir = cuwheel_cache_dir(&c->arena),
+	    .cache_dir = cuwheel_cache_dir(&c->arena, c->env),
 	    .python = o->python,
-	    .wheels_dir = o->wheels ? o->wheels : tk_env(c, "CUWHEEL_TOOLKIT_WHEELS"),
+	    .wheels_dir = o->wheels ? o->wheels : env_nonempty(c->env, "CUWHEEL_TOOLKIT_WHEELS"),
 	    .env = c->env,
 	};
 	if (po.wheels_dir)
@@ -261,7 +253,7 @@ static int tk_list(struct cli *c, const struct tk_opts *o)
 		return cli_usage(c, "toolkit", "toolkit list takes no arguments");
 	if (o->available)
 		return tk_available(c, o);
-	const char *cache = cuwheel_cache_dir(&c->arena);
+	const char *cache = cuwheel_cache_dir(&c->arena, c->env);
 	struct provision_installed *ts;
 	size_t n;
 	if (!provision_list(&c->arena, &c->diag, cache, &ts, &n))
@@ -295,7 +287,7 @@ static int tk_remove(struct cli *c, const struct tk_opts *o)
 {
 	if (o->n_args == 0)
 		return cli_usage(c, "toolkit", "toolkit remove needs a VERSION (e.g. 13.1.80)");
-	const char *cache = cuwheel_cache_dir(&c->arena);
+	const char *cache = cuwheel_cache_dir(&c->arena, c->env);
 	int rc = CLI_OK;
 	for (int i = 0; i < o->n_args; i++) {
 		const char *removed;

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/env.h"
 #include "base/os.h"
 #include "cli/cli.h"
 
@@ -92,7 +93,7 @@ int main(int argc, char **argv)
 	struct cli c = {0};
 	c.project_dir = ".";
 	c.env = (const char *const *)environ;
-	c.color = isatty(2) && !getenv("NO_COLOR");
+	c.color = isatty(2) && !env_value(c.env, "NO_COLOR");
 	c.diag.emit = cli_print_diag;
 	c.diag.user = &c;
 	os_install_signal_cleanup();

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/env.h"
 #include "base/os.h"
 #include "base/strbuf.h"
 #include "matrix/provision.h"
@@ -24,16 +25,6 @@ static void provisionable_minors(struct cli *c, struct matrix_opts *o)
 			strv_push(&c->arena, &o->provision_sources,
 			          provision_source_name(&c->arena, &lock.sets[i]));
 		}
-}
-
-/* The value of NAME in the environment cuwheel was given, or NULL. */
-static const char *env_value(const struct cli *c, const char *name)
-{
-	size_t n = strlen(name);
-	for (const char *const *e = c->env; e && *e; e++)
-		if (!strncmp(*e, name, n) && (*e)[n] == '=')
-			return *e + n + 1;
-	return NULL;
 }
 
 /* Adds the directory of every source in files (not the project dir itself) to in. */
@@ -101,7 +92,7 @@ static bool outputs_outside_inputs(struct cli *c, const struct config *cfg)
 			        ? "every wheel would ship what was written there before it"
 			        : "the build would read its own outputs as sources and headers");
 			const struct toml_value *v = tool ? toml_get(tool, outs[o].key) : NULL;
-			if (env_value(c, outs[o].var))
+			if (env_value(c->env, outs[o].var))
 				diag_msg(&c->diag, DIAG_ERROR, "%s (set by %s)", msg, outs[o].var);
 			else if (v)
 				diag_at(&c->diag, DIAG_ERROR, &cfg->src, v->line, v->col, "%s",
@@ -150,9 +141,10 @@ int plan_provision(struct cli *c, struct plan_ctx *pc)
 	const char *path = provision_lock_path(&c->arena, c->env);
 	if (!path || !provision_lock_load(&c->arena, &c->diag, path, &lock))
 		return CLI_FAIL;
-	struct provision_opts po = {.cache_dir = cuwheel_cache_dir(&c->arena), .env = c->env};
-	const char *wheels = getenv("CUWHEEL_TOOLKIT_WHEELS");
-	if (wheels && *wheels)
+	struct provision_opts po = {.cache_dir = cuwheel_cache_dir(&c->arena, c->env),
+	                            .env = c->env};
+	const char *wheels = env_nonempty(c->env, "CUWHEEL_TOOLKIT_WHEELS");
+	if (wheels)
 		po.wheels_dir = wheels;
 	for (size_t i = 0; i < need.n; i++) {
 		const struct provision_set *set =
@@ -200,10 +192,10 @@ int plan_torch(struct cli *c, struct plan_ctx *pc)
 	if (!os_mkdir_p(&c->diag, pc->cfg.build_dir))
 		return CLI_FAIL;
 	struct torch_plan *tp = arena_calloc(&c->arena, 1, sizeof(*tp));
-	const char *cc = getenv("CC"), *cxx = getenv("CXX");
+	const char *cc = env_nonempty(c->env, "CC"), *cxx = env_nonempty(c->env, "CXX");
 	if (!torchplan_make(&c->arena, &c->diag, &pc->plan,
-	                    os_realpath(&c->arena, pc->cfg.build_dir), cxx && *cxx ? cxx : "c++",
-	                    cc && *cc ? cc : "cc", tp))
+	                    os_realpath(&c->arena, pc->cfg.build_dir), cxx ? cxx : "c++",
+	                    cc ? cc : "cc", tp))
 		return CLI_FAIL;
 	pc->tp = tp;
 	return CLI_OK;

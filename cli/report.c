@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/env.h"
 #include "base/os.h"
 #include "cli/ninja_log.h"
 
@@ -174,8 +175,8 @@ void report_from(struct cli *c, const struct plan_ctx *pc, json_t *root, struct 
 		rc->audited = audit_result_from_json(a, json_object_get(j, "audit"), &rc->audit);
 	}
 	load_steps(a, &c->diag, r);
-	const char *cc = getenv("CC");
-	const char *argv[] = {cc && *cc ? cc : "cc", "--version", NULL};
+	const char *cc = env_nonempty(c->env, "CC");
+	const char *argv[] = {cc ? cc : "cc", "--version", NULL};
 	r->cc_version = first_line_of(c, argv);
 }
 

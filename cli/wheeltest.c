@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/env.h"
 #include "base/os.h"
 #include "base/strbuf.h"
 #include "standards/tags.h"
@@ -700,19 +701,19 @@ bool wheeltest_run(struct arena *a, struct diag *d, const struct wheeltest_opts 
 		return false;
 	}
 
-	const char *tmp = getenv("TMPDIR");
-	char *root = arena_printf(a, "%s/cuwheel-test-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	const char *tmp = env_nonempty(o->env, "TMPDIR");
+	char *root = arena_printf(a, "%s/cuwheel-test-XXXXXX", tmp ? tmp : "/tmp");
 	if (!mkdtemp(root)) {
 		diag_errno(d, root, "cannot create a temporary directory");
 		return false;
 	}
 	rc.root = root;
-	rc.path_env = getenv("PATH");
+	rc.path_env = env_value(o->env, "PATH");
 
 	/* Local find-links dirs replace the index unless the environment names one. */
 	size_t n_links = (o->find_links ? o->find_links->n : 0) + o->cfg->test.find_links.n;
-	const char *idx = getenv("PIP_INDEX_URL"), *extra = getenv("PIP_EXTRA_INDEX_URL");
-	if (n_links && !(idx && *idx) && !(extra && *extra))
+	if (n_links && !env_nonempty(o->env, "PIP_INDEX_URL") &&
+	    !env_nonempty(o->env, "PIP_EXTRA_INDEX_URL"))
 		strv_push(a, &rc.pip_sources, "--no-index");
 	for (size_t i = 0; i < o->cfg->test.find_links.n; i++)
 		add_find_links(a, &rc.pip_sources, o->cfg->project_dir,

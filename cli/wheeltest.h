@@ -39,7 +39,9 @@ struct wheeltest_opts {
 	const struct strv *find_links; /* extra find-links dirs (absolute or cwd-relative) */
 	int jobs;                      /* pairs run at once; <= 0: one per CPU */
 	bool keep_venvs;
-	size_t output_lines; /* lines of failing output kept; 0: 60 */
+	size_t output_lines;    /* lines of failing output kept; 0: 60 */
+	const char *const *env; /* the environment (base/env.h): TMPDIR, PATH, PIP_INDEX_URL,
+	                         * PIP_EXTRA_INDEX_URL */
 	/* Called (serialised, from any thread) when a pair finishes; may be NULL. */
 	void (*on_done)(void *user, const struct wheeltest_job *j);
 	void *user;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/env.h"
 #include "base/os.h"
 #include "base/path.h"
 #include "matrix/buildflags.h"
@@ -83,10 +84,11 @@ static bool is_cu(const char *path)
 	return dot && !strcmp(dot, ".cu");
 }
 
-static const char *env_or(const char *name, const char *dflt)
+/* The value of name in the config's environment, or dflt when it is unset or empty. */
+static const char *env_or(const struct config *cfg, const char *name, const char *dflt)
 {
-	const char *v = getenv(name);
-	return v && *v ? v : dflt;
+	const char *v = env_nonempty(cfg->env, name);
+	return v ? v : dflt;
 }
 
 struct gen {
@@ -358,7 +360,7 @@ static void emit_archive(struct gen *g, const struct toolkit_plan *tp, struct ar
 		threads = (int)tp->n_archs;
 	/* CUWHEEL_NVCC_THREADS overrides the choice (benchmarks sweep it; big machines raise it).
 	 */
-	const char *forced = getenv("CUWHEEL_NVCC_THREADS");
+	const char *forced = env_value(g->cfg->env, "CUWHEEL_NVCC_THREADS");
 	if (forced && atoi(forced) >= 1 && atoi(forced) <= 64)
 		threads = atoi(forced);
 
@@ -885,8 +887,8 @@ bool buildgraph_generate(struct arena *a, struct diag *d, const struct plan *pla
 		diag_msg(d, DIAG_HINT, "keep build-dir inside the project");
 		return false;
 	}
-	g.cc = env_or("CC", "cc");
-	g.cxx = env_or("CXX", "c++");
+	g.cc = env_or(cfg, "CC", "cc");
+	g.cxx = env_or(cfg, "CXX", "c++");
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 	g.ncpu = n > 0 ? (int)n : 1;
 	/* Paths found rather than written (toolkits, interpreters, the directories) reach

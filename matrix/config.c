@@ -581,6 +581,7 @@ bool config_load_with(struct arena *a, struct diag *d, const char *project_dir,
                       struct config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
+	cfg->env = env;
 	cfg->project_dir = os_realpath(a, project_dir);
 	if (!cfg->project_dir) {
 		diag_errno(d, project_dir, "cannot open the project directory");

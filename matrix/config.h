@@ -154,10 +154,13 @@ struct config {
 	bool project_partial;    /* [project] may omit name and version (PKG-INFO has them) */
 	const char *base_dir;    /* what build-dir and dist-dir are relative to: the project,
 	                          * or with --config the config file's directory */
+	const char *const *env;  /* the environment config_load was given (base/env.h): what
+	                          * discovery and the build graph read; NULL: an empty one */
 };
 
 /* Loads project_dir/pyproject.toml. env is a NULL-terminated environ-style list (CUWHEEL_*
- * overrides) or NULL. Returns false after reporting every error found. */
+ * overrides; kept in cfg->env for discovery and the build graph) or NULL. Returns false after
+ * reporting every error found. */
 bool config_load(struct arena *a, struct diag *d, const char *project_dir, const char *const *env,
                  struct config *cfg);
 /* Loads project_dir with config_file (absolute) as its manifest instead of pyproject.toml:

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/env.h"
 #include "base/os.h"
 #include "matrix/probe.h"
 #include "standards/version.h"
@@ -54,20 +55,14 @@ static void looked_add(struct disc *x, const char *what, const char *where, cons
 	va_end(ap);
 }
 
-static const char *env_get(const char *name)
-{
-	const char *v = getenv(name);
-	return v && *v ? v : NULL;
-}
-
-const char *cuwheel_cache_dir(struct arena *a)
+const char *cuwheel_cache_dir(struct arena *a, const char *const *env)
 {
 	const char *v;
-	if ((v = env_get("CUWHEEL_CACHE_DIR")))
+	if ((v = env_nonempty(env, "CUWHEEL_CACHE_DIR")))
 		return arena_strdup(a, v);
-	if ((v = env_get("XDG_CACHE_HOME")))
+	if ((v = env_nonempty(env, "XDG_CACHE_HOME")))
 		return os_join(a, v, "cuwheel");
-	if ((v = env_get("HOME")))
+	if ((v = env_nonempty(env, "HOME")))
 		return os_join(a, v, ".cache/cuwheel");
 	return "/tmp/cuwheel-cache";
 }
@@ -76,7 +71,7 @@ const char *discover_cache_dir(struct arena *a, const struct config *cfg)
 {
 	if (cfg && cfg->build_dir)
 		return os_join(a, cfg->build_dir, "probes");
-	return os_join(a, cuwheel_cache_dir(a), "probes");
+	return os_join(a, cuwheel_cache_dir(a, cfg->env), "probes");
 }
 
 bool discover_needs_torch(const struct config *cfg)
@@ -411,7 +406,8 @@ static void toolkit_try(struct disc *x, const char *where, const char *path, con
 			    tk.lib_dir &&
 			    os_exists(os_join(x->a, tk.lib_dir, "libcudart_static.a"));
 			tk.nvcc_lacks = f.lacks;
-			toolchain_pick_host(x->a, tk.include_dir, tk.version, &tk.host);
+			toolchain_pick_host(x->a, x->cfg->env, tk.include_dir, tk.version,
+			                    &tk.host);
 			looked_add(x, "toolkit", where, "found %s%s", tk.version,
 			           tk.n_sm ? "" : " (nvcc cannot list its GPU targets)");
 			toolkit_push(x, &tk);
@@ -448,7 +444,7 @@ static void toolkit_scan(struct disc *x, const char *dir, const char *prefix, co
 
 static void toolkit_cache_scan(struct disc *x)
 {
-	const char *dir = os_join(x->a, cuwheel_cache_dir(x->a), "toolkits");
+	const char *dir = os_join(x->a, cuwheel_cache_dir(x->a, x->cfg->env), "toolkits");
 	struct strv names = {0};
 	if (!list_dir(x->a, dir, &names)) {
 		looked_add(x, "toolkit", dir,
@@ -469,7 +465,7 @@ static void toolkit_cache_scan(struct disc *x)
 
 static void toolkit_env(struct disc *x, const char *var)
 {
-	const char *v = env_get(var);
+	const char *v = env_nonempty(x->cfg->env, var);
 	const char *where = arena_printf(x->a, "$%s", var);
 	if (!v)
 		looked_add(x, "toolkit", where, "not set");
@@ -515,7 +511,7 @@ static void find_toolkits(struct disc *x)
 	toolkit_env(x, "CUDA_HOME");
 	toolkit_env(x, "CUDA_PATH");
 	struct arena *a = x->a;
-	const char *nvcc = os_which(a, "nvcc");
+	const char *nvcc = os_which(a, x->cfg->env, "nvcc");
 	if (nvcc)
 		toolkit_try(x, nvcc, nvcc, "PATH", NULL);
 	else
@@ -599,12 +595,12 @@ static bool is_pyenv_shim(struct arena *a, const char *path)
 	return n > 2 && buf[0] == '#' && buf[1] == '!' && strstr(buf, "pyenv");
 }
 
-static const char *pyenv_root(struct arena *a)
+static const char *pyenv_root(struct arena *a, const char *const *env)
 {
-	const char *v = env_get("PYENV_ROOT");
+	const char *v = env_nonempty(env, "PYENV_ROOT");
 	if (v)
 		return arena_strdup(a, v);
-	v = env_get("HOME");
+	v = env_nonempty(env, "HOME");
 	return v ? os_join(a, v, ".pyenv") : NULL;
 }
 
@@ -613,7 +609,7 @@ static const char *pyenv_root(struct arena *a)
 static struct strv pyenv_active(struct disc *x, const char *root)
 {
 	struct strv out = {0};
-	const char *text = env_get("PYENV_VERSION");
+	const char *text = env_nonempty(x->cfg->env, "PYENV_VERSION");
 	struct diag quiet = {0};
 	struct source src;
 	if (!text && x->cfg->project_dir) {
@@ -644,7 +640,7 @@ static struct strv pyenv_active(struct disc *x, const char *root)
 /* A pyenv shim on PATH stands for the interpreter an active pyenv version provides. */
 static void cand_shim(struct disc *x, const char *shim, const char *name)
 {
-	const char *root = pyenv_root(x->a);
+	const char *root = pyenv_root(x->a, x->cfg->env);
 	struct strv active = root ? pyenv_active(x, root) : (struct strv){0};
 	for (size_t i = 0; i < active.n; i++) {
 		const char *p =
@@ -663,7 +659,7 @@ static void cand_shim(struct disc *x, const char *shim, const char *name)
 
 static void find_path_pythons(struct disc *x)
 {
-	const char *path = env_get("PATH");
+	const char *path = env_nonempty(x->cfg->env, "PATH");
 	if (!path) {
 		looked_add(x, "python", "PATH", "not set");
 		return;
@@ -746,17 +742,19 @@ static void find_candidates(struct disc *x)
 		cand_add(x, arena_printf(a, "pythons.\"%s\"", t->v[i].key),
 		         explicit_path(x, t->v[i].value), "explicit", t->v[i].key);
 	find_path_pythons(x);
-	const char *home = env_get("HOME");
-	const char *roots[2] = {env_get("PYENV_ROOT"), home ? os_join(a, home, ".pyenv") : NULL};
+	const char *const *env = x->cfg->env;
+	const char *home = env_nonempty(env, "HOME");
+	const char *roots[2] = {env_nonempty(env, "PYENV_ROOT"),
+	                        home ? os_join(a, home, ".pyenv") : NULL};
 	for (size_t i = 0; i < 2; i++) {
 		if (!roots[i] || (i == 1 && roots[0] && strcmp(roots[0], roots[1]) == 0))
 			continue;
 		find_tree_pythons(x, os_join(a, roots[i], "versions"), py3_bins, "pyenv");
 	}
 	find_tree_pythons(x, arena_printf(a, "%s/opt/python", x->sysroot), py_bins, "manylinux");
-	const char *uv = env_get("UV_PYTHON_INSTALL_DIR");
-	if (!uv && env_get("XDG_DATA_HOME"))
-		uv = os_join(a, env_get("XDG_DATA_HOME"), "uv/python");
+	const char *uv = env_nonempty(env, "UV_PYTHON_INSTALL_DIR");
+	if (!uv && env_nonempty(env, "XDG_DATA_HOME"))
+		uv = os_join(a, env_nonempty(env, "XDG_DATA_HOME"), "uv/python");
 	if (!uv && home)
 		uv = os_join(a, home, ".local/share/uv/python");
 	find_tree_pythons(x, uv, py3_bins, "uv");

@@ -84,9 +84,11 @@ struct discover_opts {
 	int jobs;            /* interpreters probed at once; 0: one per CPU */
 };
 
-/* Finds toolkits and interpreters as the config and environment say; probes are cached in
- * cache_dir (may be NULL: no cache). Never fails for a missing tool: it is recorded in looked.
- * Returns false only for errors that make discovery meaningless (unwritable cache dir). */
+/* Finds toolkits and interpreters as the config and its environment say (cfg->env: PATH,
+ * HOME, CUDA_HOME, CUDA_PATH, PYENV_*, UV_*, XDG_*, CC, CXX, CUWHEEL_CACHE_DIR); probes are
+ * cached in cache_dir (may be NULL: no cache). Never fails for a missing tool: it is recorded
+ * in looked. Returns false only for errors that make discovery meaningless (unwritable cache
+ * dir). */
 bool discover(struct arena *a, struct diag *d, const struct config *cfg, const char *cache_dir,
               struct discovery *out);
 /* discover() with options (NULL: defaults). Same contract. */
@@ -96,7 +98,7 @@ bool discover_with(struct arena *a, struct diag *d, const struct config *cfg, co
  * that include torch headers), so the probes import torch. */
 bool discover_needs_torch(const struct config *cfg);
 /* Returns where a project's probes are cached: <build_dir>/probes (build/cuwheel/probes by
- * default) when the config has a build dir, else <cuwheel_cache_dir()>/probes. */
+ * default) when the config has a build dir, else <cuwheel_cache_dir(cfg->env)>/probes. */
 const char *discover_cache_dir(struct arena *a, const struct config *cfg);
 /* Returns the toolkit with the given "MAJOR.MINOR", or NULL. */
 const struct toolkit *discover_toolkit(const struct discovery *ds, const char *version);
@@ -110,8 +112,9 @@ const struct interp *discover_python_torch(const struct discovery *ds, const cha
 const struct interp *discover_torch(const struct discovery *ds, const char *torch);
 /* Returns true when toolkit tk can generate code (SASS) for sm (e.g. 90). */
 bool toolkit_has_sm(const struct toolkit *tk, int sm);
-/* Returns the default cuwheel cache directory ($CUWHEEL_CACHE_DIR, $XDG_CACHE_HOME/cuwheel,
- * ~/.cache/cuwheel). */
-const char *cuwheel_cache_dir(struct arena *a);
+/* Returns the default cuwheel cache directory as env (base/env.h) says: $CUWHEEL_CACHE_DIR,
+ * $XDG_CACHE_HOME/cuwheel, $HOME/.cache/cuwheel (empty counts as unset), else
+ * /tmp/cuwheel-cache. */
+const char *cuwheel_cache_dir(struct arena *a, const char *const *env);
 
 #endif

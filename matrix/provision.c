@@ -14,19 +14,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/env.h"
 #include "base/os.h"
 #include "base/strbuf.h"
 #include "standards/version.h"
 #include "standards/wheel_read.h"
-
-const char *provision_env(const char *const *env, const char *name)
-{
-	size_t n = strlen(name);
-	for (size_t i = 0; env && env[i]; i++)
-		if (strncmp(env[i], name, n) == 0 && env[i][n] == '=')
-			return env[i] + n + 1;
-	return NULL;
-}
 
 /* True when v is "MAJOR.MINOR.x..." of the given minor ("13.1"). */
 static bool version_in_minor(const char *v, const char *minor)
@@ -49,8 +41,8 @@ static char *join_words(struct arena *a, const struct strv *w, const char *conj)
 
 const char *provision_lock_path(struct arena *a, const char *const *env)
 {
-	const char *p = provision_env(env, "CUWHEEL_TOOLKIT_LOCK");
-	if (p && *p)
+	const char *p = env_nonempty(env, "CUWHEEL_TOOLKIT_LOCK");
+	if (p)
 		return p;
 	/* The lock file is committed beside this source; a binary built from a checkout finds it
 	 * there. An installed binary looks in ../share/cuwheel of its own directory. */
@@ -403,14 +395,14 @@ const struct provision_set *provision_resolve(struct arena *a, struct diag *d,
 
 const char *provision_python(struct arena *a, const char *const *env)
 {
-	const char *p = provision_env(env, "CUWHEEL_PYTHON");
-	if (p && *p)
+	const char *p = env_nonempty(env, "CUWHEEL_PYTHON");
+	if (p)
 		return p;
-	char *py = os_which(a, "python3");
+	char *py = os_which(a, env, "python3");
 	if (py)
 		return py;
-	const char *root = provision_env(env, "PYENV_ROOT");
-	const char *home = provision_env(env, "HOME");
+	const char *root = env_nonempty(env, "PYENV_ROOT");
+	const char *home = env_nonempty(env, "HOME");
 	if (!root && home)
 		root = os_join(a, home, ".pyenv");
 	if (!root)

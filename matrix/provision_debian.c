@@ -352,7 +352,7 @@ bool provision_debian_assemble(struct arena *a, struct diag *d, const struct pro
 		const char *tool, *package;
 	} tools[] = {{"apt-get", "apt"}, {"dpkg-deb", "dpkg"}, {"tar", "tar"}};
 	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++)
-		if (!os_which(a, tools[i].tool)) {
+		if (!os_which(a, o->env, tools[i].tool)) {
 			diag_msg(
 			    d, DIAG_ERROR,
 			    "cannot provision CUDA %s from Debian's archive: %s is not on PATH "

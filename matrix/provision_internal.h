@@ -26,7 +26,5 @@ provision_assemble_fn provision_debian_assemble;
 bool provision_check_root(struct arena *a, struct diag *d, const char *root,
                           const struct provision_set *s, const struct provision_piece *pieces,
                           size_t n);
-/* Returns the value of name in env (NULL when unset). */
-const char *provision_env(const char *const *env, const char *name);
 
 #endif

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/env.h"
 #include "base/os.h"
 #include "base/strbuf.h"
 
@@ -71,10 +72,11 @@ struct cand {
 	bool clang;
 };
 
-/* Fills c for the compiler pair (cc, cxx); false when cxx is not installed. */
-static bool probe(struct arena *a, const char *cc, const char *cxx, struct cand *c)
+/* Fills c for the compiler pair (cc, cxx); false when cxx is not on env's PATH. */
+static bool probe(struct arena *a, const char *const *env, const char *cc, const char *cxx,
+                  struct cand *c)
 {
-	if (!os_which(a, cxx))
+	if (!os_which(a, env, cxx))
 		return false;
 	const char *banner = ask(a, cxx, "--version");
 	if (!banner)
@@ -87,21 +89,20 @@ static bool probe(struct arena *a, const char *cc, const char *cxx, struct cand 
 	return true;
 }
 
-void toolchain_pick_host(struct arena *a, const char *include_dir, const char *cuda,
-                         struct host_compiler *out)
+void toolchain_pick_host(struct arena *a, const char *const *env, const char *include_dir,
+                         const char *cuda, struct host_compiler *out)
 {
-	const char *env_cc = getenv("CC"), *env_cxx = getenv("CXX");
+	const char *env_cc = env_nonempty(env, "CC"), *env_cxx = env_nonempty(env, "CXX");
 	struct cand def = {0};
-	bool have_def = probe(a, env_cc && *env_cc ? env_cc : "cc",
-	                      env_cxx && *env_cxx ? env_cxx : "c++", &def);
+	bool have_def = probe(a, env, env_cc ? env_cc : "cc", env_cxx ? env_cxx : "c++", &def);
 	memset(out, 0, sizeof(*out));
 	out->max_gcc = toolchain_max_gcc(a, include_dir);
-	out->cc = have_def ? def.cc : (env_cc && *env_cc ? env_cc : "cc");
-	out->cxx = have_def ? def.cxx : (env_cxx && *env_cxx ? env_cxx : "c++");
+	out->cc = have_def ? def.cc : (env_cc ? env_cc : "cc");
+	out->cxx = have_def ? def.cxx : (env_cxx ? env_cxx : "c++");
 	out->version = have_def ? def.version : NULL;
 	int max = out->max_gcc;
 	bool def_ok = have_def && (def.clang || max == 0 || (def.major && def.major <= max));
-	if (env_cxx && *env_cxx) {
+	if (env_cxx) {
 		/* The user chose: take it, or say why the toolkit will not. */
 		if (!def_ok)
 			out->error = arena_printf(
@@ -119,7 +120,7 @@ void toolchain_pick_host(struct arena *a, const char *include_dir, const char *c
 		char *cxx = arena_printf(a, "g++-%d", n), *cc = arena_printf(a, "gcc-%d", n);
 		if (best.cxx && best.major >= n)
 			break;
-		if (!probe(a, cc, cxx, &c) || c.clang || c.major != n || !os_which(a, cc))
+		if (!probe(a, env, cc, cxx, &c) || c.clang || c.major != n || !os_which(a, env, cc))
 			continue;
 		best = c;
 		break;

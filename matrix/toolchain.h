@@ -30,9 +30,10 @@ unsigned toolchain_nvcc_lacks(struct arena *a, const char *root, const char *hel
  * than 11 are not supported"), or 0 when the header sets no such limit or cannot be read. */
 int toolchain_max_gcc(struct arena *a, const char *include_dir);
 /* Picks the host compiler for a toolkit of version cuda ("11.8.89") whose headers are in
- * include_dir: $CXX when set (an error when the toolkit refuses it), else the newest of c++
- * and the installed g++-N the toolkit accepts. Never fails: out->error says why none fits. */
-void toolchain_pick_host(struct arena *a, const char *include_dir, const char *cuda,
-                         struct host_compiler *out);
+ * include_dir: $CXX (and $CC) of env when set and not empty (an error when the toolkit refuses
+ * it), else the newest of c++ and the installed g++-N the toolkit accepts. Never fails:
+ * out->error says why none fits. */
+void toolchain_pick_host(struct arena *a, const char *const *env, const char *include_dir,
+                         const char *cuda, struct host_compiler *out);
 
 #endif

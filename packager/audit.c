@@ -63,7 +63,7 @@ bool audit_wheel(struct arena *a, struct diag *d, const char *wheel_path,
 	static const struct audit_opts none = {0};
 	memset(out, 0, sizeof *out);
 	/* Tests count the audits a command runs: one line per audit, appended. */
-	const char *trace = getenv("CUWHEEL_AUDIT_TRACE");
+	const char *trace = opts ? opts->trace : NULL;
 	if (trace && *trace) {
 		int fd = open(trace, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 		if (fd >= 0) {

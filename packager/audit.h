@@ -53,6 +53,8 @@ struct audit_opts {
 	size_t n_archs;
 	size_t export_limit; /* non-PyInit exports tolerated before a warning; 0: default 16 */
 	bool strict;         /* warnings count as errors */
+	const char *trace;   /* a file the audit appends the wheel's path to, one line
+	                      * ($CUWHEEL_AUDIT_TRACE: tests count audits); NULL: none */
 };
 
 struct audit_result {
@@ -87,9 +89,11 @@ json_t *audit_result_to_json(const struct audit_result *r);
  * when o is not such an object. */
 bool audit_result_from_json(struct arena *a, const json_t *o, struct audit_result *out);
 /* The check retag and index run before they pass a wheel on: the audit with default options
- * (what `cuwheel audit WHEEL` refuses, they refuse). True when it passes; else false + one
- * diagnostic per error, "refused to <verb>: the audit fails: <member>: <message> (<code>)". */
-bool audit_gate(struct arena *a, struct diag *d, const char *wheel_path, const char *verb);
+ * (what `cuwheel audit WHEEL` refuses, they refuse), traced to trace (audit_opts; NULL: none).
+ * True when it passes; else false + one diagnostic per error, "refused to <verb>: the audit
+ * fails: <member>: <message> (<code>)". */
+bool audit_gate(struct arena *a, struct diag *d, const char *wheel_path, const char *verb,
+                const char *trace);
 /* Renders results as JSON text (an array of objects with stable keys); never NULL. */
 char *audit_results_json(struct arena *a, const struct audit_result *r, size_t n);
 /* Returns "error", "warning" or "note". */

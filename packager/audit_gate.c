@@ -1,11 +1,13 @@
 /* audit_gate.c: the one verdict on a wheel that retag and index pass on: the audit's. */
 #include "packager/audit.h"
 
-bool audit_gate(struct arena *a, struct diag *d, const char *wheel_path, const char *verb)
+bool audit_gate(struct arena *a, struct diag *d, const char *wheel_path, const char *verb,
+                const char *trace)
 {
 	struct audit_result res;
 	struct diag quiet = {0};
-	if (audit_wheel(a, &quiet, wheel_path, NULL, &res))
+	const struct audit_opts defaults = {.trace = trace};
+	if (audit_wheel(a, &quiet, wheel_path, &defaults, &res))
 		return true;
 	for (size_t i = 0; i < res.n_findings; i++) {
 		const struct audit_finding *f = &res.findings[i];

@@ -120,9 +120,10 @@ static void sha256_mem(const void *data, size_t len, char out[65])
 	hex32(md, out);
 }
 
-/* Reads one wheel: its name, METADATA (agreeing with the name) and hashes. */
+/* Reads one wheel: its name, METADATA (agreeing with the name) and hashes; the audit gate
+ * appends to audit_trace (NULL: none). */
 static bool read_wheel(struct arena *a, struct diag *d, const char *path, const char *filename,
-                       struct index_file *f)
+                       const char *audit_trace, struct index_file *f)
 {
 	struct wheel_name wn;
 	const char *err;
@@ -192,7 +193,7 @@ static bool read_wheel(struct arena *a, struct diag *d, const char *path, const 
 		return false;
 	}
 	/* Whatever `cuwheel audit` refuses, the index does not publish: one verdict. */
-	if (!audit_gate(a, d, path, "publish"))
+	if (!audit_gate(a, d, path, "publish", audit_trace))
 		return false;
 	f->path = path;
 	f->filename = filename;
@@ -467,7 +468,7 @@ bool index_write(struct arena *a, struct diag *d, const struct index_opts *o,
 		size_t l = strlen(nm);
 		if (nm[0] == '.' || l < 4 || strcmp(nm + l - 4, ".whl"))
 			continue;
-		if (read_wheel(a, d, os_join(a, o->dist_dir, nm), nm, &files[n]))
+		if (read_wheel(a, d, os_join(a, o->dist_dir, nm), nm, o->audit_trace, &files[n]))
 			n++;
 		else
 			ok = false;

@@ -11,9 +11,10 @@
 #include "base/diag.h"
 
 struct index_opts {
-	const char *dist_dir; /* the wheels (*.whl, hidden files ignored) */
-	const char *site_dir; /* replaced as a whole; created when missing */
-	bool copy;            /* copy the wheels; default: hard-link when on one filesystem */
+	const char *dist_dir;    /* the wheels (*.whl, hidden files ignored) */
+	const char *site_dir;    /* replaced as a whole; created when missing */
+	bool copy;               /* copy the wheels; default: hard-link when on one filesystem */
+	const char *audit_trace; /* the gate's audit_opts.trace; NULL: none */
 };
 
 /* One wheel as the index lists it. */

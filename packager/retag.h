@@ -19,6 +19,7 @@ struct retag_opts {
 	const struct extract_limits *limits; /* NULL: defaults */
 	bool audited; /* the caller has just audited wheel_path (default checks or stricter) and it
 	               * passed: the gate is not run twice (the build's finish step) */
+	const char *audit_trace; /* the gate's audit_opts.trace; NULL: none */
 };
 
 /* Writes a copy of wheel_path into out_dir (NULL: the wheel's directory) with the changes of o:

@@ -19,6 +19,8 @@
 #include "matrix/discover.h"
 #include "matrix/probe.h"
 
+extern char **environ;
+
 struct fx {
 	struct arena a;
 	struct diag d;
@@ -143,9 +145,12 @@ static int teardown(void **state)
 	return 0;
 }
 
+/* Discovery with the process's environment as setup() and the tests set it (read here: setenv
+ * may move environ). */
 static bool run_discover(struct fx *f, const char *cache, struct discovery *ds)
 {
 	struct discover_opts o = {.sysroot = f->sysroot};
+	f->cfg.env = (const char *const *)environ;
 	return discover_with(&f->a, &f->d, &f->cfg, cache, &o, ds);
 }
 
@@ -442,6 +447,56 @@ static void test_no_cache_dir_given_means_probe_every_time(void **state)
 	assert_false(os_exists(f->probes));
 }
 
+/* Discovery reads the environment it is given (cfg->env), never the process's: the cache dir,
+ * CUDA_HOME and HOME come from the list, whatever the process has. */
+static void test_discovery_reads_the_passed_environment_not_the_process(void **state)
+{
+	struct fx *f = *state;
+	const char *runs = os_join(&f->a, f->tmp, "nvcc-runs");
+	const char *mine = os_join(&f->a, f->tmp, "toolkits/cuda-12.6");
+	const char *theirs = os_join(&f->a, f->tmp, "toolkits/cuda-13.0");
+	fake_toolkit(f, mine, "12.6", "12.6.85", "50 90", runs);
+	fake_toolkit(f, theirs, "13.0", "13.0.88", "75 90", runs);
+	/* NVIDIA's nvcc driver has its nvcc.profile beside it (discover.c: not a wrapper). */
+	write_file(os_join(&f->a, mine, "bin/nvcc.profile"), "\n", 0644);
+	write_file(os_join(&f->a, theirs, "bin/nvcc.profile"), "\n", 0644);
+	const char *other_cache = os_join(&f->a, f->tmp, "other-cache");
+	const char *env[] = {arena_printf(&f->a, "CUWHEEL_CACHE_DIR=%s", other_cache),
+	                     arena_printf(&f->a, "CUDA_HOME=%s", mine),
+	                     arena_printf(&f->a, "PATH=%s/emptybin", f->tmp), NULL};
+	setenv("CUDA_HOME", theirs, 1); /* the process's: must not be seen */
+	assert_string_equal(getenv("CUWHEEL_CACHE_DIR"), f->cache);
+
+	assert_string_equal(cuwheel_cache_dir(&f->a, env), other_cache);
+	assert_string_equal(cuwheel_cache_dir(&f->a, (const char *const *)environ), f->cache);
+	static const char *const xdg[] = {"CUWHEEL_CACHE_DIR=", "XDG_CACHE_HOME=/x", "HOME=/h",
+	                                  NULL};
+	assert_string_equal(cuwheel_cache_dir(&f->a, xdg), "/x/cuwheel"); /* empty: unset */
+	static const char *const home[] = {"HOME=/h", NULL};
+	assert_string_equal(cuwheel_cache_dir(&f->a, home), "/h/.cache/cuwheel");
+	assert_string_equal(cuwheel_cache_dir(&f->a, NULL), "/tmp/cuwheel-cache");
+	assert_string_equal(discover_cache_dir(&f->a, &(struct config){.env = env}),
+	                    os_join(&f->a, other_cache, "probes"));
+
+	f->cfg.env = env;
+	struct discover_opts o = {.sysroot = f->sysroot};
+	struct discovery ds;
+	assert_true(discover_with(&f->a, &f->d, &f->cfg, NULL, &o, &ds));
+	assert_int_equal(ds.n_toolkits, 1);
+	assert_string_equal(ds.toolkits[0].found_by, "CUDA_HOME");
+	assert_string_equal(ds.toolkits[0].version, "12.6.85");
+	assert_non_null(looked_at(&ds, os_join(&f->a, other_cache, "toolkits")));
+	assert_null(looked_at(&ds, os_join(&f->a, f->cache, "toolkits")));
+
+	/* An empty list: no CUDA_HOME, no PATH, whatever the process has. */
+	static const char *const none[] = {NULL};
+	f->cfg.env = none;
+	assert_true(discover_with(&f->a, &f->d, &f->cfg, NULL, &o, &ds));
+	assert_int_equal(ds.n_toolkits, 0);
+	assert_string_equal(looked_at(&ds, "$CUDA_HOME"), "not set");
+	assert_null(looked_at(&ds, os_join(&f->a, f->tmp, "home/.pyenv/versions")));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -456,6 +511,7 @@ int main(void)
 	    T(test_pythons_one_per_version_old_and_broken_ones_explained),
 	    T(test_real_interpreter_probe_script_runs_isolated),
 	    T(test_no_cache_dir_given_means_probe_every_time),
+	    T(test_discovery_reads_the_passed_environment_not_the_process),
 #undef T
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
