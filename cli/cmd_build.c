@@ -21,6 +21,7 @@
 #include "cli/test_context.h"
 #include "matrix/buildgraph.h"
 #include "matrix/kernels_io.h"
+#include "packager/wheel.h"
 
 const char cmd_build_help[] =
     "usage: cuwheel build [SDIST.tar.gz] [--config FILE] [-j N] [--keep-going] [--dry-run]\n"
@@ -426,8 +427,9 @@ int cmd_build(struct cli *c, int argc, char **argv)
 	if (import_dir)
 		import_dir = os_abspath(&c->arena, import_dir);
 
-	struct timespec t0;
+	struct timespec t0, started;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	clock_gettime(CLOCK_REALTIME, &started);
 	struct plan_ctx pc;
 	int rc = plan_load(c, &mo, &pc);
 	if (rc != CLI_OK)
@@ -578,6 +580,12 @@ int cmd_build(struct cli *c, int argc, char **argv)
 			struct stat st;
 			if (stat(res[i].wheel, &st) == 0)
 				res[i].size = (long long)st.st_size;
+			/* A run killed with SIGKILL may have left a hidden temp file of this wheel;
+			 * the pack that rewrites the wheel removes it, and so does the end of a
+			 * build that found the wheel up to date (the project lock keeps other
+			 * builds out). */
+			wheel_tmp_sweep(&c->arena, res[i].wheel,
+			                (int64_t)started.tv_sec * 1000000000 + started.tv_nsec);
 		}
 		if (res[i].ok)
 			n_ok++;
