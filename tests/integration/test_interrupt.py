@@ -4,8 +4,9 @@
 many times. After every trial: every wheel in dist/ is complete and byte-identical to the one
 an uninterrupted build wrote (so none is partial, and none built earlier was touched), a wheel
 that does not belong to the build stays byte-untouched, and no temp file is visible in dist/
-(after SIGKILL a hidden .name.tmp.* may remain: the next pack of that wheel removes it). Then a
-re-run completes and gives byte-identical wheels. Prints the trial counts.
+(after SIGKILL a hidden .name.tmp.* may remain: the next pack of that wheel removes it, and so
+does the end of a build that finds the wheel up to date; a later trial is judged on the temp
+files it adds). Then a re-run completes, gives byte-identical wheels and leaves no temp file. Prints the trial counts.
 
 Environment: CUWHEEL (the binary), INTERRUPT_BUILD_TRIALS / INTERRUPT_PACK_TRIALS (default 24
 and 18), INTERRUPT_SEED. The build trials are skipped (exit 77 after the pack trials pass, testskip.py) when nvcc 13.0 or two Pythons are missing
@@ -78,14 +79,21 @@ def record_ok(path):
     return True
 
 
-def inspect(label, dist, baseline, bystander_digest, sig):
-    """Checks dist/ after an interrupted run."""
+def hidden_files(dist):
+    return {n for n in os.listdir(dist) if n.startswith(".")} if os.path.isdir(dist) else set()
+
+
+def inspect(label, dist, baseline, bystander_digest, sig, before):
+    """Checks dist/ after an interrupted run; before: the hidden files dist/ held before it
+    (an earlier SIGKILLed trial's temp file stays until its wheel is written again or a build
+    ends, and is not this trial's)."""
     names = os.listdir(dist)
     visible_tmp = [n for n in names if not n.startswith(".") and not n.endswith(".whl")]
     check(f"{label}: no visible temp file in dist/", not visible_tmp, str(visible_tmp))
     hidden = [n for n in names if n.startswith(".")]
     if sig != signal.SIGKILL:
-        check(f"{label}: no hidden temp file after {sig.name}", not hidden, str(hidden))
+        new = sorted(set(hidden) - before)
+        check(f"{label}: no hidden temp file left by {sig.name}", not new, str(new))
     for n, d in wheels(dist).items():
         if n == BYSTANDER:
             check(f"{label}: bystander wheel untouched", d == bystander_digest)
@@ -202,9 +210,17 @@ def build_trials(tmp, n):
                 if os.path.exists(os.path.join(dist, w)):
                     os.remove(os.path.join(dist, w))
             delay = RNG.uniform(0.05, 6.0)
+        before = hidden_files(dist)
         rc, err = interrupt(cmd, proj, e, delay, sig)
-        inspect(f"build trial {i} ({sig.name} at {delay:.2f}s, rc {rc})", dist, baseline, by, sig)
+        inspect(f"build trial {i} ({sig.name} at {delay:.2f}s, rc {rc})", dist, baseline, by, sig,
+                before)
         done += 1
+    # What a SIGKILLed pack leaves, for a wheel the re-run may find up to date: the build's
+    # end removes it all the same.
+    stale = os.path.join(dist, "." + sorted(baseline)[0] + ".tmp.Zq3xYw")
+    with open(stale, "wb") as f:
+        f.write(b"PK\x03\x04 half a wheel")
+    os.utime(stale, (time.time() - 60, time.time() - 60))
     # Undo the binding edits: the re-run must give exactly the uninterrupted wheels.
     shutil.copy(os.path.join(ROOT, "bindings", "tinyraster.c"),
                 os.path.join(proj, "bindings", "tinyraster.c"))
@@ -254,8 +270,10 @@ def pack_trials(tmp, n):
                 if os.path.exists(os.path.join(dist, w)):
                     os.remove(os.path.join(dist, w))
         delay = RNG.uniform(0.01, full * 1.1)
+        before = hidden_files(dist)
         rc, err = interrupt(cmd, None, e, delay, sig)
-        inspect(f"pack trial {i} ({sig.name} at {delay:.2f}s, rc {rc})", dist, baseline, by, sig)
+        inspect(f"pack trial {i} ({sig.name} at {delay:.2f}s, rc {rc})", dist, baseline, by, sig,
+                before)
         done += 1
     r = subprocess.run(cmd, env=e, capture_output=True, text=True)
     check("pack re-run", r.returncode == 0, r.stderr)
