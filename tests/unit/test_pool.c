@@ -1,8 +1,11 @@
 /* test_pool.c: the worker pool (base/pool.h): every index runs exactly once for n = 0, 1 and
  * many and workers = 0, 1, n and more than n; one worker or one job runs inline, in order, on
  * the caller's thread; jobs really run at once (two and four jobs that each wait for all the
- * others complete); done follows its own job on the same thread and never overlaps another. No
- * cmocka assertion runs on a worker thread: jobs record, the test checks afterwards. */
+ * others complete); done follows its own job on the same thread and never overlaps another; when
+ * no thread can start (a default stack larger than the address space) every job still runs, on
+ * the caller's thread. No cmocka assertion runs on a worker thread: jobs record, the test checks
+ * afterwards. */
+#define _GNU_SOURCE /* pthread_getattr_default_np, pthread_setattr_default_np */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -69,6 +72,38 @@ static void every_index_runs_exactly_once(void **state)
 			free(c.order);
 		}
 	}
+}
+
+static void threads_that_cannot_start_lose_no_job(void **state)
+{
+	const size_t n = 50;
+	struct count c = {
+	    .runs = calloc(n, sizeof(*c.runs)),
+	    .thread = calloc(n, sizeof(*c.thread)),
+	    .order = calloc(n, sizeof(*c.order)),
+	};
+	atomic_init(&c.seq, 0);
+	assert_non_null(c.runs);
+	assert_non_null(c.thread);
+	assert_non_null(c.order);
+	pthread_attr_t old, huge;
+	assert_int_equal(pthread_getattr_default_np(&old), 0);
+	pthread_attr_init(&huge);
+	assert_int_equal(pthread_attr_setstacksize(&huge, (size_t)1 << 62), 0);
+	assert_int_equal(pthread_setattr_default_np(&huge), 0);
+	size_t took = pool_run(n, 4, count_job, &c); /* every pthread_create fails */
+	assert_int_equal(pthread_setattr_default_np(&old), 0);
+	pthread_attr_destroy(&huge);
+	pthread_attr_destroy(&old);
+	assert_int_equal(took, 1);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(atomic_load(&c.runs[i]), 1);
+		assert_true(pthread_equal(c.thread[i], pthread_self()));
+		assert_int_equal(c.order[i], i);
+	}
+	free(c.runs);
+	free(c.thread);
+	free(c.order);
 }
 
 /* A rendezvous: each job arrives and waits (at most 20 s, valgrind included) for all. */
@@ -177,6 +212,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(every_index_runs_exactly_once),
 	    cmocka_unit_test(jobs_run_at_once),
+	    cmocka_unit_test(threads_that_cannot_start_lose_no_job),
 	    cmocka_unit_test(done_follows_its_job_one_at_a_time),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
