@@ -3,7 +3,6 @@
 #define _GNU_SOURCE /* confstr(_CS_GNU_LIBC_VERSION) */
 #include "cli/wheeltest.h"
 
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +14,7 @@
 
 #include "base/env.h"
 #include "base/os.h"
+#include "base/pool.h"
 #include "base/strbuf.h"
 #include "standards/tags.h"
 #include "standards/wheel_read.h"
@@ -393,9 +393,7 @@ bool wheeltest_plan(struct arena *a, struct diag *d, const struct wheeltest_opts
 struct run_ctx {
 	const struct wheeltest_opts *o;
 	struct wheeltest_job *jobs;
-	size_t n_jobs;
-	size_t next; /* next job to take, under lock */
-	pthread_mutex_t lock;
+	size_t *runnable;         /* the indices of the jobs not skipped, in order */
 	const char *root;         /* temp dir holding one dir per job */
 	const char *path_env;     /* the parent's PATH */
 	struct strv pip_sources;  /* --no-index / --find-links X ... */
@@ -661,24 +659,19 @@ done:
 		os_rm_rf(&quiet, dir);
 }
 
-static void *worker(void *arg)
+/* pool_fn: runs the k-th runnable job. */
+static void job_take(void *ctx, size_t k)
 {
-	struct run_ctx *rc = arg;
-	for (;;) {
-		pthread_mutex_lock(&rc->lock);
-		size_t i = rc->next;
-		while (i < rc->n_jobs && rc->jobs[i].result == WHEELTEST_SKIP)
-			i++;
-		rc->next = i + 1;
-		pthread_mutex_unlock(&rc->lock);
-		if (i >= rc->n_jobs)
-			return NULL;
-		job_run(rc, i);
-		pthread_mutex_lock(&rc->lock);
-		if (rc->o->on_done)
-			rc->o->on_done(rc->o->user, &rc->jobs[i]);
-		pthread_mutex_unlock(&rc->lock);
-	}
+	struct run_ctx *rc = ctx;
+	job_run(rc, rc->runnable[k]);
+}
+
+/* pool_fn: reports the k-th runnable job done (one report at a time). */
+static void job_done(void *ctx, size_t k)
+{
+	struct run_ctx *rc = ctx;
+	if (rc->o->on_done)
+		rc->o->on_done(rc->o->user, &rc->jobs[rc->runnable[k]]);
 }
 
 static void add_find_links(struct arena *a, struct strv *out, const char *base, const char *dir)
@@ -690,7 +683,7 @@ static void add_find_links(struct arena *a, struct strv *out, const char *base, 
 bool wheeltest_run(struct arena *a, struct diag *d, const struct wheeltest_opts *o,
                    struct wheeltest_job *jobs, size_t n_jobs)
 {
-	struct run_ctx rc = {.o = o, .jobs = jobs, .n_jobs = n_jobs};
+	struct run_ctx rc = {.o = o, .jobs = jobs};
 	size_t runnable = 0;
 	for (size_t i = 0; i < n_jobs; i++)
 		runnable += jobs[i].result != WHEELTEST_SKIP;
@@ -723,24 +716,13 @@ bool wheeltest_run(struct arena *a, struct diag *d, const struct wheeltest_opts 
 		add_find_links(a, &rc.pip_sources, cwd, o->find_links->v[i]);
 
 	rc.job_arenas = arena_calloc(a, n_jobs, sizeof(*rc.job_arenas));
-	pthread_mutex_init(&rc.lock, NULL);
+	rc.runnable = arena_calloc(a, runnable, sizeof(*rc.runnable));
+	for (size_t i = 0, k = 0; i < n_jobs; i++)
+		if (jobs[i].result != WHEELTEST_SKIP)
+			rc.runnable[k++] = i;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t nthreads = o->jobs > 0 ? (size_t)o->jobs : (size_t)(ncpu > 0 ? ncpu : 1);
-	if (nthreads > runnable)
-		nthreads = runnable;
-	pthread_t *th = arena_calloc(a, nthreads, sizeof(*th));
-	size_t started = 0;
-	bool ok = true;
-	for (; started < nthreads; started++) {
-		if (pthread_create(&th[started], NULL, worker, &rc) != 0)
-			break;
-	}
-	if (!started) {
-		worker(&rc); /* no threads at all: run them here, one by one */
-	}
-	for (size_t i = 0; i < started; i++)
-		pthread_join(th[i], NULL);
-	pthread_mutex_destroy(&rc.lock);
+	pool_run_each(runnable, nthreads, job_take, job_done, &rc);
 
 	/* Results move into the caller's arena; the per-job arenas go. */
 	for (size_t i = 0; i < n_jobs; i++) {
@@ -759,5 +741,5 @@ bool wheeltest_run(struct arena *a, struct diag *d, const struct wheeltest_opts 
 		struct diag quiet = {0};
 		os_rm_rf(&quiet, root);
 	}
-	return ok;
+	return true;
 }

@@ -53,7 +53,7 @@ struct wheeltest_opts {
 bool wheeltest_plan(struct arena *a, struct diag *d, const struct wheeltest_opts *o,
                     struct wheeltest_job **jobs, size_t *n_jobs);
 /* Runs every non-skipped job (o->jobs at a time), filling results. False + diagnostic only when
- * the run could not be organised (no temp dir, no threads); failing tests are results. */
+ * the run could not be organised (no test command, no temp dir); failing tests are results. */
 bool wheeltest_run(struct arena *a, struct diag *d, const struct wheeltest_opts *o,
                    struct wheeltest_job *jobs, size_t n_jobs);
 /* Returns "pass", "fail" or "skip". */

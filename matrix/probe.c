@@ -3,13 +3,13 @@
 #include "matrix/probe.h"
 
 #include <jansson.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "base/os.h"
+#include "base/pool.h"
 #include "base/strbuf.h"
 
 /* Printed before the JSON line so that whatever else the interpreter writes (torch warnings on
@@ -206,12 +206,6 @@ struct probe_task {
 	bool started;
 };
 
-struct probe_pool {
-	pthread_mutex_t mu;
-	struct probe_task *tasks;
-	size_t n, next;
-};
-
 /* Runs the interpreter with the isolation flags given (NULL-terminated) and the script. */
 static void task_run_flags(struct probe_task *t, const char *const *flags)
 {
@@ -241,41 +235,19 @@ static void task_run(struct probe_task *t)
 		task_run_flags(t, old_isolated);
 }
 
-static void *pool_worker(void *arg)
+/* pool_fn: runs tasks[i] (ctx is the task array). */
+static void task_job(void *ctx, size_t i)
 {
-	struct probe_pool *p = arg;
-	for (;;) {
-		pthread_mutex_lock(&p->mu);
-		size_t i = p->next < p->n ? p->next++ : p->n;
-		pthread_mutex_unlock(&p->mu);
-		if (i >= p->n)
-			return NULL;
-		task_run(&p->tasks[i]);
-	}
+	task_run((struct probe_task *)ctx + i);
 }
 
-static void pool_run(struct probe_task *tasks, size_t n, int jobs_max)
+/* Runs the tasks, several at once. */
+static void tasks_run(struct probe_task *tasks, size_t n, int jobs_max)
 {
-	if (n == 0)
-		return;
 	size_t nthreads = jobs_max > 0 ? (size_t)jobs_max : (size_t)os_cpu_count();
 	if (nthreads < 4)
 		nthreads = 4; /* probes mostly wait on imports and disk, not on a CPU */
-	if (nthreads > n)
-		nthreads = n;
-	struct probe_pool p = {.tasks = tasks, .n = n};
-	pthread_mutex_init(&p.mu, NULL);
-	pthread_t *th = calloc(nthreads, sizeof(*th));
-	size_t started = 0;
-	for (; th && started < nthreads; started++)
-		if (pthread_create(&th[started], NULL, pool_worker, &p) != 0)
-			break;
-	if (started == 0)
-		pool_worker(&p); /* no thread could start: run them here, one by one */
-	for (size_t i = 0; i < started; i++)
-		pthread_join(th[i], NULL);
-	free(th);
-	pthread_mutex_destroy(&p.mu);
+	pool_run(n, nthreads, task_job, tasks);
 }
 
 /* Returns the cached probe object when its key matches (a new reference), else NULL. */
@@ -369,7 +341,7 @@ void probe_run(struct arena *a, struct diag *d, const char *cache_dir, struct pr
 		tasks[nt] = (struct probe_task){.path = jobs[i].path, .torch = jobs[i].torch};
 		idx[nt++] = i;
 	}
-	pool_run(tasks, nt, jobs_max);
+	tasks_run(tasks, nt, jobs_max);
 	for (size_t k = 0; k < nt; k++) {
 		struct probe_task *t = &tasks[k];
 		struct probe_job *j = &jobs[idx[k]];

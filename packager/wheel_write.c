@@ -4,8 +4,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -18,6 +16,7 @@
 #include <zlib.h>
 
 #include "base/os.h"
+#include "base/pool.h"
 #include "standards/record.h"
 
 /* Members larger than one chunk are deflated in 1 MiB chunks on several threads; each chunk
@@ -72,67 +71,67 @@ struct wheel_writer {
 
 /* ---- deflate ---- */
 
+/* One member's compression as base/pool.h jobs: job 0 hashes the whole input, job 1 + c
+ * deflates chunk c into ch[c] (its out stays NULL when that fails). */
 struct zw_job {
 	const unsigned char *in;
 	size_t n;
 	int level;
 	struct zw_chunk *ch;
 	size_t n_chunks;
-	atomic_size_t next;
-	atomic_bool fail;
+	unsigned char md[32]; /* job 0's SHA-256 */
+	bool hashed;          /* job 0 succeeded */
 };
 
-static void zw_deflate_chunks(struct zw_job *j)
+/* Deflates chunk i of j into j->ch[i]; leaves its out NULL on failure. */
+static void zw_deflate_chunk(struct zw_job *j, size_t i)
 {
 	z_stream zs;
 	memset(&zs, 0, sizeof(zs));
-	if (deflateInit2(&zs, j->level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-		atomic_store(&j->fail, true);
+	if (deflateInit2(&zs, j->level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
 		return;
+	size_t off = i * (size_t)ZW_CHUNK;
+	size_t len = j->n - off < ZW_CHUNK ? j->n - off : ZW_CHUNK;
+	bool last = i + 1 == j->n_chunks;
+	unsigned char *out = NULL;
+	if (i > 0 && deflateSetDictionary(&zs, j->in + off - ZW_DICT, ZW_DICT) != Z_OK)
+		goto done;
+	size_t bound = deflateBound(&zs, len) + 64;
+	if (!(out = malloc(bound)))
+		goto done;
+	zs.next_in = (unsigned char *)(j->in + off);
+	zs.avail_in = (uInt)len;
+	zs.next_out = out;
+	zs.avail_out = (uInt)bound;
+	int rc = deflate(&zs, last ? Z_FINISH : Z_SYNC_FLUSH);
+	if ((last ? rc != Z_STREAM_END : rc != Z_OK) || zs.avail_in || !zs.avail_out) {
+		free(out);
+		goto done;
 	}
-	for (;;) {
-		size_t i = atomic_fetch_add(&j->next, 1);
-		if (i >= j->n_chunks || atomic_load(&j->fail))
-			break;
-		size_t off = i * (size_t)ZW_CHUNK;
-		size_t len = j->n - off < ZW_CHUNK ? j->n - off : ZW_CHUNK;
-		bool last = i + 1 == j->n_chunks;
-		deflateReset(&zs);
-		if (i > 0 && deflateSetDictionary(&zs, j->in + off - ZW_DICT, ZW_DICT) != Z_OK) {
-			atomic_store(&j->fail, true);
-			break;
-		}
-		size_t bound = deflateBound(&zs, len) + 64;
-		unsigned char *out = malloc(bound);
-		if (!out) {
-			atomic_store(&j->fail, true);
-			break;
-		}
-		zs.next_in = (unsigned char *)(j->in + off);
-		zs.avail_in = (uInt)len;
-		zs.next_out = out;
-		zs.avail_out = (uInt)bound;
-		int rc = deflate(&zs, last ? Z_FINISH : Z_SYNC_FLUSH);
-		if ((last ? rc != Z_STREAM_END : rc != Z_OK) || zs.avail_in || !zs.avail_out) {
-			free(out);
-			atomic_store(&j->fail, true);
-			break;
-		}
-		j->ch[i].out = out;
-		j->ch[i].len = bound - zs.avail_out;
-		j->ch[i].crc = (uint32_t)crc32(0, j->in + off, (uInt)len);
-	}
+	j->ch[i].out = out;
+	j->ch[i].len = bound - zs.avail_out;
+	j->ch[i].crc = (uint32_t)crc32(0, j->in + off, (uInt)len);
+done:
 	deflateEnd(&zs);
 }
 
-static void *zw_worker(void *arg)
+/* pool_fn: job 0 hashes, job 1 + c deflates chunk c. */
+static void zw_job_run(void *ctx, size_t k)
 {
-	zw_deflate_chunks(arg);
-	return NULL;
+	struct zw_job *j = ctx;
+	if (k > 0) {
+		zw_deflate_chunk(j, k - 1);
+		return;
+	}
+	unsigned mdlen = 0;
+	EVP_MD_CTX *md = EVP_MD_CTX_new();
+	j->hashed = md && EVP_DigestInit_ex(md, EVP_sha256(), NULL) &&
+	            EVP_DigestUpdate(md, j->in, j->n) && EVP_DigestFinal_ex(md, j->md, &mdlen);
+	EVP_MD_CTX_free(md);
 }
 
-/* Deflates in[0..n) into m->chunks with up to threads threads while this thread hashes it;
- * then this thread joins the deflating. Fills m->crc, comp_size and hash. */
+/* Hashes in[0..n) and deflates it into m->chunks: up to w->threads threads deflate while one
+ * more hashes first and then deflates too. Fills m->crc, comp_size and hash. */
 static bool zw_compress(struct zw_member *m, const unsigned char *in, size_t n)
 {
 	struct wheel_writer *w = m->w;
@@ -141,29 +140,15 @@ static bool zw_compress(struct zw_member *m, const unsigned char *in, size_t n)
 	j.ch = calloc(j.n_chunks, sizeof(*j.ch));
 	if (!j.ch)
 		return false;
-	atomic_init(&j.next, 0);
-	atomic_init(&j.fail, false);
 	/* One chunk: no thread is worth starting; this thread hashes, then deflates. */
-	int nt = j.n_chunks == 1 ? 0 : w->threads;
-	if ((size_t)nt > j.n_chunks)
-		nt = (int)j.n_chunks;
-	pthread_t tid[64];
-	int started = 0;
-	for (int t = 0; t < nt && t < 64; t++)
-		if (pthread_create(&tid[t], NULL, zw_worker, &j) == 0)
-			started++;
-	unsigned char md[32];
-	unsigned mdlen = 0;
-	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-	bool ok = ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) &&
-	          EVP_DigestUpdate(ctx, in, n) && EVP_DigestFinal_ex(ctx, md, &mdlen);
-	EVP_MD_CTX_free(ctx);
-	zw_deflate_chunks(&j);
-	for (int t = 0; t < started; t++)
-		pthread_join(tid[t], NULL);
+	size_t workers = j.n_chunks == 1 ? 1 : (size_t)w->threads + 1;
+	pool_run(1 + j.n_chunks, workers, zw_job_run, &j);
 	m->chunks = j.ch;
 	m->n_chunks = j.n_chunks;
-	if (!ok || atomic_load(&j.fail))
+	bool ok = j.hashed;
+	for (size_t i = 0; i < j.n_chunks; i++)
+		ok = ok && j.ch[i].out;
+	if (!ok)
 		return false;
 	uint32_t crc = 0;
 	uint64_t comp = 0;
@@ -175,7 +160,7 @@ static bool zw_compress(struct zw_member *m, const unsigned char *in, size_t n)
 	}
 	m->crc = crc;
 	m->comp_size = comp;
-	m->hash = record_hash_str(w->a, md);
+	m->hash = record_hash_str(w->a, j.md);
 	return true;
 }
 
