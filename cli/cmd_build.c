@@ -438,8 +438,8 @@ int cmd_build(struct cli *c, int argc, char **argv)
 		return rc;
 	const struct plan *p = &pc.plan;
 	if (p->n_selected == 0) {
-		fprintf(stderr, "cuwheel: nothing selected: every cell is excluded, skipped or not "
-		                "named by --only\n");
+		fprintf(stderr, "cuwheel: nothing selected: every cell is excluded, skipped, not "
+		                "paired (a torch with another CUDA) or not named by --only\n");
 		return CLI_NOTHING;
 	}
 	if (p->n_buildable == 0) {
