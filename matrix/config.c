@@ -403,11 +403,13 @@ static const struct {
     {"CUWHEEL_TEST_REQUIRES", ENV_LIST},   {"CUWHEEL_COMPRESSION", ENV_INT},
     {"CUWHEEL_MIN_MANYLINUX", ENV_STRING},
 };
-/* Variables cuwheel reads elsewhere (not config overrides), so they are not misspellings. */
+/* Variables cuwheel reads elsewhere (not config overrides), or that its own scripts and tests
+ * set (ci/test exports CUWHEEL_CI_NO_SKIP to every test), so they are not misspellings. */
 static const char *const env_other[] = {
     "CUWHEEL_CACHE_DIR",    "CUWHEEL_PYTHON",           "CUWHEEL_TOOLKIT_WHEELS", "CUWHEEL",
     "CUWHEEL_SOURCE_DIR",   "CUWHEEL_TEST_BASE_PYTHON", "CUWHEEL_NINJA",          "CUWHEEL_JOBS",
     "CUWHEEL_TOOLKIT_LOCK", "CUWHEEL_NVCC_THREADS",     "CUWHEEL_AUDIT_TRACE",
+    "CUWHEEL_CI_NO_SKIP",   "CUWHEEL_TORCH_PYTHONS",
 };
 
 static void env_split(struct arena *a, const char *val, struct strv *out)
