@@ -406,10 +406,13 @@ static const struct {
 /* Variables cuwheel reads elsewhere (not config overrides), or that its own scripts and tests
  * set (ci/test exports CUWHEEL_CI_NO_SKIP to every test), so they are not misspellings. */
 static const char *const env_other[] = {
-    "CUWHEEL_CACHE_DIR",    "CUWHEEL_PYTHON",           "CUWHEEL_TOOLKIT_WHEELS", "CUWHEEL",
-    "CUWHEEL_SOURCE_DIR",   "CUWHEEL_TEST_BASE_PYTHON", "CUWHEEL_NINJA",          "CUWHEEL_JOBS",
-    "CUWHEEL_TOOLKIT_LOCK", "CUWHEEL_NVCC_THREADS",     "CUWHEEL_AUDIT_TRACE",
-    "CUWHEEL_CI_NO_SKIP",   "CUWHEEL_TORCH_PYTHONS",
+    "CUWHEEL_CACHE_DIR",      "CUWHEEL_PYTHON",
+    "CUWHEEL_TOOLKIT_WHEELS", "CUWHEEL",
+    "CUWHEEL_SOURCE_DIR",     "CUWHEEL_TEST_BASE_PYTHON",
+    "CUWHEEL_NINJA",          "CUWHEEL_JOBS",
+    "CUWHEEL_TOOLKIT_LOCK",   "CUWHEEL_NVCC_THREADS",
+    "CUWHEEL_AUDIT_TRACE",    "CUWHEEL_CI_NO_SKIP",
+    "CUWHEEL_TORCH_PYTHONS",
 };
 
 static void env_split(struct arena *a, const char *val, struct strv *out)

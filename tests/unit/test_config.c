@@ -279,7 +279,8 @@ static void test_env_bad_values_and_misspellings_are_reported(void **state)
 	assert_int_equal(cfg.kernels.n_archs, 7);
 	/* What cuwheel's own CI and tests set is no misspelling: ci/test exports
 	 * CUWHEEL_CI_NO_SKIP=1 to every test, whose cuwheel runs must stay quiet. */
-	const char *ours[] = {"CUWHEEL_CI_NO_SKIP=1", "CUWHEEL_TORCH_PYTHONS=/x", "CUWHEEL=/y", NULL};
+	const char *ours[] = {"CUWHEEL_CI_NO_SKIP=1", "CUWHEEL_TORCH_PYTHONS=/x", "CUWHEEL=/y",
+	                      NULL};
 	f->d.errors = f->d.warnings = 0;
 	assert_true(config_load(&f->a, &f->d, f->dir, ours, &cfg));
 	assert_int_equal(f->d.warnings, 0);
