@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "base/os.h"
-#include "matrix/discover.h"
-#include "matrix/probe.h"
+#include "matrix/discover_project.h"
+#include "toolchain/probe.h"
 
 extern char **environ;
 

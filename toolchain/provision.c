@@ -1,6 +1,6 @@
 /* provision.c: the toolkit lock file, and installing, listing and removing provisioned toolkits
  * in cuwheel's cache; the sources (provision_pypi.c, provision_debian.c) fill a staging tree. */
-#include "matrix/provision_internal.h"
+#include "toolchain/provision_internal.h"
 
 #include <ctype.h>
 #include <errno.h>

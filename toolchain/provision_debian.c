@@ -12,7 +12,7 @@
 
 #include "base/os.h"
 #include "base/strbuf.h"
-#include "matrix/provision_internal.h"
+#include "toolchain/provision_internal.h"
 
 /* Where a package's files go in the root: a member of the .deb (a file or a whole directory)
  * and its place in NVIDIA's installer layout. Debian splits nvcc (usr/lib/nvidia-cuda-toolkit)

@@ -8,7 +8,7 @@
 
 #include "base/os.h"
 #include "base/strbuf.h"
-#include "matrix/provision_internal.h"
+#include "toolchain/provision_internal.h"
 #include "standards/wheel_read.h"
 
 /* What `nvcc -c` and `nvcc -shared -cudart static` need, relative to the toolkit's root, and

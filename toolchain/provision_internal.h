@@ -1,9 +1,9 @@
 /* provision_internal.h: what the provisioning sources (PyPI, Debian) share with the driver in
- * provision.c. Not for use outside matrix/provision*.c. */
-#ifndef CUWHEEL_MATRIX_PROVISION_INTERNAL_H
-#define CUWHEEL_MATRIX_PROVISION_INTERNAL_H
+ * provision.c. Not for use outside toolchain/provision*.c. */
+#ifndef CUWHEEL_TOOLCHAIN_PROVISION_INTERNAL_H
+#define CUWHEEL_TOOLCHAIN_PROVISION_INTERNAL_H
 
-#include "matrix/provision.h"
+#include "toolchain/provision.h"
 
 /* A file a toolkit root must have, and the package that brings it. */
 struct provision_piece {
