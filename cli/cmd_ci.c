@@ -6,7 +6,7 @@
 #include "base/os.h"
 #include "ci/github.h"
 #include "cli/plan_common.h"
-#include "matrix/provision.h"
+#include "toolchain/provision.h"
 
 const char cmd_ci_help[] =
     "usage: cuwheel ci github [-o FILE | --stdout] [--per-cell] [--gpu-label LABEL]\n"

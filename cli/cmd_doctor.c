@@ -9,7 +9,7 @@
 #include "base/os.h"
 #include "cli/cli.h"
 #include "matrix/config.h"
-#include "matrix/discover.h"
+#include "matrix/discover_project.h"
 
 const char cmd_doctor_help[] =
     "usage: cuwheel doctor [--json] [--torch] [--no-cache]\n"

@@ -11,7 +11,7 @@
 #include "cli/internal.h"
 #include "cli/test_context.h"
 #include "matrix/config.h"
-#include "matrix/discover.h"
+#include "toolchain/discover.h"
 #include "matrix/stage.h"
 #include "packager/audit.h"
 #include "packager/retag.h"

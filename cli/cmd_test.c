@@ -9,7 +9,7 @@
 #include "cli/plan_common.h"
 #include "cli/cli.h"
 #include "matrix/config.h"
-#include "matrix/discover.h"
+#include "matrix/discover_project.h"
 #include "cli/wheeltest.h"
 
 const char cmd_test_help[] =

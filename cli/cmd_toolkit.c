@@ -8,8 +8,8 @@
 #include "base/env.h"
 #include "base/os.h"
 #include "cli/cli.h"
-#include "matrix/discover.h"
-#include "matrix/provision.h"
+#include "toolchain/discover.h"
+#include "toolchain/provision.h"
 
 const char cmd_toolkit_help[] =
     "usage: cuwheel toolkit install [--wheels DIR] [--python PY] [--lock FILE] VERSION...\n"

@@ -8,7 +8,8 @@
 #include "base/env.h"
 #include "base/os.h"
 #include "base/strbuf.h"
-#include "matrix/provision.h"
+#include "matrix/discover_project.h"
+#include "toolchain/provision.h"
 #include "matrix/toml.h"
 
 /* The CUDA minors the lock file can provision (quietly nothing when there is no lock). */

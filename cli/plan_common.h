@@ -4,7 +4,7 @@
 
 #include "cli/cli.h"
 #include "matrix/config.h"
-#include "matrix/discover.h"
+#include "toolchain/discover.h"
 #include "matrix/matrix.h"
 #include "matrix/torch_plan.h"
 

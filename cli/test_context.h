@@ -10,7 +10,7 @@
 #include "base/arena.h"
 #include "base/diag.h"
 #include "matrix/config.h"
-#include "matrix/discover.h"
+#include "toolchain/discover.h"
 
 /* Returns the context of cfg and ds as JSON text (format 1) in the arena. */
 char *test_context_render(struct arena *a, const struct config *cfg, const struct discovery *ds);

@@ -9,7 +9,7 @@
 #include "base/arena.h"
 #include "base/diag.h"
 #include "matrix/config.h"
-#include "matrix/discover.h"
+#include "toolchain/discover.h"
 
 enum wheeltest_result {
 	WHEELTEST_PASS,

@@ -8,7 +8,7 @@
 
 #include "base/arena.h"
 #include "matrix/config.h"
-#include "matrix/discover.h"
+#include "toolchain/discover.h"
 
 /* True when C/C++ sources built against torch ti (NULL: no torch) get -fopenmp: openmp = on,
  * or auto and that torch reports the OpenMP backend. */

@@ -7,7 +7,7 @@
 #include <stddef.h>
 
 #include "matrix/config.h"
-#include "matrix/discover.h"
+#include "toolchain/discover.h"
 
 /* An architecture the config asked for that a toolkit cannot build, and why. */
 struct arch_drop {

@@ -9,7 +9,7 @@
 
 #include "base/arena.h"
 #include "base/diag.h"
-#include "matrix/discover.h"
+#include "toolchain/discover.h"
 
 struct scan_ctx {
 	struct arena *a;

@@ -8,7 +8,7 @@
 
 #include "base/arena.h"
 #include "matrix/config.h"
-#include "matrix/discover.h"
+#include "toolchain/discover.h"
 
 struct torch_flags {
 	struct strv cflags;  /* host compiler: -D..., -std=c++17, -I<torch include>... */

@@ -1,4 +1,4 @@
-"""The folders of the product (base, standards, matrix, packager, ci, cli) form a graph without
+"""The folders of the product (base, standards, toolchain, matrix, packager, ci, cli) form a graph without
 a cycle: the graph is derived from the #include lines of every .c and .h file, a depth-first
 search fails on a back edge, and every edge must be one that CMakeLists.txt allows the folder's
 library (cuwheel_area(NAME USES ...)), so that the build, this test and the README's design

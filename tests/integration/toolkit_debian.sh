@@ -12,7 +12,7 @@
 source "$(dirname "$0")/common.bash"
 export CUWHEEL_CACHE_DIR=$TMP/cache
 tks=$CUWHEEL_CACHE_DIR/toolkits
-lock=$SRC/matrix/toolkits.lock.json
+lock=$SRC/toolchain/toolkits.lock.json
 python=$(command -v python3)
 for t in apt-get dpkg-deb tar; do
   command -v $t >/dev/null || { echo "skip: no $t (not a Debian machine)"; exit 77; }

@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "base/os.h"
-#include "matrix/discover.h"
-#include "matrix/probe.h"
+#include "matrix/discover_project.h"
+#include "toolchain/probe.h"
 
 extern char **environ;
 
@@ -497,6 +497,33 @@ static void test_discovery_reads_the_passed_environment_not_the_process(void **s
 	assert_null(looked_at(&ds, os_join(&f->a, f->tmp, "home/.pyenv/versions")));
 }
 
+/* toolchain/ knows no config: discover_run() is given the environment, the project dir and
+ * the explicit tables, and resolves a relative explicit path against the project dir; the
+ * config's wrapper (matrix/discover_project.c) asks for the same and finds the same. */
+static void test_discover_run_takes_a_request_not_a_config(void **state)
+{
+	struct fx *f = *state;
+	const char *runs = os_join(&f->a, f->tmp, "nvcc-runs");
+	fake_toolkit(f, os_join(&f->a, f->tmp, "tk/cuda-12.6"), "12.6", "12.6.85", "50 90", runs);
+	struct str_pair pairs[] = {{"12.6", "tk/cuda-12.6"}};
+	const struct discover_request r = {
+	    .env = (const char *const *)environ, .project_dir = f->tmp, .toolkits = {pairs, 1}};
+	struct discover_opts o = {.sysroot = f->sysroot};
+	struct discovery ds;
+	assert_true(discover_run(&f->a, &f->d, &r, NULL, &o, &ds));
+	assert_int_equal(ds.n_toolkits, 1);
+	assert_string_equal(ds.toolkits[0].found_by, "explicit");
+	assert_string_equal(ds.toolkits[0].version, "12.6.85");
+	assert_string_equal(ds.toolkits[0].root,
+	                    os_realpath(&f->a, os_join(&f->a, f->tmp, "tk/cuda-12.6")));
+
+	f->cfg.toolkits = r.toolkits;
+	struct discovery via_cfg;
+	assert_true(run_discover(f, NULL, &via_cfg));
+	assert_int_equal(via_cfg.n_toolkits, 1);
+	assert_string_equal(via_cfg.toolkits[0].root, ds.toolkits[0].root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -512,6 +539,7 @@ int main(void)
 	    T(test_real_interpreter_probe_script_runs_isolated),
 	    T(test_no_cache_dir_given_means_probe_every_time),
 	    T(test_discovery_reads_the_passed_environment_not_the_process),
+	    T(test_discover_run_takes_a_request_not_a_config),
 #undef T
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,7 +1,7 @@
 /* provision.h: CUDA toolkits provisioned into cuwheel's cache from pinned packages: NVIDIA's
  * wheels on PyPI (13.x) or NVIDIA's compilers as Debian's archive packages them (11.8, 12.4). */
-#ifndef CUWHEEL_MATRIX_PROVISION_H
-#define CUWHEEL_MATRIX_PROVISION_H
+#ifndef CUWHEEL_TOOLCHAIN_PROVISION_H
+#define CUWHEEL_TOOLCHAIN_PROVISION_H
 
 #include <stdbool.h>
 #include <stddef.h>

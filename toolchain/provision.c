@@ -1,6 +1,6 @@
 /* provision.c: the toolkit lock file, and installing, listing and removing provisioned toolkits
  * in cuwheel's cache; the sources (provision_pypi.c, provision_debian.c) fill a staging tree. */
-#include "matrix/provision_internal.h"
+#include "toolchain/provision_internal.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -63,7 +63,7 @@ const char *provision_lock_path(struct arena *a, const char *const *env)
 	return NULL;
 }
 
-static bool is_token(const char *s, const char *allowed)
+bool provision_is_token(const char *s, const char *allowed)
 {
 	if (!s || !*s)
 		return false;
@@ -83,22 +83,24 @@ static bool is_sha256(const char *s)
 	return true;
 }
 
-static const char *jstr(json_t *o, const char *key)
+const char *provision_jstr(json_t *o, const char *key)
 {
 	json_t *v = json_object_get(o, key);
 	return json_is_string(v) ? json_string_value(v) : NULL;
 }
 
-/* Reads one {name, version, filename, sha256, size}; the strings end up in a pip requirements
- * file, so they are held to the characters such names have. */
-static bool pkg_from_json(struct arena *a, json_t *o, struct provision_pkg *p, bool deb)
+/* The strings end up in a pip requirements file, apt-get's arguments and URLs, so they are held
+ * to the characters such names have. */
+bool provision_pkg_from_json(struct arena *a, json_t *o, struct provision_pkg *p, bool deb)
 {
-	const char *name = jstr(o, "name"), *ver = jstr(o, "version");
-	const char *file = jstr(o, "filename"), *sha = jstr(o, "sha256");
+	const char *name = provision_jstr(o, "name"), *ver = provision_jstr(o, "version");
+	const char *file = provision_jstr(o, "filename"), *sha = provision_jstr(o, "sha256");
 	/* A .deb's name=version goes to apt-get and its pool path into a URL: Debian's own
 	 * characters only, and no way up the tree. */
-	if (!is_token(name, deb ? "-+." : "-_.") || !is_token(ver, deb ? ".+~:-" : ".") ||
-	    !is_token(file, deb ? "-_.+~/" : "-_.") || strstr(file, "..") || !is_sha256(sha))
+	if (!provision_is_token(name, deb ? "-+." : "-_.") ||
+	    !provision_is_token(ver, deb ? ".+~:-" : ".") ||
+	    !provision_is_token(file, deb ? "-_.+~/" : "-_.") || strstr(file, "..") ||
+	    !is_sha256(sha))
 		return false;
 	json_t *size = json_object_get(o, "size");
 	p->name = arena_strdup(a, name);
@@ -126,79 +128,32 @@ static int set_cmp(const void *x, const void *y)
 	                          ((const struct provision_set *)y)->version);
 }
 
-/* True for a value that may go into a deb822 .sources line: no line breaks, no control
- * characters. */
-static bool is_sources_value(const char *s, const char *allowed)
+/* The sources, in the order their sections are read from the lock file. */
+static const struct provision_source_ops *const sources[] = {&provision_pypi, &provision_debian};
+
+static const struct provision_source_ops *source_of(const struct provision_set *s)
 {
-	return is_token(s, allowed);
+	for (size_t i = 0; i < sizeof(sources) / sizeof(sources[0]); i++)
+		if (sources[i]->id == s->source)
+			return sources[i];
+	return sources[0];
 }
 
-/* Appends the toolkits of the lock's "debian" section (schema 2) to out->sets. */
-static bool debian_from_json(struct arena *a, struct diag *d, const char *path, json_t *deb,
-                             struct provision_lock *out)
+bool provision_set_version(struct arena *a, struct provision_set *s, const char *ver)
 {
-	if (!deb)
-		return true;
-	const char *uri = jstr(deb, "uri"), *keyring = jstr(deb, "keyring");
-	json_t *sets = json_object_get(deb, "toolkits");
-	if (!uri || (strncmp(uri, "http://", 7) != 0 && strncmp(uri, "https://", 8) != 0) ||
-	    !is_sources_value(uri, ":/._-~%+") || !keyring || keyring[0] != '/' ||
-	    !is_sources_value(keyring, "/._-+") || !json_is_array(sets)) {
-		diag_path(d, DIAG_ERROR, path,
-		          "\"debian\" needs an http(s) \"uri\", an absolute \"keyring\" and a "
-		          "\"toolkits\" array");
+	long parts[3];
+	if (!ver || version_dotted_parts(ver, parts, 3) != 3)
 		return false;
-	}
-	size_t n = json_array_size(sets);
-	out->sets = arena_realloc(a, out->sets, out->n_sets, out->n_sets + n, sizeof(*out->sets));
-	for (size_t i = 0; i < n; i++) {
-		json_t *t = json_array_get(sets, i);
-		struct provision_set *s = &out->sets[out->n_sets];
-		memset(s, 0, sizeof(*s));
-		const char *ver = jstr(t, "version"), *suite = jstr(t, "suite");
-		const char *comps = jstr(t, "components");
-		json_t *pkgs = json_object_get(t, "packages");
-		long parts[3];
-		if (!ver || version_dotted_parts(ver, parts, 3) != 3 ||
-		    !is_sources_value(suite, " -") || !is_sources_value(comps, " -") ||
-		    !json_is_array(pkgs) || json_array_size(pkgs) == 0) {
-			diag_path(d, DIAG_ERROR, path,
-			          "debian.toolkits[%zu]: needs a MAJOR.MINOR.PATCH \"version\", a "
-			          "\"suite\", \"components\" and a non-empty \"packages\" array",
-			          i);
-			return false;
-		}
-		s->source = PROVISION_DEBIAN;
-		s->uri = arena_strdup(a, uri);
-		s->keyring = arena_strdup(a, keyring);
-		s->suite = arena_strdup(a, suite);
-		s->components = arena_strdup(a, comps);
-		s->version = arena_strdup(a, ver);
-		s->major = (int)parts[0];
-		s->minor_n = (int)parts[1];
-		s->minor = arena_printf(a, "%ld.%ld", parts[0], parts[1]);
-		s->n_pkgs = json_array_size(pkgs);
-		s->pkgs = arena_calloc(a, s->n_pkgs, sizeof(*s->pkgs));
-		for (size_t j = 0; j < s->n_pkgs; j++) {
-			if (!pkg_from_json(a, json_array_get(pkgs, j), &s->pkgs[j], true)) {
-				diag_path(
-				    d, DIAG_ERROR, path,
-				    "debian.toolkits[%zu].packages[%zu]: needs a Debian package "
-				    "name, version, pool filename and a sha256 of 64 hex digits",
-				    i, j);
-				return false;
-			}
-		}
-		out->n_sets++;
-	}
+	s->version = arena_strdup(a, ver);
+	s->major = (int)parts[0];
+	s->minor_n = (int)parts[1];
+	s->minor = arena_printf(a, "%ld.%ld", parts[0], parts[1]);
 	return true;
 }
 
 const char *provision_source_name(struct arena *a, const struct provision_set *s)
 {
-	if (s->source == PROVISION_DEBIAN)
-		return arena_printf(a, "Debian %s", s->suite);
-	return "PyPI";
+	return source_of(s)->name(a, s);
 }
 
 bool provision_lock_load(struct arena *a, struct diag *d, const char *path,
@@ -215,61 +170,25 @@ bool provision_lock_load(struct arena *a, struct diag *d, const char *path,
 	out->path = arena_strdup(a, path);
 	bool ok = false;
 	json_t *schema = json_object_get(root, "schema");
-	json_t *sets = json_object_get(root, "toolkits");
 	json_t *gaps = json_object_get(root, "unassemblable");
 	if (!json_is_integer(schema) ||
 	    (json_integer_value(schema) != 1 && json_integer_value(schema) != 2)) {
 		diag_path(d, DIAG_ERROR, path, "not a schema 1 or 2 toolkit lock file");
 		goto done;
 	}
-	if (!json_is_array(sets)) {
-		diag_path(d, DIAG_ERROR, path, "\"toolkits\" must be an array");
-		goto done;
-	}
-	const char *gen = jstr(root, "generated");
+	const char *gen = provision_jstr(root, "generated");
 	out->generated = arena_strdup(a, gen ? gen : "unknown");
-	out->n_sets = json_array_size(sets);
-	out->sets = arena_calloc(a, out->n_sets, sizeof(*out->sets));
-	for (size_t i = 0; i < out->n_sets; i++) {
-		json_t *t = json_array_get(sets, i);
-		struct provision_set *s = &out->sets[i];
-		const char *ver = jstr(t, "version");
-		json_t *pkgs = json_object_get(t, "packages");
-		long parts[3];
-		if (!ver || version_dotted_parts(ver, parts, 3) != 3 || !json_is_array(pkgs) ||
-		    json_array_size(pkgs) == 0) {
-			diag_path(d, DIAG_ERROR, path,
-			          "toolkits[%zu]: needs a MAJOR.MINOR.PATCH "
-			          "\"version\" and a non-empty \"packages\" array",
-			          i);
+	for (size_t i = 0; i < sizeof(sources) / sizeof(sources[0]); i++)
+		if (!sources[i]->lock_read(a, d, path, root, out))
 			goto done;
-		}
-		s->version = arena_strdup(a, ver);
-		s->major = (int)parts[0];
-		s->minor_n = (int)parts[1];
-		s->minor = arena_printf(a, "%ld.%ld", parts[0], parts[1]);
-		s->n_pkgs = json_array_size(pkgs);
-		s->pkgs = arena_calloc(a, s->n_pkgs, sizeof(*s->pkgs));
-		for (size_t j = 0; j < s->n_pkgs; j++) {
-			if (!pkg_from_json(a, json_array_get(pkgs, j), &s->pkgs[j], false)) {
-				diag_path(d, DIAG_ERROR, path,
-				          "toolkits[%zu].packages[%zu]: needs "
-				          "name, version, filename and a sha256 of 64 hex digits",
-				          i, j);
-				goto done;
-			}
-		}
-	}
-	if (!debian_from_json(a, d, path, json_object_get(root, "debian"), out))
-		goto done;
 	qsort(out->sets, out->n_sets, sizeof(*out->sets), set_cmp);
 	out->n_gaps = json_is_array(gaps) ? json_array_size(gaps) : 0;
 	out->gaps = arena_calloc(a, out->n_gaps ? out->n_gaps : 1, sizeof(*out->gaps));
 	for (size_t i = 0; i < out->n_gaps; i++) {
 		json_t *g = json_array_get(gaps, i);
 		struct provision_gap *gp = &out->gaps[i];
-		const char *minor = jstr(g, "minor"), *pkg = jstr(g, "package");
-		const char *ver = jstr(g, "version");
+		const char *minor = provision_jstr(g, "minor"), *pkg = provision_jstr(g, "package");
+		const char *ver = provision_jstr(g, "version");
 		if (!minor || !pkg || !ver) {
 			diag_path(d, DIAG_ERROR, path,
 			          "unassemblable[%zu]: needs minor, package and "
@@ -584,12 +503,9 @@ enum provision_result provision_install(struct arena *a, struct diag *d,
 	char *staging = arena_printf(a, "%s/.tmp-%s-%ld", dir, s->version, (long)getpid());
 	if (!os_mkdir_p(d, staging))
 		goto out;
-	provision_assemble_fn *assemble =
-	    s->source == PROVISION_DEBIAN ? provision_debian_assemble : provision_pypi_assemble;
-	const char *source = s->source == PROVISION_DEBIAN
-	                         ? arena_printf(a, "debian %s", s->suite)
-	                         : (o->wheels_dir ? o->wheels_dir : "pypi");
-	if (!assemble(a, d, o, s, staging) || !write_marker(a, d, staging, s, source)) {
+	const struct provision_source_ops *src = source_of(s);
+	if (!src->assemble(a, d, o, s, staging) ||
+	    !write_marker(a, d, staging, s, src->marker(a, o, s))) {
 		os_rm_rf(d, staging);
 		goto out;
 	}
@@ -661,7 +577,7 @@ bool provision_list(struct arena *a, struct diag *d, const char *cache_dir,
 			continue;
 		json_error_t err;
 		json_t *m = json_load_file(marker, 0, &err);
-		const char *ver = m ? jstr(m, "version") : NULL;
+		const char *ver = m ? provision_jstr(m, "version") : NULL;
 		if (!ver) {
 			diag_path(d, DIAG_WARNING, marker, "unreadable toolkit marker: skipped");
 			json_decref(m);
@@ -671,16 +587,16 @@ bool provision_list(struct arena *a, struct diag *d, const char *cache_dir,
 		char *real = os_realpath(a, root);
 		t->root = real ? real : root;
 		t->version = arena_strdup(a, ver);
-		const char *src = jstr(m, "source");
+		const char *src = provision_jstr(m, "source");
 		t->source = arena_strdup(a, src ? src : "unknown");
-		const char *when = jstr(m, "installed");
+		const char *when = provision_jstr(m, "installed");
 		t->installed = arena_strdup(a, when ? when : "");
 		json_t *pkgs = json_object_get(m, "packages");
 		t->n_pkgs = json_is_array(pkgs) ? json_array_size(pkgs) : 0;
 		t->pkgs = arena_calloc(a, t->n_pkgs ? t->n_pkgs : 1, sizeof(*t->pkgs));
 		size_t k = 0;
 		for (size_t j = 0; j < t->n_pkgs; j++)
-			if (pkg_from_json(a, json_array_get(pkgs, j), &t->pkgs[k], true))
+			if (provision_pkg_from_json(a, json_array_get(pkgs, j), &t->pkgs[k], true))
 				k++;
 		t->n_pkgs = k;
 		json_decref(m);

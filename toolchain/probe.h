@@ -1,14 +1,14 @@
 /* probe.h: asks Python interpreters what a build needs from them (one run each, in parallel),
  * with a versioned on-disk cache keyed by interpreter path and mtime. */
-#ifndef CUWHEEL_MATRIX_PROBE_H
-#define CUWHEEL_MATRIX_PROBE_H
+#ifndef CUWHEEL_TOOLCHAIN_PROBE_H
+#define CUWHEEL_TOOLCHAIN_PROBE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "base/arena.h"
 #include "base/diag.h"
-#include "matrix/discover.h"
+#include "toolchain/discover.h"
 
 /* Bump when the probe script or the cache layout changes: older cache files are rebuilt. */
 #define PROBE_CACHE_FORMAT 4

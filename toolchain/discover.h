@@ -1,14 +1,14 @@
 /* discover.h: what this machine has: CUDA toolkits and Python interpreters (with torch). */
-#ifndef CUWHEEL_MATRIX_DISCOVER_H
-#define CUWHEEL_MATRIX_DISCOVER_H
+#ifndef CUWHEEL_TOOLCHAIN_DISCOVER_H
+#define CUWHEEL_TOOLCHAIN_DISCOVER_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "base/arena.h"
 #include "base/diag.h"
-#include "matrix/config.h"
-#include "matrix/toolchain.h"
+#include "standards/project.h"
+#include "toolchain/toolchain.h"
 
 struct toolkit {
 	const char *root;    /* absolute, resolved */
@@ -77,29 +77,32 @@ struct discovery {
 	size_t n_looked, cap_looked;
 };
 
-/* Knobs for discover_with(); a zeroed struct means the defaults discover() uses. */
+/* What discovery looks at besides the machine: the environment and the toolkits and
+ * interpreters a project names (matrix/discover_project.h makes one from a config). */
+struct discover_request {
+	/* PATH, HOME, CUDA_HOME, CUDA_PATH, PYENV_*, UV_*, XDG_*, CC, CXX, CUWHEEL_CACHE_DIR */
+	const char *const *env;
+	/* Explicit relative paths resolve against it, and pyenv's .python-version is looked for
+	 * from it up; NULL: neither. */
+	const char *project_dir;
+	struct str_pairs toolkits; /* explicit toolkits: version -> path */
+	struct str_pairs pythons;  /* explicit interpreters: version -> path (may repeat) */
+};
+
+/* Knobs for discover_run(); a zeroed struct means the defaults. */
 struct discover_opts {
 	const char *sysroot; /* prefix for /usr/local/cuda*, /opt/cuda*, /opt/python (tests) */
-	bool probe_torch;    /* import torch even when the config does not need it */
+	bool probe_torch;    /* import torch in the interpreters' probes */
 	int jobs;            /* interpreters probed at once; 0: one per CPU */
 };
 
-/* Finds toolkits and interpreters as the config and its environment say (cfg->env: PATH,
- * HOME, CUDA_HOME, CUDA_PATH, PYENV_*, UV_*, XDG_*, CC, CXX, CUWHEEL_CACHE_DIR); probes are
- * cached in cache_dir (may be NULL: no cache). Never fails for a missing tool: it is recorded
- * in looked. Returns false only for errors that make discovery meaningless (unwritable cache
- * dir). */
-bool discover(struct arena *a, struct diag *d, const struct config *cfg, const char *cache_dir,
-              struct discovery *out);
-/* discover() with options (NULL: defaults). Same contract. */
-bool discover_with(struct arena *a, struct diag *d, const struct config *cfg, const char *cache_dir,
-                   const struct discover_opts *o, struct discovery *out);
-/* Returns true when the config needs torch facts (a torch axis, a torch extension, kernels
- * that include torch headers), so the probes import torch. */
-bool discover_needs_torch(const struct config *cfg);
-/* Returns where a project's probes are cached: <build_dir>/probes (build/cuwheel/probes by
- * default) when the config has a build dir, else <cuwheel_cache_dir(cfg->env)>/probes. */
-const char *discover_cache_dir(struct arena *a, const struct config *cfg);
+/* Finds toolkits and interpreters as r says (its explicit ones first, then the environment,
+ * the usual places and cuwheel's cache of provisioned toolkits); probes are cached in cache_dir
+ * (may be NULL: no cache). o may be NULL (defaults). Never fails for a missing tool: it is
+ * recorded in looked. Returns false only for errors that make discovery meaningless
+ * (unwritable cache dir). */
+bool discover_run(struct arena *a, struct diag *d, const struct discover_request *r,
+                  const char *cache_dir, const struct discover_opts *o, struct discovery *out);
 /* Returns the toolkit with the given "MAJOR.MINOR", or NULL. */
 const struct toolkit *discover_toolkit(const struct discovery *ds, const char *version);
 /* Returns the interpreter for "3.12" / "3.13t", or NULL. */

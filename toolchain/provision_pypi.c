@@ -8,8 +8,8 @@
 
 #include "base/os.h"
 #include "base/strbuf.h"
-#include "matrix/provision_internal.h"
 #include "standards/wheel_read.h"
+#include "toolchain/provision_internal.h"
 
 /* What `nvcc -c` and `nvcc -shared -cudart static` need, relative to the toolkit's root, and
  * the wheel that brings each. */
@@ -193,8 +193,8 @@ static bool pip_download(struct arena *a, struct diag *d, const struct provision
 	return ok;
 }
 
-bool provision_pypi_assemble(struct arena *a, struct diag *d, const struct provision_opts *o,
-                             const struct provision_set *s, const char *staging)
+static bool pypi_assemble(struct arena *a, struct diag *d, const struct provision_opts *o,
+                          const struct provision_set *s, const char *staging)
 {
 	const char *python = o->python ? o->python : provision_python(a, o->env);
 	if (!python) {
@@ -247,3 +247,63 @@ bool provision_pypi_assemble(struct arena *a, struct diag *d, const struct provi
 	return provision_check_root(a, d, staging, s, pypi_pieces,
 	                            sizeof(pypi_pieces) / sizeof(pypi_pieces[0]));
 }
+
+/* The lock's top-level "toolkits" array: each {version, packages: [wheel...]}. */
+static bool pypi_lock_read(struct arena *a, struct diag *d, const char *path, json_t *root,
+                           struct provision_lock *out)
+{
+	json_t *sets = json_object_get(root, "toolkits");
+	if (!json_is_array(sets)) {
+		diag_path(d, DIAG_ERROR, path, "\"toolkits\" must be an array");
+		return false;
+	}
+	size_t n = json_array_size(sets);
+	out->sets = arena_realloc(a, out->sets, out->n_sets, out->n_sets + n, sizeof(*out->sets));
+	for (size_t i = 0; i < n; i++) {
+		json_t *t = json_array_get(sets, i);
+		struct provision_set *s = &out->sets[out->n_sets];
+		json_t *pkgs = json_object_get(t, "packages");
+		if (!provision_set_version(a, s, provision_jstr(t, "version")) ||
+		    !json_is_array(pkgs) || json_array_size(pkgs) == 0) {
+			diag_path(d, DIAG_ERROR, path,
+			          "toolkits[%zu]: needs a MAJOR.MINOR.PATCH "
+			          "\"version\" and a non-empty \"packages\" array",
+			          i);
+			return false;
+		}
+		s->source = PROVISION_PYPI;
+		s->n_pkgs = json_array_size(pkgs);
+		s->pkgs = arena_calloc(a, s->n_pkgs, sizeof(*s->pkgs));
+		for (size_t j = 0; j < s->n_pkgs; j++) {
+			if (!provision_pkg_from_json(a, json_array_get(pkgs, j), &s->pkgs[j],
+			                             false)) {
+				diag_path(d, DIAG_ERROR, path,
+				          "toolkits[%zu].packages[%zu]: needs "
+				          "name, version, filename and a sha256 of 64 hex digits",
+				          i, j);
+				return false;
+			}
+		}
+		out->n_sets++;
+	}
+	return true;
+}
+
+static const char *pypi_name(struct arena *a, const struct provision_set *s)
+{
+	return "PyPI";
+}
+
+static const char *pypi_marker(struct arena *a, const struct provision_opts *o,
+                               const struct provision_set *s)
+{
+	return o->wheels_dir ? o->wheels_dir : "pypi";
+}
+
+const struct provision_source_ops provision_pypi = {
+    .id = PROVISION_PYPI,
+    .lock_read = pypi_lock_read,
+    .name = pypi_name,
+    .marker = pypi_marker,
+    .assemble = pypi_assemble,
+};

@@ -1,6 +1,6 @@
 /* win_probe.c: the text of DIR/probe.py below its head (the head, with the matrix, is
- * written by buildgraph_win.c). Edit as Python; each line is one C string. */
-#include "matrix/win_probe.h"
+ * written by matrix/buildgraph_win.c). Edit as Python; each line is one C string. */
+#include "toolchain/win_probe.h"
 
 #include <stddef.h>
 

@@ -1,6 +1,6 @@
 /* discover.c: finds the CUDA toolkits and Python interpreters of this machine, and records
  * every place it looked and why what it saw there was or was not taken. */
-#include "matrix/discover.h"
+#include "toolchain/discover.h"
 
 #include <jansson.h>
 #include <stdarg.h>
@@ -11,8 +11,8 @@
 
 #include "base/env.h"
 #include "base/os.h"
-#include "matrix/probe.h"
 #include "standards/version.h"
+#include "toolchain/probe.h"
 
 /* Bump when what is stored for nvcc changes: older cache files are rebuilt. */
 #define NVCC_CACHE_FORMAT 2
@@ -27,7 +27,7 @@ struct pycand {
 struct disc {
 	struct arena *a;
 	struct diag *d;
-	const struct config *cfg;
+	const struct discover_request *req;
 	const char *cache_dir;
 	const char *sysroot; /* "" unless a test moves /usr/local and /opt */
 	struct discovery *out;
@@ -65,23 +65,6 @@ const char *cuwheel_cache_dir(struct arena *a, const char *const *env)
 	if ((v = env_nonempty(env, "HOME")))
 		return os_join(a, v, ".cache/cuwheel");
 	return "/tmp/cuwheel-cache";
-}
-
-const char *discover_cache_dir(struct arena *a, const struct config *cfg)
-{
-	if (cfg && cfg->build_dir)
-		return os_join(a, cfg->build_dir, "probes");
-	return os_join(a, cuwheel_cache_dir(a, cfg->env), "probes");
-}
-
-bool discover_needs_torch(const struct config *cfg)
-{
-	if (cfg->matrix.torch.n > 0 || cfg->kernels.uses_torch == TRI_ON)
-		return true;
-	for (size_t i = 0; i < cfg->n_extensions; i++)
-		if (cfg->extensions[i].kind == EXT_TORCH)
-			return true;
-	return false;
 }
 
 /* os_list_dir, with the vector allocated first: os_list_dir qsorts out->v even when the
@@ -406,7 +389,7 @@ static void toolkit_try(struct disc *x, const char *where, const char *path, con
 			    tk.lib_dir &&
 			    os_exists(os_join(x->a, tk.lib_dir, "libcudart_static.a"));
 			tk.nvcc_lacks = f.lacks;
-			toolchain_pick_host(x->a, x->cfg->env, tk.include_dir, tk.version,
+			toolchain_pick_host(x->a, x->req->env, tk.include_dir, tk.version,
 			                    &tk.host);
 			looked_add(x, "toolkit", where, "found %s%s", tk.version,
 			           tk.n_sm ? "" : " (nvcc cannot list its GPU targets)");
@@ -444,7 +427,7 @@ static void toolkit_scan(struct disc *x, const char *dir, const char *prefix, co
 
 static void toolkit_cache_scan(struct disc *x)
 {
-	const char *dir = os_join(x->a, cuwheel_cache_dir(x->a, x->cfg->env), "toolkits");
+	const char *dir = os_join(x->a, cuwheel_cache_dir(x->a, x->req->env), "toolkits");
 	struct strv names = {0};
 	if (!list_dir(x->a, dir, &names)) {
 		looked_add(x, "toolkit", dir,
@@ -465,7 +448,7 @@ static void toolkit_cache_scan(struct disc *x)
 
 static void toolkit_env(struct disc *x, const char *var)
 {
-	const char *v = env_nonempty(x->cfg->env, var);
+	const char *v = env_nonempty(x->req->env, var);
 	const char *where = arena_printf(x->a, "$%s", var);
 	if (!v)
 		looked_add(x, "toolkit", where, "not set");
@@ -497,21 +480,21 @@ static int cmp_toolkit(const void *x, const void *y)
  * was started. */
 static const char *explicit_path(struct disc *x, const char *path)
 {
-	if (path[0] == '/' || !x->cfg->project_dir)
+	if (path[0] == '/' || !x->req->project_dir)
 		return path;
-	return os_join(x->a, x->cfg->project_dir, path);
+	return os_join(x->a, x->req->project_dir, path);
 }
 
 static void find_toolkits(struct disc *x)
 {
-	const struct str_pairs *t = &x->cfg->toolkits;
+	const struct str_pairs *t = &x->req->toolkits;
 	for (size_t i = 0; i < t->n; i++)
 		toolkit_try(x, arena_printf(x->a, "toolkits.\"%s\"", t->v[i].key),
 		            explicit_path(x, t->v[i].value), "explicit", t->v[i].key);
 	toolkit_env(x, "CUDA_HOME");
 	toolkit_env(x, "CUDA_PATH");
 	struct arena *a = x->a;
-	const char *nvcc = os_which(a, x->cfg->env, "nvcc");
+	const char *nvcc = os_which(a, x->req->env, "nvcc");
 	if (nvcc)
 		toolkit_try(x, nvcc, nvcc, "PATH", NULL);
 	else
@@ -609,11 +592,11 @@ static const char *pyenv_root(struct arena *a, const char *const *env)
 static struct strv pyenv_active(struct disc *x, const char *root)
 {
 	struct strv out = {0};
-	const char *text = env_nonempty(x->cfg->env, "PYENV_VERSION");
+	const char *text = env_nonempty(x->req->env, "PYENV_VERSION");
 	struct diag quiet = {0};
 	struct source src;
-	if (!text && x->cfg->project_dir) {
-		char *dir = os_realpath(x->a, x->cfg->project_dir);
+	if (!text && x->req->project_dir) {
+		char *dir = os_realpath(x->a, x->req->project_dir);
 		while (!text && dir && *dir) {
 			const char *f = os_join(x->a, dir, ".python-version");
 			if (os_exists(f) && os_read_file(x->a, &quiet, f, &src))
@@ -640,7 +623,7 @@ static struct strv pyenv_active(struct disc *x, const char *root)
 /* A pyenv shim on PATH stands for the interpreter an active pyenv version provides. */
 static void cand_shim(struct disc *x, const char *shim, const char *name)
 {
-	const char *root = pyenv_root(x->a, x->cfg->env);
+	const char *root = pyenv_root(x->a, x->req->env);
 	struct strv active = root ? pyenv_active(x, root) : (struct strv){0};
 	for (size_t i = 0; i < active.n; i++) {
 		const char *p =
@@ -659,7 +642,7 @@ static void cand_shim(struct disc *x, const char *shim, const char *name)
 
 static void find_path_pythons(struct disc *x)
 {
-	const char *path = env_nonempty(x->cfg->env, "PATH");
+	const char *path = env_nonempty(x->req->env, "PATH");
 	if (!path) {
 		looked_add(x, "python", "PATH", "not set");
 		return;
@@ -737,12 +720,12 @@ static void find_candidates(struct disc *x)
 	static const char *const py3_bins[] = {"bin/python3", "bin/python", NULL};
 	static const char *const py_bins[] = {"bin/python", "bin/python3", NULL};
 	struct arena *a = x->a;
-	const struct str_pairs *t = &x->cfg->pythons;
+	const struct str_pairs *t = &x->req->pythons;
 	for (size_t i = 0; i < t->n; i++)
 		cand_add(x, arena_printf(a, "pythons.\"%s\"", t->v[i].key),
 		         explicit_path(x, t->v[i].value), "explicit", t->v[i].key);
 	find_path_pythons(x);
-	const char *const *env = x->cfg->env;
+	const char *const *env = x->req->env;
 	const char *home = env_nonempty(env, "HOME");
 	const char *roots[2] = {env_nonempty(env, "PYENV_ROOT"),
 	                        home ? os_join(a, home, ".pyenv") : NULL};
@@ -866,8 +849,8 @@ static void find_pythons(struct disc *x, bool torch, int jobs_max)
 
 /* ---- entry points ---- */
 
-bool discover_with(struct arena *a, struct diag *d, const struct config *cfg, const char *cache_dir,
-                   const struct discover_opts *o, struct discovery *out)
+bool discover_run(struct arena *a, struct diag *d, const struct discover_request *r,
+                  const char *cache_dir, const struct discover_opts *o, struct discovery *out)
 {
 	static const struct discover_opts defaults = {0};
 	if (!o)
@@ -875,17 +858,11 @@ bool discover_with(struct arena *a, struct diag *d, const struct config *cfg, co
 	memset(out, 0, sizeof(*out));
 	if (cache_dir && !os_mkdir_p(d, cache_dir))
 		return false;
-	struct disc x = {.a = a, .d = d, .cfg = cfg, .cache_dir = cache_dir, .out = out};
+	struct disc x = {.a = a, .d = d, .req = r, .cache_dir = cache_dir, .out = out};
 	x.sysroot = o->sysroot ? o->sysroot : "";
 	find_toolkits(&x);
-	find_pythons(&x, o->probe_torch || discover_needs_torch(cfg), o->jobs);
+	find_pythons(&x, o->probe_torch, o->jobs);
 	return true;
-}
-
-bool discover(struct arena *a, struct diag *d, const struct config *cfg, const char *cache_dir,
-              struct discovery *out)
-{
-	return discover_with(a, d, cfg, cache_dir, NULL, out);
 }
 
 const struct toolkit *discover_toolkit(const struct discovery *ds, const char *version)

@@ -1,6 +1,6 @@
 /* probe.c: runs each Python interpreter once with an embedded script, in parallel, and caches
  * the JSON it prints. */
-#include "matrix/probe.h"
+#include "toolchain/probe.h"
 
 #include <jansson.h>
 #include <stdint.h>

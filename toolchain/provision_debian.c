@@ -12,7 +12,7 @@
 
 #include "base/os.h"
 #include "base/strbuf.h"
-#include "matrix/provision_internal.h"
+#include "toolchain/provision_internal.h"
 
 /* Where a package's files go in the root: a member of the .deb (a file or a whole directory)
  * and its place in NVIDIA's installer layout. Debian splits nvcc (usr/lib/nvidia-cuda-toolkit)
@@ -345,8 +345,8 @@ static int pkg_size_cmp(const void *x, const void *y)
 	return (p->size > q->size) - (p->size < q->size);
 }
 
-bool provision_debian_assemble(struct arena *a, struct diag *d, const struct provision_opts *o,
-                               const struct provision_set *s, const char *staging)
+static bool debian_assemble(struct arena *a, struct diag *d, const struct provision_opts *o,
+                            const struct provision_set *s, const char *staging)
 {
 	static const struct {
 		const char *tool, *package;
@@ -417,3 +417,87 @@ bool provision_debian_assemble(struct arena *a, struct diag *d, const struct pro
 			return false;
 	return true;
 }
+
+/* True for a value that may go into a deb822 .sources line: no line breaks, no control
+ * characters. */
+static bool is_sources_value(const char *s, const char *allowed)
+{
+	return provision_is_token(s, allowed);
+}
+
+/* Appends the toolkits of the lock's "debian" section (schema 2) to out->sets. */
+static bool debian_lock_read(struct arena *a, struct diag *d, const char *path, json_t *root,
+                             struct provision_lock *out)
+{
+	json_t *deb = json_object_get(root, "debian");
+	if (!deb)
+		return true;
+	const char *uri = provision_jstr(deb, "uri"), *keyring = provision_jstr(deb, "keyring");
+	json_t *sets = json_object_get(deb, "toolkits");
+	if (!uri || (strncmp(uri, "http://", 7) != 0 && strncmp(uri, "https://", 8) != 0) ||
+	    !is_sources_value(uri, ":/._-~%+") || !keyring || keyring[0] != '/' ||
+	    !is_sources_value(keyring, "/._-+") || !json_is_array(sets)) {
+		diag_path(d, DIAG_ERROR, path,
+		          "\"debian\" needs an http(s) \"uri\", an absolute \"keyring\" and a "
+		          "\"toolkits\" array");
+		return false;
+	}
+	size_t n = json_array_size(sets);
+	out->sets = arena_realloc(a, out->sets, out->n_sets, out->n_sets + n, sizeof(*out->sets));
+	for (size_t i = 0; i < n; i++) {
+		json_t *t = json_array_get(sets, i);
+		struct provision_set *s = &out->sets[out->n_sets];
+		memset(s, 0, sizeof(*s));
+		const char *suite = provision_jstr(t, "suite");
+		const char *comps = provision_jstr(t, "components");
+		json_t *pkgs = json_object_get(t, "packages");
+		if (!provision_set_version(a, s, provision_jstr(t, "version")) ||
+		    !is_sources_value(suite, " -") || !is_sources_value(comps, " -") ||
+		    !json_is_array(pkgs) || json_array_size(pkgs) == 0) {
+			diag_path(d, DIAG_ERROR, path,
+			          "debian.toolkits[%zu]: needs a MAJOR.MINOR.PATCH \"version\", a "
+			          "\"suite\", \"components\" and a non-empty \"packages\" array",
+			          i);
+			return false;
+		}
+		s->source = PROVISION_DEBIAN;
+		s->uri = arena_strdup(a, uri);
+		s->keyring = arena_strdup(a, keyring);
+		s->suite = arena_strdup(a, suite);
+		s->components = arena_strdup(a, comps);
+		s->n_pkgs = json_array_size(pkgs);
+		s->pkgs = arena_calloc(a, s->n_pkgs, sizeof(*s->pkgs));
+		for (size_t j = 0; j < s->n_pkgs; j++) {
+			if (!provision_pkg_from_json(a, json_array_get(pkgs, j), &s->pkgs[j],
+			                             true)) {
+				diag_path(
+				    d, DIAG_ERROR, path,
+				    "debian.toolkits[%zu].packages[%zu]: needs a Debian package "
+				    "name, version, pool filename and a sha256 of 64 hex digits",
+				    i, j);
+				return false;
+			}
+		}
+		out->n_sets++;
+	}
+	return true;
+}
+
+static const char *debian_name(struct arena *a, const struct provision_set *s)
+{
+	return arena_printf(a, "Debian %s", s->suite);
+}
+
+static const char *debian_marker(struct arena *a, const struct provision_opts *o,
+                                 const struct provision_set *s)
+{
+	return arena_printf(a, "debian %s", s->suite);
+}
+
+const struct provision_source_ops provision_debian = {
+    .id = PROVISION_DEBIAN,
+    .lock_read = debian_lock_read,
+    .name = debian_name,
+    .marker = debian_marker,
+    .assemble = debian_assemble,
+};

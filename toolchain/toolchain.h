@@ -1,7 +1,7 @@
 /* toolchain.h: what a CUDA toolkit needs around nvcc: the nvcc options it knows and the host
  * compiler it accepts, both read from the toolkit itself. */
-#ifndef CUWHEEL_MATRIX_TOOLCHAIN_H
-#define CUWHEEL_MATRIX_TOOLCHAIN_H
+#ifndef CUWHEEL_TOOLCHAIN_TOOLCHAIN_H
+#define CUWHEEL_TOOLCHAIN_TOOLCHAIN_H
 
 #include <stdbool.h>
 

@@ -1,6 +1,6 @@
 /* toolchain.c: the nvcc options and the host compiler of a toolkit, read from the toolkit's own
  * files (nvcc --help, cudafe++, crt/host_config.h) rather than from a hand-kept table. */
-#include "matrix/toolchain.h"
+#include "toolchain/toolchain.h"
 
 #include <ctype.h>
 #include <stdio.h>

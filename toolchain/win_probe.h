@@ -1,8 +1,8 @@
 /* win_probe.h: the body of the probe script a Windows runner runs before ninja (it finds MSVC,
- * CUDA, Python and torch and writes paths.ninja); buildgraph_win.c puts TOOLKITS and PYTHONS
- * above it. */
-#ifndef CUWHEEL_MATRIX_WIN_PROBE_H
-#define CUWHEEL_MATRIX_WIN_PROBE_H
+ * CUDA, Python and torch and writes paths.ninja); matrix/buildgraph_win.c puts TOOLKITS and
+ * PYTHONS above it. */
+#ifndef CUWHEEL_TOOLCHAIN_WIN_PROBE_H
+#define CUWHEEL_TOOLCHAIN_WIN_PROBE_H
 
 /* Python source, one line each (no newline), from "import json" to the end, NULL-terminated;
  * needs TOOLKITS and PYTHONS defined before main() runs. */
