@@ -8,6 +8,7 @@
 
 #include "base/arena.h"
 #include "base/diag.h"
+#include "cli/options.h"
 
 enum cli_exit {
 	CLI_OK = 0,
@@ -28,7 +29,8 @@ struct cli {
 
 typedef int cli_cmd_fn(struct cli *c, int argc, char **argv);
 
-/* name, function, one-line summary. Long help lives beside each function as cmd_X_help. */
+/* name, function, one-line summary. Long help lives beside each function as cmd_X_help, its
+ * option sections generated from the same tables that parse the command's arguments. */
 #define CLI_COMMANDS(X)                                                                            \
 	X(plan, "Expand the build matrix and show every cell, its wheel and whether it can build") \
 	X(build, "Build the matrix: kernels once per toolkit, a binding per Python, the wheels")   \
@@ -45,7 +47,7 @@ typedef int cli_cmd_fn(struct cli *c, int argc, char **argv);
 
 #define X(name, summary)                                                                           \
 	int cmd_##name(struct cli *c, int argc, char **argv);                                      \
-	extern const char cmd_##name##_help[];
+	extern const struct cli_help cmd_##name##_help;
 CLI_COMMANDS(X)
 #undef X
 
