@@ -53,6 +53,13 @@ CLI_COMMANDS(X)
 
 /* The diagnostic printer installed on c->diag (cuwheel: file:line:col: error: msg + caret). */
 void cli_print_diag(void *user, const struct diag_msg *m);
+struct audit_result;
+/* Reports r's errors and warnings (not its notes) through c's diagnostic sink, each located at
+ * the wheel and member. */
+void cli_report_findings(struct cli *c, const struct audit_result *r);
+/* A sink for a step whose failure the command survives: what it reports reaches c's sink, its
+ * errors told as warnings. */
+struct diag cli_diag_as_warnings(struct cli *c);
 /* Reports a usage error for command cmd and returns CLI_USAGE. */
 int cli_usage(struct cli *c, const char *cmd, const char *fmt, ...) CW_PRINTF(3, 4);
 /* True when arg names a source distribution (ends in .tar.gz or .tgz). */

@@ -116,9 +116,9 @@ static int build_lock(struct cli *c, const char *build_dir)
 		char buf[64] = {0};
 		ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
 		(void)n;
-		fprintf(stderr,
-		        "cuwheel: another cuwheel build holds %s (pid %s); waiting for it\n",
-		        build_dir, buf[0] ? buf : "?");
+		diag_msg(&c->diag, DIAG_NOTE,
+		         "another cuwheel build holds %s (pid %s); waiting for it", build_dir,
+		         buf[0] ? buf : "?");
 		if (!os_lock_wait(&c->diag, fd, path)) {
 			close(fd);
 			return -1;
@@ -135,7 +135,7 @@ static int build_lock(struct cli *c, const char *build_dir)
 static bool write_if_changed(struct cli *c, const char *path, const char *text)
 {
 	struct source old;
-	struct diag quiet = {0};
+	struct diag quiet = {0}; /* a probe: no old file (or an unreadable one) is rewritten */
 	if (os_read_file(&c->arena, &quiet, path, &old) && old.len == strlen(text) &&
 	    memcmp(old.text, text, old.len) == 0)
 		return true;
@@ -152,7 +152,7 @@ static void forget_missing_wheels(struct cli *c, const struct build_graph *g, si
 			continue;
 		char *final = os_join(&c->arena, g->build_dir, cp->final);
 		struct source s;
-		struct diag quiet = {0};
+		struct diag quiet = {0}; /* a probe: no stamp, a cell not placed yet */
 		if (!os_read_file(&c->arena, &quiet, final, &s))
 			continue;
 		char *wheel = arena_strndup(&c->arena, s.text, strcspn(s.text, "\n"));
@@ -455,18 +455,19 @@ int cmd_build(struct cli *c, int argc, char **argv)
 		return rc;
 	const struct plan *p = &pc.plan;
 	if (p->n_selected == 0) {
-		fprintf(stderr, "cuwheel: nothing selected: every cell is excluded, skipped, not "
-		                "paired (a torch with another CUDA) or not named by --only\n");
+		diag_msg(&c->diag, DIAG_ERROR,
+		         "nothing selected: every cell is excluded, skipped, not paired (a torch "
+		         "with another CUDA) or not named by --only");
 		return CLI_NOTHING;
 	}
 	if (p->n_buildable == 0) {
-		fprintf(stderr,
-		        "cuwheel: none of the %zu selected cells can be built on this "
-		        "machine:\n",
-		        p->n_selected);
+		diag_msg(&c->diag, DIAG_ERROR,
+		         "none of the %zu selected cells can be built on this machine",
+		         p->n_selected);
 		for (size_t i = 0; i < p->n_cells; i++)
 			if (p->cells[i].selected)
-				fprintf(stderr, "  %s: %s\n", p->cells[i].id, p->cells[i].why_not);
+				diag_path(&c->diag, DIAG_NOTE, p->cells[i].id, "%s",
+				          p->cells[i].why_not);
 		return CLI_NOTHING;
 	}
 
@@ -590,7 +591,7 @@ int cmd_build(struct cli *c, int argc, char **argv)
 		res[i].seconds = cell_s[i];
 		res[i].ok = status == 0 || ninja_target_clean(ninja, g.build_dir, cp->target);
 		struct source s;
-		struct diag quiet = {0};
+		struct diag quiet = {0}; /* a probe: a cell with no final stamp placed no wheel */
 		if (res[i].ok && os_read_file(&c->arena, &quiet,
 		                              os_join(&c->arena, g.build_dir, cp->final), &s)) {
 			res[i].wheel = arena_strndup(&c->arena, s.text, strcspn(s.text, "\n"));

@@ -57,8 +57,10 @@ static void pypi_minors(struct cli *c, struct strv *out)
 {
 	const char *path = provision_lock_path(&c->arena, c->env);
 	struct provision_lock lock;
-	struct diag quiet = {0};
-	if (!path || !provision_lock_load(&c->arena, &quiet, path, &lock))
+	/* A lock that exists but cannot be read is worth a warning: the workflow then installs no
+	 * toolkit from PyPI. */
+	struct diag warn = cli_diag_as_warnings(c);
+	if (!path || !provision_lock_load(&c->arena, &warn, path, &lock))
 		return;
 	/* PyPI's only: the workflow installs those with `cuwheel toolkit install`; the Debian
 	 * source is not emitted to CI yet (runners' apt and keyrings differ). */
@@ -119,7 +121,8 @@ int cmd_ci(struct cli *c, int argc, char **argv)
 	if (rc != CLI_OK)
 		return rc;
 	if (pc.plan.n_selected == 0) {
-		fprintf(stderr, "cuwheel: nothing selected: every cell is excluded or skipped\n");
+		diag_msg(&c->diag, DIAG_ERROR,
+		         "nothing selected: every cell is excluded or skipped");
 		return CLI_NOTHING;
 	}
 	o.cuwheel = spec                ? spec
@@ -149,6 +152,7 @@ int cmd_ci(struct cli *c, int argc, char **argv)
 			return CLI_FAIL;
 		printf("cuwheel: wrote %s\n", path);
 	}
+	/* The command's own summary, on stderr because stdout may be the workflow (--stdout). */
 	fprintf(stderr,
 	        "cuwheel: %zu cells in %zu legs (one per OS and toolkit), %zu jobs with the "
 	        "index%s\n",

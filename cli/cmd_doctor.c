@@ -79,7 +79,7 @@ static struct tool tool_find(struct arena *a, const char *const *env, const char
 	if (!t.path)
 		return t;
 	const char *argv[] = {t.path, "--version", NULL};
-	struct diag quiet = {0};
+	struct diag quiet = {0}; /* a probe: a tool that cannot say its version is shown without */
 	struct strbuf out = {0};
 	struct os_run r = {.argv = argv, .capture = true};
 	int st;
@@ -252,7 +252,8 @@ static void report_missing(struct cli *c, const struct discovery *ds, const char
 	diag_msg(&c->diag, DIAG_ERROR, "no %s found; looked at:", label);
 	for (size_t i = 0; i < ds->n_looked; i++)
 		if (strcmp(ds->looked[i].what, what) == 0)
-			fprintf(stderr, "  %s: %s\n", ds->looked[i].where, ds->looked[i].result);
+			diag_path(&c->diag, DIAG_NOTE, ds->looked[i].where, "%s",
+			          ds->looked[i].result);
 }
 
 int cmd_doctor(struct cli *c, int argc, char **argv)

@@ -88,19 +88,6 @@ int internal_stage(struct cli *c, int argc, char **argv)
 	return os_write_atomic(&c->diag, stamp, "", 0, 0644) ? CLI_OK : CLI_FAIL;
 }
 
-static void print_findings(const struct audit_result *r)
-{
-	for (size_t i = 0; i < r->n_findings; i++) {
-		const struct audit_finding *f = &r->findings[i];
-		if (f->level == AUDIT_NOTE)
-			continue;
-		fprintf(stderr, "cuwheel: %s%s%s: %s: %s\n", r->wheel, f->member ? ": " : "",
-		        f->member ? f->member : "", audit_level_name(f->level), f->message);
-		if (f->hint)
-			fprintf(stderr, "  hint: %s\n", f->hint);
-	}
-}
-
 const struct cli_option internal_finish_options[] = {
     {"dist", 0, "DIR", FINISH_DIST, "where the audited wheel is placed (required)"},
     {"stamp", 0, "FILE", FINISH_STAMP, "names the placed wheel when done (required)"},
@@ -168,9 +155,9 @@ int internal_finish(struct cli *c, int argc, char **argv)
 	if (!saved)
 		return CLI_FAIL;
 	if (!ok) {
-		print_findings(&r);
-		fprintf(stderr, "cuwheel: audit failed: %s (nothing placed in %s)\n", r.wheel,
-		        dist);
+		cli_report_findings(c, &r);
+		diag_path(&c->diag, DIAG_ERROR, r.wheel, "audit failed (nothing placed in %s)",
+		          dist);
 		return CLI_FAIL;
 	}
 	if (!os_mkdir_p(&c->diag, dist))
@@ -257,14 +244,16 @@ int internal_test_cell(struct cli *c, int argc, char **argv)
 		if (j->result != WHEELTEST_FAIL)
 			continue;
 		ok = false;
-		fprintf(stderr, "cuwheel: test failed: %s on Python %s (%s, exit %d)\n",
-		        j->filename, j->py ? j->py->version : j->py_key,
-		        j->reason ? j->reason : "test command", j->exit_code);
+		diag_msg(&c->diag, DIAG_ERROR, "test failed: %s on Python %s (%s, exit %d)",
+		         j->filename, j->py ? j->py->version : j->py_key,
+		         j->reason ? j->reason : "test command", j->exit_code);
+		/* The test's own output, replayed as it was captured (ninja shows it under the
+		 * failed step): a log, not a diagnostic. */
 		if (j->output)
 			fprintf(stderr, "%s\n", j->output);
 	}
 	if (ok && ran == 0) {
-		fprintf(stderr, "cuwheel: no Python here could test %s\n", wheel);
+		diag_msg(&c->diag, DIAG_ERROR, "no Python here could test %s", wheel);
 		ok = false;
 	}
 	if (ok)

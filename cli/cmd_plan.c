@@ -89,8 +89,9 @@ int cmd_plan(struct cli *c, int argc, char **argv)
 	else
 		plan_print_table(&pc, stdout);
 	if (rc == CLI_OK && pc.plan.n_selected == 0) {
-		fprintf(stderr, "cuwheel: nothing selected: every cell is excluded, skipped, not "
-		                "paired (a torch with another CUDA) or not named by --only\n");
+		diag_msg(&c->diag, DIAG_NOTE,
+		         "nothing selected: every cell is excluded, skipped, not paired (a torch "
+		         "with another CUDA) or not named by --only");
 		return CLI_NOTHING;
 	}
 	return rc;

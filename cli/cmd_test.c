@@ -67,6 +67,8 @@ struct test_cli {
 	bool json;
 };
 
+/* A failed pair's captured output, replayed between markers as it arrives: a log, not a
+ * diagnostic (the failure itself is reported through the sink at the end). */
 static void show_failure(const struct wheeltest_job *j)
 {
 	fprintf(stderr, "\n---- %s on Python %s: %s failed (exit %d) ----\n", j->filename,
@@ -80,7 +82,7 @@ static void on_done(void *user, const struct wheeltest_job *j)
 {
 	if (j->result == WHEELTEST_FAIL)
 		show_failure(j);
-	else
+	else /* a progress line per pair as it ends */
 		fprintf(stderr, "cuwheel: %s %s on Python %s (%.1f s)\n",
 		        wheeltest_result_name(j->result), j->filename, j->py->version, j->seconds);
 	fflush(stderr);
@@ -212,18 +214,18 @@ int cmd_test(struct cli *c, int argc, char **argv)
 	if (!cli_config_load(c, &cfg))
 		return CLI_FAIL;
 	if (!cfg.test.command || !*cfg.test.command) {
-		fprintf(stderr, "cuwheel: error: %s has no test command\n", cfg.pyproject);
-		fprintf(stderr, "  hint: add [tool.cuwheel.test] command = \"python -m pytest "
-		                "{project}/tests\" (or set CUWHEEL_TEST_COMMAND)\n");
+		diag_msg(&c->diag, DIAG_ERROR, "%s has no test command", cfg.pyproject);
+		diag_msg(&c->diag, DIAG_HINT,
+		         "add [tool.cuwheel.test] command = \"python -m pytest {project}/tests\" "
+		         "(or set CUWHEEL_TEST_COMMAND)");
 		return CLI_FAIL;
 	}
 	if (!wheels.n) {
 		dist_wheels(a, cfg.dist_dir, &wheels);
 		if (!wheels.n) {
-			fprintf(stderr, "cuwheel: error: no wheels in %s\n", cfg.dist_dir);
-			fprintf(stderr,
-			        "  hint: build them with 'cuwheel build', or name wheels to "
-			        "test\n");
+			diag_msg(&c->diag, DIAG_ERROR, "no wheels in %s", cfg.dist_dir);
+			diag_msg(&c->diag, DIAG_HINT,
+			         "build them with 'cuwheel build', or name wheels to test");
 			return CLI_NOTHING;
 		}
 	}
@@ -243,7 +245,7 @@ int cmd_test(struct cli *c, int argc, char **argv)
 	if (!wheeltest_plan(a, &c->diag, &o, &jobs, &n))
 		return CLI_FAIL;
 	for (size_t i = 0; i < n; i++)
-		if (jobs[i].result == WHEELTEST_SKIP)
+		if (jobs[i].result == WHEELTEST_SKIP) /* progress, like the pass lines */
 			fprintf(stderr, "cuwheel: skip %s: %s\n", jobs[i].filename, jobs[i].reason);
 	if (!wheeltest_run(a, &c->diag, &o, jobs, n))
 		return CLI_FAIL;
@@ -262,11 +264,11 @@ int cmd_test(struct cli *c, int argc, char **argv)
 	fflush(stdout);
 	for (size_t i = 0; i < n; i++)
 		if (jobs[i].result == WHEELTEST_FAIL)
-			fprintf(stderr, "cuwheel: test failed: %s on Python %s (%s%sexit %d)\n",
-			        jobs[i].filename, jobs[i].py->version,
-			        strcmp(jobs[i].reason, "test command") ? jobs[i].reason : "",
-			        strcmp(jobs[i].reason, "test command") ? " failed, " : "",
-			        jobs[i].exit_code);
+			diag_msg(&c->diag, DIAG_ERROR, "test failed: %s on Python %s (%s%sexit %d)",
+			         jobs[i].filename, jobs[i].py->version,
+			         strcmp(jobs[i].reason, "test command") ? jobs[i].reason : "",
+			         strcmp(jobs[i].reason, "test command") ? " failed, " : "",
+			         jobs[i].exit_code);
 	if (counts[WHEELTEST_FAIL])
 		return CLI_FAIL;
 	if (!counts[WHEELTEST_PASS])

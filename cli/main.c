@@ -70,12 +70,11 @@ static int unknown_command(struct cli *c, const char *name)
 	for (size_t i = 0; i < N_COMMANDS; i++)
 		names[i] = commands[i].name;
 	const char *close = diag_did_you_mean(name, names, N_COMMANDS);
-	fprintf(stderr, "cuwheel: error: '%s' is not a cuwheel command\n", name);
+	diag_msg(&c->diag, DIAG_ERROR, "'%s' is not a cuwheel command", name);
 	if (close)
-		fprintf(stderr, "  hint: did you mean 'cuwheel %s'?\n", close);
+		diag_msg(&c->diag, DIAG_HINT, "did you mean 'cuwheel %s'?", close);
 	else
-		fprintf(stderr, "  hint: see 'cuwheel --help'\n");
-	(void)c;
+		diag_msg(&c->diag, DIAG_HINT, "see 'cuwheel --help'");
 	return CLI_USAGE;
 }
 
@@ -164,7 +163,7 @@ int main(int argc, char **argv)
 	arena_free(&c.arena);
 	fflush(stdout);
 	if (ferror(stdout) && rc == CLI_OK) {
-		fprintf(stderr, "cuwheel: error: cannot write to standard output\n");
+		diag_msg(&c.diag, DIAG_ERROR, "cannot write to standard output");
 		rc = CLI_FAIL;
 	}
 	return rc;
