@@ -139,7 +139,7 @@ void build_gha_summary(struct run *r)
 		const struct row *w = &r->rows[i];
 		const char *wheel = "", *size = "";
 		struct source s;
-		struct diag quiet = {0};
+		struct diag quiet = {0}; /* a probe: a row without a stamp shows no wheel */
 		if (w->final && w->state == ROW_OK &&
 		    os_read_file(a, &quiet, os_join(a, r->g->build_dir, w->final), &s)) {
 			char *path_w = arena_strndup(a, s.text, strcspn(s.text, "\n"));

@@ -135,8 +135,10 @@ static void load_expected(struct run *r)
 {
 	struct ninja_log_entry *v;
 	size_t n;
-	struct diag quiet = {0}; /* without timings the ETA is only less precise */
-	ninja_log_read(&r->c->arena, &quiet, r->g->build_dir, NINJA_LOG_LATEST, &v, &n);
+	/* A missing log is a first build; an unreadable one only makes the ETA less precise, but
+	 * the user hears about it. */
+	struct diag warn = cli_diag_as_warnings(r->c);
+	ninja_log_read(&r->c->arena, &warn, r->g->build_dir, NINJA_LOG_LATEST, &v, &n);
 	for (size_t e = 0; e < n; e++) {
 		for (size_t i = 0; i < r->n_rows; i++) {
 			if (!strncmp(v[e].output, r->rows[i].prefix, strlen(r->rows[i].prefix))) {

@@ -22,20 +22,19 @@ static size_t count_cells(const struct plan *p)
 	return n;
 }
 
-static int nothing(const struct plan *p)
+static int nothing(struct cli *c, const struct plan *p)
 {
-	fprintf(stderr,
-	        "cuwheel: no selected win_amd64 cell (%zu cells in the plan): add "
-	        "\"win_amd64\" to [tool.cuwheel.matrix] platform or "
-	        "CUWHEEL_MATRIX_PLATFORM\n",
-	        p->n_cells);
+	diag_msg(&c->diag, DIAG_ERROR, "no selected win_amd64 cell (%zu cells in the plan)",
+	         p->n_cells);
+	diag_msg(&c->diag, DIAG_HINT,
+	         "add \"win_amd64\" to [tool.cuwheel.matrix] platform or CUWHEEL_MATRIX_PLATFORM");
 	return CLI_NOTHING;
 }
 
 int build_win_graph(struct cli *c, const struct plan *p, const char *dir)
 {
 	if (!count_cells(p))
-		return nothing(p);
+		return nothing(c, p);
 	struct win_export x;
 	if (!wingraph_export(&c->arena, &c->diag, p, dir, &x))
 		return CLI_FAIL;
@@ -48,19 +47,6 @@ int build_win_graph(struct cli *c, const struct plan *p, const char *dir)
 	return CLI_OK;
 }
 
-static void print_findings(const struct audit_result *r)
-{
-	for (size_t i = 0; i < r->n_findings; i++) {
-		const struct audit_finding *f = &r->findings[i];
-		if (f->level == AUDIT_NOTE)
-			continue;
-		fprintf(stderr, "cuwheel: %s%s%s: %s: %s\n", r->wheel, f->member ? ": " : "",
-		        f->member ? f->member : "", audit_level_name(f->level), f->message);
-		if (f->hint)
-			fprintf(stderr, "  hint: %s\n", f->hint);
-	}
-}
-
 /* Packs, audits and places one cell; false when it failed (reported). */
 static bool pack_cell(struct cli *c, const struct plan *p, const struct cell *cell,
                       const char *stage, int64_t sde)
@@ -70,10 +56,10 @@ static bool pack_cell(struct cli *c, const struct plan *p, const struct cell *ce
 	for (size_t e = 0; e < cfg->n_extensions; e++) {
 		char *pyd = os_join(a, stage, wingraph_module_path(a, &cfg->extensions[e], cell));
 		if (!os_exists(pyd)) {
-			fprintf(stderr,
-			        "cuwheel: %s: %s is missing: the Windows runner's ninja did not "
-			        "build it (or its artifact was not downloaded)\n",
-			        cell->id, pyd);
+			diag_path(&c->diag, DIAG_ERROR, cell->id,
+			          "%s is missing: the Windows runner's ninja did not build it (or "
+			          "its artifact was not downloaded)",
+			          pyd);
 			return false;
 		}
 	}
@@ -103,9 +89,9 @@ static bool pack_cell(struct cli *c, const struct plan *p, const struct cell *ce
 	struct audit_opts ao = {.strict = cfg->audit.strict, .trace = trace};
 	struct audit_result r;
 	if (!audit_wheel(a, &c->diag, wheel, &ao, &r)) {
-		print_findings(&r);
-		fprintf(stderr, "cuwheel: %s: audit failed: %s (nothing placed in %s)\n", cell->id,
-		        r.wheel, cfg->dist_dir);
+		cli_report_findings(c, &r);
+		diag_path(&c->diag, DIAG_ERROR, cell->id, "audit failed: %s (nothing placed in %s)",
+		          r.wheel, cfg->dist_dir);
 		return false;
 	}
 	struct retag_opts ro = {.platform = r.platform_tag, .audit_trace = trace};
@@ -120,7 +106,7 @@ static bool pack_cell(struct cli *c, const struct plan *p, const struct cell *ce
 int build_win_pack(struct cli *c, const struct plan *p, const char *dir)
 {
 	if (!count_cells(p))
-		return nothing(p);
+		return nothing(c, p);
 	if (!os_is_dir(os_join(&c->arena, dir, "stage"))) {
 		diag_path(&c->diag, DIAG_ERROR, dir,
 		          "has no stage/ directory: import what `cuwheel build --stage win-graph "

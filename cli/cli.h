@@ -8,6 +8,7 @@
 
 #include "base/arena.h"
 #include "base/diag.h"
+#include "cli/options.h"
 
 enum cli_exit {
 	CLI_OK = 0,
@@ -28,7 +29,8 @@ struct cli {
 
 typedef int cli_cmd_fn(struct cli *c, int argc, char **argv);
 
-/* name, function, one-line summary. Long help lives beside each function as cmd_X_help. */
+/* name, function, one-line summary. Long help lives beside each function as cmd_X_help, its
+ * option sections generated from the same tables that parse the command's arguments. */
 #define CLI_COMMANDS(X)                                                                            \
 	X(plan, "Expand the build matrix and show every cell, its wheel and whether it can build") \
 	X(build, "Build the matrix: kernels once per toolkit, a binding per Python, the wheels")   \
@@ -45,12 +47,19 @@ typedef int cli_cmd_fn(struct cli *c, int argc, char **argv);
 
 #define X(name, summary)                                                                           \
 	int cmd_##name(struct cli *c, int argc, char **argv);                                      \
-	extern const char cmd_##name##_help[];
+	extern const struct cli_help cmd_##name##_help;
 CLI_COMMANDS(X)
 #undef X
 
 /* The diagnostic printer installed on c->diag (cuwheel: file:line:col: error: msg + caret). */
 void cli_print_diag(void *user, const struct diag_msg *m);
+struct audit_result;
+/* Reports r's errors and warnings (not its notes) through c's diagnostic sink, each located at
+ * the wheel and member. */
+void cli_report_findings(struct cli *c, const struct audit_result *r);
+/* A sink for a step whose failure the command survives: what it reports reaches c's sink, its
+ * errors told as warnings. */
+struct diag cli_diag_as_warnings(struct cli *c);
 /* Reports a usage error for command cmd and returns CLI_USAGE. */
 int cli_usage(struct cli *c, const char *cmd, const char *fmt, ...) CW_PRINTF(3, 4);
 /* True when arg names a source distribution (ends in .tar.gz or .tgz). */

@@ -1,5 +1,4 @@
 /* cmd_audit.c: `cuwheel audit`: checks wheels and prints a report (or JSON). */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -8,7 +7,32 @@
 #include "packager/audit.h"
 #include "packager/audit_codes.h"
 
-const char cmd_audit_help[] =
+enum audit_option {
+	AUDIT_JSON,
+	AUDIT_MIN_MANYLINUX,
+	AUDIT_REQUIRE_ARCH,
+	AUDIT_STRICT,
+	AUDIT_EXPORT_LIMIT,
+	AUDIT_CODES,
+};
+
+static const struct cli_option audit_options[] = {
+    {"json", 0, NULL, AUDIT_JSON, "print a JSON array, one object per wheel (stable keys)"},
+    {"min-manylinux", 0, "TAG", AUDIT_MIN_MANYLINUX,
+     "fail when the binaries need a newer glibc than TAG allows\n"
+     "(manylinux_2_28, manylinux2014, ...)"},
+    {"require-arch", 0, "LIST", AUDIT_REQUIRE_ARCH,
+     "CUDA architectures the fatbins must hold: 75,80,86,90a,120+PTX\n"
+     "(TORCH_CUDA_ARCH_LIST spellings such as 8.6;9.0+PTX work too)"},
+    {"strict", 0, NULL, AUDIT_STRICT, "warnings fail the audit as well"},
+    {"export-limit", 0, "N", AUDIT_EXPORT_LIMIT,
+     "dynamic exports besides PyInit_ tolerated before the warning\n"
+     "that suggests -fvisibility=hidden (default 16)"},
+    {"codes", 0, NULL, AUDIT_CODES, "print every finding code, its severity and its meaning"},
+    {0},
+};
+
+static const char audit_help_text[] =
     "usage: cuwheel audit WHEEL... [--json] [--min-manylinux TAG] [--require-arch LIST]\n"
     "                     [--strict] [--export-limit N]\n"
     "       cuwheel audit --codes\n"
@@ -32,23 +56,16 @@ const char cmd_audit_help[] =
     "\n"
     "Libraries provided from outside the wheel (the driver, torch, nvidia-*) are left out of\n"
     "the manylinux decision, like 'auditwheel repair --exclude'. Exit status 1 when any wheel\n"
-    "has an error (or, with --strict, a warning).\n"
-    "\n"
-    "Options:\n"
-    "  --json               print a JSON array, one object per wheel (stable keys)\n"
-    "  --min-manylinux TAG  fail when the binaries need a newer glibc than TAG allows\n"
-    "                       (manylinux_2_28, manylinux2014, ...)\n"
-    "  --require-arch LIST  CUDA architectures the fatbins must hold: 75,80,86,90a,120+PTX\n"
-    "                       (TORCH_CUDA_ARCH_LIST spellings such as 8.6;9.0+PTX work too)\n"
-    "  --strict             warnings fail the audit as well\n"
-    "  --export-limit N     dynamic exports besides PyInit_ tolerated before the warning\n"
-    "                       that suggests -fvisibility=hidden (default 16)\n"
-    "  --codes              print every finding code, its severity and its meaning\n"
-    "\n"
-    "Examples:\n"
-    "  cuwheel audit dist/*.whl\n"
-    "  cuwheel audit --min-manylinux manylinux_2_28 --require-arch 75,80,90,120+PTX \\\n"
-    "      dist/tinyraster-0.1.0+cu130-cp312-cp312-manylinux_2_28_x86_64.whl\n";
+    "has an error (or, with --strict, a warning).\n";
+
+const struct cli_help cmd_audit_help = {
+    .text = audit_help_text,
+    .groups = {{NULL, audit_options}},
+    .more = "Examples:\n"
+            "  cuwheel audit dist/*.whl\n"
+            "  cuwheel audit --min-manylinux manylinux_2_28 --require-arch 75,80,90,120+PTX \\\n"
+            "      dist/tinyraster-0.1.0+cu130-cp312-cp312-manylinux_2_28_x86_64.whl\n",
+};
 
 static void print_result(const struct audit_result *r)
 {
@@ -85,28 +102,20 @@ static void print_result(const struct audit_result *r)
 
 int cmd_audit(struct cli *c, int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"json", no_argument, NULL, 'j'},
-	    {"min-manylinux", required_argument, NULL, 'm'},
-	    {"require-arch", required_argument, NULL, 'r'},
-	    {"strict", no_argument, NULL, 's'},
-	    {"export-limit", required_argument, NULL, 'e'},
-	    {"codes", no_argument, NULL, 'c'},
-	    {NULL, 0, NULL, 0},
-	};
 	struct audit_opts o = {.trace = env_nonempty(c->env, "CUWHEEL_AUDIT_TRACE")};
 	bool json = false;
-	optind = 0;
-	opterr = 0;
-	int ch, limit;
+	int limit;
 	const char *err;
 	struct arch *archs;
-	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (ch) {
-		case 'j':
+	struct cli_args p;
+	cli_args_init(&p, c, "audit", audit_options, CLI_ARGS_ANYWHERE, argc, argv);
+	int id;
+	while ((id = cli_args_next(&p)) != CLI_ARG_END) {
+		switch (id) {
+		case AUDIT_JSON:
 			json = true;
 			break;
-		case 'c': {
+		case AUDIT_CODES: {
 			size_t nc;
 			const struct audit_code *t = audit_codes(&nc);
 			for (size_t i = 0; i < nc; i++)
@@ -115,35 +124,34 @@ int cmd_audit(struct cli *c, int argc, char **argv)
 				       t[i].meaning);
 			return CLI_OK;
 		}
-		case 'm':
-			o.min_manylinux = optarg;
+		case AUDIT_MIN_MANYLINUX:
+			o.min_manylinux = p.value;
 			break;
-		case 'r':
-			if (!cuda_arch_parse_list(&c->arena, optarg, ARCH_SPELL_NVCC, &archs,
+		case AUDIT_REQUIRE_ARCH:
+			if (!cuda_arch_parse_list(&c->arena, p.value, ARCH_SPELL_NVCC, &archs,
 			                          &o.n_archs, &err))
 				return cli_usage(c, "audit", "--require-arch: %s", err);
 			o.archs = archs;
 			break;
-		case 's':
+		case AUDIT_STRICT:
 			o.strict = true;
 			break;
-		case 'e':
-			if (!cli_parse_int(c, "audit", "--export-limit", optarg, &limit))
+		case AUDIT_EXPORT_LIMIT:
+			if (!cli_parse_int(c, "audit", "--export-limit", p.value, &limit))
 				return CLI_USAGE;
 			o.export_limit = (size_t)limit;
 			break;
 		default:
-			return cli_usage(c, "audit", "unknown option or missing value '%s'",
-			                 argv[optind - 1]);
+			return CLI_USAGE;
 		}
 	}
-	if (optind >= argc)
+	if (p.next >= argc)
 		return cli_usage(c, "audit", "missing WHEEL");
-	size_t n = (size_t)(argc - optind);
+	size_t n = (size_t)(argc - p.next);
 	struct audit_result *res = arena_calloc(&c->arena, n, sizeof *res);
 	int rc = CLI_OK;
 	for (size_t i = 0; i < n; i++) {
-		if (!audit_wheel(&c->arena, &c->diag, argv[optind + (int)i], &o, &res[i]))
+		if (!audit_wheel(&c->arena, &c->diag, argv[p.next + (int)i], &o, &res[i]))
 			rc = CLI_FAIL;
 		if (!json)
 			print_result(&res[i]);

@@ -1,7 +1,6 @@
 /* cmd_build.c: `cuwheel build`: the plan as build.ninja, executed by ninja, then a summary. */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,58 +22,86 @@
 #include "matrix/kernels_io.h"
 #include "packager/wheel.h"
 
-const char cmd_build_help[] =
-    "usage: cuwheel build [SDIST.tar.gz] [--config FILE] [-j N] [--keep-going] [--dry-run]\n"
-    "                     [--only ID]... [--no-test]\n"
-    "                     [--progress auto|tty|plain]\n"
-    "\n"
-    "Builds every selected cell of the plan that this machine can build. cuwheel writes one\n"
-    "build.ninja for the whole matrix into the build dir and ninja executes it:\n"
-    "  - the kernels are compiled once per CUDA toolkit (and flags) into libkernels.a;\n"
-    "  - per cell, the binding stub is compiled with that Python's headers and linked with\n"
-    "    the archive, the package is staged and packed, the wheel is audited and its platform\n"
-    "    tag stamped (manylinux_2_X when the symbols allow), and it is placed in dist/;\n"
-    "  - when [tool.cuwheel.test] has a command, the wheel is installed into a fresh venv of\n"
-    "    its Python(s) and tested.\n"
-    "A second build with nothing changed runs no compiler; editing one kernel recompiles that\n"
-    "file once and relinks every cell of its toolkit.\n"
-    "\n"
-    "Options:\n"
-    "  SDIST.tar.gz    build this sdist: unpacked (hardened: no '..', no links out, size\n"
-    "                  limits) into the build dir's sdist/; needs --config\n"
-    "  --config FILE   the manifest beside the project ([tool.cuwheel], optional [project]\n"
-    "                  overrides); the metadata is the project's PKG-INFO, kept exactly;\n"
-    "                  build-dir and dist-dir are relative to FILE's directory\n"
-    "  -j N            run N jobs at once (default: the number of CPUs)\n"
-    "  -k, --keep-going  go on with the other cells when one fails\n"
-    "  -n, --dry-run   print the commands without running them\n"
-    "  --only ID       build only cells matching ID (identifier or glob); repeatable\n"
-    "  --no-test       skip the test step\n"
-    "  --progress MODE  tty: one line per kernel archive and per cell, redrawn in place;\n"
-    "                  plain: a line per step start and end; auto (default): tty on a\n"
-    "                  terminal unless NO_COLOR or CI is set. Under GitHub Actions, plain\n"
-    "                  with a group per cell, error annotations and the step summary\n"
-    "  --no-provision  do not install the CUDA toolkits the plan needs from PyPI (by default,\n"
-    "                  cells whose toolkit `cuwheel toolkit install` can provision get it)\n"
-    "  --stage kernels --export DIR\n"
-    "                  build only the kernel archives (one per toolkit and flags) and write\n"
-    "                  them to DIR with manifest.json (toolkit, flags, content hashes)\n"
-    "  --stage wheels --import DIR\n"
-    "                  link, pack, audit and test every cell against the archives in DIR,\n"
-    "                  refusing them when the manifest does not match this plan (CI runners\n"
-    "                  build the kernels once per toolkit and the wheels elsewhere)\n"
-    "  --stage win-graph --export DIR\n"
-    "                  for the win_amd64 cells, write DIR/build.ninja (nvcc, cl.exe,\n"
-    "                  link.exe), DIR/probe.py, the sources and DIR/stage/<cell>/ for a\n"
-    "                  Windows runner (python probe.py && ninja there); nothing is built here\n"
-    "  --stage win-pack --import DIR\n"
-    "                  pack DIR/stage/<cell>/ (with the .pyd the runner built), audit each\n"
-    "                  wheel (PE rules) and place the win_amd64 wheels in dist/\n"
-    "\n"
-    "Environment: CUWHEEL_* overrides the config (see the README); CUWHEEL_NINJA names ninja;\n"
-    "CC and CXX name the host compilers.\n"
-    "\n"
-    "Exit status: 0 all built, 1 a cell failed, 2 usage, 3 nothing selected or buildable.\n";
+enum build_option {
+	BUILD_JOBS,
+	BUILD_KEEP_GOING,
+	BUILD_DRY_RUN,
+	BUILD_ONLY,
+	BUILD_NO_TEST,
+	BUILD_STAGE,
+	BUILD_EXPORT,
+	BUILD_IMPORT,
+	BUILD_NO_PROVISION,
+	BUILD_PROGRESS,
+	BUILD_CONFIG,
+};
+
+static const struct cli_option build_options[] = {
+    {"config", 0, "FILE", BUILD_CONFIG,
+     "the manifest beside the project ([tool.cuwheel], optional [project]\n"
+     "overrides); the metadata is the project's PKG-INFO, kept exactly;\n"
+     "build-dir and dist-dir are relative to FILE's directory"},
+    {"jobs", 'j', "N", BUILD_JOBS, "run N jobs at once (default: the number of CPUs)"},
+    {"keep-going", 'k', NULL, BUILD_KEEP_GOING, "go on with the other cells when one fails"},
+    {"dry-run", 'n', NULL, BUILD_DRY_RUN, "print the commands without running them"},
+    {"only", 0, "ID", BUILD_ONLY, "build only cells matching ID (identifier or glob); repeatable"},
+    {"no-test", 0, NULL, BUILD_NO_TEST, "skip the test step"},
+    {"progress", 0, "MODE", BUILD_PROGRESS,
+     "tty: one line per kernel archive and per cell, redrawn in place;\n"
+     "plain: a line per step start and end; auto (default): tty on a\n"
+     "terminal unless NO_COLOR or CI is set. Under GitHub Actions, plain\n"
+     "with a group per cell, error annotations and the step summary"},
+    {"no-provision", 0, NULL, BUILD_NO_PROVISION,
+     "do not install the CUDA toolkits the plan needs from PyPI (by default,\n"
+     "cells whose toolkit `cuwheel toolkit install` can provision get it)"},
+    {"stage", 0, "STAGE", BUILD_STAGE,
+     "all (the default), or one part of the build:\n"
+     "kernels (with --export DIR): build only the kernel archives (one per\n"
+     "  toolkit and flags) and write them to DIR with manifest.json (toolkit,\n"
+     "  flags, content hashes);\n"
+     "wheels (with --import DIR): link, pack, audit and test every cell\n"
+     "  against the archives in DIR, refusing them when the manifest does not\n"
+     "  match this plan (CI runners build the kernels once per toolkit and\n"
+     "  the wheels elsewhere);\n"
+     "win-graph (with --export DIR): for the win_amd64 cells, write\n"
+     "  DIR/build.ninja (nvcc, cl.exe, link.exe), DIR/probe.py, the sources\n"
+     "  and DIR/stage/<cell>/ for a Windows runner (python probe.py && ninja\n"
+     "  there); nothing is built here;\n"
+     "win-pack (with --import DIR): pack DIR/stage/<cell>/ (with the .pyd the\n"
+     "  runner built), audit each wheel (PE rules) and place the win_amd64\n"
+     "  wheels in dist/"},
+    {"export", 0, "DIR", BUILD_EXPORT, "where --stage kernels or win-graph writes"},
+    {"import", 0, "DIR", BUILD_IMPORT, "what --stage wheels or win-pack reads"},
+    {0},
+};
+
+const struct cli_help cmd_build_help = {
+    .text =
+        "usage: cuwheel build [SDIST.tar.gz] [--config FILE] [-j N] [--keep-going] [--dry-run]\n"
+        "                     [--only ID]... [--no-test]\n"
+        "                     [--progress auto|tty|plain]\n"
+        "\n"
+        "Builds every selected cell of the plan that this machine can build. cuwheel writes one\n"
+        "build.ninja for the whole matrix into the build dir and ninja executes it:\n"
+        "  - the kernels are compiled once per CUDA toolkit (and flags) into libkernels.a;\n"
+        "  - per cell, the binding stub is compiled with that Python's headers and linked with\n"
+        "    the archive, the package is staged and packed, the wheel is audited and its\n"
+        "    platform tag stamped (manylinux_2_X when the symbols allow), and it is placed in\n"
+        "    dist/;\n"
+        "  - when [tool.cuwheel.test] has a command, the wheel is installed into a fresh venv of\n"
+        "    its Python(s) and tested.\n"
+        "A second build with nothing changed runs no compiler; editing one kernel recompiles that\n"
+        "file once and relinks every cell of its toolkit.\n"
+        "\n"
+        "SDIST.tar.gz: build this sdist, unpacked (hardened: no '..', no links out, size limits)\n"
+        "into the build dir's sdist/; needs --config.\n",
+    .groups = {{NULL, build_options}},
+    .more = "Environment: CUWHEEL_* overrides the config (see the README); CUWHEEL_NINJA names\n"
+            "ninja; CC and CXX name the host compilers.\n"
+            "\n"
+            "Exit status: 0 all built, 1 a cell failed, 2 usage, 3 nothing selected or "
+            "buildable.\n",
+};
 
 /* The build dir lock: held for the whole build, and inherited (no O_CLOEXEC) by ninja and the
  * steps it runs, so a cuwheel killed with SIGKILL keeps the build dir locked until the orphaned
@@ -89,9 +116,9 @@ static int build_lock(struct cli *c, const char *build_dir)
 		char buf[64] = {0};
 		ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
 		(void)n;
-		fprintf(stderr,
-		        "cuwheel: another cuwheel build holds %s (pid %s); waiting for it\n",
-		        build_dir, buf[0] ? buf : "?");
+		diag_msg(&c->diag, DIAG_NOTE,
+		         "another cuwheel build holds %s (pid %s); waiting for it", build_dir,
+		         buf[0] ? buf : "?");
 		if (!os_lock_wait(&c->diag, fd, path)) {
 			close(fd);
 			return -1;
@@ -108,7 +135,7 @@ static int build_lock(struct cli *c, const char *build_dir)
 static bool write_if_changed(struct cli *c, const char *path, const char *text)
 {
 	struct source old;
-	struct diag quiet = {0};
+	struct diag quiet = {0}; /* a probe: no old file (or an unreadable one) is rewritten */
 	if (os_read_file(&c->arena, &quiet, path, &old) && old.len == strlen(text) &&
 	    memcmp(old.text, text, old.len) == 0)
 		return true;
@@ -125,7 +152,7 @@ static void forget_missing_wheels(struct cli *c, const struct build_graph *g, si
 			continue;
 		char *final = os_join(&c->arena, g->build_dir, cp->final);
 		struct source s;
-		struct diag quiet = {0};
+		struct diag quiet = {0}; /* a probe: no stamp, a cell not placed yet */
 		if (!os_read_file(&c->arena, &quiet, final, &s))
 			continue;
 		char *wheel = arena_strndup(&c->arena, s.text, strcspn(s.text, "\n"));
@@ -315,74 +342,64 @@ static json_t *write_report(struct cli *c, const struct plan_ctx *pc, const stru
 
 int cmd_build(struct cli *c, int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"jobs", required_argument, NULL, 'j'},   {"keep-going", no_argument, NULL, 'k'},
-	    {"dry-run", no_argument, NULL, 'n'},      {"only", required_argument, NULL, 'o'},
-	    {"no-test", no_argument, NULL, 'T'},      {"stage", required_argument, NULL, 'S'},
-	    {"export", required_argument, NULL, 'E'}, {"import", required_argument, NULL, 'I'},
-	    {"no-provision", no_argument, NULL, 'P'}, {"progress", required_argument, NULL, 'R'},
-	    {"config", required_argument, NULL, 'c'}, {NULL, 0, NULL, 0},
-	};
 	const char *stage = "all", *export_dir = NULL, *import_dir = NULL;
 	int jobs = os_cpu_count();
 	bool keep_going = false, dry_run = false, tests = true, no_provision = false;
 	enum build_progress progress = BUILD_PROGRESS_AUTO;
 	struct matrix_opts mo = {0};
-	optind = 0;
-	opterr = 0;
-	int ch;
-	while ((ch = getopt_long(argc, argv, "-:j:kn", opts, NULL)) != -1) {
-		switch (ch) {
-		case ':':
-			return cli_usage(c, "build", "option '%s' needs a value", argv[optind - 1]);
-		case 'j':
-			if (!cli_parse_int(c, "build", "-j", optarg, &jobs))
+	struct cli_args opt;
+	cli_args_init(&opt, c, "build", build_options, CLI_ARGS_IN_TURN, argc, argv);
+	int id;
+	while ((id = cli_args_next(&opt)) != CLI_ARG_END) {
+		switch (id) {
+		case BUILD_JOBS:
+			if (!cli_parse_int(c, "build", opt.given, opt.value, &jobs))
 				return CLI_USAGE;
 			break;
-		case 'k':
+		case BUILD_KEEP_GOING:
 			keep_going = true;
 			break;
-		case 'n':
+		case BUILD_DRY_RUN:
 			dry_run = true;
 			break;
-		case 'o':
-			strv_push(&c->arena, &mo.only, optarg);
+		case BUILD_ONLY:
+			strv_push(&c->arena, &mo.only, opt.value);
 			break;
-		case 'T':
+		case BUILD_NO_TEST:
 			tests = false;
 			break;
-		case 'c':
-			c->config_file = optarg;
+		case BUILD_CONFIG:
+			c->config_file = opt.value;
 			break;
-		case 1: /* a positional argument, wherever it stands: the sdist */
-			if (c->sdist || !cli_is_sdist(optarg))
-				return cli_usage(c, "build", "unexpected argument '%s'", optarg);
-			c->sdist = optarg;
+		case CLI_ARG_OPERAND: /* wherever it stands: the sdist */
+			if (c->sdist || !cli_is_sdist(opt.value))
+				return cli_usage(c, "build", "unexpected argument '%s'", opt.value);
+			c->sdist = opt.value;
 			break;
-		case 'P':
+		case BUILD_NO_PROVISION:
 			no_provision = true;
 			break;
-		case 'S':
-			stage = optarg;
+		case BUILD_STAGE:
+			stage = opt.value;
 			break;
-		case 'E':
-			export_dir = optarg;
+		case BUILD_EXPORT:
+			export_dir = opt.value;
 			break;
-		case 'I':
-			import_dir = optarg;
+		case BUILD_IMPORT:
+			import_dir = opt.value;
 			break;
-		case 'R':
-			if (!build_progress_parse(optarg, &progress))
+		case BUILD_PROGRESS:
+			if (!build_progress_parse(opt.value, &progress))
 				return cli_usage(c, "build",
 				                 "--progress is auto, tty or plain, not '%s'",
-				                 optarg);
+				                 opt.value);
 			break;
 		default:
-			return cli_usage(c, "build", "unknown option '%s'", argv[optind - 1]);
+			return CLI_USAGE;
 		}
 	}
-	if (optind < argc)
-		return cli_usage(c, "build", "unexpected argument '%s'", argv[optind]);
+	if (opt.next < argc)
+		return cli_usage(c, "build", "unexpected argument '%s'", argv[opt.next]);
 	bool win_graph = !strcmp(stage, "win-graph"), win_pack = !strcmp(stage, "win-pack");
 	if (strcmp(stage, "all") && strcmp(stage, "kernels") && strcmp(stage, "wheels") &&
 	    !win_graph && !win_pack)
@@ -438,18 +455,19 @@ int cmd_build(struct cli *c, int argc, char **argv)
 		return rc;
 	const struct plan *p = &pc.plan;
 	if (p->n_selected == 0) {
-		fprintf(stderr, "cuwheel: nothing selected: every cell is excluded, skipped, not "
-		                "paired (a torch with another CUDA) or not named by --only\n");
+		diag_msg(&c->diag, DIAG_ERROR,
+		         "nothing selected: every cell is excluded, skipped, not paired (a torch "
+		         "with another CUDA) or not named by --only");
 		return CLI_NOTHING;
 	}
 	if (p->n_buildable == 0) {
-		fprintf(stderr,
-		        "cuwheel: none of the %zu selected cells can be built on this "
-		        "machine:\n",
-		        p->n_selected);
+		diag_msg(&c->diag, DIAG_ERROR,
+		         "none of the %zu selected cells can be built on this machine",
+		         p->n_selected);
 		for (size_t i = 0; i < p->n_cells; i++)
 			if (p->cells[i].selected)
-				fprintf(stderr, "  %s: %s\n", p->cells[i].id, p->cells[i].why_not);
+				diag_path(&c->diag, DIAG_NOTE, p->cells[i].id, "%s",
+				          p->cells[i].why_not);
 		return CLI_NOTHING;
 	}
 
@@ -573,7 +591,7 @@ int cmd_build(struct cli *c, int argc, char **argv)
 		res[i].seconds = cell_s[i];
 		res[i].ok = status == 0 || ninja_target_clean(ninja, g.build_dir, cp->target);
 		struct source s;
-		struct diag quiet = {0};
+		struct diag quiet = {0}; /* a probe: a cell with no final stamp placed no wheel */
 		if (res[i].ok && os_read_file(&c->arena, &quiet,
 		                              os_join(&c->arena, g.build_dir, cp->final), &s)) {
 			res[i].wheel = arena_strndup(&c->arena, s.text, strcspn(s.text, "\n"));

@@ -1,5 +1,4 @@
 /* cmd_ci.c: `cuwheel ci github`: the plan as a GitHub Actions workflow, written atomically. */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -8,50 +7,60 @@
 #include "cli/plan_common.h"
 #include "toolchain/provision.h"
 
-const char cmd_ci_help[] =
-    "usage: cuwheel ci github [-o FILE | --stdout] [--per-cell] [--gpu-label LABEL]\n"
-    "                         [--cuwheel SPEC]\n"
-    "\n"
-    "Writes a GitHub Actions workflow for every selected cell of the plan, whatever this\n"
-    "machine can build (Linux and Windows cells alike), one chain of jobs per leg (OS, CUDA\n"
-    "toolkit), so that a failing leg loses only its own cells:\n"
-    "  kernels-LEG   Linux, in the manylinux_2_28 image: installs CUDA (NVIDIA's RHEL 8\n"
-    "                repository, pinned; `cuwheel toolkit install` for the 13.x releases PyPI\n"
-    "                carries), ccache and cuwheel (pip), restores the leg's ccache and runs\n"
-    "                `cuwheel build --stage kernels --export kernels-out`;\n"
-    "  wheels-LEG    needs kernels-LEG: `cuwheel build --stage wheels --import kernels-out`\n"
-    "                per leg or, with --per-cell, per cell; uploads dist/*.whl;\n"
-    "  test-LEG      with --gpu-label: `cuwheel test` on a self-hosted GPU runner;\n"
-    "  Windows legs  wingraph (Linux) -> winbuild (Windows: probe.py, ninja, MSVC) ->\n"
-    "                winpack (Linux: pack, audit) -> wintest (Windows: fresh venvs);\n"
-    "  index         after every leg, whatever it did: indexes the wheels that exist,\n"
-    "                names the missing cells and why, and then fails the run if any is.\n"
-    "Actions are pinned by commit. [tool.cuwheel.ci] cuwheel names what `pip install`\n"
-    "installs cuwheel from, container the Linux jobs' image (\"\" for none). The remote\n"
-    "cache (secret CUWHEEL_CCACHE_REMOTE) reaches only the steps that compile. The output is\n"
-    "deterministic.\n"
-    "\n"
-    "Options:\n"
-    "  -o, --output FILE  where to write (default .github/workflows/wheels.yml in the project)\n"
-    "  --stdout           print the workflow instead of writing it\n"
-    "  --per-cell         one Linux wheel job per cell instead of one per leg\n"
-    "  --gpu-label LABEL  run the tests on self-hosted runners with these labels (comma-\n"
-    "                     separated), after the wheel jobs\n"
-    "  --cuwheel SPEC     what the jobs `pip install` cuwheel from: a requirement or a wheel's\n"
-    "                     URL (default [tool.cuwheel.ci] cuwheel, else cuwheel==" CUWHEEL_VERSION
-    ")\n"
-    "\n"
-    "For other CI systems: `cuwheel plan --shard I/N --json`.\n"
-    "\n"
-    "Exit status: 0 written, 1 error, 2 usage, 3 nothing selected.\n";
+enum ci_option { CI_OUTPUT, CI_STDOUT, CI_PER_CELL, CI_GPU_LABEL, CI_CUWHEEL };
+
+static const struct cli_option ci_github_options[] = {
+    {"output", 'o', "FILE", CI_OUTPUT,
+     "where to write (default .github/workflows/wheels.yml in the project)"},
+    {"stdout", 0, NULL, CI_STDOUT, "print the workflow instead of writing it"},
+    {"per-cell", 0, NULL, CI_PER_CELL, "one Linux wheel job per cell instead of one per leg"},
+    {"gpu-label", 0, "LABEL", CI_GPU_LABEL,
+     "run the tests on self-hosted runners with these labels (comma-\n"
+     "separated), after the wheel jobs"},
+    {"cuwheel", 0, "SPEC", CI_CUWHEEL,
+     "what the jobs `pip install` cuwheel from: a requirement or a wheel's\n"
+     "URL (default [tool.cuwheel.ci] cuwheel, else cuwheel==" CUWHEEL_VERSION ")"},
+    {0},
+};
+
+const struct cli_help cmd_ci_help = {
+    .text = "usage: cuwheel ci github [-o FILE | --stdout] [--per-cell] [--gpu-label LABEL]\n"
+            "                         [--cuwheel SPEC]\n"
+            "\n"
+            "Writes a GitHub Actions workflow for every selected cell of the plan, whatever this\n"
+            "machine can build (Linux and Windows cells alike), one chain of jobs per leg (OS,\n"
+            "CUDA toolkit), so that a failing leg loses only its own cells:\n"
+            "  kernels-LEG   Linux, in the manylinux_2_28 image: installs CUDA (NVIDIA's RHEL 8\n"
+            "                repository, pinned; `cuwheel toolkit install` for the 13.x releases\n"
+            "                PyPI carries), ccache and cuwheel (pip), restores the leg's ccache\n"
+            "                and runs `cuwheel build --stage kernels --export kernels-out`;\n"
+            "  wheels-LEG    needs kernels-LEG: `cuwheel build --stage wheels --import\n"
+            "                kernels-out` per leg or, with --per-cell, per cell; uploads\n"
+            "                dist/*.whl;\n"
+            "  test-LEG      with --gpu-label: `cuwheel test` on a self-hosted GPU runner;\n"
+            "  Windows legs  wingraph (Linux) -> winbuild (Windows: probe.py, ninja, MSVC) ->\n"
+            "                winpack (Linux: pack, audit) -> wintest (Windows: fresh venvs);\n"
+            "  index         after every leg, whatever it did: indexes the wheels that exist,\n"
+            "                names the missing cells and why, and then fails the run if any is.\n"
+            "Actions are pinned by commit. [tool.cuwheel.ci] cuwheel names what `pip install`\n"
+            "installs cuwheel from, container the Linux jobs' image (\"\" for none). The remote\n"
+            "cache (secret CUWHEEL_CCACHE_REMOTE) reaches only the steps that compile. The output\n"
+            "is deterministic.\n",
+    .groups = {{"github", ci_github_options}},
+    .more = "For other CI systems: `cuwheel plan --shard I/N --json`.\n"
+            "\n"
+            "Exit status: 0 written, 1 error, 2 usage, 3 nothing selected.\n",
+};
 
 /* The CUDA minors the toolkit lock file provisions from PyPI ("13.0"); empty without a lock. */
 static void pypi_minors(struct cli *c, struct strv *out)
 {
 	const char *path = provision_lock_path(&c->arena, c->env);
 	struct provision_lock lock;
-	struct diag quiet = {0};
-	if (!path || !provision_lock_load(&c->arena, &quiet, path, &lock))
+	/* A lock that exists but cannot be read is worth a warning: the workflow then installs no
+	 * toolkit from PyPI. */
+	struct diag warn = cli_diag_as_warnings(c);
+	if (!path || !provision_lock_load(&c->arena, &warn, path, &lock))
 		return;
 	/* PyPI's only: the workflow installs those with `cuwheel toolkit install`; the Debian
 	 * source is not emitted to CI yet (runners' apt and keyrings differ). */
@@ -63,11 +72,6 @@ static void pypi_minors(struct cli *c, struct strv *out)
 
 int cmd_ci(struct cli *c, int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"output", required_argument, NULL, 'o'},  {"stdout", no_argument, NULL, 'S'},
-	    {"per-cell", no_argument, NULL, 'P'},      {"gpu-label", required_argument, NULL, 'G'},
-	    {"cuwheel", required_argument, NULL, 'R'}, {NULL, 0, NULL, 0},
-	};
 	if (argc < 2 || argv[1][0] == '-')
 		return cli_usage(c, "ci", "which CI system? 'cuwheel ci github'");
 	if (strcmp(argv[1], "github") != 0)
@@ -76,27 +80,27 @@ int cmd_ci(struct cli *c, int argc, char **argv)
 	const char *output = NULL, *spec = NULL;
 	bool to_stdout = false;
 	struct ci_github_opts o = {0};
-	optind = 0;
-	opterr = 0;
-	int ch;
-	while ((ch = getopt_long(argc - 1, argv + 1, "+o:", opts, NULL)) != -1) {
-		switch (ch) {
-		case 'o':
-			output = optarg;
+	struct cli_args p;
+	cli_args_init(&p, c, "ci", ci_github_options, CLI_ARGS_LAST, argc - 1, argv + 1);
+	int id;
+	while ((id = cli_args_next(&p)) != CLI_ARG_END) {
+		switch (id) {
+		case CI_OUTPUT:
+			output = p.value;
 			break;
-		case 'S':
+		case CI_STDOUT:
 			to_stdout = true;
 			break;
-		case 'P':
+		case CI_PER_CELL:
 			o.per_cell = true;
 			break;
-		case 'G':
-			if (!*optarg)
+		case CI_GPU_LABEL:
+			if (!*p.value)
 				return cli_usage(c, "ci", "--gpu-label needs a runner label");
-			o.gpu_label = optarg;
+			o.gpu_label = p.value;
 			break;
-		case 'R':
-			spec = optarg;
+		case CI_CUWHEEL:
+			spec = p.value;
 			if (!*spec || spec[0] == '-' || strstr(spec, "${") ||
 			    strpbrk(spec, "\n\r\t"))
 				return cli_usage(
@@ -104,11 +108,11 @@ int cmd_ci(struct cli *c, int argc, char **argv)
 				    spec);
 			break;
 		default:
-			return cli_usage(c, "ci", "unknown option '%s'", argv[optind]);
+			return CLI_USAGE;
 		}
 	}
-	if (optind < argc - 1)
-		return cli_usage(c, "ci", "unexpected argument '%s'", argv[optind + 1]);
+	if (p.next < argc - 1)
+		return cli_usage(c, "ci", "unexpected argument '%s'", argv[1 + p.next]);
 	if (output && to_stdout)
 		return cli_usage(c, "ci", "-o and --stdout exclude each other");
 
@@ -117,7 +121,8 @@ int cmd_ci(struct cli *c, int argc, char **argv)
 	if (rc != CLI_OK)
 		return rc;
 	if (pc.plan.n_selected == 0) {
-		fprintf(stderr, "cuwheel: nothing selected: every cell is excluded or skipped\n");
+		diag_msg(&c->diag, DIAG_ERROR,
+		         "nothing selected: every cell is excluded or skipped");
 		return CLI_NOTHING;
 	}
 	o.cuwheel = spec                ? spec
@@ -147,6 +152,7 @@ int cmd_ci(struct cli *c, int argc, char **argv)
 			return CLI_FAIL;
 		printf("cuwheel: wrote %s\n", path);
 	}
+	/* The command's own summary, on stderr because stdout may be the workflow (--stdout). */
 	fprintf(stderr,
 	        "cuwheel: %zu cells in %zu legs (one per OS and toolkit), %zu jobs with the "
 	        "index%s\n",

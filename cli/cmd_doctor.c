@@ -11,7 +11,18 @@
 #include "matrix/config.h"
 #include "matrix/discover_project.h"
 
-const char cmd_doctor_help[] =
+enum doctor_option { DOCTOR_JSON, DOCTOR_TORCH, DOCTOR_NO_CACHE };
+
+static const struct cli_option doctor_options[] = {
+    {"json", 0, NULL, DOCTOR_JSON, "print one JSON object (below) on stdout instead of the report"},
+    {"torch", 0, NULL, DOCTOR_TORCH,
+     "also import torch in every interpreter (done anyway when the project\n"
+     "has a torch axis or a torch extension)"},
+    {"no-cache", 0, NULL, DOCTOR_NO_CACHE, "probe everything again, reading and writing no cache"},
+    {0},
+};
+
+static const char doctor_help_text[] =
     "usage: cuwheel doctor [--json] [--torch] [--no-cache]\n"
     "\n"
     "Lists the CUDA toolkits and Python interpreters this machine has, how each was found,\n"
@@ -27,32 +38,31 @@ const char cmd_doctor_help[] =
     "with its headers, one per version (explicit > PATH > pyenv > manylinux > uv).\n"
     "Interpreter probes and nvcc answers are cached in the project's <build-dir>/probes\n"
     "(build/cuwheel/probes), or without a project in $CUWHEEL_CACHE_DIR/probes (default\n"
-    "~/.cache/cuwheel/probes), keyed by path and mtime.\n"
-    "\n"
-    "Options:\n"
-    "  --json      print one JSON object (below) on stdout instead of the report\n"
-    "  --torch     also import torch in every interpreter (done anyway when the project\n"
-    "              has a torch axis or a torch extension)\n"
-    "  --no-cache  probe everything again, reading and writing no cache\n"
-    "\n"
-    "JSON (keys are stable; new keys may be added):\n"
-    "  {\"schema\": 1, \"cuwheel\": VERSION, \"ok\": BOOL, \"cache_dir\": PATH|null,\n"
-    "   \"toolkits\": [{\"version\": \"13.0.88\", \"major\", \"minor\", \"root\", \"nvcc\",\n"
-    "                 \"found_by\", \"sm\": [75, ...], \"compute\": [75, ...],\n"
-    "                 \"cudart_static\": BOOL, \"lib_dir\", \"include_dir\"}],\n"
-    "   \"pythons\": [{\"key\": \"3.12\"|\"3.13t\", \"version\": \"3.12.1\", \"path\", "
-    "\"found_by\",\n"
-    "                \"implementation\", \"abiflags\", \"freethreaded\", \"ext_suffix\", "
-    "\"soabi\",\n"
-    "                \"include_dir\", \"platform\", \"torch\": null (not probed) |\n"
-    "                {\"present\", \"version\", \"cuda\", \"cxx11_abi\", \"include_dirs\",\n"
-    "                 \"lib_dir\", \"pybind11_compiler_type\", \"pybind11_stdlib\",\n"
-    "                 \"pybind11_build_abi\", \"error\"}}],\n"
-    "   \"tools\": [{\"name\": \"ninja\"|\"ccache\"|\"cc\"|\"c++\", \"path\": PATH|null,\n"
-    "              \"version\": TEXT|null}],\n"
-    "   \"looked\": [{\"what\": \"toolkit\"|\"python\", \"where\", \"result\"}]}\n"
-    "\n"
-    "Exit status: 0 when at least one toolkit and one Python were found, 1 otherwise.\n";
+    "~/.cache/cuwheel/probes), keyed by path and mtime.\n";
+
+const struct cli_help cmd_doctor_help = {
+    .text = doctor_help_text,
+    .groups = {{NULL, doctor_options}},
+    .more =
+        "JSON (keys are stable; new keys may be added):\n"
+        "  {\"schema\": 1, \"cuwheel\": VERSION, \"ok\": BOOL, \"cache_dir\": PATH|null,\n"
+        "   \"toolkits\": [{\"version\": \"13.0.88\", \"major\", \"minor\", \"root\", \"nvcc\",\n"
+        "                 \"found_by\", \"sm\": [75, ...], \"compute\": [75, ...],\n"
+        "                 \"cudart_static\": BOOL, \"lib_dir\", \"include_dir\"}],\n"
+        "   \"pythons\": [{\"key\": \"3.12\"|\"3.13t\", \"version\": \"3.12.1\", \"path\", "
+        "\"found_by\",\n"
+        "                \"implementation\", \"abiflags\", \"freethreaded\", \"ext_suffix\", "
+        "\"soabi\",\n"
+        "                \"include_dir\", \"platform\", \"torch\": null (not probed) |\n"
+        "                {\"present\", \"version\", \"cuda\", \"cxx11_abi\", \"include_dirs\",\n"
+        "                 \"lib_dir\", \"pybind11_compiler_type\", \"pybind11_stdlib\",\n"
+        "                 \"pybind11_build_abi\", \"error\"}}],\n"
+        "   \"tools\": [{\"name\": \"ninja\"|\"ccache\"|\"cc\"|\"c++\", \"path\": PATH|null,\n"
+        "              \"version\": TEXT|null}],\n"
+        "   \"looked\": [{\"what\": \"toolkit\"|\"python\", \"where\", \"result\"}]}\n"
+        "\n"
+        "Exit status: 0 when at least one toolkit and one Python were found, 1 otherwise.\n",
+};
 
 struct tool {
 	const char *name, *path, *version;
@@ -69,7 +79,7 @@ static struct tool tool_find(struct arena *a, const char *const *env, const char
 	if (!t.path)
 		return t;
 	const char *argv[] = {t.path, "--version", NULL};
-	struct diag quiet = {0};
+	struct diag quiet = {0}; /* a probe: a tool that cannot say its version is shown without */
 	struct strbuf out = {0};
 	struct os_run r = {.argv = argv, .capture = true};
 	int st;
@@ -242,23 +252,34 @@ static void report_missing(struct cli *c, const struct discovery *ds, const char
 	diag_msg(&c->diag, DIAG_ERROR, "no %s found; looked at:", label);
 	for (size_t i = 0; i < ds->n_looked; i++)
 		if (strcmp(ds->looked[i].what, what) == 0)
-			fprintf(stderr, "  %s: %s\n", ds->looked[i].where, ds->looked[i].result);
+			diag_path(&c->diag, DIAG_NOTE, ds->looked[i].where, "%s",
+			          ds->looked[i].result);
 }
 
 int cmd_doctor(struct cli *c, int argc, char **argv)
 {
 	bool json = false, no_cache = false;
 	struct discover_opts opts = {0};
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--json") == 0)
+	struct cli_args p;
+	cli_args_init(&p, c, "doctor", doctor_options, CLI_ARGS_ANYWHERE, argc, argv);
+	int id;
+	while ((id = cli_args_next(&p)) != CLI_ARG_END) {
+		switch (id) {
+		case DOCTOR_JSON:
 			json = true;
-		else if (strcmp(argv[i], "--torch") == 0)
+			break;
+		case DOCTOR_TORCH:
 			opts.probe_torch = true;
-		else if (strcmp(argv[i], "--no-cache") == 0)
+			break;
+		case DOCTOR_NO_CACHE:
 			no_cache = true;
-		else
-			return cli_usage(c, "doctor", "unknown argument '%s'", argv[i]);
+			break;
+		default:
+			return CLI_USAGE;
+		}
 	}
+	if (p.next < argc)
+		return cli_usage(c, "doctor", "unexpected argument '%s'", argv[p.next]);
 	struct arena *a = &c->arena;
 	struct config cfg = {0};
 	const char *dir = os_abspath(a, c->project_dir);

@@ -8,7 +8,17 @@
 #include "cli/cli.h"
 #include "packager/index.h"
 
-const char cmd_index_help[] =
+enum index_option { INDEX_OUT, INDEX_COPY };
+
+static const struct cli_option index_options[] = {
+    {"out", 'o', "SITE", INDEX_OUT, "where the index goes (required)"},
+    {"copy", 0, NULL, INDEX_COPY,
+     "copy the wheels; by default they are hard-linked when DIST and SITE share a\n"
+     "filesystem (cuwheel replaces wheels by rename, so a link never changes)"},
+    {0},
+};
+
+static const char index_help_text[] =
     "usage: cuwheel index DIST --out SITE [--copy]\n"
     "\n"
     "Writes a simple repository for the wheels in DIST, readable by pip and uv as\n"
@@ -30,36 +40,37 @@ const char cmd_index_help[] =
     "Updates are atomic: the new site is written into a hidden directory beside SITE and\n"
     "swapped in with one rename (renameat2 RENAME_EXCHANGE; where that is missing, two\n"
     "renames), then the old one is removed. A reader sees the old index or the new one, never a\n"
-    "mix or a partial file. SITE must be empty, missing or an earlier cuwheel index.\n"
-    "\n"
-    "Options:\n"
-    "  --out SITE   where the index goes (required)\n"
-    "  --copy       copy the wheels; by default they are hard-linked when DIST and SITE share a\n"
-    "               filesystem (cuwheel replaces wheels by rename, so a link never changes)\n"
-    "\n"
-    "Exit status: 0 written, 1 a wheel was refused or writing failed, 2 usage, 3 no wheels.\n";
+    "mix or a partial file. SITE must be empty, missing or an earlier cuwheel index.\n";
+
+const struct cli_help cmd_index_help = {
+    .text = index_help_text,
+    .groups = {{NULL, index_options}},
+    .more =
+        "Exit status: 0 written, 1 a wheel was refused or writing failed, 2 usage, 3 no wheels.\n",
+};
 
 int cmd_index(struct cli *c, int argc, char **argv)
 {
 	struct index_opts o = {.audit_trace = env_nonempty(c->env, "CUWHEEL_AUDIT_TRACE")};
-	for (int i = 1; i < argc; i++) {
-		const char *s = argv[i];
-		if (!strcmp(s, "--out") || !strcmp(s, "-o")) {
-			if (i + 1 >= argc)
-				return cli_usage(c, "index", "%s needs a directory", s);
-			o.site_dir = argv[++i];
-		} else if (!strncmp(s, "--out=", 6)) {
-			o.site_dir = s + 6;
-		} else if (!strcmp(s, "--copy")) {
+	struct cli_args p;
+	cli_args_init(&p, c, "index", index_options, CLI_ARGS_ANYWHERE, argc, argv);
+	int id;
+	while ((id = cli_args_next(&p)) != CLI_ARG_END) {
+		switch (id) {
+		case INDEX_OUT:
+			o.site_dir = p.value;
+			break;
+		case INDEX_COPY:
 			o.copy = true;
-		} else if (s[0] == '-' && s[1]) {
-			return cli_usage(c, "index", "unknown option '%s'", s);
-		} else if (!o.dist_dir) {
-			o.dist_dir = s;
-		} else {
-			return cli_usage(c, "index", "one DIST directory, not '%s' too", s);
+			break;
+		default:
+			return CLI_USAGE;
 		}
 	}
+	if (p.next < argc)
+		o.dist_dir = argv[p.next];
+	if (p.next + 1 < argc)
+		return cli_usage(c, "index", "one DIST directory, not '%s' too", argv[p.next + 1]);
 	if (!o.dist_dir)
 		return cli_usage(c, "index", "name the DIST directory holding the wheels");
 	if (!o.site_dir)

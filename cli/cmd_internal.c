@@ -9,16 +9,20 @@
 #include "cli/internal.h"
 #include "matrix/toml.h"
 
-const char cmd_internal_help[] =
-    "usage: cuwheel internal toml-decode < FILE.toml\n"
-    "\n"
-    "       cuwheel internal stage|finish|test-cell ...   (the steps build.ninja runs)\n"
-    "\n"
-    "toml-decode  read a TOML document on stdin and print it as toml-test's tagged JSON on\n"
-    "             stdout (exit 0), or a located error on stderr (exit 1).\n"
-    "stage        lay out a cell's packages and modules for packing.\n"
-    "finish       audit a packed wheel, stamp its platform tag and place it in dist/.\n"
-    "test-cell    test the wheel a cell placed in dist/ on its Python(s).\n";
+const struct cli_help cmd_internal_help = {
+    .text = "usage: cuwheel internal toml-decode < FILE.toml\n"
+            "\n"
+            "       cuwheel internal stage|finish|test-cell ...   (the steps build.ninja runs)\n"
+            "\n"
+            "toml-decode  read a TOML document on stdin and print it as toml-test's tagged JSON\n"
+            "             on stdout (exit 0), or a located error on stderr (exit 1).\n"
+            "stage        lay out a cell's packages and modules for packing.\n"
+            "finish       audit a packed wheel, stamp its platform tag and place it in dist/.\n"
+            "test-cell    test the wheel a cell placed in dist/ on its Python(s).\n",
+    .groups = {{"stage", internal_stage_options},
+               {"finish", internal_finish_options},
+               {"test-cell", internal_test_cell_options}},
+};
 
 static int internal_toml_decode(struct cli *c)
 {

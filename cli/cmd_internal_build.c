@@ -1,6 +1,5 @@
 /* cmd_internal_build.c: the steps of a cell that build.ninja runs: stage, finish (audit, stamp
  * the platform tag, place the wheel in dist/), test-cell. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,48 +17,67 @@
 #include "standards/tags.h"
 #include "cli/wheeltest.h"
 
+enum internal_option {
+	STAGE_OUT,
+	STAGE_STAMP,
+	STAGE_PACKAGE,
+	STAGE_FILE,
+	STAGE_HIDDEN,
+	FINISH_DIST,
+	FINISH_STAMP,
+	FINISH_REQUIRE_ARCH,
+	FINISH_MIN_MANYLINUX,
+	FINISH_STRICT,
+	TEST_CELL_PYTHON,
+	TEST_CELL_STAMP,
+	TEST_CELL_CONTEXT,
+};
+
+const struct cli_option internal_stage_options[] = {
+    {"out", 0, "DIR", STAGE_OUT, "the staged tree (required)"},
+    {"stamp", 0, "FILE", STAGE_STAMP, "touched when the tree is complete (required)"},
+    {"package", 0, "REL", STAGE_PACKAGE, "a package directory of the project; repeatable"},
+    {"file", 0, "SRC=DEST", STAGE_FILE, "one more file (a built module); repeatable"},
+    {"hidden", 0, NULL, STAGE_HIDDEN, "also stage hidden files"},
+    {0},
+};
+
 int internal_stage(struct cli *c, int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"out", required_argument, NULL, 'o'},     {"stamp", required_argument, NULL, 's'},
-	    {"package", required_argument, NULL, 'p'}, {"file", required_argument, NULL, 'f'},
-	    {"hidden", no_argument, NULL, 'H'},        {NULL, 0, NULL, 0},
-	};
 	bool hidden = false;
 	const char *out = NULL, *stamp = NULL;
 	struct strv packages = {0};
 	struct stage_file files[64];
 	size_t n_files = 0;
-	optind = 0;
-	opterr = 0;
-	int ch;
-	while ((ch = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
-		switch (ch) {
-		case 'o':
-			out = optarg;
+	struct cli_args p;
+	cli_args_init(&p, c, "internal", internal_stage_options, CLI_ARGS_LAST, argc, argv);
+	int id;
+	while ((id = cli_args_next(&p)) != CLI_ARG_END) {
+		switch (id) {
+		case STAGE_OUT:
+			out = p.value;
 			break;
-		case 's':
-			stamp = optarg;
+		case STAGE_STAMP:
+			stamp = p.value;
 			break;
-		case 'p':
-			strv_push(&c->arena, &packages, optarg);
+		case STAGE_PACKAGE:
+			strv_push(&c->arena, &packages, p.value);
 			break;
-		case 'H':
+		case STAGE_HIDDEN:
 			hidden = true;
 			break;
-		case 'f': {
-			char *eq = strchr(optarg, '=');
+		case STAGE_FILE: {
+			const char *eq = strchr(p.value, '=');
 			if (!eq || n_files == 64)
 				return cli_usage(c, "internal", "--file wants SRC=DEST");
 			files[n_files].src =
-			    arena_strndup(&c->arena, optarg, (size_t)(eq - optarg));
+			    arena_strndup(&c->arena, p.value, (size_t)(eq - p.value));
 			files[n_files].dest = eq + 1;
 			n_files++;
 			break;
 		}
 		default:
-			return cli_usage(c, "internal", "stage: unknown option '%s'",
-			                 argv[optind - 1]);
+			return CLI_USAGE;
 		}
 	}
 	if (!out || !stamp)
@@ -70,59 +88,46 @@ int internal_stage(struct cli *c, int argc, char **argv)
 	return os_write_atomic(&c->diag, stamp, "", 0, 0644) ? CLI_OK : CLI_FAIL;
 }
 
-static void print_findings(const struct audit_result *r)
-{
-	for (size_t i = 0; i < r->n_findings; i++) {
-		const struct audit_finding *f = &r->findings[i];
-		if (f->level == AUDIT_NOTE)
-			continue;
-		fprintf(stderr, "cuwheel: %s%s%s: %s: %s\n", r->wheel, f->member ? ": " : "",
-		        f->member ? f->member : "", audit_level_name(f->level), f->message);
-		if (f->hint)
-			fprintf(stderr, "  hint: %s\n", f->hint);
-	}
-}
+const struct cli_option internal_finish_options[] = {
+    {"dist", 0, "DIR", FINISH_DIST, "where the audited wheel is placed (required)"},
+    {"stamp", 0, "FILE", FINISH_STAMP, "names the placed wheel when done (required)"},
+    {"require-arch", 0, "LIST", FINISH_REQUIRE_ARCH, "as for cuwheel audit"},
+    {"min-manylinux", 0, "TAG", FINISH_MIN_MANYLINUX, "as for cuwheel audit"},
+    {"strict", 0, NULL, FINISH_STRICT, "as for cuwheel audit"},
+    {0},
+};
 
 int internal_finish(struct cli *c, int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"dist", required_argument, NULL, 'd'},
-	    {"stamp", required_argument, NULL, 's'},
-	    {"require-arch", required_argument, NULL, 'a'},
-	    {"min-manylinux", required_argument, NULL, 'm'},
-	    {"strict", no_argument, NULL, 'S'},
-	    {NULL, 0, NULL, 0},
-	};
 	bool strict = false;
 	const char *dist = NULL, *stamp = NULL, *archs = NULL, *minml = NULL;
-	optind = 0;
-	opterr = 0;
-	int ch;
-	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (ch) {
-		case 'd':
-			dist = optarg;
+	struct cli_args p;
+	cli_args_init(&p, c, "internal", internal_finish_options, CLI_ARGS_ANYWHERE, argc, argv);
+	int id;
+	while ((id = cli_args_next(&p)) != CLI_ARG_END) {
+		switch (id) {
+		case FINISH_DIST:
+			dist = p.value;
 			break;
-		case 's':
-			stamp = optarg;
+		case FINISH_STAMP:
+			stamp = p.value;
 			break;
-		case 'a':
-			archs = optarg;
+		case FINISH_REQUIRE_ARCH:
+			archs = p.value;
 			break;
-		case 'm':
-			minml = optarg;
+		case FINISH_MIN_MANYLINUX:
+			minml = p.value;
 			break;
-		case 'S':
+		case FINISH_STRICT:
 			strict = true;
 			break;
 		default:
-			return cli_usage(c, "internal", "finish: unknown option '%s'",
-			                 argv[optind - 1]);
+			return CLI_USAGE;
 		}
 	}
-	if (optind + 1 != argc || !dist || !stamp)
+	if (p.next + 1 != argc || !dist || !stamp)
 		return cli_usage(c, "internal", "finish needs WHEEL --dist DIR --stamp FILE");
-	const char *wheel = argv[optind];
+	const char *wheel = argv[p.next];
 	struct audit_opts ao = {.min_manylinux = minml,
 	                        .strict = strict,
 	                        .trace = env_nonempty(c->env, "CUWHEEL_AUDIT_TRACE")};
@@ -150,9 +155,9 @@ int internal_finish(struct cli *c, int argc, char **argv)
 	if (!saved)
 		return CLI_FAIL;
 	if (!ok) {
-		print_findings(&r);
-		fprintf(stderr, "cuwheel: audit failed: %s (nothing placed in %s)\n", r.wheel,
-		        dist);
+		cli_report_findings(c, &r);
+		diag_path(&c->diag, DIAG_ERROR, r.wheel, "audit failed (nothing placed in %s)",
+		          dist);
 		return CLI_FAIL;
 	}
 	if (!os_mkdir_p(&c->diag, dist))
@@ -166,39 +171,41 @@ int internal_finish(struct cli *c, int argc, char **argv)
 	return os_write_atomic(&c->diag, stamp, text, strlen(text), 0644) ? CLI_OK : CLI_FAIL;
 }
 
+const struct cli_option internal_test_cell_options[] = {
+    {"python", 0, "X.Y|all", TEST_CELL_PYTHON, "the Python to test on (default: all)"},
+    {"stamp", 0, "FILE", TEST_CELL_STAMP, "the results, written when every test passed (required)"},
+    {"context", 0, "FILE", TEST_CELL_CONTEXT,
+     "what the build found (config and discovery), so that nothing\n"
+     "is read or probed again (required)"},
+    {0},
+};
+
 int internal_test_cell(struct cli *c, int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"python", required_argument, NULL, 'p'},
-	    {"stamp", required_argument, NULL, 's'},
-	    {"context", required_argument, NULL, 'c'},
-	    {NULL, 0, NULL, 0},
-	};
 	const char *python = NULL, *stamp = NULL, *context = NULL;
-	optind = 0;
-	opterr = 0;
-	int ch;
-	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (ch) {
-		case 'p':
-			python = optarg;
+	struct cli_args p;
+	cli_args_init(&p, c, "internal", internal_test_cell_options, CLI_ARGS_ANYWHERE, argc, argv);
+	int id;
+	while ((id = cli_args_next(&p)) != CLI_ARG_END) {
+		switch (id) {
+		case TEST_CELL_PYTHON:
+			python = p.value;
 			break;
-		case 's':
-			stamp = optarg;
+		case TEST_CELL_STAMP:
+			stamp = p.value;
 			break;
-		case 'c':
-			context = optarg;
+		case TEST_CELL_CONTEXT:
+			context = p.value;
 			break;
 		default:
-			return cli_usage(c, "internal", "test-cell: unknown option '%s'",
-			                 argv[optind - 1]);
+			return CLI_USAGE;
 		}
 	}
-	if (optind + 1 != argc || !stamp || !context)
+	if (p.next + 1 != argc || !stamp || !context)
 		return cli_usage(c, "internal",
 		                 "test-cell needs FINAL_STAMP --stamp FILE --context FILE");
 	struct source s;
-	if (!os_read_file(&c->arena, &c->diag, argv[optind], &s))
+	if (!os_read_file(&c->arena, &c->diag, argv[p.next], &s))
 		return CLI_FAIL;
 	char *wheel = arena_strndup(&c->arena, s.text, strcspn(s.text, "\n"));
 	/* What the build found, as it found it: no pyproject.toml read, no probe run again. */
@@ -237,14 +244,16 @@ int internal_test_cell(struct cli *c, int argc, char **argv)
 		if (j->result != WHEELTEST_FAIL)
 			continue;
 		ok = false;
-		fprintf(stderr, "cuwheel: test failed: %s on Python %s (%s, exit %d)\n",
-		        j->filename, j->py ? j->py->version : j->py_key,
-		        j->reason ? j->reason : "test command", j->exit_code);
+		diag_msg(&c->diag, DIAG_ERROR, "test failed: %s on Python %s (%s, exit %d)",
+		         j->filename, j->py ? j->py->version : j->py_key,
+		         j->reason ? j->reason : "test command", j->exit_code);
+		/* The test's own output, replayed as it was captured (ninja shows it under the
+		 * failed step): a log, not a diagnostic. */
 		if (j->output)
 			fprintf(stderr, "%s\n", j->output);
 	}
 	if (ok && ran == 0) {
-		fprintf(stderr, "cuwheel: no Python here could test %s\n", wheel);
+		diag_msg(&c->diag, DIAG_ERROR, "no Python here could test %s", wheel);
 		ok = false;
 	}
 	if (ok)

@@ -1,5 +1,4 @@
 /* cmd_pack.c: `cuwheel pack`: a staged tree + the project's [project] table -> one wheel. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,41 +10,65 @@
 #include "matrix/config.h"
 #include "packager/wheel.h"
 
-const char cmd_pack_help[] =
-    "usage: cuwheel pack STAGED_DIR --tag PY-ABI-PLATFORM [--local LABEL] [-o DIR]\n"
-    "                    [--build N] [--compression N] [--purelib] [-j N]\n"
-    "                    [--requires REQ]... [--project-json FILE]\n"
-    "\n"
-    "Writes one wheel from STAGED_DIR (its contents become the wheel's root) and the\n"
-    "metadata of the project's pyproject.toml ([project], read from -C DIR). The version\n"
-    "is the project's, with the local label stamped (+cu130). The wheel is reproducible:\n"
-    "members sorted with the .dist-info last, modes 0644/0755, timestamps from\n"
-    "SOURCE_DATE_EPOCH (else 1980-01-01), never the files' mtimes. It is written to a hidden\n"
-    "temp file in DIR and renamed into place when complete; on an error or a signal nothing\n"
-    "is left behind (a temp file left by SIGKILL is removed by the next pack of that wheel).\n"
-    "Symbolic links in STAGED_DIR are refused: stage a copy of the target.\n"
-    "Prints the path of the wheel written.\n"
-    "\n"
-    "Options:\n"
-    "  --tag PY-ABI-PLATFORM  the wheel's tags; each part may be a '.'-joined set\n"
-    "                         (cp312-cp312-linux_x86_64, cp310-abi3-manylinux_2_28_x86_64)\n"
-    "  --local LABEL          local version label (cu130, pt26.cu124); default: the one\n"
-    "                         written in the version, if any\n"
-    "  -o, --out-dir DIR      where to write the wheel (default: the project's dist dir)\n"
-    "  --build N              build tag (starts with a digit)\n"
-    "  --compression N        0 = stored, 1..9 = deflate level (default: the project's, 6)\n"
-    "  --purelib              Root-Is-Purelib: true (a pure-Python wheel)\n"
-    "  -j, --jobs N           deflate threads (default: one per CPU)\n"
-    "  -q, --quiet            do not print the path of the wheel written\n"
-    "  --requires REQ         one more Requires-Dist (PEP 508), after the project's\n"
-    "                         dependencies; repeatable (a torch cell: \"torch>=2.11,<2.12\")\n"
-    "  --project-json FILE    the metadata as `cuwheel build` writes it (build/cuwheel/\n"
-    "                         project.json), instead of reading pyproject.toml\n"
-    "\n"
-    "Examples:\n"
-    "  cuwheel pack build/stage/cp312 --tag cp312-cp312-linux_x86_64 --local cu130 -o dist/\n"
-    "  SOURCE_DATE_EPOCH=$(git log -1 --format=%ct) cuwheel -C proj pack stage --tag \\\n"
-    "      py3-none-any --purelib\n";
+enum pack_option {
+	PACK_TAG,
+	PACK_LOCAL,
+	PACK_OUT_DIR,
+	PACK_BUILD,
+	PACK_COMPRESSION,
+	PACK_PURELIB,
+	PACK_JOBS,
+	PACK_QUIET,
+	PACK_REQUIRES,
+	PACK_PROJECT_JSON,
+};
+
+static const struct cli_option pack_options[] = {
+    {"tag", 0, "PY-ABI-PLATFORM", PACK_TAG,
+     "the wheel's tags; each part may be a '.'-joined set\n"
+     "(cp312-cp312-linux_x86_64, cp310-abi3-manylinux_2_28_x86_64)"},
+    {"local", 0, "LABEL", PACK_LOCAL,
+     "local version label (cu130, pt26.cu124); default: the one\n"
+     "written in the version, if any"},
+    {"out-dir", 'o', "DIR", PACK_OUT_DIR,
+     "where to write the wheel (default: the project's dist dir)"},
+    {"build", 0, "N", PACK_BUILD, "build tag (starts with a digit)"},
+    {"compression", 0, "N", PACK_COMPRESSION,
+     "0 = stored, 1..9 = deflate level (default: the project's, 6)"},
+    {"purelib", 0, NULL, PACK_PURELIB, "Root-Is-Purelib: true (a pure-Python wheel)"},
+    {"jobs", 'j', "N", PACK_JOBS, "deflate threads (default: one per CPU)"},
+    {"quiet", 'q', NULL, PACK_QUIET, "do not print the path of the wheel written"},
+    {"requires", 0, "REQ", PACK_REQUIRES,
+     "one more Requires-Dist (PEP 508), after the project's\n"
+     "dependencies; repeatable (a torch cell: \"torch>=2.11,<2.12\")"},
+    {"project-json", 0, "FILE", PACK_PROJECT_JSON,
+     "the metadata as `cuwheel build` writes it (build/cuwheel/\n"
+     "project.json), instead of reading pyproject.toml"},
+    {0},
+};
+
+const struct cli_help cmd_pack_help = {
+    .text =
+        "usage: cuwheel pack STAGED_DIR --tag PY-ABI-PLATFORM [--local LABEL] [-o DIR]\n"
+        "                    [--build N] [--compression N] [--purelib] [-j N]\n"
+        "                    [--requires REQ]... [--project-json FILE]\n"
+        "\n"
+        "Writes one wheel from STAGED_DIR (its contents become the wheel's root) and the\n"
+        "metadata of the project's pyproject.toml ([project], read from -C DIR). The version\n"
+        "is the project's, with the local label stamped (+cu130). The wheel is reproducible:\n"
+        "members sorted with the .dist-info last, modes 0644/0755, timestamps from\n"
+        "SOURCE_DATE_EPOCH (else 1980-01-01), never the files' mtimes. It is written to a hidden\n"
+        "temp file in DIR and renamed into place when complete; on an error or a signal nothing\n"
+        "is left behind (a temp file left by SIGKILL is removed by the next pack of that wheel).\n"
+        "Symbolic links in STAGED_DIR are refused: stage a copy of the target.\n"
+        "Prints the path of the wheel written.\n",
+    .groups = {{NULL, pack_options}},
+    .more = "Examples:\n"
+            "  cuwheel pack build/stage/cp312 --tag cp312-cp312-linux_x86_64 --local cu130 -o "
+            "dist/\n"
+            "  SOURCE_DATE_EPOCH=$(git log -1 --format=%ct) cuwheel -C proj pack stage --tag \\\n"
+            "      py3-none-any --purelib\n",
+};
 
 /* Parses 0..9. */
 static bool pack_level(struct cli *c, const char *val, int *out)
@@ -62,74 +85,60 @@ static bool pack_level(struct cli *c, const char *val, int *out)
 
 int cmd_pack(struct cli *c, int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"tag", required_argument, NULL, 't'},
-	    {"local", required_argument, NULL, 'l'},
-	    {"out-dir", required_argument, NULL, 'o'},
-	    {"build", required_argument, NULL, 'b'},
-	    {"compression", required_argument, NULL, 'z'},
-	    {"purelib", no_argument, NULL, 'p'},
-	    {"jobs", required_argument, NULL, 'j'},
-	    {"requires", required_argument, NULL, 'r'},
-	    {"quiet", no_argument, NULL, 'q'},
-	    {"project-json", required_argument, NULL, 'P'},
-	    {NULL, 0, NULL, 0},
-	};
 	const char *project_json = NULL;
 	struct pack_opts po = {0};
 	const char *tag = NULL, *out = NULL;
 	struct strv requires = {0};
 	int level = -1;
-	optind = 0;
-	opterr = 0;
-	int ch;
 	bool quiet = false;
-	while ((ch = getopt_long(argc, argv, "o:j:q", opts, NULL)) != -1) {
-		switch (ch) {
-		case 'q':
+	struct cli_args p;
+	cli_args_init(&p, c, "pack", pack_options, CLI_ARGS_ANYWHERE, argc, argv);
+	int id;
+	while ((id = cli_args_next(&p)) != CLI_ARG_END) {
+		switch (id) {
+		case PACK_QUIET:
 			quiet = true;
 			break;
-		case 'P':
-			project_json = optarg;
+		case PACK_PROJECT_JSON:
+			project_json = p.value;
 			break;
-		case 't':
-			tag = optarg;
+		case PACK_TAG:
+			tag = p.value;
 			break;
-		case 'l':
-			po.local = optarg;
+		case PACK_LOCAL:
+			po.local = p.value;
 			break;
-		case 'o':
-			out = optarg;
+		case PACK_OUT_DIR:
+			out = p.value;
 			break;
-		case 'b':
-			po.build = optarg;
+		case PACK_BUILD:
+			po.build = p.value;
 			break;
-		case 'z':
-			if (!pack_level(c, optarg, &level))
+		case PACK_COMPRESSION:
+			if (!pack_level(c, p.value, &level))
 				return CLI_USAGE;
 			break;
-		case 'p':
+		case PACK_PURELIB:
 			po.root_is_purelib = true;
 			break;
-		case 'r':
-			if (!*optarg)
+		case PACK_REQUIRES:
+			if (!*p.value)
 				return cli_usage(c, "pack", "--requires expects a requirement");
-			strv_push(&c->arena, &requires, optarg);
+			strv_push(&c->arena, &requires, p.value);
 			break;
-		case 'j':
-			if (!cli_parse_int(c, "pack", "--jobs", optarg, &po.threads))
+		case PACK_JOBS:
+			if (!cli_parse_int(c, "pack", "--jobs", p.value, &po.threads))
 				return CLI_USAGE;
 			break;
 		default:
-			return cli_usage(c, "pack", "unknown option or missing value '%s'",
-			                 argv[optind - 1]);
+			return CLI_USAGE;
 		}
 	}
-	if (optind >= argc)
+	if (p.next >= argc)
 		return cli_usage(c, "pack", "missing STAGED_DIR");
-	if (optind + 1 < argc)
-		return cli_usage(c, "pack", "unexpected argument '%s'", argv[optind + 1]);
-	po.staged_dir = argv[optind];
+	if (p.next + 1 < argc)
+		return cli_usage(c, "pack", "unexpected argument '%s'", argv[p.next + 1]);
+	po.staged_dir = argv[p.next];
 	if (!tag)
 		return cli_usage(c, "pack", "missing --tag PY-ABI-PLATFORM");
 	const char *d1 = strchr(tag, '-');

@@ -1,6 +1,5 @@
 /* cmd_report.c: `cuwheel report`: the last build as HTML (grid, timeline, audits, toolchain),
  * JSON and a Chrome trace. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -8,53 +7,53 @@
 #include "cli/plan_common.h"
 #include "cli/report.h"
 
-const char cmd_report_help[] =
-    "usage: cuwheel report [--out DIR] [--json] [--trace]\n"
-    "\n"
-    "Writes the report of the last `cuwheel build` (every build also writes it into the build\n"
-    "dir): report.html, one self-contained page with the matrix as a grid (each cell coloured\n"
-    "by its result, with its wheel, size and time), a timeline of every step on the cores\n"
-    "(kernel archives and per-Python cells in two colours), each wheel's audit findings and\n"
-    "the toolchain; report-data.json, the same data; report-trace.json, the steps as Chrome\n"
-    "trace events (open in ui.perfetto.dev or chrome://tracing).\n"
-    "\n"
-    "Options:\n"
-    "  --out DIR   write the three files into DIR (default: the build dir)\n"
-    "  --json      print the data JSON on stdout instead of writing files\n"
-    "  --trace     print the trace JSON on stdout instead of writing files\n"
-    "\n"
-    "Exit status: 0 written, 1 no build to report on, 2 usage.\n";
+enum report_option { REPORT_OUT, REPORT_JSON, REPORT_TRACE };
+
+static const struct cli_option report_options[] = {
+    {"out", 0, "DIR", REPORT_OUT, "write the three files into DIR (default: the build dir)"},
+    {"json", 0, NULL, REPORT_JSON, "print the data JSON on stdout instead of writing files"},
+    {"trace", 0, NULL, REPORT_TRACE, "print the trace JSON on stdout instead of writing files"},
+    {0},
+};
+
+const struct cli_help cmd_report_help = {
+    .text =
+        "usage: cuwheel report [--out DIR] [--json] [--trace]\n"
+        "\n"
+        "Writes the report of the last `cuwheel build` (every build also writes it into the\n"
+        "build dir): report.html, one self-contained page with the matrix as a grid (each cell\n"
+        "coloured by its result, with its wheel, size and time), a timeline of every step on the\n"
+        "cores (kernel archives and per-Python cells in two colours), each wheel's audit findings\n"
+        "and the toolchain; report-data.json, the same data; report-trace.json, the steps as\n"
+        "Chrome trace events (open in ui.perfetto.dev or chrome://tracing).\n",
+    .groups = {{NULL, report_options}},
+    .more = "Exit status: 0 written, 1 no build to report on, 2 usage.\n",
+};
 
 int cmd_report(struct cli *c, int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"out", required_argument, NULL, 'o'},
-	    {"json", no_argument, NULL, 'J'},
-	    {"trace", no_argument, NULL, 'T'},
-	    {NULL, 0, NULL, 0},
-	};
 	const char *out = NULL;
 	bool json = false, trace = false;
-	optind = 0;
-	opterr = 0;
-	int ch;
-	while ((ch = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
-		switch (ch) {
-		case 'o':
-			out = optarg;
+	struct cli_args p;
+	cli_args_init(&p, c, "report", report_options, CLI_ARGS_LAST, argc, argv);
+	int id;
+	while ((id = cli_args_next(&p)) != CLI_ARG_END) {
+		switch (id) {
+		case REPORT_OUT:
+			out = p.value;
 			break;
-		case 'J':
+		case REPORT_JSON:
 			json = true;
 			break;
-		case 'T':
+		case REPORT_TRACE:
 			trace = true;
 			break;
 		default:
-			return cli_usage(c, "report", "unknown option '%s'", argv[optind - 1]);
+			return CLI_USAGE;
 		}
 	}
-	if (optind < argc)
-		return cli_usage(c, "report", "unexpected argument '%s'", argv[optind]);
+	if (p.next < argc)
+		return cli_usage(c, "report", "unexpected argument '%s'", argv[p.next]);
 	if (json && trace)
 		return cli_usage(c, "report",
 		                 "--json and --trace each print one document; pick one");

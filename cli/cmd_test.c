@@ -12,7 +12,19 @@
 #include "matrix/discover_project.h"
 #include "cli/wheeltest.h"
 
-const char cmd_test_help[] =
+enum test_option { TEST_JOBS, TEST_PYTHON, TEST_FIND_LINKS, TEST_KEEP_VENVS, TEST_JSON, TEST_DIR };
+
+static const struct cli_option test_options[] = {
+    {"jobs", 'j', "N", TEST_JOBS, "run N (wheel, Python) pairs at once (default: one per CPU)"},
+    {"python", 0, "X.Y", TEST_PYTHON, "only test on this Python (\"3.12\", \"3.13t\"); repeatable"},
+    {"find-links", 0, "DIR", TEST_FIND_LINKS, "also install from DIR; repeatable"},
+    {"keep-venvs", 0, NULL, TEST_KEEP_VENVS, "keep each venv and print where it is"},
+    {"json", 0, NULL, TEST_JSON, "print the results as JSON on stdout instead of the table"},
+    {NULL, 'C', "DIR", TEST_DIR, "the project directory (holding pyproject.toml)"},
+    {0},
+};
+
+static const char test_help_text[] =
     "usage: cuwheel test [-j N] [--python X.Y]... [--find-links DIR]... [--keep-venvs]\n"
     "                    [--json] [-C DIR] [WHEEL...]\n"
     "\n"
@@ -33,32 +45,30 @@ const char cmd_test_help[] =
     "(pip --python, pip >= 22.3; else ensurepip). pip's cache is shared between runs.\n"
     "Find-links dirs ([tool.cuwheel.test] find-links, --find-links) replace the index\n"
     "(--no-index) unless $PIP_INDEX_URL or $PIP_EXTRA_INDEX_URL is set; every PIP_* variable\n"
-    "is honoured.\n"
-    "\n"
-    "Options:\n"
-    "  -j N              run N (wheel, Python) pairs at once (default: one per CPU)\n"
-    "  --python X.Y      only test on this Python (\"3.12\", \"3.13t\"); repeatable\n"
-    "  --find-links DIR  also install from DIR; repeatable\n"
-    "  --keep-venvs      keep each venv and print where it is\n"
-    "  --json            print the results as JSON on stdout instead of the table\n"
-    "  -C DIR            the project directory (holding pyproject.toml)\n"
-    "\n"
-    "JSON: {\"schema\": 1, \"passed\": N, \"failed\": N, \"skipped\": N, \"results\": "
-    "[{\"wheel\",\n"
-    "  \"filename\", \"python\": \"3.12\"|null, \"python_version\": \"3.12.1\"|null, "
-    "\"interpreter\",\n"
-    "  \"result\": \"pass\"|\"fail\"|\"skip\", \"reason\", \"exit_code\", \"seconds\", "
-    "\"output\",\n"
-    "  \"venv\"}]}\n"
-    "\n"
-    "Exit status: 0 all run pairs passed, 1 a pair failed (or a wheel name is invalid),\n"
-    "2 usage, 3 no wheel found or no pair could run here.\n";
+    "is honoured.\n";
+
+const struct cli_help cmd_test_help = {
+    .text = test_help_text,
+    .groups = {{NULL, test_options}},
+    .more = "JSON: {\"schema\": 1, \"passed\": N, \"failed\": N, \"skipped\": N, \"results\": "
+            "[{\"wheel\",\n"
+            "  \"filename\", \"python\": \"3.12\"|null, \"python_version\": \"3.12.1\"|null, "
+            "\"interpreter\",\n"
+            "  \"result\": \"pass\"|\"fail\"|\"skip\", \"reason\", \"exit_code\", \"seconds\", "
+            "\"output\",\n"
+            "  \"venv\"}]}\n"
+            "\n"
+            "Exit status: 0 all run pairs passed, 1 a pair failed (or a wheel name is invalid),\n"
+            "2 usage, 3 no wheel found or no pair could run here.\n",
+};
 
 struct test_cli {
 	struct cli *c;
 	bool json;
 };
 
+/* A failed pair's captured output, replayed between markers as it arrives: a log, not a
+ * diagnostic (the failure itself is reported through the sink at the end). */
 static void show_failure(const struct wheeltest_job *j)
 {
 	fprintf(stderr, "\n---- %s on Python %s: %s failed (exit %d) ----\n", j->filename,
@@ -72,7 +82,7 @@ static void on_done(void *user, const struct wheeltest_job *j)
 {
 	if (j->result == WHEELTEST_FAIL)
 		show_failure(j);
-	else
+	else /* a progress line per pair as it ends */
 		fprintf(stderr, "cuwheel: %s %s on Python %s (%.1f s)\n",
 		        wheeltest_result_name(j->result), j->filename, j->py->version, j->seconds);
 	fflush(stderr);
@@ -163,68 +173,59 @@ int cmd_test(struct cli *c, int argc, char **argv)
 	struct strv wheels = {0}, pythons = {0}, links = {0};
 	struct wheeltest_opts o = {.env = c->env};
 	struct test_cli tc = {c, false};
-	for (int i = 1; i < argc; i++) {
-		const char *s = argv[i];
-		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(s, "--")) {
-			for (i++; i < argc; i++)
-				strv_push(a, &wheels, argv[i]);
+	struct cli_args p;
+	cli_args_init(&p, c, "test", test_options, CLI_ARGS_ANYWHERE, argc, argv);
+	int id;
+	while ((id = cli_args_next(&p)) != CLI_ARG_END) {
+		const char *val = p.value;
+		switch (id) {
+		case TEST_JOBS:
+			if (!cli_parse_int(c, "test", p.given, val, &o.jobs))
+				return CLI_USAGE;
 			break;
-		} else if (!strcmp(s, "-j") || !strcmp(s, "--jobs")) {
-			if (!val)
-				return cli_usage(c, "test", "%s needs a number", s);
-			if (!cli_parse_int(c, "test", s, val, &o.jobs))
-				return CLI_USAGE;
-			i++;
-		} else if (!strncmp(s, "-j", 2) && s[2]) {
-			if (!cli_parse_int(c, "test", "-j", s + 2, &o.jobs))
-				return CLI_USAGE;
-		} else if (!strcmp(s, "--python")) {
-			if (!val)
-				return cli_usage(c, "test",
-				                 "--python needs a version such as 3.12");
+		case TEST_PYTHON:
 			strv_push(a, &pythons, val);
-			i++;
-		} else if (!strcmp(s, "--find-links")) {
-			if (!val)
-				return cli_usage(c, "test", "--find-links needs a directory");
+			break;
+		case TEST_FIND_LINKS:
 			if (!os_is_dir(val))
 				return cli_usage(c, "test", "--find-links %s: not a directory",
 				                 val);
 			strv_push(a, &links, os_abspath(a, val));
-			i++;
-		} else if (!strcmp(s, "--keep-venvs")) {
+			break;
+		case TEST_KEEP_VENVS:
 			o.keep_venvs = true;
-		} else if (!strcmp(s, "--json")) {
+			break;
+		case TEST_JSON:
 			tc.json = true;
-		} else if (!strcmp(s, "-C")) {
-			if (!val || !os_is_dir(val))
+			break;
+		case TEST_DIR:
+			if (!os_is_dir(val))
 				return cli_usage(c, "test", "-C needs a directory");
 			c->project_dir = val;
-			i++;
-		} else if (s[0] == '-' && s[1]) {
-			return cli_usage(c, "test", "unknown option '%s'", s);
-		} else {
-			strv_push(a, &wheels, s);
+			break;
+		default:
+			return CLI_USAGE;
 		}
 	}
+	for (int i = p.next; i < argc; i++)
+		strv_push(a, &wheels, argv[i]);
 
 	struct config cfg;
 	if (!cli_config_load(c, &cfg))
 		return CLI_FAIL;
 	if (!cfg.test.command || !*cfg.test.command) {
-		fprintf(stderr, "cuwheel: error: %s has no test command\n", cfg.pyproject);
-		fprintf(stderr, "  hint: add [tool.cuwheel.test] command = \"python -m pytest "
-		                "{project}/tests\" (or set CUWHEEL_TEST_COMMAND)\n");
+		diag_msg(&c->diag, DIAG_ERROR, "%s has no test command", cfg.pyproject);
+		diag_msg(&c->diag, DIAG_HINT,
+		         "add [tool.cuwheel.test] command = \"python -m pytest {project}/tests\" "
+		         "(or set CUWHEEL_TEST_COMMAND)");
 		return CLI_FAIL;
 	}
 	if (!wheels.n) {
 		dist_wheels(a, cfg.dist_dir, &wheels);
 		if (!wheels.n) {
-			fprintf(stderr, "cuwheel: error: no wheels in %s\n", cfg.dist_dir);
-			fprintf(stderr,
-			        "  hint: build them with 'cuwheel build', or name wheels to "
-			        "test\n");
+			diag_msg(&c->diag, DIAG_ERROR, "no wheels in %s", cfg.dist_dir);
+			diag_msg(&c->diag, DIAG_HINT,
+			         "build them with 'cuwheel build', or name wheels to test");
 			return CLI_NOTHING;
 		}
 	}
@@ -244,7 +245,7 @@ int cmd_test(struct cli *c, int argc, char **argv)
 	if (!wheeltest_plan(a, &c->diag, &o, &jobs, &n))
 		return CLI_FAIL;
 	for (size_t i = 0; i < n; i++)
-		if (jobs[i].result == WHEELTEST_SKIP)
+		if (jobs[i].result == WHEELTEST_SKIP) /* progress, like the pass lines */
 			fprintf(stderr, "cuwheel: skip %s: %s\n", jobs[i].filename, jobs[i].reason);
 	if (!wheeltest_run(a, &c->diag, &o, jobs, n))
 		return CLI_FAIL;
@@ -263,11 +264,11 @@ int cmd_test(struct cli *c, int argc, char **argv)
 	fflush(stdout);
 	for (size_t i = 0; i < n; i++)
 		if (jobs[i].result == WHEELTEST_FAIL)
-			fprintf(stderr, "cuwheel: test failed: %s on Python %s (%s%sexit %d)\n",
-			        jobs[i].filename, jobs[i].py->version,
-			        strcmp(jobs[i].reason, "test command") ? jobs[i].reason : "",
-			        strcmp(jobs[i].reason, "test command") ? " failed, " : "",
-			        jobs[i].exit_code);
+			diag_msg(&c->diag, DIAG_ERROR, "test failed: %s on Python %s (%s%sexit %d)",
+			         jobs[i].filename, jobs[i].py->version,
+			         strcmp(jobs[i].reason, "test command") ? jobs[i].reason : "",
+			         strcmp(jobs[i].reason, "test command") ? " failed, " : "",
+			         jobs[i].exit_code);
 	if (counts[WHEELTEST_FAIL])
 		return CLI_FAIL;
 	if (!counts[WHEELTEST_PASS])

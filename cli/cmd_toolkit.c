@@ -11,7 +11,34 @@
 #include "toolchain/discover.h"
 #include "toolchain/provision.h"
 
-const char cmd_toolkit_help[] =
+enum toolkit_option { TK_WHEELS, TK_PYTHON, TK_LOCK, TK_JSON, TK_AVAILABLE };
+
+/* --lock is an option of install and of list. */
+static const char tk_lock_help[] =
+    "the lock file (default: $CUWHEEL_TOOLKIT_LOCK, the source tree's)";
+
+static const struct cli_option tk_install_options[] = {
+    {"wheels", 0, "DIR", TK_WHEELS,
+     "take the pinned wheels from DIR only (no index); hashes still checked"},
+    {"python", 0, "PY", TK_PYTHON,
+     "the python whose pip downloads (default: $CUWHEEL_PYTHON, python3\n"
+     "on PATH, the newest pyenv python)"},
+    {"lock", 0, "FILE", TK_LOCK, tk_lock_help},
+    {0},
+};
+
+static const struct cli_option tk_list_options[] = {
+    {"json", 0, NULL, TK_JSON, "list as JSON"},
+    {"available", 0, NULL, TK_AVAILABLE,
+     "list what the lock file pins (both sources) instead of what is\n"
+     "installed"},
+    {"lock", 0, "FILE", TK_LOCK, tk_lock_help},
+    {0},
+};
+
+static const struct cli_option tk_remove_options[] = {{0}};
+
+static const char toolkit_help_text[] =
     "usage: cuwheel toolkit install [--wheels DIR] [--python PY] [--lock FILE] VERSION...\n"
     "       cuwheel toolkit list [--json] [--available] [--lock FILE]\n"
     "       cuwheel toolkit remove VERSION...\n"
@@ -43,31 +70,27 @@ const char cmd_toolkit_help[] =
     "Commands:\n"
     "  install VERSION...  download, check, assemble and install\n"
     "  list                the installed toolkits: release, size, path, source, packages\n"
-    "  remove VERSION...   delete an installed toolkit (a minor when only one of it is there)\n"
-    "\n"
-    "Options:\n"
-    "  --wheels DIR        take the pinned wheels from DIR only (no index); hashes still checked\n"
-    "  --python PY         the python whose pip downloads (default: $CUWHEEL_PYTHON, python3\n"
-    "                      on PATH, the newest pyenv python)\n"
-    "  --lock FILE         the lock file (default: $CUWHEEL_TOOLKIT_LOCK, the source tree's)\n"
-    "  --json              list as JSON\n"
-    "  --available         list what the lock file pins (both sources) instead of what is\n"
-    "                      installed\n"
-    "\n"
-    "Environment:\n"
-    "  CUWHEEL_CACHE_DIR       cuwheel's cache (default $XDG_CACHE_HOME/cuwheel or\n"
-    "                          ~/.cache/cuwheel)\n"
-    "  CUWHEEL_TOOLKIT_WHEELS  like --wheels (CI fetches the wheels once)\n"
-    "  PIP_CACHE_DIR, PIP_INDEX_URL, ...  passed to pip\n"
-    "\n"
-    "Examples:\n"
-    "  cuwheel toolkit install 13.1          # newest pinned 13.1 release\n"
-    "  cuwheel toolkit install 13.0.88 13.2  # several at once\n"
-    "  cuwheel toolkit install 11.8 12.4     # from Debian's archive\n"
-    "  cuwheel toolkit list --available      # what can be installed\n"
-    "  cuwheel toolkit list --json\n"
-    "  cuwheel toolkit remove 13.1\n"
-    "  CUWHEEL_TOOLKIT_WHEELS=wheels/ cuwheel toolkit install 13.1   # offline, from a mirror\n";
+    "  remove VERSION...   delete an installed toolkit (a minor when only one of it is there)\n";
+
+const struct cli_help cmd_toolkit_help = {
+    .text = toolkit_help_text,
+    .groups = {{"install", tk_install_options}, {"list", tk_list_options}},
+    .more = "Environment:\n"
+            "  CUWHEEL_CACHE_DIR       cuwheel's cache (default $XDG_CACHE_HOME/cuwheel or\n"
+            "                          ~/.cache/cuwheel)\n"
+            "  CUWHEEL_TOOLKIT_WHEELS  like --wheels (CI fetches the wheels once)\n"
+            "  PIP_CACHE_DIR, PIP_INDEX_URL, ...  passed to pip\n"
+            "\n"
+            "Examples:\n"
+            "  cuwheel toolkit install 13.1          # newest pinned 13.1 release\n"
+            "  cuwheel toolkit install 13.0.88 13.2  # several at once\n"
+            "  cuwheel toolkit install 11.8 12.4     # from Debian's archive\n"
+            "  cuwheel toolkit list --available      # what can be installed\n"
+            "  cuwheel toolkit list --json\n"
+            "  cuwheel toolkit remove 13.1\n"
+            "  CUWHEEL_TOOLKIT_WHEELS=wheels/ cuwheel toolkit install 13.1   # offline, from a "
+            "mirror\n",
+};
 
 struct tk_opts {
 	const char *wheels, *python, *lock;
@@ -76,40 +99,37 @@ struct tk_opts {
 	int n_args;
 };
 
-/* Parses the options after the subcommand; returns CLI_OK or CLI_USAGE. */
-static int tk_parse(struct cli *c, const char *sub, int argc, char **argv, struct tk_opts *o)
+/* Parses the options and operands of subcommand argv[0] against its table; returns CLI_OK or
+ * CLI_USAGE. */
+static int tk_parse(struct cli *c, const struct cli_option *table, int argc, char **argv,
+                    struct tk_opts *o)
 {
-	o->args = arena_calloc(&c->arena, (size_t)argc + 1, sizeof(*o->args));
-	bool opts = true;
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
-		const char **val = NULL;
-		if (opts && strcmp(a, "--") == 0) {
-			opts = false;
-			continue;
-		}
-		if (!opts || a[0] != '-') {
-			o->args[o->n_args++] = a;
-			continue;
-		}
-		if (strcmp(a, "--json") == 0 && strcmp(sub, "list") == 0)
+	struct cli_args p;
+	cli_args_init(&p, c, "toolkit", table, CLI_ARGS_ANYWHERE, argc, argv);
+	int id;
+	while ((id = cli_args_next(&p)) != CLI_ARG_END) {
+		switch (id) {
+		case TK_WHEELS:
+			o->wheels = p.value;
+			break;
+		case TK_PYTHON:
+			o->python = p.value;
+			break;
+		case TK_LOCK:
+			o->lock = p.value;
+			break;
+		case TK_JSON:
 			o->json = true;
-		else if (strcmp(a, "--available") == 0 && strcmp(sub, "list") == 0)
+			break;
+		case TK_AVAILABLE:
 			o->available = true;
-		else if (strcmp(a, "--wheels") == 0 && strcmp(sub, "install") == 0)
-			val = &o->wheels;
-		else if (strcmp(a, "--python") == 0 && strcmp(sub, "install") == 0)
-			val = &o->python;
-		else if (strcmp(a, "--lock") == 0 && strcmp(sub, "remove") != 0)
-			val = &o->lock;
-		else
-			return cli_usage(c, "toolkit", "toolkit %s: unknown option '%s'", sub, a);
-		if (val) {
-			if (i + 1 >= argc)
-				return cli_usage(c, "toolkit", "%s needs a value", a);
-			*val = argv[++i];
+			break;
+		default:
+			return CLI_USAGE;
 		}
 	}
+	o->args = (const char **)(argv + p.next);
+	o->n_args = argc - p.next;
 	return CLI_OK;
 }
 
@@ -319,7 +339,10 @@ int cmd_toolkit(struct cli *c, int argc, char **argv)
 		                 "remove)",
 		                 sub);
 	}
-	if ((rc = tk_parse(c, sub, argc - 2, argv + 2, &o)) != CLI_OK)
+	const struct cli_option *table = strcmp(sub, "install") == 0 ? tk_install_options
+	                                 : strcmp(sub, "list") == 0  ? tk_list_options
+	                                                             : tk_remove_options;
+	if ((rc = tk_parse(c, table, argc - 1, argv + 1, &o)) != CLI_OK)
 		return rc;
 	if (strcmp(sub, "install") == 0)
 		return tk_install(c, &o);

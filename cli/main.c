@@ -14,36 +14,44 @@ struct command {
 	const char *name;
 	cli_cmd_fn *fn;
 	const char *summary;
-	const char *help;
+	const struct cli_help *help;
 };
 
 static const struct command commands[] = {
-#define X(name, summary) {#name, cmd_##name, summary, cmd_##name##_help},
+#define X(name, summary) {#name, cmd_##name, summary, &cmd_##name##_help},
     CLI_COMMANDS(X)
 #undef X
 };
 enum { N_COMMANDS = sizeof(commands) / sizeof(commands[0]) };
 
-static const char main_help[] =
-    "usage: cuwheel [-C DIR] [--version] [--help] COMMAND [ARGS]\n"
-    "\n"
-    "Builds the prebuilt-wheel matrix of a Python package with CUDA kernels: every\n"
-    "Python x CUDA toolkit (x PyTorch) x platform, with the kernels compiled once per toolkit.\n"
-    "\n"
-    "Global options:\n"
-    "  -C DIR        run as if started in DIR (the project holding pyproject.toml)\n"
-    "  --config FILE read [tool.cuwheel] (and [project]) from FILE instead of the project's\n"
-    "                pyproject.toml; the metadata then comes from the project's PKG-INFO\n"
-    "  --version     print cuwheel's version\n"
-    "  -h, --help    show this help; 'cuwheel help COMMAND' or 'cuwheel COMMAND --help'\n"
-    "\n"
-    "Exit status: 0 ok, 1 failure, 2 usage error, 3 nothing selected.\n"
-    "\n"
-    "Commands:\n";
+enum global_option { GLOBAL_DIR, GLOBAL_CONFIG, GLOBAL_VERSION, GLOBAL_HELP };
+
+static const struct cli_option global_options[] = {
+    {NULL, 'C', "DIR", GLOBAL_DIR, "run as if started in DIR (the project holding pyproject.toml)"},
+    {"config", 0, "FILE", GLOBAL_CONFIG,
+     "read [tool.cuwheel] (and [project]) from FILE instead of the project's\n"
+     "pyproject.toml; the metadata then comes from the project's PKG-INFO"},
+    {"version", 0, NULL, GLOBAL_VERSION, "print cuwheel's version"},
+    {"help", 'h', NULL, GLOBAL_HELP,
+     "show this help; 'cuwheel help COMMAND' or 'cuwheel COMMAND --help'"},
+    {0},
+};
+
+static const struct cli_help main_help = {
+    .text = "usage: cuwheel [-C DIR] [--version] [--help] COMMAND [ARGS]\n"
+            "\n"
+            "Builds the prebuilt-wheel matrix of a Python package with CUDA kernels: every\n"
+            "Python x CUDA toolkit (x PyTorch) x platform, with the kernels compiled once per "
+            "toolkit.\n",
+    .groups = {{NULL, global_options}},
+    .more = "Exit status: 0 ok, 1 failure, 2 usage error, 3 nothing selected.\n",
+};
 
 static void print_main_help(FILE *f)
 {
-	fputs(main_help, f);
+	fputs(main_help.text, f);
+	cli_help_print_options(f, "", &main_help);
+	fprintf(f, "\n%s\nCommands:\n", main_help.more);
 	for (size_t i = 0; i < N_COMMANDS; i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
 }
@@ -62,18 +70,20 @@ static int unknown_command(struct cli *c, const char *name)
 	for (size_t i = 0; i < N_COMMANDS; i++)
 		names[i] = commands[i].name;
 	const char *close = diag_did_you_mean(name, names, N_COMMANDS);
-	fprintf(stderr, "cuwheel: error: '%s' is not a cuwheel command\n", name);
+	diag_msg(&c->diag, DIAG_ERROR, "'%s' is not a cuwheel command", name);
 	if (close)
-		fprintf(stderr, "  hint: did you mean 'cuwheel %s'?\n", close);
+		diag_msg(&c->diag, DIAG_HINT, "did you mean 'cuwheel %s'?", close);
 	else
-		fprintf(stderr, "  hint: see 'cuwheel --help'\n");
-	(void)c;
+		diag_msg(&c->diag, DIAG_HINT, "see 'cuwheel --help'");
 	return CLI_USAGE;
 }
 
 static void print_command_help(const struct command *cmd)
 {
-	printf("cuwheel %s: %s\n\n%s", cmd->name, cmd->summary, cmd->help);
+	printf("cuwheel %s: %s\n\n%s", cmd->name, cmd->summary, cmd->help->text);
+	cli_help_print_options(stdout, cmd->name, cmd->help);
+	if (cmd->help->more)
+		printf("\n%s", cmd->help->more);
 }
 
 /* True when argv asks for help before any "--". */
@@ -98,31 +108,28 @@ int main(int argc, char **argv)
 	c.diag.user = &c;
 	os_install_signal_cleanup();
 
-	int i = 1;
-	for (; i < argc && argv[i][0] == '-'; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--version") == 0) {
+	struct cli_args p;
+	cli_args_init(&p, &c, NULL, global_options, CLI_ARGS_LAST, argc, argv);
+	int id;
+	while ((id = cli_args_next(&p)) != CLI_ARG_END) {
+		switch (id) {
+		case GLOBAL_DIR:
+			c.project_dir = p.value;
+			break;
+		case GLOBAL_CONFIG:
+			c.config_file = p.value;
+			break;
+		case GLOBAL_VERSION:
 			printf("cuwheel %s\n", CUWHEEL_VERSION);
 			return CLI_OK;
-		} else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+		case GLOBAL_HELP:
 			print_main_help(stdout);
 			return CLI_OK;
-		} else if (strcmp(a, "-C") == 0) {
-			if (i + 1 >= argc)
-				return cli_usage(&c, NULL, "-C needs a directory");
-			c.project_dir = argv[++i];
-		} else if (strncmp(a, "-C", 2) == 0) {
-			c.project_dir = a + 2;
-		} else if (strcmp(a, "--config") == 0) {
-			if (i + 1 >= argc)
-				return cli_usage(&c, NULL, "--config needs a file");
-			c.config_file = argv[++i];
-		} else if (strncmp(a, "--config=", 9) == 0) {
-			c.config_file = a + 9;
-		} else {
-			return cli_usage(&c, NULL, "unknown option '%s'", a);
+		default:
+			return CLI_USAGE;
 		}
 	}
+	int i = p.next;
 	if (i >= argc) {
 		print_main_help(stderr);
 		return CLI_USAGE;
@@ -156,7 +163,7 @@ int main(int argc, char **argv)
 	arena_free(&c.arena);
 	fflush(stdout);
 	if (ferror(stdout) && rc == CLI_OK) {
-		fprintf(stderr, "cuwheel: error: cannot write to standard output\n");
+		diag_msg(&c.diag, DIAG_ERROR, "cannot write to standard output");
 		rc = CLI_FAIL;
 	}
 	return rc;

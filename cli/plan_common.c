@@ -17,8 +17,9 @@ static void provisionable_minors(struct cli *c, struct matrix_opts *o)
 {
 	const char *path = provision_lock_path(&c->arena, c->env);
 	struct provision_lock lock;
-	struct diag quiet = {0};
-	if (!path || !provision_lock_load(&c->arena, &quiet, path, &lock))
+	/* A lock that exists but cannot be read is worth a warning: nothing is provisioned. */
+	struct diag warn = cli_diag_as_warnings(c);
+	if (!path || !provision_lock_load(&c->arena, &warn, path, &lock))
 		return;
 	for (size_t i = 0; i < lock.n_sets; i++)
 		if (!strv_contains(&o->provisionable, lock.sets[i].minor)) {
@@ -152,6 +153,7 @@ int plan_provision(struct cli *c, struct plan_ctx *pc)
 		    provision_resolve(&c->arena, &c->diag, &lock, need.v[i]);
 		if (!set)
 			return CLI_FAIL;
+		/* A progress line: the download and assembly take minutes. */
 		fprintf(stderr, "cuwheel: provisioning CUDA %s (nvcc %s) from %s into %s\n",
 		        need.v[i], set->version, provision_source_name(&c->arena, set),
 		        po.cache_dir);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "packager/audit.h"
 
 static const char *level_name(enum diag_level l)
 {
@@ -138,4 +139,37 @@ bool cli_parse_int(struct cli *c, const char *cmd, const char *opt, const char *
 	}
 	*out = (int)v;
 	return true;
+}
+
+void cli_report_findings(struct cli *c, const struct audit_result *r)
+{
+	for (size_t i = 0; i < r->n_findings; i++) {
+		const struct audit_finding *f = &r->findings[i];
+		if (f->level == AUDIT_NOTE)
+			continue;
+		const char *where =
+		    f->member ? arena_printf(&c->arena, "%s: %s", r->wheel, f->member) : r->wheel;
+		diag_path(&c->diag, f->level == AUDIT_ERROR ? DIAG_ERROR : DIAG_WARNING, where,
+		          "%s", f->message);
+		if (f->hint)
+			diag_msg(&c->diag, DIAG_HINT, "%s", f->hint);
+	}
+}
+
+/* Forwards a message to the command's sink with errors told as warnings. */
+static void emit_as_warning(void *user, const struct diag_msg *m)
+{
+	struct cli *c = user;
+	struct diag_msg w = *m;
+	if (w.level == DIAG_ERROR)
+		w.level = DIAG_WARNING;
+	if (w.level == DIAG_WARNING)
+		c->diag.warnings++;
+	if (c->diag.emit)
+		c->diag.emit(c->diag.user, &w);
+}
+
+struct diag cli_diag_as_warnings(struct cli *c)
+{
+	return (struct diag){.emit = emit_as_warning, .user = c};
 }

@@ -116,7 +116,7 @@ static const char *first_line_of(struct cli *c, const char *const *argv)
 	struct os_run run = {.argv = argv, .capture = true};
 	struct strbuf out = {0};
 	int status = 1;
-	struct diag quiet = {0};
+	struct diag quiet = {0}; /* a probe: a tool that cannot answer is shown as unknown */
 	const char *res = NULL;
 	if (os_run(&quiet, &run, &out, &status) && status == 0)
 		res = arena_strndup(&c->arena, sb_str(&out), strcspn(sb_str(&out), "\n"));

@@ -467,7 +467,7 @@ static void wheel_requires_except_torch(struct arena *a, const char *wheel, stru
 {
 	if (torch_req)
 		*torch_req = NULL;
-	struct diag quiet = {0};
+	struct diag quiet = {0}; /* a wheel that cannot be read fails its pip install, loudly */
 	struct zip_reader r = {0};
 	if (!zip_reader_open(a, &quiet, wheel, NULL, &r))
 		return;
@@ -531,7 +531,7 @@ static void job_run(struct run_ctx *rc, size_t idx)
 	struct arena *a = &rc->job_arenas[idx];
 	size_t lines = o->output_lines ? o->output_lines : 60;
 	double t0 = now_s();
-	struct diag quiet = {0};
+	struct diag quiet = {0}; /* a job's failures are told in its own output (job_fail) */
 	char *dir = arena_printf(a, "%s/%zu-%s", rc->root, idx, j->py_key);
 	char *venv = os_join(a, dir, "venv"), *work = os_join(a, dir, "work");
 	char *vpy = arena_printf(a, "%s/bin/python", venv);
@@ -739,7 +739,9 @@ bool wheeltest_run(struct arena *a, struct diag *d, const struct wheeltest_opts 
 	}
 	if (!o->keep_venvs) {
 		struct diag quiet = {0};
-		os_rm_rf(&quiet, root);
+		if (!os_rm_rf(&quiet, root))
+			diag_path(d, DIAG_WARNING, root,
+			          "cannot remove the test venvs; delete this directory by hand");
 	}
 	return true;
 }

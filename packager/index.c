@@ -531,11 +531,13 @@ bool index_write(struct arena *a, struct diag *d, const struct index_opts *o,
 	char *old = NULL;
 	if (ok)
 		ok = swap_in(a, d, fresh, site, parent, base, &old);
-	struct diag quiet = {0};
+	struct diag quiet = {0}; /* the failure that stopped the update is already reported */
 	if (!ok)
 		os_rm_rf(&quiet, fresh);
-	else if (old)
-		os_rm_rf(&quiet, old);
+	else if (old && !os_rm_rf(&quiet, old))
+		diag_path(
+		    d, DIAG_WARNING, old,
+		    "the previous index was replaced but cannot be removed; delete it by hand");
 	os_tmp_forget(fresh);
 	if (old)
 		os_tmp_forget(old);

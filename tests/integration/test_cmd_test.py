@@ -116,7 +116,7 @@ def main():
         pyver = wf.py_info(b[0]["interpreter"])[2] if b and b[0].get("interpreter") else "?"
         check(pyver.startswith("3.11.") and b[0].get("python_version") == pyver,
               "the JSON names the 3.11 interpreter and its version", json.dumps(b, indent=1))
-        msg = f"cuwheel: test failed: {os.path.basename(bad)} on Python {pyver} (exit 1)"
+        msg = f"cuwheel: error: test failed: {os.path.basename(bad)} on Python {pyver} (exit 1)"
         check(msg in r.stderr, "the failure names the wheel and the Python", r.stderr)
         check(f"---- {os.path.basename(bad)} on Python {pyver}" in r.stderr
               and "assert 41 == 42" in r.stderr,
