@@ -7,7 +7,7 @@
 #include "ci/actions.h"
 #include "ci/github.h"
 
-/* Where each platform's cells are built. */
+/* Where each platform's cells are built (a row per platform of standards/platform.h). */
 struct platform_info {
 	const char *platform;
 	const char *arch;     /* in image names and NVIDIA's repository paths: x86_64, sbsa */

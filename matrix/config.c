@@ -7,14 +7,9 @@
 #include "base/os.h"
 #include "matrix/config_internal.h"
 #include "matrix/matrix.h"
+#include "standards/platform.h"
 #include "standards/version.h"
 
-static const char *const platforms[] = {
-    "linux_x86_64",
-    "linux_aarch64",
-    "win_amd64",
-    "win_arm64",
-};
 static const char *const template_fields[] = {
     "cuda", "cuda_nodot", "cuda_major", "torch", "torch_nodot", "python", "python_nodot",
 };
@@ -65,13 +60,19 @@ bad:
 
 static const char *check_platform(struct arena *a, const char *v)
 {
-	for (size_t i = 0; i < N(platforms); i++)
-		if (!strcmp(v, platforms[i]))
-			return NULL;
-	const char *close = diag_did_you_mean(v, platforms, N(platforms));
+	if (platform_find(v))
+		return NULL;
+	size_t n = platform_count();
+	const char **names = arena_calloc(a, n, sizeof(*names));
+	struct strbuf all = {0};
+	for (size_t i = 0; i < n; i++) {
+		names[i] = platform_at(i)->tag;
+		sb_printf(&all, "%s%s", i ? ", " : "", names[i]);
+	}
+	const char *close = diag_did_you_mean(v, names, n);
 	return arena_printf(a, "'%s' is not a platform cuwheel builds for (%s)%s%s%s", v,
-	                    "linux_x86_64, linux_aarch64, win_amd64, win_arm64",
-	                    close ? "; did you mean '" : "", close ? close : "", close ? "'?" : "");
+	                    sb_to_arena(&all, a), close ? "; did you mean '" : "",
+	                    close ? close : "", close ? "'?" : "");
 }
 
 static const char *check_template(struct arena *a, const char *t)

@@ -10,6 +10,7 @@
 #include <sys/utsname.h>
 
 #include "base/strbuf.h"
+#include "standards/platform.h"
 #include "standards/tags.h"
 #include "standards/version.h"
 
@@ -280,7 +281,7 @@ static void describe_cell(struct arena *a, struct plan *p, struct cell *c)
 	/* Why not: other OS first, then the toolchain, then the interpreter and torch. */
 	c->buildable = false;
 	if (strcmp(c->platform, p->host_platform) != 0) {
-		if (!strncmp(c->platform, "win_", 4))
+		if (platform_is_windows(c->platform))
 			c->why_not =
 			    "Windows cell: needs a Windows runner with MSVC (see cuwheel ci)";
 		else

@@ -9,6 +9,7 @@
 
 #include <cmocka.h>
 
+#include "standards/platform.h"
 #include "standards/tags.h"
 
 #define N_OF(arr) (sizeof(arr) / sizeof((arr)[0]))
@@ -260,6 +261,27 @@ static void test_python_abi_and_platform_tags(void **state)
 	                    "macosx_10_9_universal2");
 }
 
+/* The one platform table: each entry is what sysconfig's platform becomes as a tag, Windows
+ * exactly for the win_ tags, and found by its own name only. */
+static void test_platform_table_matches_sysconfig_tags(void **state)
+{
+	(void)state;
+	struct arena a = {0};
+	assert_true(platform_count() >= 4);
+	for (size_t i = 0; i < platform_count(); i++) {
+		const struct platform *p = platform_at(i);
+		assert_ptr_equal(platform_find(p->tag), p);
+		assert_int_equal(p->windows, platform_is_windows(p->tag));
+		const char *sys =
+		    arena_printf(&a, "%s-%s", p->windows ? "win" : "linux", p->machine);
+		assert_string_equal(tag_platform_from_sysconfig(&a, sys), p->tag);
+	}
+	assert_null(platform_find("linux_x86"));
+	assert_null(platform_find("macosx_11_0_arm64"));
+	assert_null(platform_find(""));
+	arena_free(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -272,6 +294,7 @@ int main(void)
 	    cmocka_unit_test(test_tags_expand_every_combination_sorted),
 	    cmocka_unit_test(test_manylinux_tags_and_legacy_aliases),
 	    cmocka_unit_test(test_python_abi_and_platform_tags),
+	    cmocka_unit_test(test_platform_table_matches_sysconfig_tags),
 	};
 	return cmocka_run_group_tests(tests, setup_arena, teardown_arena);
 }
