@@ -457,7 +457,7 @@ static void test_discovery_reads_the_passed_environment_not_the_process(void **s
 	const char *theirs = os_join(&f->a, f->tmp, "toolkits/cuda-13.0");
 	fake_toolkit(f, mine, "12.6", "12.6.85", "50 90", runs);
 	fake_toolkit(f, theirs, "13.0", "13.0.88", "75 90", runs);
-	/* NVIDIA's nvcc driver has its nvcc.profile beside it (discover.c: not a wrapper). */
+	/* NVIDIA's nvcc has its nvcc.profile beside it (discover_toolkit.c: not a wrapper). */
 	write_file(os_join(&f->a, mine, "bin/nvcc.profile"), "\n", 0644);
 	write_file(os_join(&f->a, theirs, "bin/nvcc.profile"), "\n", 0644);
 	const char *other_cache = os_join(&f->a, f->tmp, "other-cache");
