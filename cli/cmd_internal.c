@@ -7,7 +7,7 @@
 #include "base/strbuf.h"
 #include "cli/cli.h"
 #include "cli/internal.h"
-#include "matrix/toml.h"
+#include "standards/toml.h"
 
 const struct cli_help cmd_internal_help = {
     .text = "usage: cuwheel internal toml-decode < FILE.toml\n"

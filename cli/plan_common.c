@@ -10,7 +10,7 @@
 #include "base/strbuf.h"
 #include "matrix/discover_project.h"
 #include "toolchain/provision.h"
-#include "matrix/toml.h"
+#include "standards/toml.h"
 
 /* The CUDA minors the lock file can provision (quietly nothing when there is no lock). */
 static void provisionable_minors(struct cli *c, struct matrix_opts *o)

@@ -8,7 +8,7 @@
 
 #include "base/arena.h"
 #include "base/diag.h"
-#include "matrix/toml.h"
+#include "standards/toml.h"
 #include "standards/cuda_arch.h"
 #include "standards/project.h"
 

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "base/strbuf.h"
-#include "matrix/toml.h"
+#include "standards/toml.h"
 
 /* The libFuzzer entry point: returns 0 (inputs are never rejected from the corpus). */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "base/strbuf.h"
-#include "matrix/toml.h"
+#include "standards/toml.h"
 
 #define N_OF(arr) (sizeof(arr) / sizeof((arr)[0]))
 

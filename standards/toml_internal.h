@@ -1,12 +1,12 @@
 /* toml_internal.h: what the TOML parser's files share with each other (not public). */
-#ifndef CUWHEEL_MATRIX_TOML_INTERNAL_H
-#define CUWHEEL_MATRIX_TOML_INTERNAL_H
+#ifndef CUWHEEL_STANDARDS_TOML_INTERNAL_H
+#define CUWHEEL_STANDARDS_TOML_INTERNAL_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "base/strbuf.h"
-#include "matrix/toml.h"
+#include "standards/toml.h"
 
 /* Table and array states that decide what may be added later (the redefinition rules). */
 enum {

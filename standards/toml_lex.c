@@ -1,6 +1,6 @@
 /* toml_lex.c: the TOML lexer: whitespace and comments, strings and escapes, UTF-8 checks,
  * numbers, booleans and date-times. */
-#include "matrix/toml_internal.h"
+#include "standards/toml_internal.h"
 
 #include <inttypes.h>
 #include <math.h>

@@ -1,7 +1,7 @@
 /* toml.h: a strict TOML 1.0 parser producing a tree that remembers where every key and value
  * came from, so later phases can report errors at file:line:col. */
-#ifndef CUWHEEL_MATRIX_TOML_H
-#define CUWHEEL_MATRIX_TOML_H
+#ifndef CUWHEEL_STANDARDS_TOML_H
+#define CUWHEEL_STANDARDS_TOML_H
 
 #include <stdbool.h>
 #include <stddef.h>

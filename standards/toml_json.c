@@ -1,5 +1,5 @@
 /* toml_json.c: writes a TOML tree as toml-test's tagged JSON (shared/toml-test/FORMAT.md). */
-#include "matrix/toml.h"
+#include "standards/toml.h"
 
 #include <inttypes.h>
 #include <math.h>

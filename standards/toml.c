@@ -1,6 +1,6 @@
 /* toml.c: the TOML document model: key paths, tables, arrays of tables and the redefinition
  * rules (toml_lex.c reads the tokens, toml_json.c writes toml-test's tagged JSON). */
-#include "matrix/toml_internal.h"
+#include "standards/toml_internal.h"
 
 #include <stdio.h>
 #include <string.h>
