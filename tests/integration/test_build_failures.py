@@ -171,9 +171,11 @@ def nvcc_breaks(tmp):
     counter = os.path.join(tmp, "nvcc-calls")
     with open(os.path.join(fake, "bin", "nvcc"), "w") as f:
         f.write(f"""#!/bin/sh
-# A toolkit that breaks mid-build: the third compile (-c) and later fail.
+# A toolkit that breaks mid-build: the third compile (-c) and later fail. The count is taken
+# under a lock: with -j 2 two compiles run at once, and an unlocked read-increment-write lost
+# a count (both read 0), so the third compile passed and the build succeeded (seen under ASan).
 case " $* " in *" -c "*)
-  n=$(($(cat {counter} 2>/dev/null || echo 0) + 1)); echo $n > {counter}
+  n=$(flock {counter}.lock sh -c 'n=$(($(cat {counter} 2>/dev/null || echo 0) + 1)); echo $n > {counter}; echo $n')
   if [ $n -gt 2 ]; then echo "nvcc: fatal: the toolkit went away (call $n)" >&2; exit 1; fi;;
 esac
 exec {NVCC} "$@"
