@@ -111,6 +111,23 @@ bool provision_pkg_from_json(struct arena *a, json_t *o, struct provision_pkg *p
 	return true;
 }
 
+bool provision_set_pkgs(struct arena *a, struct diag *d, const char *path, const char *section,
+                        size_t i, json_t *pkgs, bool deb, struct provision_set *s)
+{
+	s->n_pkgs = json_array_size(pkgs);
+	s->pkgs = arena_calloc(a, s->n_pkgs, sizeof(*s->pkgs));
+	for (size_t j = 0; j < s->n_pkgs; j++)
+		if (!provision_pkg_from_json(a, json_array_get(pkgs, j), &s->pkgs[j], deb)) {
+			diag_path(d, DIAG_ERROR, path,
+			          "%s[%zu].packages[%zu]: needs %s, version, %s and a sha256 of 64 "
+			          "hex digits",
+			          section, i, j, deb ? "a Debian package name" : "name",
+			          deb ? "pool filename" : "filename");
+			return false;
+		}
+	return true;
+}
+
 static void strv_from_json(struct arena *a, json_t *arr, struct strv *out)
 {
 	size_t i;

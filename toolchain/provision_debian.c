@@ -465,19 +465,8 @@ static bool debian_lock_read(struct arena *a, struct diag *d, const char *path, 
 		s->keyring = arena_strdup(a, keyring);
 		s->suite = arena_strdup(a, suite);
 		s->components = arena_strdup(a, comps);
-		s->n_pkgs = json_array_size(pkgs);
-		s->pkgs = arena_calloc(a, s->n_pkgs, sizeof(*s->pkgs));
-		for (size_t j = 0; j < s->n_pkgs; j++) {
-			if (!provision_pkg_from_json(a, json_array_get(pkgs, j), &s->pkgs[j],
-			                             true)) {
-				diag_path(
-				    d, DIAG_ERROR, path,
-				    "debian.toolkits[%zu].packages[%zu]: needs a Debian package "
-				    "name, version, pool filename and a sha256 of 64 hex digits",
-				    i, j);
-				return false;
-			}
-		}
+		if (!provision_set_pkgs(a, d, path, "debian.toolkits", i, pkgs, true, s))
+			return false;
 		out->n_sets++;
 	}
 	return true;

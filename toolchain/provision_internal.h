@@ -58,6 +58,10 @@ bool provision_is_token(const char *s, const char *allowed);
 /* Reads one {name, version, filename, sha256, size} of a wheel (deb false) or a .deb (deb
  * true, Debian's characters) into p; false when a field is missing or malformed. */
 bool provision_pkg_from_json(struct arena *a, json_t *o, struct provision_pkg *p, bool deb);
+/* Fills s's packages from the lock's array pkgs (Debian packages when deb); false + an error
+ * at path naming section[i].packages[j] when one is malformed. */
+bool provision_set_pkgs(struct arena *a, struct diag *d, const char *path, const char *section,
+                        size_t i, json_t *pkgs, bool deb, struct provision_set *s);
 /* Fills s's version, major, minor_n and minor from "MAJOR.MINOR.PATCH"; false when ver is not
  * of that form. */
 bool provision_set_version(struct arena *a, struct provision_set *s, const char *ver);

@@ -272,18 +272,8 @@ static bool pypi_lock_read(struct arena *a, struct diag *d, const char *path, js
 			return false;
 		}
 		s->source = PROVISION_PYPI;
-		s->n_pkgs = json_array_size(pkgs);
-		s->pkgs = arena_calloc(a, s->n_pkgs, sizeof(*s->pkgs));
-		for (size_t j = 0; j < s->n_pkgs; j++) {
-			if (!provision_pkg_from_json(a, json_array_get(pkgs, j), &s->pkgs[j],
-			                             false)) {
-				diag_path(d, DIAG_ERROR, path,
-				          "toolkits[%zu].packages[%zu]: needs "
-				          "name, version, filename and a sha256 of 64 hex digits",
-				          i, j);
-				return false;
-			}
-		}
+		if (!provision_set_pkgs(a, d, path, "toolkits", i, pkgs, false, s))
+			return false;
 		out->n_sets++;
 	}
 	return true;
