@@ -11,34 +11,7 @@
 
 #include "base/os.h"
 #include "matrix/stage.h"
-
-char *file_sha256_hex(struct arena *a, struct diag *d, const char *path)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		diag_errno(d, path, "cannot open");
-		return NULL;
-	}
-	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-	EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
-	char buf[1 << 16];
-	ssize_t n;
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		EVP_DigestUpdate(ctx, buf, (size_t)n);
-	close(fd);
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int len = 0;
-	EVP_DigestFinal_ex(ctx, md, &len);
-	EVP_MD_CTX_free(ctx);
-	if (n < 0) {
-		diag_errno(d, path, "cannot read");
-		return NULL;
-	}
-	char *hex = arena_alloc(a, 2 * len + 1);
-	for (unsigned int i = 0; i < len; i++)
-		snprintf(hex + 2 * i, 3, "%02x", md[i]);
-	return hex;
-}
+#include "standards/digest.h"
 
 static const char *archive_name(const struct archive_paths *ap)
 {

@@ -16,7 +16,5 @@ bool kernels_export(struct arena *a, struct diag *d, const struct plan *p,
  * naming what differs. */
 bool kernels_import(struct arena *a, struct diag *d, const struct plan *p,
                     const struct build_graph *g, const char *dir);
-/* Returns the hex sha256 of a file, or NULL + diagnostic. */
-char *file_sha256_hex(struct arena *a, struct diag *d, const char *path);
 
 #endif

@@ -12,6 +12,7 @@
 
 #include "base/os.h"
 #include "base/strbuf.h"
+#include "standards/digest.h"
 #include "toolchain/provision_internal.h"
 
 /* Where a package's files go in the root: a member of the .deb (a file or a whole directory)
@@ -82,41 +83,6 @@ static const char nvcc_profile[] =
     "\n"
     "CUDAFE_FLAGS    +=\n"
     "PTXAS_FLAGS     +=\n";
-
-/* The sha256 of a file as 64 lowercase hex digits, or NULL + diagnostic. */
-static char *file_sha256(struct arena *a, struct diag *d, const char *path)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		diag_errno(d, path, "cannot open");
-		return NULL;
-	}
-	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-	EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
-	enum { BUF = 1 << 16 };
-	unsigned char *buf = arena_alloc(a, BUF);
-	ssize_t n;
-	while ((n = read(fd, buf, BUF)) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			diag_errno(d, path, "cannot read");
-			close(fd);
-			EVP_MD_CTX_free(ctx);
-			return NULL;
-		}
-		EVP_DigestUpdate(ctx, buf, (size_t)n);
-	}
-	close(fd);
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int len = 0;
-	EVP_DigestFinal_ex(ctx, md, &len);
-	EVP_MD_CTX_free(ctx);
-	char *hex = arena_alloc(a, 2 * len + 1);
-	for (unsigned int i = 0; i < len; i++)
-		snprintf(hex + 2 * i, 3, "%02x", md[i]);
-	return hex;
-}
 
 /* The private apt configuration of one suite: <cache>/debian/<suite>/. */
 struct apt {
@@ -226,7 +192,7 @@ static bool fetch_deb(struct arena *a, struct diag *d, const struct apt *apt,
 	char *dest = os_join(a, debs, base);
 	*out = dest;
 	if (os_exists(dest)) {
-		char *have = file_sha256(a, d, dest);
+		char *have = file_sha256_hex(a, d, dest);
 		if (have && strcmp(have, p->sha256) == 0)
 			return true;
 		if (!os_rm_rf(d, dest)) /* a partial or damaged copy: fetch it again */
@@ -247,7 +213,7 @@ static bool fetch_deb(struct arena *a, struct diag *d, const struct apt *apt,
 		return false;
 	}
 	char *file = os_join(a, dl, got.v[0]);
-	char *sha = file_sha256(a, d, file);
+	char *sha = file_sha256_hex(a, d, file);
 	if (!sha)
 		return false;
 	if (strcmp(sha, p->sha256) != 0) {
