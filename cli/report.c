@@ -163,7 +163,8 @@ void report_from(struct cli *c, const struct plan_ctx *pc, json_t *root, struct 
 		rc->reason = json_string_value(json_object_get(j, "reason"));
 		rc->wheel = json_string_value(json_object_get(j, "wheel"));
 		rc->size = json_integer_value(json_object_get(j, "size"));
-		rc->seconds = json_number_value(json_object_get(j, "seconds"));
+		json_t *secs = json_object_get(j, "seconds");
+		rc->seconds = json_is_number(secs) ? json_number_value(secs) : -1;
 		if (!rc->id)
 			rc->id = "?";
 		if (!rc->result)
@@ -268,7 +269,8 @@ json_t *report_json(const struct plan_ctx *pc, const struct report *r)
 		json_object_set_new(o, "reason", str_or_null(rc->reason));
 		json_object_set_new(o, "wheel", str_or_null(rc->wheel));
 		json_object_set_new(o, "size", json_integer(rc->size));
-		json_object_set_new(o, "seconds", json_real(rc->seconds));
+		json_object_set_new(o, "seconds",
+		                    rc->seconds < 0 ? json_null() : json_real(rc->seconds));
 		json_object_set_new(o, "audit", rc->audited ? audit_json(&rc->audit) : json_null());
 		json_array_append_new(cells, o);
 	}

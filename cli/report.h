@@ -22,7 +22,7 @@ struct report_cell {
 	const struct cell *cell; /* from the plan; NULL when the plan no longer has it */
 	const char *id, *result, *reason, *wheel; /* as report.json says; wheel: a path or NULL */
 	long long size;
-	double seconds;
+	double seconds; /* < 0: report.json says null (up to date: nothing ran for it) */
 	bool audited;
 	struct audit_result audit;
 };

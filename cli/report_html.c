@@ -121,7 +121,10 @@ static void grid(struct strbuf *sb, const struct report *r)
 				if (!strcmp(rc->result, "ok")) {
 					sb_puts(sb, " &middot; ");
 					human_size(sb, rc->size);
-					sb_printf(sb, " &middot; %.1fs", rc->seconds);
+					if (rc->seconds < 0)
+						sb_puts(sb, " &middot; up to date");
+					else
+						sb_printf(sb, " &middot; %.1fs", rc->seconds);
 				}
 				sb_puts(sb, "</div>");
 				if (rc->wheel) {

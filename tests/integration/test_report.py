@@ -172,6 +172,27 @@ def main():
             fail(f"timeline bars {classes}: the two stages must be told apart")
         print("ok: the HTML is self-contained with the grid and a two-stage timeline")
 
+        # A no-op rebuild: nothing ran for the cell, so its time is unknown (null), shown as
+        # "up to date", never as 0 s (the report once read report.json's null as 0).
+        if not (isinstance(cell["seconds"], float) and cell["seconds"] > 0):
+            fail(f"data JSON: the first build's cell time is {cell['seconds']!r}")
+        b2 = subprocess.run([CUWHEEL, "build", "--no-test", "--progress=plain"], cwd=proj,
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        out2 = os.path.join(tmp, "out2")
+        r2 = subprocess.run([CUWHEEL, "report", "--out", out2], cwd=proj, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if b2.returncode != 0 or r2.returncode != 0:
+            fail("the no-op rebuild or its report failed", b2.stdout + r2.stdout)
+        cell2 = next(c for c in json.load(open(os.path.join(out2, "report-data.json")))["cells"]
+                     if c["id"] == CELL)
+        if cell2["result"] != "ok" or cell2["seconds"] is not None:
+            fail(f"data JSON after a no-op rebuild: {cell2['result']}, seconds "
+                 f"{cell2['seconds']!r} (want ok and null)")
+        if "up to date" not in open(os.path.join(out2, "report.html")).read():
+            fail("the HTML after a no-op rebuild does not say the cell was up to date")
+        print("ok: after a no-op rebuild the cell's time is null in the data and 'up to date' "
+              "in the HTML")
+
         chromium = shutil.which("chromium") or shutil.which("chromium-browser")
         if not chromium:
             return testskip.skip_code("no chromium (apt-get install chromium) to render the page",
