@@ -24,7 +24,7 @@ static json_t *source_hashes(struct arena *a, struct diag *d, const struct confi
 	json_t *src = json_object();
 	for (size_t i = 0; i < cfg->kernels.files.n; i++) {
 		const char *rel = cfg->kernels.files.v[i];
-		char *h = file_sha256_hex(a, d, os_join(a, cfg->project_dir, rel));
+		char *h = file_sha256_hex(a, d, os_join(a, cfg->project_dir, rel), NULL);
 		if (!h) {
 			json_decref(src);
 			return NULL;
@@ -53,7 +53,7 @@ bool kernels_export(struct arena *a, struct diag *d, const struct plan *p,
 		char *src = os_join(a, g->build_dir, ap->archive);
 		char *sub = os_join(a, dir, archive_name(ap));
 		char *dst = os_join(a, sub, "libkernels.a");
-		char *hash = file_sha256_hex(a, d, src);
+		char *hash = file_sha256_hex(a, d, src, NULL);
 		json_t *sources = source_hashes(a, d, p->cfg);
 		ok = hash && sources && os_mkdir_p(d, sub) && stage_copy_file(d, src, dst);
 		if (!ok) {
@@ -168,7 +168,7 @@ bool kernels_import(struct arena *a, struct diag *d, const struct plan *p,
 			break;
 		}
 		char *src = os_join(a, dir, file);
-		char *have_sha = file_sha256_hex(a, d, src);
+		char *have_sha = file_sha256_hex(a, d, src, NULL);
 		if (!have_sha || strcmp(have_sha, sha)) {
 			if (have_sha)
 				diag_path(d, DIAG_ERROR, src,

@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +15,7 @@
 #include "base/os.h"
 #include "base/strbuf.h"
 #include "packager/audit.h"
+#include "standards/digest.h"
 #include "standards/metadata.h"
 #include "standards/tags.h"
 #include "standards/version.h"
@@ -64,60 +64,6 @@ char *index_html_escape(struct arena *a, const char *s)
 		}
 	}
 	return sb_to_arena(&sb, a);
-}
-
-static void hex32(const unsigned char *md, char out[65])
-{
-	for (int i = 0; i < 32; i++)
-		snprintf(out + 2 * i, 3, "%02x", md[i]);
-}
-
-/* Hashes a whole file; false + diagnostic. */
-static bool sha256_file(struct diag *d, const char *path, char out[65], uint64_t *size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		diag_errno(d, path, "cannot open");
-		return false;
-	}
-	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-	EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
-	static const size_t bufsz = 1 << 20;
-	unsigned char *buf = malloc(bufsz);
-	bool ok = buf != NULL;
-	uint64_t total = 0;
-	while (ok) {
-		ssize_t n = read(fd, buf, bufsz);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			diag_errno(d, path, "cannot read");
-			ok = false;
-		}
-		if (n <= 0)
-			break;
-		EVP_DigestUpdate(ctx, buf, (size_t)n);
-		total += (uint64_t)n;
-	}
-	unsigned char md[32];
-	unsigned int mdlen = 0;
-	EVP_DigestFinal_ex(ctx, md, &mdlen);
-	EVP_MD_CTX_free(ctx);
-	free(buf);
-	close(fd);
-	if (ok) {
-		hex32(md, out);
-		*size = total;
-	}
-	return ok;
-}
-
-static void sha256_mem(const void *data, size_t len, char out[65])
-{
-	unsigned char md[32];
-	unsigned int mdlen = 0;
-	EVP_Digest(data, len, md, &mdlen, EVP_sha256(), NULL);
-	hex32(md, out);
 }
 
 /* Reads one wheel: its name, METADATA (agreeing with the name) and hashes; the audit gate
@@ -204,8 +150,12 @@ static bool read_wheel(struct arena *a, struct diag *d, const char *path, const 
 	f->requires_python = metadata_header(a, meta, mlen, "Requires-Python");
 	f->metadata = meta;
 	f->metadata_len = mlen;
-	sha256_mem(meta, mlen, f->metadata_sha256);
-	return sha256_file(d, path, f->sha256, &f->size);
+	mem_sha256_hex(meta, mlen, f->metadata_sha256);
+	const char *hex = file_sha256_hex(a, d, path, &f->size);
+	if (!hex)
+		return false;
+	memcpy(f->sha256, hex, sizeof(f->sha256));
+	return true;
 }
 
 static int file_cmp(const void *x, const void *y)
@@ -230,7 +180,7 @@ static bool place_wheel(struct arena *a, struct diag *d, const struct index_file
 	if (!os_read_file(a, d, f->path, &src))
 		return false;
 	char hex[65];
-	sha256_mem(src.text, src.len, hex);
+	mem_sha256_hex(src.text, src.len, hex);
 	if (strcmp(hex, f->sha256)) {
 		diag_path(d, DIAG_ERROR, f->path, "changed while the index was being written");
 		return false;

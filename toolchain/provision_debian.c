@@ -192,7 +192,7 @@ static bool fetch_deb(struct arena *a, struct diag *d, const struct apt *apt,
 	char *dest = os_join(a, debs, base);
 	*out = dest;
 	if (os_exists(dest)) {
-		char *have = file_sha256_hex(a, d, dest);
+		char *have = file_sha256_hex(a, d, dest, NULL);
 		if (have && strcmp(have, p->sha256) == 0)
 			return true;
 		if (!os_rm_rf(d, dest)) /* a partial or damaged copy: fetch it again */
@@ -213,7 +213,7 @@ static bool fetch_deb(struct arena *a, struct diag *d, const struct apt *apt,
 		return false;
 	}
 	char *file = os_join(a, dl, got.v[0]);
-	char *sha = file_sha256_hex(a, d, file);
+	char *sha = file_sha256_hex(a, d, file, NULL);
 	if (!sha)
 		return false;
 	if (strcmp(sha, p->sha256) != 0) {
