@@ -11,7 +11,7 @@
 #include "base/os.h"
 #include "toolchain/discover_internal.h"
 
-void looked_add(struct disc *x, const char *what, const char *where, const char *fmt, ...)
+void disc_looked_add(struct disc *x, const char *what, const char *where, const char *fmt, ...)
 {
 	struct discovery *ds = x->out;
 	if (ds->n_looked == ds->cap_looked) {
@@ -41,7 +41,7 @@ const char *cuwheel_cache_dir(struct arena *a, const char *const *env)
 
 /* os_list_dir, with the vector allocated first: os_list_dir qsorts out->v even when the
  * directory is empty, and qsort(NULL, 0) is undefined behaviour (UBSan stops there). */
-bool list_dir(struct arena *a, const char *dir, struct strv *out)
+bool disc_list_dir(struct arena *a, const char *dir, struct strv *out)
 {
 	if (!out->v) {
 		strv_push(a, out, "");
@@ -51,7 +51,7 @@ bool list_dir(struct arena *a, const char *dir, struct strv *out)
 }
 
 /* True when want ("13.0" or "13.0.88") names the toolkit. */
-bool version_matches(const char *want, const char *full, int major, int minor)
+bool disc_version_matches(const char *want, const char *full, int major, int minor)
 {
 	char mm[32];
 	snprintf(mm, sizeof(mm), "%d.%d", major, minor);
@@ -60,7 +60,7 @@ bool version_matches(const char *want, const char *full, int major, int minor)
 
 /* Paths in the pyproject's explicit tables are relative to the project, not to where cuwheel
  * was started. */
-const char *explicit_path(struct disc *x, const char *path)
+const char *disc_explicit_path(struct disc *x, const char *path)
 {
 	if (path[0] == '/' || !x->req->project_dir)
 		return path;
@@ -80,8 +80,8 @@ bool discover_run(struct arena *a, struct diag *d, const struct discover_request
 		return false;
 	struct disc x = {.a = a, .d = d, .req = r, .cache_dir = cache_dir, .out = out};
 	x.sysroot = o->sysroot ? o->sysroot : "";
-	find_toolkits(&x);
-	find_pythons(&x, o->probe_torch, o->jobs);
+	disc_find_toolkits(&x);
+	disc_find_pythons(&x, o->probe_torch, o->jobs);
 	return true;
 }
 
@@ -89,7 +89,7 @@ const struct toolkit *discover_toolkit(const struct discovery *ds, const char *v
 {
 	for (size_t i = 0; i < ds->n_toolkits; i++) {
 		const struct toolkit *tk = &ds->toolkits[i];
-		if (version_matches(version, tk->version, tk->major, tk->minor))
+		if (disc_version_matches(version, tk->version, tk->major, tk->minor))
 			return tk;
 	}
 	return NULL;

@@ -1,6 +1,6 @@
 /* discover_internal.h: what discovery's entry point (discover.c), its toolkit search
  * (discover_toolkit.c) and its Python search (discover_python.c) share. Not for use outside
- * toolchain/discover*.c. */
+ * toolchain/discover*.c; its functions carry the disc_ prefix. */
 #ifndef CUWHEEL_TOOLCHAIN_DISCOVER_INTERNAL_H
 #define CUWHEEL_TOOLCHAIN_DISCOVER_INTERNAL_H
 
@@ -27,20 +27,20 @@ struct disc {
 
 /* Appends to x->out->looked that what ("toolkit", "python") was looked for at where, and the
  * result (fmt). */
-void looked_add(struct disc *x, const char *what, const char *where, const char *fmt, ...)
+void disc_looked_add(struct disc *x, const char *what, const char *where, const char *fmt, ...)
     CW_PRINTF(4, 5);
 /* os_list_dir() into out (its names sorted), safe for an empty directory; false when dir
  * cannot be listed. */
-bool list_dir(struct arena *a, const char *dir, struct strv *out);
+bool disc_list_dir(struct arena *a, const char *dir, struct strv *out);
 /* Returns true when want ("13.0" or "13.0.88") names the toolkit of that version. */
-bool version_matches(const char *want, const char *full, int major, int minor);
+bool disc_version_matches(const char *want, const char *full, int major, int minor);
 /* Returns path, resolved against the project directory when it is relative. */
-const char *explicit_path(struct disc *x, const char *path);
+const char *disc_explicit_path(struct disc *x, const char *path);
 /* Fills x->out->toolkits (sorted, newest first) from every place toolkits are looked for,
  * recording each in looked; explicit toolkits that are not usable are warned about. */
-void find_toolkits(struct disc *x);
+void disc_find_toolkits(struct disc *x);
 /* Fills x->out->pythons (sorted, newest first) from every place interpreters are looked for,
  * probing them (torch too when torch) with at most jobs_max at once (0: one per CPU). */
-void find_pythons(struct disc *x, bool torch, int jobs_max);
+void disc_find_pythons(struct disc *x, bool torch, int jobs_max);
 
 #endif

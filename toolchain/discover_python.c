@@ -23,7 +23,7 @@ static void cand_add(struct disc *x, const char *where, const char *path, const 
 {
 	bool warn = strcmp(found_by, "explicit") == 0;
 	if (!os_is_exec(path)) {
-		looked_add(x, "python", where, "%s is not an executable file", path);
+		disc_looked_add(x, "python", where, "%s is not an executable file", path);
 		if (warn)
 			diag_path(x->d, DIAG_WARNING, path,
 			          "Python %s from the pythons table is not an executable file",
@@ -45,7 +45,7 @@ static void cand_add(struct disc *x, const char *where, const char *path, const 
 		real = arena_printf(x->a, "%s (venv %s)", real, os_realpath(x->a, venv));
 	for (size_t i = 0; i < x->n_cands; i++) {
 		if (strcmp(x->cands[i].real, real) == 0) {
-			looked_add(x, "python", where, "same file as %s", x->cands[i].path);
+			disc_looked_add(x, "python", where, "same file as %s", x->cands[i].path);
 			return;
 		}
 	}
@@ -132,22 +132,23 @@ static void cand_shim(struct disc *x, const char *shim, const char *name)
 		const char *p =
 		    arena_printf(x->a, "%s/versions/%s/bin/%s", root, active.v[i], name);
 		if (os_is_exec(p)) {
-			looked_add(x, "python", shim, "pyenv shim for %s", p);
+			disc_looked_add(x, "python", shim, "pyenv shim for %s", p);
 			cand_add(x, p, p, "PATH", NULL);
 			return;
 		}
 	}
-	looked_add(x, "python", shim,
-	           "pyenv shim, but no active pyenv version has %s (pyenv's versions are searched "
-	           "directly)",
-	           name);
+	disc_looked_add(
+	    x, "python", shim,
+	    "pyenv shim, but no active pyenv version has %s (pyenv's versions are searched "
+	    "directly)",
+	    name);
 }
 
 static void find_path_pythons(struct disc *x)
 {
 	const char *path = env_nonempty(x->req->env, "PATH");
 	if (!path) {
-		looked_add(x, "python", "PATH", "not set");
+		disc_looked_add(x, "python", "PATH", "not set");
 		return;
 	}
 	struct strv dirs = {0};
@@ -160,7 +161,7 @@ static void find_path_pythons(struct disc *x)
 			continue;
 		strv_push(x->a, &dirs, dir);
 		struct strv names = {0};
-		if (!list_dir(x->a, dir, &names))
+		if (!disc_list_dir(x->a, dir, &names))
 			continue;
 		for (size_t i = 0; i < names.n; i++) {
 			if (!is_python3x_name(names.v[i]))
@@ -173,7 +174,7 @@ static void find_path_pythons(struct disc *x)
 		}
 	}
 	if (x->n_cands == before)
-		looked_add(x, "python", "PATH", "no python3.X on PATH");
+		disc_looked_add(x, "python", "PATH", "no python3.X on PATH");
 }
 
 /* Adds dir/<each>/<bin> for every entry of dir, bin being the first of bins that exists. */
@@ -183,12 +184,12 @@ static void find_tree_pythons(struct disc *x, const char *dir, const char *const
 	struct strv names = {0};
 	if (!dir)
 		return;
-	if (!list_dir(x->a, dir, &names)) {
-		looked_add(x, "python", dir, "not a directory");
+	if (!disc_list_dir(x->a, dir, &names)) {
+		disc_looked_add(x, "python", dir, "not a directory");
 		return;
 	}
 	if (!names.n)
-		looked_add(x, "python", dir, "empty");
+		disc_looked_add(x, "python", dir, "empty");
 	for (size_t i = 0; i < names.n; i++) {
 		if (names.v[i][0] == '.')
 			continue;
@@ -200,10 +201,11 @@ static void find_tree_pythons(struct disc *x, const char *dir, const char *const
 		if (strcmp(found_by, "pyenv") == 0 &&
 		    sscanf(names.v[i], "%d.%d", &major, &minor) == 2 &&
 		    (major < 3 || (major == 3 && minor < 8))) {
-			looked_add(x, "python", d,
-			           "Python %d.%d skipped: cuwheel needs CPython >= 3.8 (not run: "
-			           "pyenv's directory name says so)",
-			           major, minor);
+			disc_looked_add(
+			    x, "python", d,
+			    "Python %d.%d skipped: cuwheel needs CPython >= 3.8 (not run: "
+			    "pyenv's directory name says so)",
+			    major, minor);
 			continue;
 		}
 		const char *p = NULL;
@@ -213,7 +215,7 @@ static void find_tree_pythons(struct disc *x, const char *dir, const char *const
 		if (p)
 			cand_add(x, p, p, found_by, NULL);
 		else
-			looked_add(x, "python", d, "no %s", bins[0]);
+			disc_looked_add(x, "python", d, "no %s", bins[0]);
 	}
 }
 
@@ -226,7 +228,7 @@ static void find_candidates(struct disc *x)
 	const struct str_pairs *t = &x->req->pythons;
 	for (size_t i = 0; i < t->n; i++)
 		cand_add(x, arena_printf(a, "pythons.\"%s\"", t->v[i].key),
-		         explicit_path(x, t->v[i].value), "explicit", t->v[i].key);
+		         disc_explicit_path(x, t->v[i].value), "explicit", t->v[i].key);
 	find_path_pythons(x);
 	const char *const *env = x->req->env;
 	const char *home = env_nonempty(env, "HOME");
@@ -305,7 +307,7 @@ static void accept_pythons(struct disc *x, struct probe_job *jobs)
 			                   ip->version, ip->include_dir ? ip->include_dir : "?");
 		}
 		if (why) {
-			looked_add(x, "python", c->path, "%s", why);
+			disc_looked_add(x, "python", c->path, "%s", why);
 			if (warn)
 				diag_path(x->d, DIAG_WARNING, c->path,
 				          "Python %s from the pythons table was not usable: %s",
@@ -322,9 +324,10 @@ static void accept_pythons(struct disc *x, struct probe_job *jobs)
 			     strcmp(interp_torch_key(x->a, &ds->pythons[k]), tkey) == 0))
 				dup = &ds->pythons[k];
 		if (dup) {
-			looked_add(x, "python", c->path, "duplicate of %s (Python %s%s%s, %s)",
-			           dup->path, dup->version, dup->torch.present ? ", torch " : "",
-			           dup->torch.present ? dup->torch.version : "", dup->found_by);
+			disc_looked_add(
+			    x, "python", c->path, "duplicate of %s (Python %s%s%s, %s)", dup->path,
+			    dup->version, dup->torch.present ? ", torch " : "",
+			    dup->torch.present ? dup->torch.version : "", dup->found_by);
 			continue;
 		}
 		ip->path = c->path;
@@ -332,15 +335,15 @@ static void accept_pythons(struct disc *x, struct probe_job *jobs)
 		ip->order = i;
 		ds->pythons[ds->n_pythons++] = *ip;
 		const struct torch_info *ti = &ip->torch;
-		looked_add(x, "python", c->path, "found %s%s%s%s", ip->version,
-		           ti->present ? ", torch " : "", ti->present ? ti->version : "",
-		           jobs[i].cached ? " (cached probe)" : "");
+		disc_looked_add(x, "python", c->path, "found %s%s%s%s", ip->version,
+		                ti->present ? ", torch " : "", ti->present ? ti->version : "",
+		                jobs[i].cached ? " (cached probe)" : "");
 	}
 	if (ds->n_pythons)
 		qsort(ds->pythons, ds->n_pythons, sizeof(*ds->pythons), cmp_interp);
 }
 
-void find_pythons(struct disc *x, bool torch, int jobs_max)
+void disc_find_pythons(struct disc *x, bool torch, int jobs_max)
 {
 	find_candidates(x);
 	struct probe_job *jobs = arena_calloc(x->a, x->n_cands ? x->n_cands : 1, sizeof(*jobs));

@@ -176,7 +176,7 @@ static const char *find_in_root(struct disc *x, const char *root, const char *su
 	if (strcmp(sub, "lib64") != 0) {
 		struct strv targets = {0};
 		const char *tdir = os_join(x->a, root, "targets");
-		if (list_dir(x->a, tdir, &targets))
+		if (disc_list_dir(x->a, tdir, &targets))
 			for (size_t i = 0; i < targets.n; i++)
 				strv_push(x->a, &cands,
 				          arena_printf(x->a, "%s/%s/%s", tdir, targets.v[i], sub));
@@ -247,7 +247,7 @@ static void toolkit_try(struct disc *x, const char *where, const char *path, con
 	const char *root = NULL;
 	size_t plen = strlen(path);
 	if (!os_exists(path) && !os_is_dir(path)) {
-		looked_add(x, "toolkit", where, "%s does not exist", path);
+		disc_looked_add(x, "toolkit", where, "%s does not exist", path);
 		if (warn)
 			diag_path(x->d, DIAG_WARNING, path,
 			          "CUDA %s from the toolkits table does not exist", want);
@@ -259,8 +259,8 @@ static void toolkit_try(struct disc *x, const char *where, const char *path, con
 		size_t n = real ? strlen(real) : 0;
 		if (plen < 5 || strcmp(path + plen - 4, "nvcc") != 0 || !real || n < 10 ||
 		    strcmp(real + n - 9, "/bin/nvcc") != 0) {
-			looked_add(x, "toolkit", where,
-			           "%s is neither a directory nor a toolkit's bin/nvcc", path);
+			disc_looked_add(x, "toolkit", where,
+			                "%s is neither a directory nor a toolkit's bin/nvcc", path);
 			if (warn)
 				diag_path(x->d, DIAG_WARNING, path,
 				          "CUDA %s from the toolkits table is not a toolkit", want);
@@ -273,16 +273,16 @@ static void toolkit_try(struct disc *x, const char *where, const char *path, con
 	const char *wrapped = NULL;
 	root = real_root(x, root, &wrapped);
 	if (!root) {
-		looked_add(x, "toolkit", where, "%s", wrapped);
+		disc_looked_add(x, "toolkit", where, "%s", wrapped);
 		return;
 	}
 	if (wrapped)
-		looked_add(x, "toolkit", where, "%s", wrapped);
+		disc_looked_add(x, "toolkit", where, "%s", wrapped);
 	for (size_t i = 0; i < x->out->n_toolkits; i++) {
 		const struct toolkit *o = &x->out->toolkits[i];
 		if (strcmp(o->root, root) == 0) {
-			looked_add(x, "toolkit", where, "duplicate of %s (found by %s)", o->root,
-			           o->found_by);
+			disc_looked_add(x, "toolkit", where, "duplicate of %s (found by %s)",
+			                o->root, o->found_by);
 			return;
 		}
 	}
@@ -291,21 +291,23 @@ static void toolkit_try(struct disc *x, const char *where, const char *path, con
 	static const char *const hdr[] = {"cuda_runtime.h", NULL};
 	static const char *const libs[] = {"libcudart_static.a", "libcudart.so", NULL};
 	if (!os_is_exec(tk.nvcc)) {
-		looked_add(x, "toolkit", where, "no nvcc in %s/bin/", root);
+		disc_looked_add(x, "toolkit", where, "no nvcc in %s/bin/", root);
 	} else if (!(tk.include_dir = find_in_root(x, root, "include", hdr))) {
-		looked_add(x, "toolkit", where,
-		           "no include/cuda_runtime.h in %s: not a toolkit root", root);
+		disc_looked_add(x, "toolkit", where,
+		                "no include/cuda_runtime.h in %s: not a toolkit root", root);
 	} else {
 		struct nvcc_facts f = {0};
 		const char *err = NULL;
 		if (!nvcc_query(x, root, tk.nvcc, &f, &err)) {
-			looked_add(x, "toolkit", where, "%s", err);
+			disc_looked_add(x, "toolkit", where, "%s", err);
 		} else if (!parse_nvcc_version(x->a, f.version, &tk)) {
-			looked_add(x, "toolkit", where, "nvcc --version printed no release: %s",
-			           first_line(x->a, f.version));
-		} else if (want && !version_matches(want, tk.version, tk.major, tk.minor)) {
-			looked_add(x, "toolkit", where,
-			           "version mismatch: expected %s, nvcc says %s", want, tk.version);
+			disc_looked_add(x, "toolkit", where,
+			                "nvcc --version printed no release: %s",
+			                first_line(x->a, f.version));
+		} else if (want && !disc_version_matches(want, tk.version, tk.major, tk.minor)) {
+			disc_looked_add(x, "toolkit", where,
+			                "version mismatch: expected %s, nvcc says %s", want,
+			                tk.version);
 		} else {
 			parse_targets(x->a, f.code, "sm_", &tk.sm, &tk.n_sm);
 			parse_targets(x->a, f.arch, "compute_", &tk.compute, &tk.n_compute);
@@ -318,8 +320,8 @@ static void toolkit_try(struct disc *x, const char *where, const char *path, con
 			tk.nvcc_lacks = f.lacks;
 			toolchain_pick_host(x->a, x->req->env, tk.include_dir, tk.version,
 			                    &tk.host);
-			looked_add(x, "toolkit", where, "found %s%s", tk.version,
-			           tk.n_sm ? "" : " (nvcc cannot list its GPU targets)");
+			disc_looked_add(x, "toolkit", where, "found %s%s", tk.version,
+			                tk.n_sm ? "" : " (nvcc cannot list its GPU targets)");
 			toolkit_push(x, &tk);
 			return;
 		}
@@ -334,9 +336,9 @@ static void toolkit_try(struct disc *x, const char *where, const char *path, con
 static void toolkit_scan(struct disc *x, const char *dir, const char *prefix, const char *found_by)
 {
 	struct strv names = {0};
-	if (!list_dir(x->a, dir, &names)) {
-		looked_add(x, "toolkit", arena_printf(x->a, "%s/%s*", dir, prefix),
-		           "%s: not a directory", dir);
+	if (!disc_list_dir(x->a, dir, &names)) {
+		disc_looked_add(x, "toolkit", arena_printf(x->a, "%s/%s*", dir, prefix),
+		                "%s: not a directory", dir);
 		return;
 	}
 	size_t seen = 0;
@@ -348,17 +350,17 @@ static void toolkit_scan(struct disc *x, const char *dir, const char *prefix, co
 		toolkit_try(x, p, p, found_by, NULL);
 	}
 	if (!seen)
-		looked_add(x, "toolkit", arena_printf(x->a, "%s/%s*", dir, prefix),
-		           "nothing there");
+		disc_looked_add(x, "toolkit", arena_printf(x->a, "%s/%s*", dir, prefix),
+		                "nothing there");
 }
 
 static void toolkit_cache_scan(struct disc *x)
 {
 	const char *dir = os_join(x->a, cuwheel_cache_dir(x->a, x->req->env), "toolkits");
 	struct strv names = {0};
-	if (!list_dir(x->a, dir, &names)) {
-		looked_add(x, "toolkit", dir,
-		           "not a directory (no toolkit provisioned by cuwheel)");
+	if (!disc_list_dir(x->a, dir, &names)) {
+		disc_looked_add(x, "toolkit", dir,
+		                "not a directory (no toolkit provisioned by cuwheel)");
 		return;
 	}
 	for (size_t i = 0; i < names.n; i++) {
@@ -366,7 +368,8 @@ static void toolkit_cache_scan(struct disc *x)
 		if (names.v[i][0] == '.' || !os_is_dir(p))
 			continue;
 		if (!os_exists(os_join(x->a, p, "cuwheel-toolkit.json"))) {
-			looked_add(x, "toolkit", p, "incomplete: no cuwheel-toolkit.json, ignored");
+			disc_looked_add(x, "toolkit", p,
+			                "incomplete: no cuwheel-toolkit.json, ignored");
 			continue;
 		}
 		toolkit_try(x, p, p, "cache", names.v[i]);
@@ -378,7 +381,7 @@ static void toolkit_env(struct disc *x, const char *var)
 	const char *v = env_nonempty(x->req->env, var);
 	const char *where = arena_printf(x->a, "$%s", var);
 	if (!v)
-		looked_add(x, "toolkit", where, "not set");
+		disc_looked_add(x, "toolkit", where, "not set");
 	else
 		toolkit_try(x, arena_printf(x->a, "$%s=%s", var, v), v, var, NULL);
 }
@@ -403,12 +406,12 @@ static int cmp_toolkit(const void *x, const void *y)
 	return c ? c : strcmp(a->root, b->root);
 }
 
-void find_toolkits(struct disc *x)
+void disc_find_toolkits(struct disc *x)
 {
 	const struct str_pairs *t = &x->req->toolkits;
 	for (size_t i = 0; i < t->n; i++)
 		toolkit_try(x, arena_printf(x->a, "toolkits.\"%s\"", t->v[i].key),
-		            explicit_path(x, t->v[i].value), "explicit", t->v[i].key);
+		            disc_explicit_path(x, t->v[i].value), "explicit", t->v[i].key);
 	toolkit_env(x, "CUDA_HOME");
 	toolkit_env(x, "CUDA_PATH");
 	struct arena *a = x->a;
@@ -416,13 +419,13 @@ void find_toolkits(struct disc *x)
 	if (nvcc)
 		toolkit_try(x, nvcc, nvcc, "PATH", NULL);
 	else
-		looked_add(x, "toolkit", "PATH", "no nvcc on PATH");
+		disc_looked_add(x, "toolkit", "PATH", "no nvcc on PATH");
 	const char *usr_local = arena_printf(a, "%s/usr/local", x->sysroot);
 	const char *cuda = os_join(a, usr_local, "cuda");
 	if (os_is_dir(cuda))
 		toolkit_try(x, cuda, cuda, "/usr/local/cuda", NULL);
 	else
-		looked_add(x, "toolkit", cuda, "not a directory");
+		disc_looked_add(x, "toolkit", cuda, "not a directory");
 	toolkit_scan(x, usr_local, "cuda-", "/usr/local/cuda-*");
 	toolkit_scan(x, arena_printf(a, "%s/opt", x->sysroot), "cuda", "/opt/cuda*");
 	toolkit_cache_scan(x);
