@@ -24,8 +24,10 @@ import tarfile
 import tempfile
 import zipfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, failures  # noqa: E402
+
 CUWHEEL = os.path.abspath(os.environ.get("CUWHEEL", "build/ci/cuwheel"))
-FAILS = []
 
 PKG_INFO = """Metadata-Version: 2.4
 Name: demo-sdist
@@ -83,13 +85,6 @@ sources = ["src/top.c"]
 python = ["3.12"]
 cuda = ["13.0"]
 """
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what, flush=True)
-    if not cond:
-        FAILS.append(what)
-    return cond
 
 
 def write_sdist(path, files, extra=None):
@@ -229,8 +224,8 @@ def main():
               "dist/ as it was, nothing written outside")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    if FAILS:
-        print("%d checks failed" % len(FAILS))
+    if failures:
+        print("%d checks failed" % len(failures))
         return 1
     print("all checks passed")
     return 0

@@ -28,28 +28,15 @@ import sys
 import tempfile
 import textwrap
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, run, failures  # noqa: E402
+
 ROOT = os.getcwd()
 EXAMPLE = os.path.join(ROOT, "examples", "torchext")
 CUWHEEL = os.path.abspath(os.environ.get("CUWHEEL", "build/debug/cuwheel"))
 PYTHONS = {v: os.path.join(ROOT, "build", "torch-pythons", "py" + v, "bin", "python")
            for v in ("3.12", "3.13")}
 CELLS = {"3.12": "cp312-pt211-cu130-linux_x86_64", "3.13": "cp313-pt211-cu130-linux_x86_64"}
-failures = []
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what, flush=True)
-    if not cond:
-        failures.append(what)
-    return cond
-
-
-def run(argv, **kw):
-    kw.setdefault("stdout", subprocess.PIPE)
-    kw.setdefault("stderr", subprocess.STDOUT)
-    kw.setdefault("text", True)
-    p = subprocess.run(argv, **kw)
-    return p.returncode, p.stdout or ""
 
 
 def ninja_edges(text):

@@ -30,6 +30,7 @@ import tempfile
 import zipfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, run, failures  # noqa: E402
 import testskip  # noqa: E402
 
 ROOT = os.environ.get("CUWHEEL_SOURCE_DIR") or os.getcwd()
@@ -43,22 +44,6 @@ BUILT = {  # cell -> (torch pin, CUDA runtime soname torch provides)
 }
 UNPAIRED = [f"cp31{m}-pt26-cu130-linux_x86_64" for m in "0123"] + \
            [f"cp31{m}-pt211-cu124-linux_x86_64" for m in "23"]
-failures = []
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what, flush=True)
-    if not cond:
-        failures.append(what)
-    return cond
-
-
-def run(argv, **kw):
-    kw.setdefault("stdout", subprocess.PIPE)
-    kw.setdefault("stderr", subprocess.STDOUT)
-    kw.setdefault("text", True)
-    p = subprocess.run(argv, **kw)
-    return p.returncode, p.stdout or ""
 
 
 def main():

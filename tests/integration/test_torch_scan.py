@@ -26,17 +26,12 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, failures  # noqa: E402
+
 ROOT = os.getcwd()
 CUWHEEL = os.path.abspath(os.environ.get("CUWHEEL", "build/ci/cuwheel"))
 PY = os.path.join(ROOT, "build", "torch-pythons", "py3.12", "bin", "python")
-FAILURES = []
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what, flush=True)
-    if not cond:
-        FAILURES.append(what)
-    return cond
 
 
 def write(path, text):
@@ -197,8 +192,8 @@ def main():
               "the nvcc commands name torch through build/torch/<version>-<abi>, not a venv")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print("%d failure(s)" % len(FAILURES))
-    return 1 if FAILURES else 0
+    print("%d failure(s)" % len(failures))
+    return 1 if failures else 0
 
 
 if __name__ == "__main__":

@@ -36,6 +36,10 @@ import time
 import urllib.request
 import zipfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "integration"))
+from checks import check, run, failures  # noqa: E402
+
 SDIST = "gsplat-1.5.3.tar.gz"
 SHA256 = "343f080c470e891ba3c697c03bdf0952cb982d1d535fdc24adb23c2cb4fba906"
 ROOT = os.getcwd()
@@ -51,22 +55,6 @@ CONCURRENT = os.environ.get("GSPLAT_PIP_CONCURRENT") == "1"
 NO_CUDA_REF = os.environ.get("GSPLAT_PIP_NO_CUDA") == "1"
 CACHE = os.path.abspath(os.environ.get("GSPLAT_CACHE", os.path.join("build", "realproject-cache")))
 SKIP = 77
-failures = []
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what, flush=True)
-    if not cond:
-        failures.append(what)
-    return cond
-
-
-def run(argv, **kw):
-    kw.setdefault("stdout", subprocess.PIPE)
-    kw.setdefault("stderr", subprocess.STDOUT)
-    kw.setdefault("text", True)
-    p = subprocess.run(argv, **kw)
-    return p.returncode, p.stdout or ""
 
 
 def fetch_sdist():
