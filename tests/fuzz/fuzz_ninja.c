@@ -116,6 +116,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort();
 			if (route != ARG_NVCC_HOST && strchr(s, ','))
 				abort();
+			if (route == ARG_NVCC_INCLUDE && strchr(s, '\''))
+				abort(); /* nvcc hands the compiler \' for it */
 		}
 		if (route == ARG_NVCC_FLAG)
 			for (const char *p = s; *p; p++)
