@@ -1,9 +1,7 @@
 /* kernels_key.c: the kernel settings' digest (see kernels_key.h). */
 #include "matrix/kernels_key.h"
 
-#include <stdio.h>
-
-#include <openssl/evp.h>
+#include "standards/digest.h"
 
 enum { KEY_HEX = 12 };
 
@@ -21,11 +19,7 @@ void kernels_key_settings(struct strbuf *sb, const struct kernels_cfg *k)
 
 char *kernels_key_digest(struct arena *a, const struct strbuf *sb)
 {
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int mdlen = 0;
-	EVP_Digest(sb->buf ? sb->buf : "", sb->len, md, &mdlen, EVP_sha256(), NULL);
-	char *hex = arena_alloc(a, KEY_HEX + 1);
-	for (int i = 0; i < KEY_HEX / 2; i++)
-		snprintf(hex + 2 * i, 3, "%02x", md[i]);
-	return hex;
+	char hex[65];
+	mem_sha256_hex(sb->buf ? sb->buf : "", sb->len, hex);
+	return arena_strndup(a, hex, KEY_HEX);
 }

@@ -3,7 +3,6 @@
  * as `#ifndef __CUDACC__`, macros and include paths are the compiler's business. */
 #include "matrix/torch_scan.h"
 
-#include <openssl/evp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,6 +10,7 @@
 
 #include "base/os.h"
 #include "base/strbuf.h"
+#include "standards/digest.h"
 
 #define SCAN_FORMAT "cuwheel-scan 1"
 
@@ -29,15 +29,12 @@ const char *pch_state_name(enum pch_state p)
 	return "no";
 }
 
+/* The first 32 hex digits of the sha256 of data (a cache file's name). */
 static char *hex_digest(struct arena *a, const void *data, size_t len)
 {
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int n = 0;
-	EVP_Digest(data, len, md, &n, EVP_sha256(), NULL);
-	char *hex = arena_alloc(a, 2 * 16 + 1);
-	for (int i = 0; i < 16; i++)
-		snprintf(hex + 2 * i, 3, "%02x", md[i]);
-	return hex;
+	char hex[65];
+	mem_sha256_hex(data, len, hex);
+	return arena_strndup(a, hex, 32);
 }
 
 /* A path the compiler printed, as this process can stat it. */

@@ -7,7 +7,6 @@
 #include <stdarg.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +16,7 @@
 
 #include "base/os.h"
 #include "base/strbuf.h"
+#include "standards/digest.h"
 
 #define BLOCK    512
 #define META_MAX (1u << 20) /* a pax or GNU long-name payload */
@@ -529,18 +529,6 @@ static bool unpack_entry(void *user, const struct sdist_entry *e)
 	return true;
 }
 
-static char *sha256_hex(struct arena *a, const void *data, size_t len)
-{
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int n = 0;
-	if (EVP_Digest(data, len, md, &n, EVP_sha256(), NULL) != 1)
-		return NULL;
-	char *hex = arena_alloc(a, 2 * n + 1);
-	for (unsigned int i = 0; i < n; i++)
-		snprintf(hex + 2 * i, 3, "%02x", md[i]);
-	return hex;
-}
-
 /* Removes what an unpack killed midway left (.unpack-XXXXXX, .old-TOP); under the lock. */
 static void sweep_leftovers(struct arena *a, const char *dest_parent)
 {
@@ -589,9 +577,8 @@ static bool unpack_locked(struct arena *a, struct diag *d, const char *path,
 	struct source src;
 	if (!os_read_file(a, d, path, &src))
 		return false;
-	char *digest = sha256_hex(a, src.text, src.len);
-	if (!digest)
-		return false;
+	char digest[65];
+	mem_sha256_hex(src.text, src.len, digest);
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	char *stamp = os_join(a, dest_parent, arena_printf(a, "%s.unpacked", base));
 	/* The stamp says "<sha256> <top>": the same archive was unpacked there already. */
