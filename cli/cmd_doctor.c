@@ -10,6 +10,7 @@
 #include "cli/cli.h"
 #include "matrix/config.h"
 #include "matrix/discover_project.h"
+#include "standards/json_values.h"
 
 enum doctor_option { DOCTOR_JSON, DOCTOR_TORCH, DOCTOR_NO_CACHE };
 
@@ -108,11 +109,6 @@ static const char *py_key(struct arena *a, const struct interp *ip)
 	                    ip->freethreaded || strchr(ip->abiflags, 't') ? "t" : "");
 }
 
-static json_t *jstr_or_null(const char *s)
-{
-	return s ? json_string(s) : json_null();
-}
-
 static json_t *int_array(const int *v, size_t n)
 {
 	json_t *arr = json_array();
@@ -130,15 +126,16 @@ static json_t *torch_json(const struct torch_info *t)
 		json_array_append_new(inc, json_string(t->include_dirs.v[i]));
 	json_t *o = json_object();
 	json_object_set_new(o, "present", json_boolean(t->present));
-	json_object_set_new(o, "version", jstr_or_null(t->version));
-	json_object_set_new(o, "cuda", jstr_or_null(t->cuda));
+	json_object_set_new(o, "version", json_str_or_null(t->version));
+	json_object_set_new(o, "cuda", json_str_or_null(t->cuda));
 	json_object_set_new(o, "cxx11_abi", json_integer(t->cxx11_abi));
 	json_object_set_new(o, "include_dirs", inc);
-	json_object_set_new(o, "lib_dir", jstr_or_null(t->lib_dir));
-	json_object_set_new(o, "pybind11_compiler_type", jstr_or_null(t->pybind11_compiler_type));
-	json_object_set_new(o, "pybind11_stdlib", jstr_or_null(t->pybind11_stdlib));
-	json_object_set_new(o, "pybind11_build_abi", jstr_or_null(t->pybind11_build_abi));
-	json_object_set_new(o, "error", jstr_or_null(t->error));
+	json_object_set_new(o, "lib_dir", json_str_or_null(t->lib_dir));
+	json_object_set_new(o, "pybind11_compiler_type",
+	                    json_str_or_null(t->pybind11_compiler_type));
+	json_object_set_new(o, "pybind11_stdlib", json_str_or_null(t->pybind11_stdlib));
+	json_object_set_new(o, "pybind11_build_abi", json_str_or_null(t->pybind11_build_abi));
+	json_object_set_new(o, "error", json_str_or_null(t->error));
 	return o;
 }
 
@@ -148,13 +145,13 @@ static void print_json(struct arena *a, const struct discovery *ds, const struct
 	json_t *tks = json_array(), *pys = json_array(), *tls = json_array(), *lk = json_array();
 	for (size_t i = 0; i < ds->n_toolkits; i++) {
 		const struct toolkit *t = &ds->toolkits[i];
-		json_t *tj = json_pack("{s:s, s:i, s:i, s:s, s:s, s:s, s:o, s:o, s:b, s:o, s:o}",
-		                       "version", t->version, "major", t->major, "minor", t->minor,
-		                       "root", t->root, "nvcc", t->nvcc, "found_by", t->found_by,
-		                       "sm", int_array(t->sm, t->n_sm), "compute",
-		                       int_array(t->compute, t->n_compute), "cudart_static",
-		                       t->has_cudart_static, "lib_dir", jstr_or_null(t->lib_dir),
-		                       "include_dir", jstr_or_null(t->include_dir));
+		json_t *tj = json_pack(
+		    "{s:s, s:i, s:i, s:s, s:s, s:s, s:o, s:o, s:b, s:o, s:o}", "version",
+		    t->version, "major", t->major, "minor", t->minor, "root", t->root, "nvcc",
+		    t->nvcc, "found_by", t->found_by, "sm", int_array(t->sm, t->n_sm), "compute",
+		    int_array(t->compute, t->n_compute), "cudart_static", t->has_cudart_static,
+		    "lib_dir", json_str_or_null(t->lib_dir), "include_dir",
+		    json_str_or_null(t->include_dir));
 		json_object_set_new(tj, "host_compiler",
 		                    json_pack("{s:s, s:s?, s:i, s:b, s:s?}", "cxx", t->host.cxx,
 		                              "version", t->host.version, "max_gcc",
@@ -169,27 +166,29 @@ static void print_json(struct arena *a, const struct discovery *ds, const struct
 		json_object_set_new(o, "version", json_string(p->version));
 		json_object_set_new(o, "path", json_string(p->path));
 		json_object_set_new(o, "found_by", json_string(p->found_by));
-		json_object_set_new(o, "implementation", jstr_or_null(p->implementation));
+		json_object_set_new(o, "implementation", json_str_or_null(p->implementation));
 		json_object_set_new(o, "abiflags", json_string(p->abiflags));
 		json_object_set_new(o, "freethreaded", json_boolean(p->freethreaded));
-		json_object_set_new(o, "ext_suffix", jstr_or_null(p->ext_suffix));
-		json_object_set_new(o, "soabi", jstr_or_null(p->soabi));
-		json_object_set_new(o, "include_dir", jstr_or_null(p->include_dir));
-		json_object_set_new(o, "platform", jstr_or_null(p->platform));
+		json_object_set_new(o, "ext_suffix", json_str_or_null(p->ext_suffix));
+		json_object_set_new(o, "soabi", json_str_or_null(p->soabi));
+		json_object_set_new(o, "include_dir", json_str_or_null(p->include_dir));
+		json_object_set_new(o, "platform", json_str_or_null(p->platform));
 		json_object_set_new(o, "torch", torch_json(&p->torch));
 		json_array_append_new(pys, o);
 	}
 	for (size_t i = 0; i < n_tools; i++)
-		json_array_append_new(tls, json_pack("{s:s, s:o, s:o}", "name", tools[i].name,
-		                                     "path", jstr_or_null(tools[i].path), "version",
-		                                     jstr_or_null(tools[i].version)));
+		json_array_append_new(tls,
+		                      json_pack("{s:s, s:o, s:o}", "name", tools[i].name, "path",
+		                                json_str_or_null(tools[i].path), "version",
+		                                json_str_or_null(tools[i].version)));
 	for (size_t i = 0; i < ds->n_looked; i++)
 		json_array_append_new(lk, json_pack("{s:s, s:s, s:s}", "what", ds->looked[i].what,
 		                                    "where", ds->looked[i].where, "result",
 		                                    ds->looked[i].result));
-	json_t *root = json_pack("{s:i, s:s, s:b, s:o, s:o, s:o, s:o, s:o}", "schema", 1, "cuwheel",
-	                         CUWHEEL_VERSION, "ok", ok, "cache_dir", jstr_or_null(cache_dir),
-	                         "toolkits", tks, "pythons", pys, "tools", tls, "looked", lk);
+	json_t *root =
+	    json_pack("{s:i, s:s, s:b, s:o, s:o, s:o, s:o, s:o}", "schema", 1, "cuwheel",
+	              CUWHEEL_VERSION, "ok", ok, "cache_dir", json_str_or_null(cache_dir),
+	              "toolkits", tks, "pythons", pys, "tools", tls, "looked", lk);
 	json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	fputc('\n', stdout);
 	json_decref(root);

@@ -11,6 +11,7 @@
 #include "matrix/config.h"
 #include "matrix/discover_project.h"
 #include "cli/wheeltest.h"
+#include "standards/json_values.h"
 
 enum test_option { TEST_JOBS, TEST_PYTHON, TEST_FIND_LINKS, TEST_KEEP_VENVS, TEST_JSON, TEST_DIR };
 
@@ -89,11 +90,6 @@ static void on_done(void *user, const struct wheeltest_job *j)
 	(void)user;
 }
 
-static json_t *jstr(const char *s)
-{
-	return s ? json_string(s) : json_null();
-}
-
 static void print_json(const struct wheeltest_job *jobs, size_t n, size_t counts[3])
 {
 	json_t *res = json_array();
@@ -103,14 +99,15 @@ static void print_json(const struct wheeltest_job *jobs, size_t n, size_t counts
 		json_object_set_new(o, "wheel", json_string(j->wheel));
 		json_object_set_new(o, "filename", json_string(j->filename));
 		json_object_set_new(o, "python", j->py ? json_string(j->py_key) : json_null());
-		json_object_set_new(o, "python_version", jstr(j->py ? j->py->version : NULL));
-		json_object_set_new(o, "interpreter", jstr(j->py ? j->py->path : NULL));
+		json_object_set_new(o, "python_version",
+		                    json_str_or_null(j->py ? j->py->version : NULL));
+		json_object_set_new(o, "interpreter", json_str_or_null(j->py ? j->py->path : NULL));
 		json_object_set_new(o, "result", json_string(wheeltest_result_name(j->result)));
-		json_object_set_new(o, "reason", jstr(j->reason));
+		json_object_set_new(o, "reason", json_str_or_null(j->reason));
 		json_object_set_new(o, "exit_code", json_integer(j->exit_code));
 		json_object_set_new(o, "seconds", json_real(j->seconds));
-		json_object_set_new(o, "output", jstr(j->output));
-		json_object_set_new(o, "venv", jstr(j->venv));
+		json_object_set_new(o, "output", json_str_or_null(j->output));
+		json_object_set_new(o, "venv", json_str_or_null(j->venv));
 		json_array_append_new(res, o);
 	}
 	json_t *root = json_pack("{s:i, s:I, s:I, s:I, s:o}", "schema", 1, "passed",

@@ -10,6 +10,7 @@
 #include "base/env.h"
 #include "base/os.h"
 #include "cli/ninja_log.h"
+#include "standards/json_values.h"
 
 /* The row and step name of a ninja output, from the paths buildgraph gives them. */
 static void classify(struct arena *a, const struct report *r, const char *out,
@@ -187,18 +188,13 @@ void report_free(struct report *r)
 	r->root = NULL;
 }
 
-static json_t *str_or_null(const char *s)
-{
-	return s ? json_string(s) : json_null();
-}
-
 static json_t *audit_json(const struct audit_result *a)
 {
 	json_t *j = json_object();
 	json_object_set_new(j, "ok", json_boolean(a->ok));
-	json_object_set_new(j, "platform_tag", str_or_null(a->platform_tag));
-	json_object_set_new(j, "policy", str_or_null(a->policy));
-	json_object_set_new(j, "why_not_higher", str_or_null(a->why_not_higher));
+	json_object_set_new(j, "platform_tag", json_str_or_null(a->platform_tag));
+	json_object_set_new(j, "policy", json_str_or_null(a->policy));
+	json_object_set_new(j, "why_not_higher", json_str_or_null(a->why_not_higher));
 	json_object_set_new(j, "errors", json_integer(a->errors));
 	json_object_set_new(j, "warnings", json_integer(a->warnings));
 	json_t *f = json_array();
@@ -206,10 +202,10 @@ static json_t *audit_json(const struct audit_result *a)
 		const struct audit_finding *x = &a->findings[i];
 		json_t *o = json_object();
 		json_object_set_new(o, "level", json_string(audit_level_name(x->level)));
-		json_object_set_new(o, "code", str_or_null(x->code));
-		json_object_set_new(o, "member", str_or_null(x->member));
-		json_object_set_new(o, "message", str_or_null(x->message));
-		json_object_set_new(o, "hint", str_or_null(x->hint));
+		json_object_set_new(o, "code", json_str_or_null(x->code));
+		json_object_set_new(o, "member", json_str_or_null(x->member));
+		json_object_set_new(o, "message", json_str_or_null(x->message));
+		json_object_set_new(o, "hint", json_str_or_null(x->hint));
 		json_array_append_new(f, o);
 	}
 	json_object_set_new(j, "findings", f);
@@ -221,12 +217,12 @@ json_t *report_json(const struct plan_ctx *pc, const struct report *r)
 	const struct plan *p = &pc->plan;
 	json_t *root = json_object();
 	json_object_set_new(root, "format", json_integer(1));
-	json_object_set_new(root, "project", str_or_null(r->project));
-	json_object_set_new(root, "version", str_or_null(r->version));
+	json_object_set_new(root, "project", json_str_or_null(r->project));
+	json_object_set_new(root, "version", json_str_or_null(r->version));
 	json_object_set_new(root, "build_dir", json_string(r->build_dir));
 	json_object_set_new(root, "wall_seconds", json_real(r->wall_seconds));
 	json_t *tc = json_object();
-	json_object_set_new(tc, "cc", str_or_null(r->cc_version));
+	json_object_set_new(tc, "cc", json_str_or_null(r->cc_version));
 	json_t *nv = json_array();
 	for (size_t t = 0; t < p->n_toolkits; t++) {
 		const struct toolkit_plan *tp = &p->toolkits[t];
@@ -234,8 +230,8 @@ json_t *report_json(const struct plan_ctx *pc, const struct report *r)
 			continue;
 		json_t *o = json_object();
 		json_object_set_new(o, "cuda", json_string(tp->cuda));
-		json_object_set_new(o, "version", str_or_null(tp->tk->version));
-		json_object_set_new(o, "nvcc", str_or_null(tp->tk->nvcc));
+		json_object_set_new(o, "version", json_str_or_null(tp->tk->version));
+		json_object_set_new(o, "nvcc", json_str_or_null(tp->tk->nvcc));
 		json_array_append_new(nv, o);
 	}
 	json_object_set_new(tc, "nvcc", nv);
@@ -248,8 +244,8 @@ json_t *report_json(const struct plan_ctx *pc, const struct report *r)
 			continue;
 		strv_push(&tmp, &seen, cl->py->path);
 		json_t *o = json_object();
-		json_object_set_new(o, "version", str_or_null(cl->py->version));
-		json_object_set_new(o, "path", str_or_null(cl->py->path));
+		json_object_set_new(o, "version", json_str_or_null(cl->py->version));
+		json_object_set_new(o, "path", json_str_or_null(cl->py->path));
 		json_array_append_new(py, o);
 	}
 	arena_free(&tmp);
@@ -262,12 +258,14 @@ json_t *report_json(const struct plan_ctx *pc, const struct report *r)
 		const struct report_cell *rc = &r->cells[i];
 		json_t *o = json_object();
 		json_object_set_new(o, "id", json_string(rc->id));
-		json_object_set_new(o, "python", str_or_null(rc->cell ? rc->cell->python : NULL));
-		json_object_set_new(o, "cuda", str_or_null(rc->cell ? rc->cell->cuda : NULL));
-		json_object_set_new(o, "torch", str_or_null(rc->cell ? rc->cell->torch : NULL));
+		json_object_set_new(o, "python",
+		                    json_str_or_null(rc->cell ? rc->cell->python : NULL));
+		json_object_set_new(o, "cuda", json_str_or_null(rc->cell ? rc->cell->cuda : NULL));
+		json_object_set_new(o, "torch",
+		                    json_str_or_null(rc->cell ? rc->cell->torch : NULL));
 		json_object_set_new(o, "result", json_string(rc->result));
-		json_object_set_new(o, "reason", str_or_null(rc->reason));
-		json_object_set_new(o, "wheel", str_or_null(rc->wheel));
+		json_object_set_new(o, "reason", json_str_or_null(rc->reason));
+		json_object_set_new(o, "wheel", json_str_or_null(rc->wheel));
 		json_object_set_new(o, "size", json_integer(rc->size));
 		json_object_set_new(o, "seconds",
 		                    rc->seconds < 0 ? json_null() : json_real(rc->seconds));

@@ -5,18 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static json_t *str_or_null(const char *s)
-{
-	return s ? json_string(s) : json_null();
-}
-
-static json_t *strv_json(const struct strv *v)
-{
-	json_t *arr = json_array();
-	for (size_t i = 0; i < v->n; i++)
-		json_array_append_new(arr, json_string(v->v[i]));
-	return arr;
-}
+#include "standards/json_values.h"
 
 char *test_context_render(struct arena *a, const struct config *cfg, const struct discovery *ds)
 {
@@ -24,31 +13,31 @@ char *test_context_render(struct arena *a, const struct config *cfg, const struc
 	json_object_set_new(root, "format", json_integer(1));
 	json_object_set_new(root, "project_dir", json_string(cfg->project_dir));
 	json_t *t = json_object();
-	json_object_set_new(t, "command", str_or_null(cfg->test.command));
-	json_object_set_new(t, "requires", strv_json(&cfg->test.requires));
-	json_object_set_new(t, "find_links", strv_json(&cfg->test.find_links));
+	json_object_set_new(t, "command", json_str_or_null(cfg->test.command));
+	json_object_set_new(t, "requires", json_strv(&cfg->test.requires));
+	json_object_set_new(t, "find_links", json_strv(&cfg->test.find_links));
 	json_object_set_new(t, "torch_from_index", json_boolean(cfg->test.torch_from_index));
 	json_object_set_new(root, "test", t);
-	json_object_set_new(root, "matrix_python", strv_json(&cfg->matrix.python));
+	json_object_set_new(root, "matrix_python", json_strv(&cfg->matrix.python));
 	json_t *py = json_array();
 	for (size_t i = 0; i < ds->n_pythons; i++) {
 		const struct interp *ip = &ds->pythons[i];
 		json_t *o = json_object();
 		json_object_set_new(o, "path", json_string(ip->path));
-		json_object_set_new(o, "version", str_or_null(ip->version));
+		json_object_set_new(o, "version", json_str_or_null(ip->version));
 		json_object_set_new(o, "major", json_integer(ip->major));
 		json_object_set_new(o, "minor", json_integer(ip->minor));
-		json_object_set_new(o, "implementation", str_or_null(ip->implementation));
-		json_object_set_new(o, "abiflags", str_or_null(ip->abiflags));
+		json_object_set_new(o, "implementation", json_str_or_null(ip->implementation));
+		json_object_set_new(o, "abiflags", json_str_or_null(ip->abiflags));
 		json_object_set_new(o, "freethreaded", json_boolean(ip->freethreaded));
-		json_object_set_new(o, "platform", str_or_null(ip->platform));
+		json_object_set_new(o, "platform", json_str_or_null(ip->platform));
 		/* The torch the test venv is given (torch = "build") and is chosen by. */
 		if (ip->torch.present) {
 			json_t *tj = json_object();
-			json_object_set_new(tj, "version", str_or_null(ip->torch.version));
+			json_object_set_new(tj, "version", json_str_or_null(ip->torch.version));
 			json_object_set_new(tj, "version_short",
-			                    str_or_null(ip->torch.version_short));
-			json_object_set_new(tj, "include_dirs", strv_json(&ip->torch.include_dirs));
+			                    json_str_or_null(ip->torch.version_short));
+			json_object_set_new(tj, "include_dirs", json_strv(&ip->torch.include_dirs));
 			json_object_set_new(o, "torch", tj);
 		}
 		json_array_append_new(py, o);

@@ -4,19 +4,7 @@
 #include <string.h>
 
 #include "packager/audit.h"
-
-static json_t *str_or_null(const char *s)
-{
-	return s ? json_string(s) : json_null();
-}
-
-static json_t *strv_json(const struct strv *sv)
-{
-	json_t *arr = json_array();
-	for (size_t i = 0; i < sv->n; i++)
-		json_array_append_new(arr, json_string(sv->v[i]));
-	return arr;
-}
+#include "standards/json_values.h"
 
 json_t *audit_result_to_json(const struct audit_result *r)
 {
@@ -26,17 +14,17 @@ json_t *audit_result_to_json(const struct audit_result *r)
 	json_object_set_new(o, "errors", json_integer(r->errors));
 	json_object_set_new(o, "warnings", json_integer(r->warnings));
 	json_object_set_new(o, "pure", json_boolean(r->pure));
-	json_object_set_new(o, "arch", str_or_null(r->arch));
-	json_object_set_new(o, "policy", str_or_null(r->policy));
-	json_object_set_new(o, "platform_tag", str_or_null(r->platform_tag));
-	json_object_set_new(o, "why_not_higher", str_or_null(r->why_not_higher));
-	json_object_set_new(o, "versioned_symbols", strv_json(&r->versioned));
+	json_object_set_new(o, "arch", json_str_or_null(r->arch));
+	json_object_set_new(o, "policy", json_str_or_null(r->policy));
+	json_object_set_new(o, "platform_tag", json_str_or_null(r->platform_tag));
+	json_object_set_new(o, "why_not_higher", json_str_or_null(r->why_not_higher));
+	json_object_set_new(o, "versioned_symbols", json_strv(&r->versioned));
 	json_t *libs = json_array();
 	for (size_t i = 0; i < r->n_libs; i++) {
 		json_t *l = json_object();
 		json_object_set_new(l, "soname", json_string(r->libs[i].soname));
 		json_object_set_new(l, "needed_by", json_string(r->libs[i].needed_by));
-		json_object_set_new(l, "provider", str_or_null(r->libs[i].provider));
+		json_object_set_new(l, "provider", json_str_or_null(r->libs[i].provider));
 		json_object_set_new(l, "excluded", json_boolean(r->libs[i].excluded));
 		json_array_append_new(libs, l);
 	}
@@ -46,12 +34,12 @@ json_t *audit_result_to_json(const struct audit_result *r)
 		const struct audit_elf *e = &r->elfs[i];
 		json_t *x = json_object();
 		json_object_set_new(x, "member", json_string(e->member));
-		json_object_set_new(x, "arch", str_or_null(e->arch));
-		json_object_set_new(x, "module", str_or_null(e->module));
-		json_object_set_new(x, "needed", strv_json(&e->needed));
-		json_object_set_new(x, "rpath", strv_json(&e->rpath));
-		json_object_set_new(x, "runpath", strv_json(&e->runpath));
-		json_object_set_new(x, "cuda_archs", strv_json(&e->cubins));
+		json_object_set_new(x, "arch", json_str_or_null(e->arch));
+		json_object_set_new(x, "module", json_str_or_null(e->module));
+		json_object_set_new(x, "needed", json_strv(&e->needed));
+		json_object_set_new(x, "rpath", json_strv(&e->rpath));
+		json_object_set_new(x, "runpath", json_strv(&e->runpath));
+		json_object_set_new(x, "cuda_archs", json_strv(&e->cubins));
 		json_array_append_new(elfs, x);
 	}
 	json_object_set_new(o, "elf_files", elfs);
@@ -61,9 +49,9 @@ json_t *audit_result_to_json(const struct audit_result *r)
 		json_t *x = json_object();
 		json_object_set_new(x, "level", json_string(audit_level_name(f->level)));
 		json_object_set_new(x, "code", json_string(f->code));
-		json_object_set_new(x, "member", str_or_null(f->member));
+		json_object_set_new(x, "member", json_str_or_null(f->member));
 		json_object_set_new(x, "message", json_string(f->message));
-		json_object_set_new(x, "hint", str_or_null(f->hint));
+		json_object_set_new(x, "hint", json_str_or_null(f->hint));
 		json_array_append_new(fs, x);
 	}
 	json_object_set_new(o, "findings", fs);

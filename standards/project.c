@@ -5,18 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static json_t *s_json(const char *s)
-{
-	return s ? json_string(s) : json_null();
-}
-
-static json_t *strv_json(const struct strv *v)
-{
-	json_t *arr = json_array();
-	for (size_t i = 0; i < v->n; i++)
-		json_array_append_new(arr, json_string(v->v[i]));
-	return arr;
-}
+#include "standards/json_values.h"
 
 static json_t *pairs_json(const struct str_pairs *p)
 {
@@ -30,8 +19,9 @@ static json_t *people_json(const struct person *v, size_t n)
 {
 	json_t *arr = json_array();
 	for (size_t i = 0; i < n; i++)
-		json_array_append_new(arr, json_pack("{s:o, s:o}", "name", s_json(v[i].name),
-		                                     "email", s_json(v[i].email)));
+		json_array_append_new(arr,
+		                      json_pack("{s:o, s:o}", "name", json_str_or_null(v[i].name),
+		                                "email", json_str_or_null(v[i].email)));
 	return arr;
 }
 
@@ -39,28 +29,28 @@ char *project_meta_render(struct arena *a, const struct project_meta *m, const c
 {
 	json_t *o = json_object();
 	json_object_set_new(o, "format", json_integer(1));
-	json_object_set_new(o, "project_dir", s_json(project_dir));
-	json_object_set_new(o, "name", s_json(m->name));
-	json_object_set_new(o, "version", s_json(m->version));
-	json_object_set_new(o, "version_local", s_json(m->version_local));
-	json_object_set_new(o, "description", s_json(m->description));
-	json_object_set_new(o, "readme_text", s_json(m->readme_text));
-	json_object_set_new(o, "readme_path", s_json(m->readme_path));
-	json_object_set_new(o, "readme_type", s_json(m->readme_type));
-	json_object_set_new(o, "requires_python", s_json(m->requires_python));
-	json_object_set_new(o, "license_expression", s_json(m->license_expression));
-	json_object_set_new(o, "license_text", s_json(m->license_text));
-	json_object_set_new(o, "license_files", strv_json(&m->license_files));
+	json_object_set_new(o, "project_dir", json_str_or_null(project_dir));
+	json_object_set_new(o, "name", json_str_or_null(m->name));
+	json_object_set_new(o, "version", json_str_or_null(m->version));
+	json_object_set_new(o, "version_local", json_str_or_null(m->version_local));
+	json_object_set_new(o, "description", json_str_or_null(m->description));
+	json_object_set_new(o, "readme_text", json_str_or_null(m->readme_text));
+	json_object_set_new(o, "readme_path", json_str_or_null(m->readme_path));
+	json_object_set_new(o, "readme_type", json_str_or_null(m->readme_type));
+	json_object_set_new(o, "requires_python", json_str_or_null(m->requires_python));
+	json_object_set_new(o, "license_expression", json_str_or_null(m->license_expression));
+	json_object_set_new(o, "license_text", json_str_or_null(m->license_text));
+	json_object_set_new(o, "license_files", json_strv(&m->license_files));
 	json_object_set_new(o, "authors", people_json(m->authors, m->n_authors));
 	json_object_set_new(o, "maintainers", people_json(m->maintainers, m->n_maintainers));
-	json_object_set_new(o, "keywords", strv_json(&m->keywords));
-	json_object_set_new(o, "classifiers", strv_json(&m->classifiers));
+	json_object_set_new(o, "keywords", json_strv(&m->keywords));
+	json_object_set_new(o, "classifiers", json_strv(&m->classifiers));
 	json_object_set_new(o, "urls", pairs_json(&m->urls));
-	json_object_set_new(o, "dependencies", strv_json(&m->dependencies));
+	json_object_set_new(o, "dependencies", json_strv(&m->dependencies));
 	json_t *ex = json_array();
 	for (size_t i = 0; i < m->n_extras; i++)
 		json_array_append_new(ex, json_pack("{s:s, s:o}", "name", m->extras[i].name, "deps",
-		                                    strv_json(&m->extras[i].deps)));
+		                                    json_strv(&m->extras[i].deps)));
 	json_object_set_new(o, "extras", ex);
 	json_object_set_new(o, "scripts", pairs_json(&m->scripts));
 	json_object_set_new(o, "gui_scripts", pairs_json(&m->gui_scripts));
