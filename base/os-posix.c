@@ -131,25 +131,29 @@ void os_tmp_forget(const char *path)
 	}
 }
 
+/* One record of getdents64(2) (the kernel's struct linux_dirent64): the signal handler lists
+ * directories with the raw system call, since readdir() is not async-signal-safe. */
+struct os_dirent64 {
+	uint64_t ino;
+	int64_t off;
+	unsigned short reclen;
+	unsigned char type;
+	char name[];
+};
+
 /* Removes everything under the directory dfd (closed here) with async-signal-safe calls only
  * (openat, getdents64, unlinkat), so the signal handler can use it. Depth-limited: cuwheel's
  * temp trees are a few levels deep. */
 static void os_rm_tree_at(int dfd, int depth)
 {
-	char buf[4096];
+	_Alignas(struct os_dirent64) char buf[4096];
 	for (;;) {
 		long n = syscall(SYS_getdents64, dfd, buf, sizeof(buf));
 		if (n <= 0)
 			break;
 		int removed = 0, seen = 0;
 		for (long off = 0; off < n;) {
-			struct os_dirent64 {
-				uint64_t ino;
-				int64_t off;
-				unsigned short reclen;
-				unsigned char type;
-				char name[];
-			} *e = (struct os_dirent64 *)(buf + off);
+			const struct os_dirent64 *e = (const struct os_dirent64 *)(buf + off);
 			off += e->reclen;
 			if (!strcmp(e->name, ".") || !strcmp(e->name, ".."))
 				continue;
@@ -262,17 +266,11 @@ static void os_signal_children(int sig)
 	int td = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (td < 0)
 		return;
-	char buf[2048];
+	_Alignas(struct os_dirent64) char buf[2048];
 	long n;
 	while ((n = syscall(SYS_getdents64, td, buf, sizeof(buf))) > 0) {
 		for (long off = 0; off < n;) {
-			struct os_dirent64 {
-				uint64_t ino;
-				int64_t off;
-				unsigned short reclen;
-				unsigned char type;
-				char name[];
-			} *e = (struct os_dirent64 *)(buf + off);
+			const struct os_dirent64 *e = (const struct os_dirent64 *)(buf + off);
 			off += e->reclen;
 			if (e->name[0] < '0' || e->name[0] > '9')
 				continue;
