@@ -30,3 +30,16 @@ char *path_relative(struct arena *a, const char *from, const char *to)
 		sb.buf[--sb.len] = '\0';
 	return sb_to_arena(&sb, a);
 }
+
+const char *path_next(const char **p, size_t *len)
+{
+	const char *s = *p;
+	if (!*s)
+		return NULL;
+	const char *e = s;
+	while (*e && *e != '/')
+		e++;
+	*len = (size_t)(e - s);
+	*p = *e ? e + 1 : e;
+	return s;
+}

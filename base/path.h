@@ -8,4 +8,9 @@
  * "a/b", "../../q/r", or "." when they are the same. */
 char *path_relative(struct arena *a, const char *from, const char *to);
 
+/* Iterates over the '/'-separated components of a path: returns the next one's start, its
+ * length in *len, and advances *p past it and its '/'; NULL at the end. "a//b/" gives "a", ""
+ * and "b". */
+const char *path_next(const char **p, size_t *len);
+
 #endif

@@ -15,6 +15,7 @@
 #include <zlib.h>
 
 #include "base/os.h"
+#include "base/path.h"
 #include "base/strbuf.h"
 #include "standards/digest.h"
 
@@ -243,13 +244,9 @@ static char *norm_path(struct reader *r, const char *raw, const char **why)
 	struct strbuf sb = {0};
 	const char *p = raw;
 	size_t parts = 0;
-	while (*p) {
-		const char *s = p;
-		while (*p && *p != '/')
-			p++;
-		size_t len = (size_t)(p - s);
-		if (*p)
-			p++;
+	const char *s;
+	size_t len;
+	while ((s = path_next(&p, &len))) {
 		if (len == 0 || (len == 1 && s[0] == '.'))
 			continue;
 		if (len == 2 && s[0] == '.' && s[1] == '.') {
@@ -280,13 +277,9 @@ static bool link_inside(const char *path, const char *target)
 		depth += *p == '/';
 	depth--; /* the link's own directory: path's parent, measured from inside top */
 	const char *p = target;
-	while (*p) {
-		const char *s = p;
-		while (*p && *p != '/')
-			p++;
-		size_t len = (size_t)(p - s);
-		if (*p)
-			p++;
+	const char *s;
+	size_t len;
+	while ((s = path_next(&p, &len))) {
 		if (len == 0 || (len == 1 && s[0] == '.'))
 			continue;
 		if (len == 2 && s[0] == '.' && s[1] == '.') {

@@ -14,6 +14,7 @@
 #include <zip.h>
 
 #include "base/os.h"
+#include "base/path.h"
 #include "standards/record.h"
 
 void extract_limits_default(struct extract_limits *l)
@@ -66,19 +67,15 @@ const char *zip_name_problem(const char *name)
 			return "name is not valid UTF-8";
 		s += n;
 	}
-	const char *p = name;
-	while (*p) {
-		const char *e = strchr(p, '/');
-		size_t len = e ? (size_t)(e - p) : strlen(p);
+	const char *rest = name, *p;
+	size_t len;
+	while ((p = path_next(&rest, &len))) {
 		if (len == 2 && p[0] == '.' && p[1] == '.')
 			return "'..' component (path traversal)";
 		if (len == 1 && p[0] == '.')
 			return "'.' component";
 		if (len == 0)
 			return "empty path component";
-		if (!e)
-			break;
-		p = e + 1;
 	}
 	return NULL;
 }

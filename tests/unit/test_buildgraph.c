@@ -82,6 +82,27 @@ static void path_relative_walks_up_and_down(void **state)
 	arena_free(&a);
 }
 
+/* path_next yields every component, empty ones included; the callers decide what they allow. */
+static void path_next_yields_every_component(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *path, *want;
+	} cases[] = {
+	    {"", ""},           {"a", "a|"},           {"a/", "a|"},
+	    {"a//b/", "a||b|"}, {"./../x", ".|..|x|"}, {"/a", "|a|"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char got[64] = "";
+		const char *rest = cases[i].path, *s;
+		size_t len;
+		while ((s = path_next(&rest, &len)))
+			snprintf(got + strlen(got), sizeof(got) - strlen(got), "%.*s|", (int)len,
+			         s);
+		assert_string_equal(got, cases[i].want);
+	}
+}
+
 static void limited_api_from_the_abi3_baseline(void **state)
 {
 	(void)state;
@@ -149,6 +170,7 @@ int main(void)
 	    cmocka_unit_test(ninja_paths_escapes_each_path_after_a_space),
 	    cmocka_unit_test(ninja_path_ok_rejects_newlines),
 	    cmocka_unit_test(path_relative_walks_up_and_down),
+	    cmocka_unit_test(path_next_yields_every_component),
 	    cmocka_unit_test(limited_api_from_the_abi3_baseline),
 	    cmocka_unit_test(local_label_template_fields),
 	    cmocka_unit_test(arch_names_as_nvcc_spells_them),
