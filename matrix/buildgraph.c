@@ -410,18 +410,7 @@ static void emit_archive(struct gen *g, const struct toolkit_plan *tp, struct ar
 			emit_toolkit_flags(g, tp, src, threads);
 			if (k->rdc)
 				sb_puts(sb, " -rdc=true");
-			/* --generate-code, not -gencode: ccache 4.7 reads -gencode as -g (debug
-			 * info) and then hashes the build directory into every key. */
-			for (size_t t = 0; t < tp->n_archs; t++) {
-				const struct arch *ar = &tp->archs[t];
-				char *sm = cuda_arch_name(g->a, ar, false);
-				char *cp = cuda_arch_name(g->a, ar, true);
-				if (ar->ptx)
-					sb_printf(sb, " --generate-code=arch=%s,code=[%s,%s]", cp,
-					          sm, cp);
-				else
-					sb_printf(sb, " --generate-code=arch=%s,code=%s", cp, sm);
-			}
+			sb_puts(sb, cuda_arch_nvcc_flags(g->a, tp->archs, tp->n_archs, true));
 			if (li)
 				for (size_t d = 0; d < k->include_dirs.n; d++) {
 					const char *dir = k->include_dirs.v[d];
@@ -479,10 +468,7 @@ static void emit_archive(struct gen *g, const struct toolkit_plan *tp, struct ar
 			sb_puts(sb, " -ccbin ");
 			ninja_arg(sb, tp->tk->host.cxx);
 		}
-		for (size_t t = 0; t < tp->n_archs; t++)
-			sb_printf(sb, " --generate-code=arch=%s,code=%s",
-			          cuda_arch_name(g->a, &tp->archs[t], true),
-			          cuda_arch_name(g->a, &tp->archs[t], false));
+		sb_puts(sb, cuda_arch_nvcc_flags(g->a, tp->archs, tp->n_archs, false));
 		sb_puts(sb, "\n  ldflags =\n");
 		strv_push(g->a, &objs, dlink);
 	}

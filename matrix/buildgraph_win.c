@@ -221,16 +221,7 @@ static char *emit_archive(struct wgen *g, const struct toolkit_plan *tp)
 			          tp->cuda, key);
 			if (k->rdc)
 				sb_puts(sb, " -rdc=true");
-			for (size_t t = 0; t < n_archs; t++) {
-				const struct arch *ar = &archs[t];
-				char *sm = cuda_arch_name(g->a, ar, false);
-				char *cp = cuda_arch_name(g->a, ar, true);
-				if (ar->ptx)
-					sb_printf(sb, " --generate-code=arch=%s,code=[%s,%s]", cp,
-					          sm, cp);
-				else
-					sb_printf(sb, " --generate-code=arch=%s,code=%s", cp, sm);
-			}
+			sb_puts(sb, cuda_arch_nvcc_flags(g->a, archs, n_archs, true));
 			emit_includes(g, "-I", &k->include_dirs);
 			emit_defines(g, "-D", &k->defines);
 			emit_msvc_flags(g, &k->host_flags, true);
@@ -256,10 +247,7 @@ static char *emit_archive(struct wgen *g, const struct toolkit_plan *tp)
 		          "\n  cuda = %s\n  nvcc = $nvcc_%s -dlink\n  flags = --use-local-env "
 		          "-Xcompiler=/MD",
 		          tp->cuda, key);
-		for (size_t t = 0; t < n_archs; t++)
-			sb_printf(sb, " --generate-code=arch=%s,code=%s",
-			          cuda_arch_name(g->a, &archs[t], true),
-			          cuda_arch_name(g->a, &archs[t], false));
+		sb_puts(sb, cuda_arch_nvcc_flags(g->a, archs, n_archs, false));
 		sb_puts(sb, "\n");
 		strv_push(g->a, &objs, dlink);
 	}

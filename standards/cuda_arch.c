@@ -166,6 +166,20 @@ char *cuda_arch_name(struct arena *a, const struct arch *ar, bool ptx)
 	                                        : "");
 }
 
+char *cuda_arch_nvcc_flags(struct arena *a, const struct arch *v, size_t n, bool ptx)
+{
+	struct strbuf sb = {0};
+	for (size_t i = 0; i < n; i++) {
+		char *sm = cuda_arch_name(a, &v[i], false);
+		char *cp = cuda_arch_name(a, &v[i], true);
+		if (ptx && v[i].ptx)
+			sb_printf(&sb, " --generate-code=arch=%s,code=[%s,%s]", cp, sm, cp);
+		else
+			sb_printf(&sb, " --generate-code=arch=%s,code=%s", cp, sm);
+	}
+	return sb_to_arena(&sb, a);
+}
+
 char *cuda_arch_list_compact(struct arena *a, const struct arch *v, size_t n)
 {
 	struct strbuf sb = {0};

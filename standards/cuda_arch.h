@@ -27,6 +27,11 @@ bool cuda_arch_parse_list(struct arena *a, const char *text, enum arch_spelling 
                           struct arch **out, size_t *n, const char **err);
 /* Returns nvcc's name of the arch's SASS ("sm_90a") or, with ptx, its PTX ("compute_90a"). */
 char *cuda_arch_name(struct arena *a, const struct arch *ar, bool ptx);
+/* Returns nvcc's flags for the list, each with a space before it: " --generate-code=arch=
+ * compute_90,code=sm_90", and code=[sm_90,compute_90] for an arch with +PTX when ptx is true
+ * (false: SASS only, as a device link wants). --generate-code, not -gencode: ccache 4.7 reads
+ * -gencode as -g (debug info) and then hashes the build directory into every key. */
+char *cuda_arch_nvcc_flags(struct arena *a, const struct arch *v, size_t n, bool ptx);
 /* Returns the list in the compact spelling the audit takes: "75,86,90a,120+PTX". */
 char *cuda_arch_list_compact(struct arena *a, const struct arch *v, size_t n);
 
