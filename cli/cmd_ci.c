@@ -55,12 +55,9 @@ const struct cli_help cmd_ci_help = {
 /* The CUDA minors the toolkit lock file provisions from PyPI ("13.0"); empty without a lock. */
 static void pypi_minors(struct cli *c, struct strv *out)
 {
-	const char *path = provision_lock_path(&c->arena, c->env);
 	struct provision_lock lock;
-	/* A lock that exists but cannot be read is worth a warning: the workflow then installs no
-	 * toolkit from PyPI. */
-	struct diag warn = cli_diag_as_warnings(c);
-	if (!path || !provision_lock_load(&c->arena, &warn, path, &lock))
+	/* A lock that cannot be read: a warning, and the workflow installs no toolkit from PyPI. */
+	if (!cli_provision_lock_quiet(c, &lock))
 		return;
 	/* PyPI's only: the workflow installs those with `cuwheel toolkit install`; the Debian
 	 * source is not emitted to CI yet (runners' apt and keyrings differ). */

@@ -12,14 +12,18 @@
 #include "toolchain/provision.h"
 #include "standards/toml.h"
 
+bool cli_provision_lock_quiet(struct cli *c, struct provision_lock *lock)
+{
+	const char *path = provision_lock_path(&c->arena, c->env);
+	struct diag warn = cli_diag_as_warnings(c);
+	return path && provision_lock_load(&c->arena, &warn, path, lock);
+}
+
 /* The CUDA minors the lock file can provision (quietly nothing when there is no lock). */
 static void provisionable_minors(struct cli *c, struct matrix_opts *o)
 {
-	const char *path = provision_lock_path(&c->arena, c->env);
 	struct provision_lock lock;
-	/* A lock that exists but cannot be read is worth a warning: nothing is provisioned. */
-	struct diag warn = cli_diag_as_warnings(c);
-	if (!path || !provision_lock_load(&c->arena, &warn, path, &lock))
+	if (!cli_provision_lock_quiet(c, &lock))
 		return;
 	for (size_t i = 0; i < lock.n_sets; i++)
 		if (!strv_contains(&o->provisionable, lock.sets[i].minor)) {

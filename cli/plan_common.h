@@ -7,6 +7,7 @@
 #include "toolchain/discover.h"
 #include "matrix/matrix.h"
 #include "matrix/torch_plan.h"
+#include "toolchain/provision.h"
 
 struct plan_ctx {
 	struct config cfg;
@@ -19,6 +20,9 @@ struct plan_ctx {
 /* Loads the config: the project's pyproject.toml, or --config FILE with the project in -C DIR
  * or unpacked from the SDIST argument (into the build dir's sdist/). False after diagnostics. */
 bool cli_config_load(struct cli *c, struct config *cfg);
+/* Loads the toolkit lock file, where there is one, for what it can provision: false when there
+ * is none (quietly) or it cannot be read (a warning: nothing is provisioned from it). */
+bool cli_provision_lock_quiet(struct cli *c, struct provision_lock *lock);
 /* Loads, discovers and expands; returns CLI_OK or the exit code to return. */
 int plan_load(struct cli *c, const struct matrix_opts *o, struct plan_ctx *pc);
 /* Installs the toolkits that selected cells need and cuwheel can provision, then discovers
