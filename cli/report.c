@@ -197,18 +197,7 @@ static json_t *audit_json(const struct audit_result *a)
 	json_object_set_new(j, "why_not_higher", json_str_or_null(a->why_not_higher));
 	json_object_set_new(j, "errors", json_integer(a->errors));
 	json_object_set_new(j, "warnings", json_integer(a->warnings));
-	json_t *f = json_array();
-	for (size_t i = 0; i < a->n_findings; i++) {
-		const struct audit_finding *x = &a->findings[i];
-		json_t *o = json_object();
-		json_object_set_new(o, "level", json_string(audit_level_name(x->level)));
-		json_object_set_new(o, "code", json_str_or_null(x->code));
-		json_object_set_new(o, "member", json_str_or_null(x->member));
-		json_object_set_new(o, "message", json_str_or_null(x->message));
-		json_object_set_new(o, "hint", json_str_or_null(x->hint));
-		json_array_append_new(f, o);
-	}
-	json_object_set_new(j, "findings", f);
+	json_object_set_new(j, "findings", audit_findings_json(a));
 	return j;
 }
 

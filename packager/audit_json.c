@@ -6,6 +6,22 @@
 #include "packager/audit.h"
 #include "standards/json_values.h"
 
+json_t *audit_findings_json(const struct audit_result *r)
+{
+	json_t *fs = json_array();
+	for (size_t i = 0; i < r->n_findings; i++) {
+		const struct audit_finding *f = &r->findings[i];
+		json_t *x = json_object();
+		json_object_set_new(x, "level", json_string(audit_level_name(f->level)));
+		json_object_set_new(x, "code", json_str_or_null(f->code));
+		json_object_set_new(x, "member", json_str_or_null(f->member));
+		json_object_set_new(x, "message", json_str_or_null(f->message));
+		json_object_set_new(x, "hint", json_str_or_null(f->hint));
+		json_array_append_new(fs, x);
+	}
+	return fs;
+}
+
 json_t *audit_result_to_json(const struct audit_result *r)
 {
 	json_t *o = json_object();
@@ -43,18 +59,7 @@ json_t *audit_result_to_json(const struct audit_result *r)
 		json_array_append_new(elfs, x);
 	}
 	json_object_set_new(o, "elf_files", elfs);
-	json_t *fs = json_array();
-	for (size_t i = 0; i < r->n_findings; i++) {
-		const struct audit_finding *f = &r->findings[i];
-		json_t *x = json_object();
-		json_object_set_new(x, "level", json_string(audit_level_name(f->level)));
-		json_object_set_new(x, "code", json_string(f->code));
-		json_object_set_new(x, "member", json_str_or_null(f->member));
-		json_object_set_new(x, "message", json_string(f->message));
-		json_object_set_new(x, "hint", json_str_or_null(f->hint));
-		json_array_append_new(fs, x);
-	}
-	json_object_set_new(o, "findings", fs);
+	json_object_set_new(o, "findings", audit_findings_json(r));
 	return o;
 }
 
