@@ -57,7 +57,8 @@ const struct cli_help cmd_doctor_help = {
         "                \"include_dir\", \"platform\", \"torch\": null (not probed) |\n"
         "                {\"present\", \"version\", \"cuda\", \"cxx11_abi\", \"include_dirs\",\n"
         "                 \"lib_dir\", \"pybind11_compiler_type\", \"pybind11_stdlib\",\n"
-        "                 \"pybind11_build_abi\", \"error\"}}],\n"
+        "                 \"pybind11_build_abi\", \"error\"},\n"
+        "                \"pybind11\": {\"version\", \"include_dir\", \"error\"}}],\n"
         "   \"tools\": [{\"name\": \"ninja\"|\"ccache\"|\"cc\"|\"c++\", \"path\": PATH|null,\n"
         "              \"version\": TEXT|null}],\n"
         "   \"looked\": [{\"what\": \"toolkit\"|\"python\", \"where\", \"result\"}]}\n"
@@ -174,6 +175,11 @@ static void print_json(struct arena *a, const struct discovery *ds, const struct
 		json_object_set_new(o, "include_dir", json_str_or_null(p->include_dir));
 		json_object_set_new(o, "platform", json_str_or_null(p->platform));
 		json_object_set_new(o, "torch", torch_json(&p->torch));
+		json_object_set_new(o, "pybind11",
+		                    json_pack("{s:o, s:o, s:o}", "version",
+		                              json_str_or_null(p->pybind11.version), "include_dir",
+		                              json_str_or_null(p->pybind11.include_dir), "error",
+		                              json_str_or_null(p->pybind11.error)));
 		json_array_append_new(pys, o);
 	}
 	for (size_t i = 0; i < n_tools; i++)
@@ -230,6 +236,8 @@ static void print_text(struct arena *a, const struct discovery *ds, const struct
 			       t->cuda ? "CUDA " : "CPU", t->cuda ? t->cuda : "", t->cxx11_abi);
 		else if (t->error)
 			printf(", no torch");
+		if (p->pybind11.include_dir)
+			printf(", pybind11 %s", p->pybind11.version ? p->pybind11.version : "?");
 		printf("\n");
 	}
 	printf("\nTools:\n");

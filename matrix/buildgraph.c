@@ -14,6 +14,7 @@
 #include "matrix/buildflags.h"
 #include "matrix/kernels_key.h"
 #include "matrix/ninja.h"
+#include "standards/toml.h"
 #include "matrix/torch_plan.h"
 #include "matrix/torchflags.h"
 
@@ -600,6 +601,22 @@ static void emit_torch_source(struct gen *g, const struct cell *c, const struct 
 	sb_puts(sb, "\n");
 }
 
+/* True when a pybind11 extension can find pybind11's headers in this cell: torch's (torch ships
+ * them, and its include dirs come first), the interpreter's pybind11 package, or one of the
+ * extension's own include dirs (a vendored copy, a submodule). */
+static bool pybind11_found(struct gen *g, const struct config *cfg, const struct extension_cfg *x,
+                           const struct interp *py)
+{
+	if (py->torch.present || py->pybind11.include_dir)
+		return true;
+	for (size_t i = 0; i < x->include_dirs.n; i++) {
+		const char *d = x->include_dirs.v[i];
+		const char *dir = d[0] == '/' ? d : os_join(g->a, cfg->project_dir, d);
+		if (os_exists(os_join(g->a, dir, "pybind11/pybind11.h")))
+			return true;
+	}
+	return false;
+}
 static void emit_cell(struct gen *g, const struct cell *c, const struct archive_paths *ap,
                       struct cell_paths *cp)
 {
@@ -622,6 +639,23 @@ static void emit_cell(struct gen *g, const struct cell *c, const struct archive_
 		const char *tferr = NULL;
 		if (cxx_kind && !torchflags_for(g->a, x, c->py, tp->tk, &tf, &tferr)) {
 			diag_path(g->d, DIAG_ERROR, cfg->pyproject, "%s: %s", c->id, tferr);
+			g->failed = true;
+		}
+		if (x->kind == EXT_PYBIND11 && !pybind11_found(g, cfg, x, c->py)) {
+			const struct toml_value *kind = toml_get(x->where, "kind");
+			diag_at(g->d, DIAG_ERROR, &cfg->src, kind ? kind->line : 0,
+			        kind ? kind->col : 0,
+			        "%s: extension %s is of kind pybind11, but Python %s (%s) cannot "
+			        "import "
+			        "pybind11 (%s) and no include-dirs entry holds pybind11/pybind11.h",
+			        c->id, x->module, c->py->version, c->py->path,
+			        c->py->pybind11.error ? c->py->pybind11.error : "no answer");
+			diag_msg(
+			    g->d, DIAG_HINT,
+			    "install pybind11 in that interpreter (%s -m pip install pybind11), or "
+			    "name the directory that holds pybind11/ in the extension's "
+			    "include-dirs",
+			    c->py->path);
 			g->failed = true;
 		}
 		struct strv objs = {0};

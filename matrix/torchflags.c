@@ -120,6 +120,10 @@ bool torchflags_for(struct arena *a, const struct extension_cfg *x, const struct
 	if (ti->present)
 		for (size_t i = 0; i < ti->include_dirs.n; i++)
 			strv_push(a, c, arena_printf(a, "-I%s", ti->include_dirs.v[i]));
+	/* Without torch, a pybind11 extension finds pybind11 where its interpreter imports it
+	 * from (pybind11.get_include(), as pybind11's own setup helpers do). */
+	else if (x->kind == EXT_PYBIND11 && py->pybind11.include_dir)
+		strv_push(a, c, arena_printf(a, "-I%s", py->pybind11.include_dir));
 
 	bool cuda = torch && tk && ti->cuda;
 	for (size_t i = 0; i < sizeof(torch_nvcc_flags) / sizeof(*torch_nvcc_flags); i++)

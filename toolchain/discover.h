@@ -58,6 +58,11 @@ struct interp {
 	const char *found_by; /* "explicit", "PATH", "pyenv", "manylinux", "uv" */
 	size_t order;         /* the candidate's rank in discovery (explicit ones first) */
 	struct torch_info torch;
+	struct {
+		const char *include_dir; /* pybind11.get_include(), where `import pybind11` works */
+		const char *version;     /* pybind11.__version__ */
+		const char *error;       /* why the import failed */
+	} pybind11;
 };
 
 /* Where discovery looked and what it found there or why not. */

@@ -30,6 +30,14 @@ static const char probe_script[] =
     "     'soabi': sysconfig.get_config_var('SOABI') or '',\n"
     "     'include': p.get('include', ''), 'purelib': p.get('purelib', ''),\n"
     "     'platform': sysconfig.get_platform(), 'executable': sys.executable}\n"
+    /* pybind11's headers, where the interpreter can import the package (a pybind11 kind's
+     * build finds them as pybind11's own setup helpers do): a cheap import, always asked. */
+    "try:\n"
+    "    import pybind11\n"
+    "    r['pybind11'] = {'include': pybind11.get_include(),\n"
+    "                     'version': str(getattr(pybind11, '__version__', ''))}\n"
+    "except Exception as e:\n"
+    "    r['pybind11'] = {'error': '%s: %s' % (type(e).__name__, e)}\n"
     "if sys.argv[-1] == 'torch':\n"
     "    try:\n"
     "        import os, torch\n"
@@ -180,6 +188,10 @@ static bool parse_obj(struct arena *a, json_t *r, struct interp *ip, const char 
 	json_t *t = json_object_get(r, "torch");
 	if (t)
 		parse_torch(a, t, &ip->torch);
+	json_t *pb = json_object_get(r, "pybind11");
+	ip->pybind11.include_dir = jstr(a, pb, "include");
+	ip->pybind11.version = jstr(a, pb, "version");
+	ip->pybind11.error = jstr(a, pb, "error");
 	return true;
 }
 
@@ -269,9 +281,9 @@ static json_t *cache_load(struct arena *a, const char *file, const char *interp,
 	             json_integer_value(json_object_get(c, "mtime")) == os_mtime_ns(interp) &&
 	             json_is_boolean(json_object_get(c, "torch")) &&
 	             json_is_true(json_object_get(c, "torch")) == torch && json_is_object(probe);
-	/* Installing or removing torch changes site-packages, not the interpreter: with torch
-	 * probed, the site-packages mtime is part of the key too. */
-	if (match && torch) {
+	/* Installing or removing torch or pybind11 changes site-packages, not the interpreter:
+	 * the site-packages mtime is part of the key too. */
+	if (match) {
 		const char *purelib = json_string_value(json_object_get(probe, "purelib"));
 		match = purelib && json_integer_value(json_object_get(c, "purelib_mtime")) ==
 		                       os_mtime_ns(purelib);

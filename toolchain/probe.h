@@ -11,7 +11,7 @@
 #include "toolchain/discover.h"
 
 /* Bump when the probe script or the cache layout changes: older cache files are rebuilt. */
-#define PROBE_CACHE_FORMAT 4
+#define PROBE_CACHE_FORMAT 5
 
 struct probe_job {
 	const char *path; /* the interpreter to run */
