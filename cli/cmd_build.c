@@ -639,10 +639,12 @@ int cmd_build(struct cli *c, int argc, char **argv)
 		}
 		const char *wheel = res[i].wheel ? strrchr(res[i].wheel, '/') + 1 : "-";
 		/* TIME: the wall time of the cell's own steps in this run (its kernels are on the
-		 * kernels line), "up to date" when ninja had nothing to do for it. */
-		const char *tm = res[i].seconds < 0
-		                     ? "up to date"
-		                     : arena_printf(&c->arena, "%9.1fs", res[i].seconds);
+		 * kernels line), "up to date" when ninja had nothing to do for it; "-" for a failed
+		 * cell none of whose steps finished (ninja logs finished steps only). */
+		const char *tm = res[i].seconds >= 0
+		                     ? arena_printf(&c->arena, "%9.1fs", res[i].seconds)
+		                 : res[i].ok ? "up to date"
+		                             : "-";
 		printf("%-*s  %-6s  %-9s  %10s  %s\n", (int)wid, cl->id,
 		       res[i].ok ? "ok" : "FAILED",
 		       res[i].ok ? human_size(&c->arena, res[i].size) : "-", tm,

@@ -132,6 +132,9 @@ def binding_error(tmp):
     check("binding error: the build fails (exit 1)", rc == 1, out)
     check("binding error: the failing cell cp312-cu130 is named",
           re.search(r"cp312-cu130-linux_x86_64\s+(FAILED|failed)", out) is not None, out)
+    row = re.search(r"^cp312-cu130-linux_x86_64\s+FAILED.*$", out, re.M)
+    check("binding error: the failed cell's TIME is not 'up to date' (its compile failed)",
+          row is not None and "up to date" not in row.group(0), row.group(0) if row else out)
     check(f"binding error: the compiler's message with file and line ({line})",
           re.search(rf"tinyraster\.c:{line}:\d+: error: .*undeclared_in_cp312", out)
           is not None, out)
