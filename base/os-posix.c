@@ -810,6 +810,37 @@ static void drain_fd(int fd, struct strbuf *out)
 	close(fd);
 }
 
+/* drain_fd, giving up after timeout_s seconds: false (fd closed) when the time ran out first. */
+static bool drain_fd_until(int fd, struct strbuf *out, int timeout_s)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	int64_t deadline =
+	    (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000 + (int64_t)timeout_s * 1000;
+	char buf[8192];
+	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		int64_t left = deadline - ((int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000);
+		struct pollfd pfd = {.fd = fd, .events = POLLIN};
+		int pr = left > 0 ? poll(&pfd, 1, left > INT_MAX ? INT_MAX : (int)left) : 0;
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (pr == 0) {
+			close(fd);
+			return false;
+		}
+		ssize_t n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (out)
+			sb_add(out, buf, (size_t)n);
+	}
+	close(fd);
+	return true;
+}
+
 bool os_run(struct diag *d, const struct os_run *r, struct strbuf *out, int *status)
 {
 	struct arena a = {0};
@@ -845,8 +876,14 @@ bool os_run(struct diag *d, const struct os_run *r, struct strbuf *out, int *sta
 		arena_free(&a);
 		return false;
 	}
-	if (r->capture)
+	bool timed_out = false;
+	if (r->capture && r->timeout_s > 0) {
+		timed_out = !drain_fd_until(pipefd[0], out, r->timeout_s);
+		if (timed_out)
+			kill(-pid, SIGKILL); /* its own process group (os_spawn_attrs) */
+	} else if (r->capture) {
 		drain_fd(pipefd[0], out);
+	}
 	int ws;
 	while (os_reap(pid, &ws, true) != pid) {
 		if (errno != EINTR) {
@@ -855,7 +892,9 @@ bool os_run(struct diag *d, const struct os_run *r, struct strbuf *out, int *sta
 			return false;
 		}
 	}
-	*status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+	*status = timed_out       ? OS_STATUS_TIMED_OUT
+	          : WIFEXITED(ws) ? WEXITSTATUS(ws)
+	                          : 128 + WTERMSIG(ws);
 	arena_free(&a);
 	return true;
 }

@@ -99,10 +99,16 @@ struct os_run {
 	bool capture;            /* capture stdout+stderr into out; else inherit */
 	bool quiet_stdout;       /* discard stdout when not capturing */
 	const char *stdin_path;  /* NULL: /dev/null */
+	int timeout_s;           /* with capture: after this many seconds the child's process
+	                          * group is killed (SIGKILL) and *status is OS_STATUS_TIMED_OUT;
+	                          * 0: no limit */
 };
 
-/* Runs a command to completion. Returns false + diagnostic only when it could not be started;
- * *status gets the exit code (128+signal when killed). */
+/* The *status of an os_run whose timeout_s ran out. */
+#define OS_STATUS_TIMED_OUT (-1)
+
+/* Runs a command to completion (or to its timeout). Returns false + diagnostic only when it
+ * could not be started; *status gets the exit code (128+signal when killed). */
 bool os_run(struct diag *d, const struct os_run *r, struct strbuf *out, int *status);
 /* Runs `from | r->argv` (r->stdin_path ignored): from's stdout feeds r's stdin, from's stderr
  * goes where r's output goes. Returns false + diagnostic only when one could not be started;

@@ -10,6 +10,7 @@
 #include "base/env.h"
 #include "base/os.h"
 #include "toolchain/discover_internal.h"
+#include "toolchain/probe.h"
 
 void disc_looked_add(struct disc *x, const char *what, const char *where, const char *fmt, ...)
 {
@@ -80,6 +81,13 @@ bool discover_run(struct arena *a, struct diag *d, const struct discover_request
 		return false;
 	struct disc x = {.a = a, .d = d, .req = r, .cache_dir = cache_dir, .out = out};
 	x.sysroot = o->sysroot ? o->sysroot : "";
+	const char *bad;
+	x.timeout_s = probe_timeout(r->env, &bad);
+	if (bad)
+		diag_msg(
+		    d, DIAG_WARNING,
+		    "CUWHEEL_PROBE_TIMEOUT='%s' is not a number of seconds (1 to 86400): using %d",
+		    bad, x.timeout_s);
 	disc_find_toolkits(&x);
 	disc_find_pythons(&x, o->probe_torch, o->jobs);
 	return true;

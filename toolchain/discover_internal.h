@@ -19,6 +19,7 @@ struct disc {
 	const struct discover_request *req;
 	const char *cache_dir;
 	const char *sysroot; /* "" unless a test moves /usr/local and /opt */
+	int timeout_s;       /* for each interpreter probe and nvcc query (probe_timeout) */
 	struct discovery *out;
 	size_t cap_toolkits;
 	struct pycand *cands;

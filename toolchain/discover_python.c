@@ -349,6 +349,6 @@ void disc_find_pythons(struct disc *x, bool torch, int jobs_max)
 	struct probe_job *jobs = arena_calloc(x->a, x->n_cands ? x->n_cands : 1, sizeof(*jobs));
 	for (size_t i = 0; i < x->n_cands; i++)
 		jobs[i] = (struct probe_job){.path = x->cands[i].path, .torch = torch};
-	probe_run(x->a, x->d, x->cache_dir, jobs, x->n_cands, jobs_max);
+	probe_run(x->a, x->d, x->cache_dir, jobs, x->n_cands, jobs_max, x->timeout_s);
 	accept_pythons(x, jobs);
 }

@@ -15,17 +15,18 @@
 /* Bump when what is stored for nvcc changes: older cache files are rebuilt. */
 #define NVCC_CACHE_FORMAT 2
 
-/* Runs argv and returns its merged output, or NULL when it could not start. */
-static const char *run_out(struct arena *a, const char *const *argv, int *status)
+/* Runs argv and returns its merged output, or NULL when it could not start; one that runs
+ * longer than x->timeout_s is killed (*status OS_STATUS_TIMED_OUT). */
+static const char *run_out(struct disc *x, const char *const *argv, int *status)
 {
 	struct diag quiet = {0};
 	struct strbuf sb = {0};
-	struct os_run r = {.argv = argv, .capture = true};
+	struct os_run r = {.argv = argv, .capture = true, .timeout_s = x->timeout_s};
 	if (!os_run(&quiet, &r, &sb, status)) {
 		sb_release(&sb);
 		return NULL;
 	}
-	return sb_to_arena(&sb, a);
+	return sb_to_arena(&sb, x->a);
 }
 
 static const char *first_line(struct arena *a, const char *s)
@@ -94,7 +95,14 @@ static bool nvcc_query(struct disc *x, const char *root, const char *nvcc, struc
 	}
 	int st;
 	const char *vargv[] = {nvcc, "--version", NULL};
-	f->version = run_out(x->a, vargv, &st);
+	f->version = run_out(x, vargv, &st);
+	if (f->version && st == OS_STATUS_TIMED_OUT) {
+		*err = arena_printf(x->a,
+		                    "nvcc --version gave no answer in %d s "
+		                    "(CUWHEEL_PROBE_TIMEOUT): killed",
+		                    x->timeout_s);
+		return false;
+	}
 	if (!f->version || st != 0) {
 		*err = f->version ? arena_printf(x->a, "nvcc --version failed (exit %d): %s", st,
 		                                 first_line(x->a, f->version))
@@ -102,16 +110,16 @@ static bool nvcc_query(struct disc *x, const char *root, const char *nvcc, struc
 		return false;
 	}
 	const char *cargv[] = {nvcc, "--list-gpu-code", NULL};
-	f->code = run_out(x->a, cargv, &st);
+	f->code = run_out(x, cargv, &st);
 	if (st != 0)
 		f->code = NULL;
 	const char *aargv[] = {nvcc, "--list-gpu-arch", NULL};
-	f->arch = run_out(x->a, aargv, &st);
+	f->arch = run_out(x, aargv, &st);
 	if (st != 0)
 		f->arch = NULL;
 	/* Which of the options cuwheel adds this nvcc knows (11.8 and 12.4 differ from 13.x). */
 	const char *hargv[] = {nvcc, "--help", NULL};
-	const char *help = run_out(x->a, hargv, &st);
+	const char *help = run_out(x, hargv, &st);
 	f->lacks = toolchain_nvcc_lacks(x->a, root, st == 0 ? help : NULL);
 	if (file)
 		nvcc_cache_store(x, file, nvcc, f);
@@ -213,7 +221,7 @@ static const char *real_root(struct disc *x, const char *root, const char **note
 		return root;
 	int st;
 	const char *argv[] = {nvcc, "-dryrun", "-E", "-x", "cu", "/dev/null", NULL};
-	const char *out = run_out(x->a, argv, &st);
+	const char *out = run_out(x, argv, &st);
 	const char *here = out ? strstr(out, "_HERE_=") : NULL;
 	if (!here) {
 		*note = arena_printf(x->a,

@@ -2,12 +2,14 @@
  * the JSON it prints. */
 #include "toolchain/probe.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "base/env.h"
 #include "base/os.h"
 #include "base/pool.h"
 #include "base/strbuf.h"
@@ -213,6 +215,7 @@ bool probe_parse(struct arena *a, const char *json, struct interp *ip, const cha
 struct probe_task {
 	const char *path;
 	bool torch;
+	int timeout_s;
 	struct strbuf out;
 	int status;
 	bool started;
@@ -232,7 +235,7 @@ static void task_run_flags(struct probe_task *t, const char *const *flags)
 		argv[k++] = "torch";
 	argv[k] = NULL;
 	struct diag quiet = {0};
-	struct os_run r = {.argv = argv, .capture = true};
+	struct os_run r = {.argv = argv, .capture = true, .timeout_s = t->timeout_s};
 	sb_reset(&t->out);
 	t->started = os_run(&quiet, &r, &t->out, &t->status);
 }
@@ -243,7 +246,7 @@ static void task_run(struct probe_task *t)
 	static const char *const old_isolated[] = {"-E", "-s", NULL};
 	task_run_flags(t, isolated);
 	/* Python 2 has no -I ("Unknown option: -I"); -E -s is the closest it offers. */
-	if (t->started && t->status != 0 && strstr(sb_str(&t->out), "option: -I"))
+	if (t->started && t->status > 0 && strstr(sb_str(&t->out), "option: -I"))
 		task_run_flags(t, old_isolated);
 }
 
@@ -332,8 +335,24 @@ static json_t *output_json(const char *out)
 	return json_loadb(m, strcspn(m, "\n"), 0, NULL);
 }
 
+int probe_timeout(const char *const *env, const char **bad)
+{
+	*bad = NULL;
+	const char *v = env_nonempty(env, "CUWHEEL_PROBE_TIMEOUT");
+	if (!v)
+		return 300;
+	char *end;
+	errno = 0;
+	long s = strtol(v, &end, 10);
+	if (errno || *end || end == v || s <= 0 || s > 86400) {
+		*bad = v;
+		return 300;
+	}
+	return (int)s;
+}
+
 void probe_run(struct arena *a, struct diag *d, const char *cache_dir, struct probe_job *jobs,
-               size_t n, int jobs_max)
+               size_t n, int jobs_max, int timeout_s)
 {
 	struct probe_task *tasks = arena_calloc(a, n ? n : 1, sizeof(*tasks));
 	json_t **answers = arena_calloc(a, n ? n : 1, sizeof(*answers));
@@ -350,7 +369,8 @@ void probe_run(struct arena *a, struct diag *d, const char *cache_dir, struct pr
 				continue;
 			}
 		}
-		tasks[nt] = (struct probe_task){.path = jobs[i].path, .torch = jobs[i].torch};
+		tasks[nt] = (struct probe_task){
+		    .path = jobs[i].path, .torch = jobs[i].torch, .timeout_s = timeout_s};
 		idx[nt++] = i;
 	}
 	tasks_run(tasks, nt, jobs_max);
@@ -360,6 +380,12 @@ void probe_run(struct arena *a, struct diag *d, const char *cache_dir, struct pr
 		const char *out = sb_str(&t->out);
 		if (!t->started) {
 			j->error = "cannot run it";
+		} else if (t->status == OS_STATUS_TIMED_OUT) {
+			j->error =
+			    arena_printf(a,
+			                 "no answer in %d s (CUWHEEL_PROBE_TIMEOUT): killed; "
+			                 "does importing site-packages hang there?",
+			                 timeout_s);
 		} else if (!(answers[idx[k]] = output_json(out))) {
 			const char *line = first_line(a, out);
 			j->error = *line ? arena_printf(a, "exit %d: %s", t->status, line)

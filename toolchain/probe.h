@@ -26,9 +26,15 @@ struct probe_job {
 
 /* Probes every job, running those not answered by the cache in parallel (at most `jobs` at
  * once; 0: one per CPU). cache_dir may be NULL (no cache); it must exist. Failures are
- * recorded per job; cache write failures are warnings on d. */
+ * recorded per job (one that runs longer than timeout_s seconds is killed, and its error says
+ * so); cache write failures are warnings on d. */
 void probe_run(struct arena *a, struct diag *d, const char *cache_dir, struct probe_job *jobs,
-               size_t n, int jobs_max);
+               size_t n, int jobs_max, int timeout_s);
+/* The seconds an interpreter probe or a toolkit's nvcc may take before it is killed:
+ * CUWHEEL_PROBE_TIMEOUT (a positive integer) or 300 (torch's first import on a cold disk takes
+ * tens of seconds; a hung interpreter must not hang discovery). NULL *bad, or the value that
+ * was not a positive integer (the default is used). */
+int probe_timeout(const char *const *env, const char **bad);
 /* Parses the JSON a probe printed into ip (strings copied into a); false with *err set. */
 bool probe_parse(struct arena *a, const char *json, struct interp *ip, const char **executable,
                  const char **err);

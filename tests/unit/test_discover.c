@@ -9,6 +9,9 @@
 #include <cmocka.h>
 
 #include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -423,7 +426,7 @@ static void test_real_interpreter_probe_script_runs_isolated(void **state)
 	if (!os_is_exec(py))
 		skip();
 	struct probe_job job = {.path = py, .torch = true};
-	probe_run(&f->a, &f->d, NULL, &job, 1, 0);
+	probe_run(&f->a, &f->d, NULL, &job, 1, 0, 300);
 	assert_true(job.ok);
 	assert_string_equal(job.info.implementation, "cpython");
 	assert_int_equal(job.info.major, 3);
@@ -432,6 +435,65 @@ static void test_real_interpreter_probe_script_runs_isolated(void **state)
 	assert_non_null(job.info.include_dir);
 	/* torch was asked for: either present, or absent with the reason. */
 	assert_true(job.info.torch.present || job.info.torch.error);
+}
+
+/* True when pid is gone or a zombie (killed; whoever adopted it has not reaped it yet). */
+static bool process_dead(int pid)
+{
+	if (kill(pid, 0) != 0)
+		return true;
+	char path[64], buf[256];
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return true;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	const char *rp = strrchr(buf, ')');
+	return rp && rp[1] == ' ' && rp[2] == 'Z';
+}
+
+/* An interpreter that never answers (a sitecustomize or an import that hangs) is killed with
+ * its process group after the timeout, and its error says so: discovery does not hang. */
+static void test_hung_interpreter_killed_after_the_timeout(void **state)
+{
+	struct fx *f = *state;
+	const char *pidfile = os_join(&f->a, f->tmp, "grandchild.pid");
+	const char *py = os_join(&f->a, f->tmp, "hung/python3");
+	write_file(
+	    py, arena_printf(&f->a, "#!/bin/sh\n/bin/sleep 600 &\necho $! > '%s'\nwait\n", pidfile),
+	    0755);
+	struct probe_job job = {.path = py};
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	probe_run(&f->a, &f->d, NULL, &job, 1, 0, 1);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	assert_false(job.ok);
+	assert_non_null(job.error);
+	if (!strstr(job.error, "no answer in 1 s (CUWHEEL_PROBE_TIMEOUT): killed"))
+		fail_msg("error: %s", job.error);
+	assert_true(t1.tv_sec - t0.tv_sec < 10);
+	/* The sleep the script started, in its process group, was killed too. */
+	FILE *pf = fopen(pidfile, "r");
+	assert_non_null(pf);
+	int pid = 0;
+	assert_int_equal(fscanf(pf, "%d", &pid), 1);
+	fclose(pf);
+	bool dead = false;
+	for (int i = 0; i < 100 && !(dead = process_dead(pid)); i++)
+		usleep(20000);
+	assert_true(dead);
+
+	const char *bad;
+	const char *env[] = {"CUWHEEL_PROBE_TIMEOUT=7", NULL};
+	assert_int_equal(probe_timeout(env, &bad), 7);
+	assert_null(bad);
+	const char *env2[] = {"CUWHEEL_PROBE_TIMEOUT=soon", NULL};
+	assert_int_equal(probe_timeout(env2, &bad), 300);
+	assert_string_equal(bad, "soon");
+	const char *env3[] = {NULL};
+	assert_int_equal(probe_timeout(env3, &bad), 300);
 }
 
 static void test_no_cache_dir_given_means_probe_every_time(void **state)
@@ -537,6 +599,7 @@ int main(void)
 	    T(test_probe_cache_reused_until_interpreter_mtime_changes),
 	    T(test_pythons_one_per_version_old_and_broken_ones_explained),
 	    T(test_real_interpreter_probe_script_runs_isolated),
+	    T(test_hung_interpreter_killed_after_the_timeout),
 	    T(test_no_cache_dir_given_means_probe_every_time),
 	    T(test_discovery_reads_the_passed_environment_not_the_process),
 	    T(test_discover_run_takes_a_request_not_a_config),
