@@ -42,15 +42,38 @@ extern "C" int pbx_cuda_devices(void)
 	return cudaGetDeviceCount(&n) == cudaSuccess ? n : 0;
 }
 extern "C" float pbx_scale_host(float x, float s) { return x * s; }
+extern "C" int pbx_scale_gpu(const float *in, float *out, int n, float s)
+{
+	float *d = NULL;
+	if (cudaMalloc(&d, n * sizeof(float)) != cudaSuccess)
+		return 1;
+	cudaMemcpy(d, in, n * sizeof(float), cudaMemcpyHostToDevice);
+	pbx_scale_kernel<<<(n + 255) / 256, 256>>>(d, s, n);
+	cudaError_t launch = cudaGetLastError();
+	cudaError_t copy = cudaMemcpy(out, d, n * sizeof(float), cudaMemcpyDeviceToHost);
+	cudaFree(d);
+	return launch == cudaSuccess && copy == cudaSuccess ? 0 : 2;
+}
 """
 
-BINDING = r"""#include <pybind11/pybind11.h>
+BINDING = r"""#include <stdexcept>
+#include <vector>
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
 extern "C" int pbx_cuda_devices(void);
 extern "C" float pbx_scale_host(float x, float s);
+extern "C" int pbx_scale_gpu(const float *in, float *out, int n, float s);
 PYBIND11_MODULE(_C, m)
 {
 	m.def("cuda_devices", &pbx_cuda_devices);
 	m.def("scale", &pbx_scale_host);
+	m.def("scale_gpu", [](const std::vector<float> &v, float s) {
+		std::vector<float> out(v.size());
+		if (pbx_scale_gpu(v.data(), out.data(), (int)v.size(), s) != 0)
+			throw std::runtime_error("pbx: the CUDA kernel did not run");
+		return out;
+	});
 	m.attr("pybind11_version") = PYBIND11_VERSION_MAJOR * 100 + PYBIND11_VERSION_MINOR;
 }
 """
@@ -83,7 +106,7 @@ packages = ["python/pbx"]
 
 [tool.cuwheel.kernels]
 sources = ["kernels/*.cu"]
-archs = "8.0"
+archs = "8.0,9.0"
 
 [[tool.cuwheel.extension]]
 module = "pbx._C"
@@ -146,6 +169,14 @@ def main():
                           cwd=tmp)
             check(rc == 0 and out.strip().endswith("3.0 True True"),
                   f"{v}: import pbx, pbx.scale(2.0, 1.5) == 3.0 (got {out.strip()!r})")
+            # No GPU here: the kernel's launcher fails and pybind11 turns the C++ exception
+            # into a Python RuntimeError (tests/gpu/check_pybind11_gpu.py runs it on a GPU).
+            rc, out = run([py, "-c", "import pbx\nif pbx.cuda_devices() == 0:\n"
+                           "    try:\n        pbx.scale_gpu([1.0], 2.0)\n"
+                           "    except RuntimeError as e:\n        print('raised', e)\n"
+                           "else:\n    print('raised', pbx.scale_gpu([1.0], 2.0))"], cwd=tmp)
+            check(rc == 0 and out.startswith("raised "),
+                  f"{v}: scale_gpu without a GPU raises RuntimeError (got {out.strip()!r})")
 
         # 3.11 without pybind11: the headers vendored in the project, named in include-dirs.
         inc = subprocess.run([venvs["3.12"], "-c", "import pybind11; print(pybind11.get_include())"],
