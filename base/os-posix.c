@@ -794,23 +794,8 @@ static char **os_make_env(struct arena *a, const char *const *extra)
 	return env;
 }
 
-/* Reads fd to its end into out (NULL: discards), then closes it. */
-static void drain_fd(int fd, struct strbuf *out)
-{
-	char buf[8192];
-	for (;;) {
-		ssize_t n = read(fd, buf, sizeof(buf));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		if (out)
-			sb_add(out, buf, (size_t)n);
-	}
-	close(fd);
-}
-
-/* drain_fd, giving up after timeout_s seconds: false (fd closed) when the time ran out first. */
+/* Reads fd to its end into out (NULL: discards) and closes it. With timeout_s > 0, gives up
+ * after that many seconds: false (fd closed) when the time ran out first. */
 static bool drain_fd_until(int fd, struct strbuf *out, int timeout_s)
 {
 	struct timespec now;
@@ -819,15 +804,18 @@ static bool drain_fd_until(int fd, struct strbuf *out, int timeout_s)
 	    (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000 + (int64_t)timeout_s * 1000;
 	char buf[8192];
 	for (;;) {
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		int64_t left = deadline - ((int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000);
-		struct pollfd pfd = {.fd = fd, .events = POLLIN};
-		int pr = left > 0 ? poll(&pfd, 1, left > INT_MAX ? INT_MAX : (int)left) : 0;
-		if (pr < 0 && errno == EINTR)
-			continue;
-		if (pr == 0) {
-			close(fd);
-			return false;
+		if (timeout_s > 0) {
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			int64_t left =
+			    deadline - ((int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000);
+			struct pollfd pfd = {.fd = fd, .events = POLLIN};
+			int pr = left > 0 ? poll(&pfd, 1, left > INT_MAX ? INT_MAX : (int)left) : 0;
+			if (pr < 0 && errno == EINTR)
+				continue;
+			if (pr == 0) {
+				close(fd);
+				return false;
+			}
 		}
 		ssize_t n = read(fd, buf, sizeof(buf));
 		if (n < 0 && errno == EINTR)
@@ -876,14 +864,9 @@ bool os_run(struct diag *d, const struct os_run *r, struct strbuf *out, int *sta
 		arena_free(&a);
 		return false;
 	}
-	bool timed_out = false;
-	if (r->capture && r->timeout_s > 0) {
-		timed_out = !drain_fd_until(pipefd[0], out, r->timeout_s);
-		if (timed_out)
-			kill(-pid, SIGKILL); /* its own process group (os_spawn_attrs) */
-	} else if (r->capture) {
-		drain_fd(pipefd[0], out);
-	}
+	bool timed_out = r->capture && !drain_fd_until(pipefd[0], out, r->timeout_s);
+	if (timed_out)
+		kill(-pid, SIGKILL); /* its own process group (os_spawn_attrs) */
 	int ws;
 	while (os_reap(pid, &ws, true) != pid) {
 		if (errno != EINTR) {
@@ -961,7 +944,7 @@ bool os_run_pipe(struct diag *d, const char *const *from, const struct os_run *r
 		ok = false;
 	}
 	if (r->capture)
-		drain_fd(cap[0], out);
+		drain_fd_until(cap[0], out, 0);
 	*from_status = *status = 0;
 	if (pa > 0 && !os_wait(d, pa, from[0], from_status))
 		ok = false;
