@@ -238,6 +238,31 @@ static bool has_credentials(const char *url)
 	return memchr(auth, '@', n) != NULL || strstr(url, "password") != NULL;
 }
 
+/* The jobs build with the runners' Pythons as they come: a torch axis or a pybind11 extension
+ * needs packages in them that the workflow does not install (README, `cuwheel ci github`). */
+static void warn_site_packages(struct emit *e)
+{
+	const struct config *cfg = e->p->cfg;
+	bool torch = cfg->matrix.torch.n > 0, pybind11 = false;
+	for (size_t i = 0; i < cfg->n_extensions; i++) {
+		torch |= cfg->extensions[i].kind == EXT_TORCH;
+		pybind11 |= cfg->extensions[i].kind == EXT_PYBIND11;
+	}
+	if (!torch && !pybind11)
+		return;
+	diag_msg(e->d, DIAG_WARNING,
+	         "the workflow installs no %s on the runners: its wheel jobs build with the "
+	         "runners' Pythons as they come",
+	         torch && pybind11 ? "torch or pybind11"
+	         : torch           ? "torch"
+	                           : "pybind11");
+	diag_msg(e->d, DIAG_HINT,
+	         "add a step before `cuwheel build` in the wheel (and kernel) jobs that installs "
+	         "%s for each Python, and a [tool.cuwheel.pythons] table naming those "
+	         "interpreters",
+	         torch ? "the cells' torch versions" : "pybind11");
+}
+
 bool ci_github_emit(struct arena *a, struct diag *d, const struct plan *p,
                     const struct ci_github_opts *o, char **out, struct ci_github_stats *st)
 {
@@ -268,6 +293,7 @@ bool ci_github_emit(struct arena *a, struct diag *d, const struct plan *p,
 	}
 	if (!make_legs(&e, st))
 		return false;
+	warn_site_packages(&e);
 	/* GitHub evicts a repository's caches past 10 GB: each Linux leg keeps its newest entry
 	 * and the one being replaced within 9 GiB, at most 2 GiB each. */
 	size_t n_linux = 0;

@@ -10,7 +10,7 @@ pybind11/pybind11.h is refused before anything runs, at the `kind` value, with t
 
 A fixture project (a .cu with a kernel and host functions, one pybind11 binding .cpp) is built
 for Python 3.12 and 3.13 (venvs with pybind11 from PyPI), each wheel installed in its venv and
-called; for 3.11 (no pybind11 installed) from a vendored copy of the headers named in
+called (`ci github` for it warns that its runners get no pybind11); for 3.11 (no pybind11 installed) from a vendored copy of the headers named in
 include-dirs; for 3.10 without either: exit 1, the error at pyproject.toml:LINE:COL of `kind`,
 the hint, dist/ untouched. Exits 77 (skipped) without CUDA 13.0 or the pyenv Pythons; when
 pybind11 cannot be installed from PyPI the skip is a failure in CI (testskip.py)."""
@@ -177,6 +177,14 @@ def main():
                            "else:\n    print('raised', pbx.scale_gpu([1.0], 2.0))"], cwd=tmp)
             check(rc == 0 and out.startswith("raised "),
                   f"{v}: scale_gpu without a GPU raises RuntimeError (got {out.strip()!r})")
+
+        # The GitHub workflow builds with the runners' Pythons: it says it installs no pybind11.
+        p = subprocess.run([CUWHEEL, "-C", d, "ci", "github", "--stdout"], env=env,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        rc, out = p.returncode, p.stderr
+        check(rc == 0 and "warning: the workflow installs no pybind11 on the runners" in out
+              and "installs pybind11 for each Python" in out,
+              "ci github warns that the runners get no pybind11, with the step to add")
 
         # 3.11 without pybind11: the headers vendored in the project, named in include-dirs.
         inc = subprocess.run([venvs["3.12"], "-c", "import pybind11; print(pybind11.get_include())"],
