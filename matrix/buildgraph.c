@@ -646,8 +646,8 @@ static void emit_cell(struct gen *g, const struct cell *c, const struct archive_
 			diag_at(g->d, DIAG_ERROR, &cfg->src, kind ? kind->line : 0,
 			        kind ? kind->col : 0,
 			        "%s: extension %s is of kind pybind11, but Python %s (%s) cannot "
-			        "import "
-			        "pybind11 (%s) and no include-dirs entry holds pybind11/pybind11.h",
+			        "import pybind11 (%s) and no include-dirs entry holds "
+			        "pybind11/pybind11.h",
 			        c->id, x->module, c->py->version, c->py->path,
 			        c->py->pybind11.error ? c->py->pybind11.error : "no answer");
 			diag_msg(
