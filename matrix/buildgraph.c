@@ -492,9 +492,9 @@ static char *shared_key(struct gen *g, const struct toolkit_plan *tp, const stru
 	return hex;
 }
 
-/* The rules for sources compiled with the precompiled torch/extension.h, once per graph. The
- * .gch itself (hundreds of MB) is built without ccache, which would evict the rest of its
- * cache for it; the sources that use it go through ccache with the sloppiness it needs. */
+/* The rules for sources compiled with the precompiled torch/all.h, once per graph. The .gch
+ * itself (hundreds of MB) is built without ccache, which would evict the rest of its cache for
+ * it; the sources that use it go through ccache with the sloppiness it needs. */
 static void emit_pch_rules(struct gen *g)
 {
 	if (strv_contains(&g->emitted, "rule pch"))
@@ -504,7 +504,7 @@ static void emit_pch_rules(struct gen *g)
 	                "  command = $cc $flags -x c++-header -MD -MF $out.d -c $in -o $out\n"
 	                "  depfile = $out.d\n"
 	                "  deps = gcc\n"
-	                "  description = $what: pch torch/extension.h\n\n"
+	                "  description = $what: pch torch/all.h\n\n"
 	                "rule cc_pch\n"
 	                "  command = CCACHE_SLOPPINESS=pch_defines,time_macros"
 	                "$${CCACHE_SLOPPINESS:+,$$CCACHE_SLOPPINESS} $launcher $cc $flags -MD -MF "
@@ -514,9 +514,48 @@ static void emit_pch_rules(struct gen *g)
 	                "  description = $what: cc $in (pch)\n\n");
 }
 
+/* The .gch of torch/all.h for flags (a binding source's, less the Python include dir): in the
+ * graph once per (toolkit, torch, flags), which every Python of one flag set shares, as it
+ * holds no Python header. Returns the header to force first; the .gch lies beside it. */
+static const char *emit_pch(struct gen *g, const struct toolkit_plan *tp, const char *torch,
+                            const char *module, const struct strv *flags)
+{
+	const char *dir = arena_printf(g->a, "shared/cu%d%d-%s/pch/%s", tp->tk->major,
+	                               tp->tk->minor, shared_key(g, tp, flags), module);
+	const char *stub = arena_printf(g->a, "%s/torch_all.h", dir);
+	const char *gch = arena_printf(g->a, "%s.gch", stub);
+	if (strv_contains(&g->emitted, gch))
+		return stub;
+	strv_push(g->a, &g->emitted, gch);
+	emit_pch_rules(g);
+	/* The header the .gch stands for: written here, only when it differs, so its mtime
+	 * moves only when it does. */
+	static const char text[] = "#include <torch/all.h>\n";
+	char *abs = os_join(g->a, g->plan->cfg->build_dir, stub);
+	struct source cur;
+	struct diag quiet = {0};
+	if (!os_read_file(g->a, &quiet, abs, &cur) || cur.len != sizeof(text) - 1 ||
+	    memcmp(cur.text, text, cur.len) != 0) {
+		if (!os_mkdir_p(g->d, os_join(g->a, g->plan->cfg->build_dir, dir)) ||
+		    !os_write_atomic(g->d, abs, text, sizeof(text) - 1, 0644))
+			g->failed = true;
+	}
+	struct strbuf *sb = &g->sb;
+	sb_puts(sb, "build ");
+	ninja_path(sb, gch);
+	sb_puts(sb, ": pch ");
+	ninja_path(sb, stub);
+	sb_printf(sb, "\n  what = shared CUDA %s torch %s\n  cc = ", tp->cuda, torch);
+	ninja_arg(sb, g->cxx);
+	sb_puts(sb, "\n  flags =");
+	emit_flags(g, NULL, flags, false);
+	sb_puts(sb, "\n");
+	return stub;
+}
+
 /* One source of a torch-kind extension, as the preprocessor decided: shared by every Python
- * of (toolkit, torch, flags), or per cell, with the precompiled torch/extension.h forced first
- * where that keeps its meaning. Appends its object to objs. */
+ * of (toolkit, torch, flags), or per cell, with the precompiled torch/all.h forced first where
+ * that keeps its meaning. Appends its object to objs. */
 static void emit_torch_source(struct gen *g, const struct cell *c, const struct extension_cfg *x,
                               const struct torch_plan_ext *te, size_t i,
                               const struct torch_flags *tf, const struct cell_paths *cp,
@@ -527,8 +566,9 @@ static void emit_torch_source(struct gen *g, const struct cell *c, const struct 
 	const char *src = x->files.v[i];
 	const struct binding_decision *bd = &te->srcs[i];
 	bool shared = !bd->python;
+	enum bind_mode mode = shared ? BIND_SHARED : bd->pch == PCH_USE ? BIND_CELL_PCH : BIND_CELL;
 	struct strv flags = {0};
-	torchplan_binding_flags(g->a, g->cfg, x, c, tp->tk, tf, g->proj, te->link, shared, &flags);
+	torchplan_binding_flags(g->a, g->cfg, x, c, tp->tk, tf, g->proj, te->link, mode, &flags);
 	if (shared) {
 		char *obj = arena_printf(g->a, "shared/cu%d%d-%s/obj/%s/%s.o", tp->tk->major,
 		                         tp->tk->minor, shared_key(g, tp, &flags), x->module, src);
@@ -549,50 +589,25 @@ static void emit_torch_source(struct gen *g, const struct cell *c, const struct 
 	}
 	char *obj = arena_printf(g->a, "%s/obj/%s/%s.o", cp->dir, x->module, src);
 	strv_push(g->a, objs, obj);
-	const char *gch = NULL, *stub = NULL;
-	if (bd->pch == PCH_USE) {
-		char *dir = arena_printf(g->a, "%s/pch/%s", cp->dir, x->module);
-		stub = arena_printf(g->a, "%s/torch_extension.h", dir);
-		gch = arena_printf(g->a, "%s.gch", stub);
-		if (!strv_contains(&g->emitted, gch)) {
-			strv_push(g->a, &g->emitted, gch);
-			emit_pch_rules(g);
-			/* The header the .gch stands for: written here, only when it differs, so
-			 * its mtime moves only when it does. */
-			static const char text[] = "#include <torch/extension.h>\n";
-			char *abs = os_join(g->a, g->plan->cfg->build_dir, stub);
-			struct source cur;
-			struct diag quiet = {0};
-			if (!os_read_file(g->a, &quiet, abs, &cur) || cur.len != sizeof(text) - 1 ||
-			    memcmp(cur.text, text, cur.len) != 0) {
-				if (!os_mkdir_p(g->d,
-				                os_join(g->a, g->plan->cfg->build_dir, dir)) ||
-				    !os_write_atomic(g->d, abs, text, sizeof(text) - 1, 0644))
-					g->failed = true;
-			}
-			sb_puts(sb, "build ");
-			ninja_path(sb, gch);
-			sb_puts(sb, ": pch ");
-			ninja_path(sb, stub);
-			sb_printf(sb, "\n  what = %s\n  cc = ", c->id);
-			ninja_arg(sb, g->cxx);
-			sb_puts(sb, "\n  flags =");
-			emit_flags(g, NULL, &flags, false);
-			sb_puts(sb, "\n");
-		}
+	const char *stub = NULL;
+	if (mode == BIND_CELL_PCH) {
+		struct strv pch_flags = {0};
+		torchplan_binding_flags(g->a, g->cfg, x, c, tp->tk, tf, g->proj, te->link, BIND_PCH,
+		                        &pch_flags);
+		stub = emit_pch(g, tp, te->torch, x->module, &pch_flags);
 	}
 	sb_puts(sb, "build ");
 	ninja_path(sb, obj);
-	sb_puts(sb, gch ? ": cc_pch " : ": cc ");
+	sb_puts(sb, stub ? ": cc_pch " : ": cc ");
 	ninja_path(sb, from_build(g, src));
-	if (gch) {
+	if (stub) {
 		sb_puts(sb, " | ");
-		ninja_path(sb, gch);
+		ninja_path(sb, arena_printf(g->a, "%s.gch", stub));
 	}
 	sb_printf(sb, "\n  what = %s\n  cc = ", c->id);
 	ninja_arg(sb, g->cxx);
 	sb_puts(sb, "\n  flags =");
-	if (gch) {
+	if (stub) {
 		sb_puts(sb, " -include ");
 		ninja_arg(sb, stub);
 		sb_puts(sb, " -Winvalid-pch -fpch-preprocess");

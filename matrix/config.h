@@ -70,7 +70,7 @@ struct extension_cfg {
 	struct strv ldflags;
 	struct strv libraries;
 	bool no_abi_suffix;      /* abi-suffix = false: "csrc.so", not "csrc.cpython-312-...so" */
-	enum tristate pch;       /* torch kind: force a precompiled torch/extension.h first;
+	enum tristate pch;       /* torch kind: force a precompiled torch/all.h first;
 	                          * auto = where the preprocessor says it keeps the meaning */
 	struct strv pch_exclude; /* globs of sources compiled without it */
 	const struct toml_value *where;

@@ -30,6 +30,12 @@ static const char *from_build(struct arena *a, const char *proj, const char *rel
 	return os_join(a, proj, rel);
 }
 
+/* CPython up to 3.11 passes -fwrapv to extensions, from 3.12 -fno-strict-overflow. */
+static bool py_wrapv(const struct interp *py)
+{
+	return py->major == 3 && py->minor < 12;
+}
+
 void torchplan_peer_opt_flags(struct arena *a, struct strv *out)
 {
 	strv_push(a, out, "-O3");
@@ -58,7 +64,8 @@ void torchplan_relink(struct arena *a, const struct strv *flags, const struct to
 void torchplan_binding_flags(struct arena *a, const struct config *cfg,
                              const struct extension_cfg *x, const struct cell *c,
                              const struct toolkit *tk, const struct torch_flags *tf,
-                             const char *proj, const char *link, bool shared, struct strv *out)
+                             const char *proj, const char *link, enum bind_mode mode,
+                             struct strv *out)
 {
 	(void)cfg;
 	/* What setuptools gives every source of a BuildExtension (CPython's sysconfig CFLAGS:
@@ -66,7 +73,7 @@ void torchplan_binding_flags(struct arena *a, const struct config *cfg,
 	 * it); -g and the warnings are left out. A shared object is built once for every
 	 * Python: it takes the stricter of the two. */
 	torchplan_peer_opt_flags(a, out);
-	bool wrapv = !shared && c->py && c->py->major == 3 && c->py->minor < 12;
+	bool wrapv = mode != BIND_SHARED && c->py && py_wrapv(c->py);
 	strv_push(a, out, wrapv ? "-fwrapv" : "-fno-strict-overflow");
 	strv_push(a, out, "-fPIC");
 	strv_push(a, out, "-fvisibility=hidden");
@@ -76,15 +83,15 @@ void torchplan_binding_flags(struct arena *a, const struct config *cfg,
 		          arena_printf(a, "-I%s", from_build(a, proj, x->include_dirs.v[i])));
 	if (tk)
 		strv_push(a, out, arena_printf(a, "-I%s", tk->include_dir));
-	if (!shared) {
+	if (mode == BIND_CELL || mode == BIND_CELL_PCH) {
 		strv_push(a, out, "-isystem");
 		strv_push(a, out, c->py->include_dir);
 	}
-	if (shared)
-		torchplan_relink(a, &tf->cflags, &c->py->torch, link, out);
-	else
+	if (mode == BIND_CELL)
 		for (size_t i = 0; i < tf->cflags.n; i++)
 			strv_push(a, out, tf->cflags.v[i]);
+	else
+		torchplan_relink(a, &tf->cflags, &c->py->torch, link, out);
 	for (size_t i = 0; i < x->defines.n; i++)
 		strv_push(a, out, arena_printf(a, "-D%s", x->defines.v[i]));
 	for (size_t i = 0; i < x->cflags.n; i++)
@@ -228,7 +235,7 @@ bool torchplan_make(struct arena *a, struct diag *d, const struct plan *plan, co
 			struct strv flags = {0};
 			strv_push(a, &flags, cxx);
 			torchplan_binding_flags(a, cfg, x, c, tk, &tf, out->scan.proj, te->link,
-			                        false, &flags);
+			                        BIND_CELL, &flags);
 			for (size_t f = 0; f < x->files.n; f++) {
 				const char *src = x->files.v[f];
 				struct binding_decision *bd = &te->srcs[f];
@@ -255,21 +262,36 @@ bool torchplan_make(struct arena *a, struct diag *d, const struct plan *plan, co
 					ok = false;
 				}
 			}
-			/* A .gch of torch/extension.h costs more than two compiles of a source
-			 * that includes it save with it (measured: 52 s to build, 41.5 s -> 21.5 s
-			 * a source): with auto, it is built only where three sources or more of the
-			 * cell share it. */
-			size_t n_use = 0;
+			/* A .gch of torch/all.h costs about what three compiles of a source that
+			 * includes torch/extension.h save with it (measured: ~40 CPU-s to build,
+			 * 27 -> 14 CPU-s a source). It holds no Python header, so the cells of this
+			 * torch share it per (toolkit, -fwrapv or not): with auto, it is built
+			 * only where each .gch serves three compiles or more on average. */
+			size_t n_use = 0, n_cells = 0, n_sets = 0;
 			for (size_t f = 0; f < x->files.n; f++)
 				n_use += te->srcs[f].pch == PCH_USE;
-			for (size_t f = 0; f < x->files.n && x->pch == TRI_AUTO && n_use < 3; f++)
+			bool *seen = arena_calloc(a, 2 * plan->n_toolkits + 2, sizeof(*seen));
+			for (size_t k = 0; k < plan->n_cells; k++) {
+				const struct cell *o = &plan->cells[k];
+				if (!o->selected || !o->buildable || !o->py->torch.version ||
+				    strcmp(o->py->torch.version, te->torch) != 0)
+					continue;
+				n_cells++;
+				size_t set = 2 * o->toolkit + py_wrapv(o->py);
+				n_sets += !seen[set];
+				seen[set] = true;
+			}
+			bool pays = n_use * n_cells >= 3 * (n_sets ? n_sets : 1);
+			for (size_t f = 0; f < x->files.n && x->pch == TRI_AUTO && !pays; f++)
 				if (te->srcs[f].pch == PCH_USE) {
 					te->srcs[f].pch = PCH_NONE;
 					te->srcs[f].pch_why = arena_printf(
 					    a,
-					    "%zu source%s would use it; a PCH pays from three on "
-					    "(pch = \"on\" forces it)",
-					    n_use, n_use == 1 ? "" : "s");
+					    "%zu source%s x %zu Python%s would use %zu .gch; a PCH "
+					    "pays "
+					    "from three compiles per .gch (pch = \"on\" forces it)",
+					    n_use, n_use == 1 ? "" : "s", n_cells,
+					    n_cells == 1 ? "" : "s", n_sets ? n_sets : 1);
 				}
 		}
 	}

@@ -1,7 +1,7 @@
 /* torch_plan.h: the torch decisions of one plan, taken by the preprocessor (torch_scan.h):
  * whether the kernels include torch headers, and per source of each torch-kind extension
  * whether it is compiled per Python or once per (toolkit, torch, flags), and with the
- * precompiled torch/extension.h or not. `plan` shows them; buildgraph follows them. */
+ * precompiled torch/all.h or not. `plan` shows them; buildgraph follows them. */
 #ifndef CUWHEEL_MATRIX_TORCH_PLAN_H
 #define CUWHEEL_MATRIX_TORCH_PLAN_H
 
@@ -36,13 +36,23 @@ bool torchplan_make(struct arena *a, struct diag *d, const struct plan *plan, co
 /* Returns the decisions for extension ext under torch version torch, or NULL. */
 const struct torch_plan_ext *torchplan_find(const struct torch_plan *tp, size_t ext,
                                             const char *torch);
-/* Appends the compile flags of one source of extension x in cell c (no compiler, no -c/-o):
- * shared = compiled once per (toolkit, torch, flags), so without the Python include dir and
- * with torch's headers named through link (tf's -I dirs mapped). */
+/* Which compile of a torch-kind binding source the flags are for. */
+enum bind_mode {
+	BIND_CELL,     /* per Python, torch's headers from the cell's venv */
+	BIND_CELL_PCH, /* per Python with the shared PCH forced first: torch through link */
+	BIND_PCH,      /* the PCH of torch/all.h: BIND_CELL_PCH less the Python include dir, so
+	                * every Python of one flag set (-fwrapv or -fno-strict-overflow) shares it */
+	BIND_SHARED,   /* once per (toolkit, torch, flags) for every Python: torch through link,
+	                * no Python include dir, the stricter -fno-strict-overflow */
+};
+
+/* Appends the compile flags of one source of extension x in cell c (no compiler, no -c/-o);
+ * link names torch's package independently of the venv (tf's -I dirs mapped to it). */
 void torchplan_binding_flags(struct arena *a, const struct config *cfg,
                              const struct extension_cfg *x, const struct cell *c,
                              const struct toolkit *tk, const struct torch_flags *tf,
-                             const char *proj, const char *link, bool shared, struct strv *out);
+                             const char *proj, const char *link, enum bind_mode mode,
+                             struct strv *out);
 /* Copies flags replacing each -I<dir> under ti's torch package by the same dir under link. */
 void torchplan_relink(struct arena *a, const struct strv *flags, const struct torch_info *ti,
                       const char *link, struct strv *out);

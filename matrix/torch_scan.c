@@ -457,11 +457,11 @@ static bool ends_with(const char *s, const char *suffix)
 	return n >= m && !strcmp(s + n - m, suffix);
 }
 
-/* Writes build_dir/scan/torch_extension.h (no .gch ever lies beside it) and returns it. */
+/* Writes build_dir/scan/torch_all.h (no .gch ever lies beside it) and returns it. */
 static const char *scan_stub(struct scan_ctx *s)
 {
-	static const char text[] = "#include <torch/extension.h>\n";
-	const char *rel = "scan/torch_extension.h";
+	static const char text[] = "#include <torch/all.h>\n";
+	const char *rel = "scan/torch_all.h";
 	char *path = os_join(s->a, s->build_dir, rel);
 	struct source cur;
 	struct diag quiet = {0};
@@ -483,7 +483,7 @@ static const char *shown(struct scan_ctx *s, const char *f)
 	return f;
 }
 
-/* Compares what every file expanded to in x (as written) and y (torch/extension.h forced
+/* Compares what every file expanded to in x (as written) and y (torch/all.h forced
  * first): the source means the same when each file expands to the same text. Returns NULL, or
  * the files that differ (at most three, then "..."). */
 static const char *differences(struct scan_ctx *s, const struct scan_closure *x,
@@ -555,18 +555,17 @@ bool torchscan_binding(struct scan_ctx *s, const struct strv *argv, const char *
 		return false;
 	if (!bs.ok) {
 		out->pch = PCH_REFUSED;
-		out->pch_why =
-		    arena_printf(s->a, "with torch/extension.h forced first it fails: %s",
-		                 first_lines(s->a, bs.error));
+		out->pch_why = arena_printf(s->a, "with torch/all.h forced first it fails: %s",
+		                            first_lines(s->a, bs.error));
 		return true;
 	}
 	const char *diff = differences(s, &as, &bs, stub);
 	if (diff) {
 		out->pch = PCH_REFUSED;
 		out->pch_why = arena_printf(s->a,
-		                            "with torch/extension.h forced first, the preprocessor "
+		                            "with torch/all.h forced first, the preprocessor "
 		                            "expands %s to other text (what comes before "
-		                            "torch/extension.h in it changes its meaning)",
+		                            "torch's headers in it changes their meaning)",
 		                            diff);
 	} else {
 		out->pch = PCH_USE;

@@ -1,7 +1,8 @@
 /* torch_scan.h: what the preprocessor says a source includes under its real compiler and flags:
  * whether the kernels include torch headers (nvcc's own defines, so `#ifndef __CUDACC__` guards
  * count), whether a torch binding source needs Python at all, and whether forcing a precompiled
- * torch/extension.h in front of it keeps its meaning. Answers are cached in the build dir. */
+ * torch/all.h (torch/extension.h less torch/python.h: no Python header) in front of it keeps its
+ * meaning. Answers are cached in the build dir. */
 #ifndef CUWHEEL_MATRIX_TORCH_SCAN_H
 #define CUWHEEL_MATRIX_TORCH_SCAN_H
 
@@ -30,9 +31,9 @@ struct scan_closure {
 
 enum pch_state {
 	PCH_NONE,     /* not a torch/extension.h source, or the extension does not use PCH */
-	PCH_USE,      /* the precompiled torch/extension.h is forced first */
+	PCH_USE,      /* the precompiled torch/all.h is forced first */
 	PCH_EXCLUDED, /* named by pch-exclude */
-	PCH_REFUSED,  /* the preprocessor says a forced torch/extension.h changes its meaning */
+	PCH_REFUSED,  /* the preprocessor says a forced torch/all.h changes its meaning */
 };
 
 /* The decision for one source of a torch-kind extension. */
@@ -65,8 +66,9 @@ void torchscan_link_includes(struct scan_ctx *s, const struct torch_info *ti, co
 bool torchscan_kernel(struct scan_ctx *s, const struct strv *argv, const char *src,
                       const struct strv *torch_dirs, bool *uses, const char **which);
 /* Decides for one torch-kind binding source compiled by argv (the real flags, no output
- * options): per Python or shared, and, when want_pch, whether torch/extension.h may be forced
- * first. False + diagnostic when the preprocessor fails on the source. */
+ * options): per Python or shared, and, when want_pch (only for a source that includes
+ * torch/extension.h), whether torch/all.h may be forced first. False + diagnostic when the
+ * preprocessor fails on the source. */
 bool torchscan_binding(struct scan_ctx *s, const struct strv *argv, const char *src, bool want_pch,
                        struct binding_decision *out);
 /* Returns the name of a pch_state for plan ("yes", "excluded", ...). */

@@ -4,9 +4,11 @@
    from PyPI without its CUDA runtime packages; pip cache under build/);
 2. `cuwheel build` makes a wheel for both cells (cp312-pt211-cu130, cp313-pt211-cu130), the
    ninja log shows ops.cu compiled once for both (and square.cu, whose torch include is behind
-   #ifndef __CUDACC__, without torch flags), both binding sources compiled with the precompiled
-   torch/extension.h, the METADATA declares torch>=2.11,<2.12;
-2b. binding/square.cpp compiled again without the PCH gives identical .text/.rodata sections;
+   #ifndef __CUDACC__, without torch flags), both binding sources of both cells compiled with
+   one precompiled torch/all.h (it holds no Python header: one .gch for 3.12 and 3.13), the
+   METADATA declares torch>=2.11,<2.12;
+2b. binding/square.cpp compiled again without the PCH gives identical .text/.rodata sections,
+   and gcc -H shows the cp313 compile loading the shared .gch (a "! ...gch" line);
 3. `cuwheel audit` passes and names torch as the provider of libc10/libtorch*/libcudart;
 4. each wheel, installed next to its torch, computes what the pure-torch reference computes
    (the example's pytest, on the CPU here);
@@ -46,7 +48,8 @@ def ninja_edges(text):
         if line.startswith("build "):
             outs, rest = line[6:].split(": ", 1)
             parts = rest.split(" | ")[0].split()
-            cur = {"rule": parts[0], "inputs": parts[1:]}
+            implicit = rest.split(" | ")[1].split() if " | " in rest else []
+            cur = {"rule": parts[0], "inputs": parts[1:], "implicit": implicit}
             edges[outs.split(" | ")[0].strip()] = cur
         elif line.startswith("  ") and cur is not None and " = " in line:
             k, v = line.strip().split(" = ", 1)
@@ -114,6 +117,10 @@ def step_build(tmp):
           "csrc/ops.cu and csrc/ops.cpp (one basename) give two distinct objects: %s" % objs)
     pch = [o for o, e in edges.items() if e["rule"] == "cc_pch"]
     check(len(pch) == 4, "both binding sources of both cells use the PCH (pch = on): %s" % pch)
+    gch = [o for o, e in edges.items() if e["rule"] == "pch"]
+    check(len(gch) == 1 and gch[0].startswith("shared/") and gch[0].endswith("/torch_all.h.gch")
+          and all(gch[0] in edges[o]["implicit"] for o in pch),
+          "one shared .gch of torch/all.h serves both cells: %s" % gch)
     log = [l.split("\t") for l in open(os.path.join(build, ".ninja_log")) if not l.startswith("#")]
     ran_nvcc = [l[3] for l in log if len(l) > 3 and l[3].endswith("ops.cu.o")]
     check(len(ran_nvcc) == 1, ".ninja_log: ops.cu compiled once, not per cell (%s)" % ran_nvcc)
@@ -141,7 +148,9 @@ def sections(obj):
 
 def step_pch_equivalence(tmp, edges):
     """binding/square.cpp of cp312, compiled again without the PCH flags: its .text and .rodata
-    sections must equal those of the object built with the precompiled torch/extension.h."""
+    sections must equal those of the object built with the precompiled torch/all.h. Then the
+    cp313 compile of it, rerun with -H, must load the .gch (gcc prints "! path.gch"; an invalid
+    one would be "x path.gch" and the header parsed as text)."""
     build = os.path.join(tmp, "build")
     cell = CELLS["3.12"]
     out = "cells/%s/obj/torchext._C/binding/square.cpp.o" % cell
@@ -162,6 +171,15 @@ def step_pch_equivalence(tmp, edges):
           "with and without the PCH: %d .text/.rodata sections (%d bytes), identical%s" % (
               len(a), sum(len(v) for v in a.values()),
               "" if not differ else "; differ: %s" % differ[:5]))
+    e = edges.get("cells/%s/obj/torchext._C/binding/square.cpp.o" % CELLS["3.13"])
+    if not check(e is not None and e["rule"] == "cc_pch", "the cp313 object was built with the PCH"):
+        return
+    rc, msg = run(cxx + shlex.split(e["flags"]) + ["-H", "-c", e["inputs"][0], "-o", "h.o"],
+                  cwd=build)
+    used = [l for l in msg.splitlines() if l.startswith("! ") and l.endswith("torch_all.h.gch")]
+    check(rc == 0 and len(used) == 1,
+          "gcc -H: the cp313 compile loads the shared .gch (%s)" % (
+              used or [l for l in msg.splitlines() if ".gch" in l][:3] or msg[-500:]))
 
 
 def step_audit_and_metadata(tmp, wheels):

@@ -10,8 +10,9 @@ from `cuwheel plan --json` and the table, and from the build.ninja of `cuwheel b
   - binding sources: one that includes only ATen is shared (compiled once per toolkit, torch
     and flags: a shared/ object without the Python include dir, linked by the cell); those that
     include torch/extension.h (via a project header) are per Python, with the precompiled
-    torch/extension.h when three or more share it;
-  - `#undef NDEBUG` before torch/extension.h changes what <cassert> expands to: PCH refused with
+    torch/all.h when three compiles or more share one .gch;
+  - `#undef NDEBUG` before torch/extension.h changes what <cassert> expands to in torch's headers:
+    PCH refused with
     pch = "auto", an error naming the file and pch-exclude with pch = "on", "no (pch-exclude)"
     once excluded;
   - a second plan answers from build/scan (no preprocessor run) and says the same.
@@ -135,9 +136,9 @@ def main():
                   "b/%s.cpp (torch/extension.h via common.h) is per Python with PCH: %s" % (n, e))
         u = s.get("b/undef.cpp", {})
         why = u.get("pch_why") or ""
-        check(u.get("pch") == "refused" and "b/undef.cpp" in why and "c10/" in why,
-              "b/undef.cpp (#undef NDEBUG first): PCH refused, naming it and the torch headers "
-              "whose asserts change: %s" % why[:300])
+        check(u.get("pch") == "refused" and "c10/" in why and "torch/all.h forced first" in why,
+              "b/undef.cpp (#undef NDEBUG first): PCH refused, naming the torch headers whose "
+              "asserts change: %s" % why[:300])
         rc, table, err, _ = plan(d)
         check(rc == 0 and "b/aten.cpp" in table and "shared: once per (toolkit, torch, flags)"
               in table and "pch refused" in table, "the plan table shows every decision")
