@@ -492,7 +492,7 @@ static char *shared_key(struct gen *g, const struct toolkit_plan *tp, const stru
 	return hex;
 }
 
-/* The rules for sources compiled with the precompiled torch/all.h, once per graph. The .gch
+/* The rules for sources compiled with a precompiled torch header, once per graph. The .gch
  * itself (hundreds of MB) is built without ccache, which would evict the rest of its cache for
  * it; the sources that use it go through ccache with the sloppiness it needs. */
 static void emit_pch_rules(struct gen *g)
@@ -504,7 +504,7 @@ static void emit_pch_rules(struct gen *g)
 	                "  command = $cc $flags -x c++-header -MD -MF $out.d -c $in -o $out\n"
 	                "  depfile = $out.d\n"
 	                "  deps = gcc\n"
-	                "  description = $what: pch torch/all.h\n\n"
+	                "  description = $what: pch $header\n\n"
 	                "rule cc_pch\n"
 	                "  command = CCACHE_SLOPPINESS=pch_defines,time_macros"
 	                "$${CCACHE_SLOPPINESS:+,$$CCACHE_SLOPPINESS} $launcher $cc $flags -MD -MF "
@@ -514,15 +514,13 @@ static void emit_pch_rules(struct gen *g)
 	                "  description = $what: cc $in (pch)\n\n");
 }
 
-/* The .gch of torch/all.h for flags (a binding source's, less the Python include dir): in the
- * graph once per (toolkit, torch, flags), which every Python of one flag set shares, as it
- * holds no Python header. Returns the header to force first; the .gch lies beside it. */
-static const char *emit_pch(struct gen *g, const struct toolkit_plan *tp, const char *torch,
-                            const char *module, const struct strv *flags)
+/* The .gch of header (torch/all.h, torch/extension.h) built with flags in dir, once in the
+ * graph. Returns the header to force first; the .gch lies beside it. */
+static const char *emit_pch(struct gen *g, const char *dir, const char *header, const char *what,
+                            const struct strv *flags)
 {
-	const char *dir = arena_printf(g->a, "shared/cu%d%d-%s/pch/%s", tp->tk->major,
-	                               tp->tk->minor, shared_key(g, tp, flags), module);
-	const char *stub = arena_printf(g->a, "%s/torch_all.h", dir);
+	const char *base = strrchr(header, '/');
+	const char *stub = arena_printf(g->a, "%s/torch_%s", dir, base ? base + 1 : header);
 	const char *gch = arena_printf(g->a, "%s.gch", stub);
 	if (strv_contains(&g->emitted, gch))
 		return stub;
@@ -530,14 +528,15 @@ static const char *emit_pch(struct gen *g, const struct toolkit_plan *tp, const 
 	emit_pch_rules(g);
 	/* The header the .gch stands for: written here, only when it differs, so its mtime
 	 * moves only when it does. */
-	static const char text[] = "#include <torch/all.h>\n";
+	char *text = arena_printf(g->a, "#include <%s>\n", header);
+	size_t len = strlen(text);
 	char *abs = os_join(g->a, g->plan->cfg->build_dir, stub);
 	struct source cur;
 	struct diag quiet = {0};
-	if (!os_read_file(g->a, &quiet, abs, &cur) || cur.len != sizeof(text) - 1 ||
-	    memcmp(cur.text, text, cur.len) != 0) {
+	if (!os_read_file(g->a, &quiet, abs, &cur) || cur.len != len ||
+	    memcmp(cur.text, text, len) != 0) {
 		if (!os_mkdir_p(g->d, os_join(g->a, g->plan->cfg->build_dir, dir)) ||
-		    !os_write_atomic(g->d, abs, text, sizeof(text) - 1, 0644))
+		    !os_write_atomic(g->d, abs, text, len, 0644))
 			g->failed = true;
 	}
 	struct strbuf *sb = &g->sb;
@@ -545,7 +544,7 @@ static const char *emit_pch(struct gen *g, const struct toolkit_plan *tp, const 
 	ninja_path(sb, gch);
 	sb_puts(sb, ": pch ");
 	ninja_path(sb, stub);
-	sb_printf(sb, "\n  what = shared CUDA %s torch %s\n  cc = ", tp->cuda, torch);
+	sb_printf(sb, "\n  what = %s\n  header = %s\n  cc = ", what, header);
 	ninja_arg(sb, g->cxx);
 	sb_puts(sb, "\n  flags =");
 	emit_flags(g, NULL, flags, false);
@@ -554,8 +553,10 @@ static const char *emit_pch(struct gen *g, const struct toolkit_plan *tp, const 
 }
 
 /* One source of a torch-kind extension, as the preprocessor decided: shared by every Python
- * of (toolkit, torch, flags), or per cell, with the precompiled torch/all.h forced first where
- * that keeps its meaning. Appends its object to objs. */
+ * of (toolkit, torch, flags), or per cell, with a precompiled header forced first where that
+ * keeps its meaning: torch/all.h, one .gch per (toolkit, torch, flags less the Python include
+ * dir) that the Pythons of a flag set share (it holds no Python header), or torch/extension.h,
+ * one per cell (torch_plan.c says which pays). Appends its object to objs. */
 static void emit_torch_source(struct gen *g, const struct cell *c, const struct extension_cfg *x,
                               const struct torch_plan_ext *te, size_t i,
                               const struct torch_flags *tf, const struct cell_paths *cp,
@@ -566,7 +567,10 @@ static void emit_torch_source(struct gen *g, const struct cell *c, const struct 
 	const char *src = x->files.v[i];
 	const struct binding_decision *bd = &te->srcs[i];
 	bool shared = !bd->python;
-	enum bind_mode mode = shared ? BIND_SHARED : bd->pch == PCH_USE ? BIND_CELL_PCH : BIND_CELL;
+	bool pch = bd->pch == PCH_USE;
+	enum bind_mode mode = shared                  ? BIND_SHARED
+	                      : pch && te->pch_shared ? BIND_CELL_PCH
+	                                              : BIND_CELL;
 	struct strv flags = {0};
 	torchplan_binding_flags(g->a, g->cfg, x, c, tp->tk, tf, g->proj, te->link, mode, &flags);
 	if (shared) {
@@ -590,11 +594,19 @@ static void emit_torch_source(struct gen *g, const struct cell *c, const struct 
 	char *obj = arena_printf(g->a, "%s/obj/%s/%s.o", cp->dir, x->module, src);
 	strv_push(g->a, objs, obj);
 	const char *stub = NULL;
-	if (mode == BIND_CELL_PCH) {
+	if (pch && te->pch_shared) {
 		struct strv pch_flags = {0};
 		torchplan_binding_flags(g->a, g->cfg, x, c, tp->tk, tf, g->proj, te->link, BIND_PCH,
 		                        &pch_flags);
-		stub = emit_pch(g, tp, te->torch, x->module, &pch_flags);
+		stub = emit_pch(
+		    g,
+		    arena_printf(g->a, "shared/cu%d%d-%s/pch/%s", tp->tk->major, tp->tk->minor,
+		                 shared_key(g, tp, &pch_flags), x->module),
+		    "torch/all.h",
+		    arena_printf(g->a, "shared CUDA %s torch %s", tp->cuda, te->torch), &pch_flags);
+	} else if (pch) {
+		stub = emit_pch(g, arena_printf(g->a, "%s/pch/%s", cp->dir, x->module),
+		                "torch/extension.h", c->id, &flags);
 	}
 	sb_puts(sb, "build ");
 	ninja_path(sb, obj);

@@ -236,6 +236,8 @@ bool torchplan_make(struct arena *a, struct diag *d, const struct plan *plan, co
 			strv_push(a, &flags, cxx);
 			torchplan_binding_flags(a, cfg, x, c, tk, &tf, out->scan.proj, te->link,
 			                        BIND_CELL, &flags);
+			/* Per Python or shared, first without any PCH question. */
+			size_t n_cand = 0;
 			for (size_t f = 0; f < x->files.n; f++) {
 				const char *src = x->files.v[f];
 				struct binding_decision *bd = &te->srcs[f];
@@ -243,15 +245,57 @@ bool torchplan_make(struct arena *a, struct diag *d, const struct plan *plan, co
 					bd->python = true; /* C sources stay as they are */
 					continue;
 				}
-				bool want = x->pch != TRI_OFF && !excluded(x, src);
 				if (!torchscan_binding(&out->scan, &flags,
-				                       from_build(a, out->scan.proj, src), want,
+				                       from_build(a, out->scan.proj, src), NULL,
 				                       bd)) {
 					ok = false;
 					continue;
 				}
-				if (!want && bd->torch_ext && bd->python && x->pch != TRI_OFF)
+				if (!bd->torch_ext || !bd->python || x->pch == TRI_OFF)
+					continue;
+				if (excluded(x, src))
 					bd->pch = PCH_EXCLUDED;
+				else
+					n_cand++;
+			}
+			/* The cells of this torch, per flag set (toolkit, -fwrapv or not). */
+			size_t n_cells = 0, n_sets = 0, min_k = 0;
+			size_t *per_set =
+			    arena_calloc(a, 2 * plan->n_toolkits + 2, sizeof(*per_set));
+			for (size_t k = 0; k < plan->n_cells; k++) {
+				const struct cell *o = &plan->cells[k];
+				if (!o->selected || !o->buildable || !o->py->torch.version ||
+				    strcmp(o->py->torch.version, te->torch) != 0)
+					continue;
+				n_cells++;
+				n_sets += per_set[2 * o->toolkit + py_wrapv(o->py)]++ == 0;
+			}
+			for (size_t k = 0; k < 2 * plan->n_toolkits + 2; k++)
+				if (per_set[k] && (!min_k || per_set[k] < min_k))
+					min_k = per_set[k];
+			/* Which header to precompile. torch/all.h holds no Python header, so one
+			 * .gch serves every Python of a flag set, but each source then parses
+			 * torch/python.h (pybind11, Python.h) itself. Measured (bench/torchbind,
+			 * torch 2.11, 8 sources, 4 Pythons): a .gch costs ~35 CPU-s, and a source
+			 * ~1.5 CPU-s more with torch/all.h's than with torch/extension.h's. So
+			 * torch/all.h where the .gch builds it saves outweigh that, in the smallest
+			 * flag set of k Pythons: (k - 1) * 35 > k * n * 1.5; else one .gch of
+			 * torch/extension.h per Python (always so for a single Python, as a CI
+			 * runner that builds one cell is). */
+			te->pch_shared = min_k >= 2 && (min_k - 1) * 70 > min_k * n_cand * 3;
+			const char *header = te->pch_shared ? "torch/all.h" : "torch/extension.h";
+			for (size_t f = 0; f < x->files.n; f++) {
+				const char *src = x->files.v[f];
+				struct binding_decision *bd = &te->srcs[f];
+				if (is_c(src) || !bd->torch_ext || !bd->python ||
+				    x->pch == TRI_OFF || bd->pch == PCH_EXCLUDED)
+					continue;
+				if (!torchscan_binding(&out->scan, &flags,
+				                       from_build(a, out->scan.proj, src), header,
+				                       bd)) {
+					ok = false;
+					continue;
+				}
 				if (bd->pch == PCH_REFUSED && x->pch == TRI_ON) {
 					diag_path(
 					    d, DIAG_ERROR, cfg->pyproject,
@@ -262,37 +306,47 @@ bool torchplan_make(struct arena *a, struct diag *d, const struct plan *plan, co
 					ok = false;
 				}
 			}
-			/* A .gch of torch/all.h costs about what three compiles of a source that
-			 * includes torch/extension.h save with it (measured: ~40 CPU-s to build,
-			 * 27 -> 14 CPU-s a source). It holds no Python header, so the cells of this
-			 * torch share it per (toolkit, -fwrapv or not): with auto, it is built
-			 * only where each .gch serves three compiles or more on average. */
-			size_t n_use = 0, n_cells = 0, n_sets = 0;
+			/* A .gch costs about what three compiles of a source that includes
+			 * torch/extension.h save with it (~35 CPU-s against 27 -> 12 CPU-s a
+			 * source): with auto, it is built only where each .gch serves three
+			 * compiles or more. */
+			size_t n_use = 0;
 			for (size_t f = 0; f < x->files.n; f++)
 				n_use += te->srcs[f].pch == PCH_USE;
-			bool *seen = arena_calloc(a, 2 * plan->n_toolkits + 2, sizeof(*seen));
-			for (size_t k = 0; k < plan->n_cells; k++) {
-				const struct cell *o = &plan->cells[k];
-				if (!o->selected || !o->buildable || !o->py->torch.version ||
-				    strcmp(o->py->torch.version, te->torch) != 0)
+			size_t gchs = te->pch_shared ? n_sets : n_cells;
+			bool pays = n_use * n_cells >= 3 * (gchs ? gchs : 1);
+			for (size_t f = 0; f < x->files.n; f++) {
+				struct binding_decision *bd = &te->srcs[f];
+				if (bd->pch != PCH_USE)
 					continue;
-				n_cells++;
-				size_t set = 2 * o->toolkit + py_wrapv(o->py);
-				n_sets += !seen[set];
-				seen[set] = true;
-			}
-			bool pays = n_use * n_cells >= 3 * (n_sets ? n_sets : 1);
-			for (size_t f = 0; f < x->files.n && x->pch == TRI_AUTO && !pays; f++)
-				if (te->srcs[f].pch == PCH_USE) {
-					te->srcs[f].pch = PCH_NONE;
-					te->srcs[f].pch_why = arena_printf(
+				if (x->pch == TRI_AUTO && !pays) {
+					bd->pch = PCH_NONE;
+					bd->pch_why = arena_printf(
 					    a,
 					    "%zu source%s x %zu Python%s would use %zu .gch; a PCH "
-					    "pays "
-					    "from three compiles per .gch (pch = \"on\" forces it)",
+					    "pays from three compiles per .gch (pch = \"on\" "
+					    "forces "
+					    "it)",
 					    n_use, n_use == 1 ? "" : "s", n_cells,
-					    n_cells == 1 ? "" : "s", n_sets ? n_sets : 1);
+					    n_cells == 1 ? "" : "s", gchs ? gchs : 1);
+				} else if (te->pch_shared) {
+					bd->pch_why = arena_printf(a,
+					                           "torch/all.h, one .gch per flag "
+					                           "set for %zu Pythons (%zu "
+					                           ".gch)",
+					                           n_cells, n_sets);
+				} else {
+					bd->pch_why =
+					    min_k >= 2
+					        ? "torch/extension.h, one .gch per Python (parsing "
+					          "torch/python.h in every source would cost more "
+					          "than "
+					          "sharing a torch/all.h saves)"
+					        : "torch/extension.h, one .gch per Python (no "
+					          "other "
+					          "Python of its flag set to share one)";
 				}
+			}
 		}
 	}
 	return ok;

@@ -1,7 +1,8 @@
 /* torch_plan.h: the torch decisions of one plan, taken by the preprocessor (torch_scan.h):
  * whether the kernels include torch headers, and per source of each torch-kind extension
  * whether it is compiled per Python or once per (toolkit, torch, flags), and with the
- * precompiled torch/all.h or not. `plan` shows them; buildgraph follows them. */
+ * precompiled header (torch/all.h shared per flag set, or torch/extension.h per cell) or not.
+ * `plan` shows them; buildgraph follows them. */
 #ifndef CUWHEEL_MATRIX_TORCH_PLAN_H
 #define CUWHEEL_MATRIX_TORCH_PLAN_H
 
@@ -13,10 +14,12 @@
 
 /* The sources of one torch-kind extension, decided for one torch version. */
 struct torch_plan_ext {
-	size_t ext;                    /* index into cfg->extensions */
-	const char *torch;             /* the full version: "2.11.0+cu130" */
-	const char *link;              /* build-dir-relative link to that torch's package */
-	const struct cell *rep;        /* the cell whose flags the preprocessor ran with */
+	size_t ext;             /* index into cfg->extensions */
+	const char *torch;      /* the full version: "2.11.0+cu130" */
+	const char *link;       /* build-dir-relative link to that torch's package */
+	const struct cell *rep; /* the cell whose flags the preprocessor ran with */
+	bool pch_shared; /* the PCH is of torch/all.h, one per flag set; else of torch/extension.h,
+	                  * one per cell */
 	struct binding_decision *srcs; /* parallel to the extension's files */
 };
 

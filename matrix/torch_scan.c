@@ -457,19 +457,25 @@ static bool ends_with(const char *s, const char *suffix)
 	return n >= m && !strcmp(s + n - m, suffix);
 }
 
-/* Writes build_dir/scan/torch_all.h (no .gch ever lies beside it) and returns it. */
-static const char *scan_stub(struct scan_ctx *s)
+/* Writes build_dir/scan/<header with / as _> holding `#include <header>` (no .gch ever lies
+ * beside it) and returns it. */
+static const char *scan_stub(struct scan_ctx *s, const char *header)
 {
-	static const char text[] = "#include <torch/all.h>\n";
-	const char *rel = "scan/torch_all.h";
+	char *text = arena_printf(s->a, "#include <%s>\n", header);
+	char *name = arena_strdup(s->a, header);
+	for (char *p = name; *p; p++)
+		if (*p == '/')
+			*p = '_';
+	const char *rel = arena_printf(s->a, "scan/%s", name);
 	char *path = os_join(s->a, s->build_dir, rel);
+	size_t len = strlen(text);
 	struct source cur;
 	struct diag quiet = {0};
-	if (os_read_file(s->a, &quiet, path, &cur) && cur.len == sizeof(text) - 1 &&
-	    !memcmp(cur.text, text, cur.len))
+	if (os_read_file(s->a, &quiet, path, &cur) && cur.len == len &&
+	    !memcmp(cur.text, text, len))
 		return rel;
 	if (!os_mkdir_p(s->d, os_join(s->a, s->build_dir, "scan")) ||
-	    !os_write_atomic(s->d, path, text, sizeof(text) - 1, 0644))
+	    !os_write_atomic(s->d, path, text, len, 0644))
 		return NULL;
 	return rel;
 }
@@ -483,7 +489,7 @@ static const char *shown(struct scan_ctx *s, const char *f)
 	return f;
 }
 
-/* Compares what every file expanded to in x (as written) and y (torch/all.h forced
+/* Compares what every file expanded to in x (as written) and y (the PCH's header forced
  * first): the source means the same when each file expands to the same text. Returns NULL, or
  * the files that differ (at most three, then "..."). */
 static const char *differences(struct scan_ctx *s, const struct scan_closure *x,
@@ -519,8 +525,8 @@ static const char *differences(struct scan_ctx *s, const struct scan_closure *x,
 	return n ? sb_to_arena(&sb, s->a) : NULL;
 }
 
-bool torchscan_binding(struct scan_ctx *s, const struct strv *argv, const char *src, bool want_pch,
-                       struct binding_decision *out)
+bool torchscan_binding(struct scan_ctx *s, const struct strv *argv, const char *src,
+                       const char *pch_header, struct binding_decision *out)
 {
 	memset(out, 0, sizeof(*out));
 	struct scan_closure as;
@@ -540,9 +546,9 @@ bool torchscan_binding(struct scan_ctx *s, const struct strv *argv, const char *
 		if (ends_with(f, "/torch/extension.h") || !strcmp(f, "torch/extension.h"))
 			out->torch_ext = true;
 	}
-	if (!want_pch || !out->torch_ext)
+	if (!pch_header || !out->torch_ext || !out->python)
 		return true;
-	const char *stub = scan_stub(s);
+	const char *stub = scan_stub(s, pch_header);
 	if (!stub)
 		return false;
 	struct strv forced = {0};
@@ -555,7 +561,7 @@ bool torchscan_binding(struct scan_ctx *s, const struct strv *argv, const char *
 		return false;
 	if (!bs.ok) {
 		out->pch = PCH_REFUSED;
-		out->pch_why = arena_printf(s->a, "with torch/all.h forced first it fails: %s",
+		out->pch_why = arena_printf(s->a, "with %s forced first it fails: %s", pch_header,
 		                            first_lines(s->a, bs.error));
 		return true;
 	}
@@ -563,10 +569,10 @@ bool torchscan_binding(struct scan_ctx *s, const struct strv *argv, const char *
 	if (diff) {
 		out->pch = PCH_REFUSED;
 		out->pch_why = arena_printf(s->a,
-		                            "with torch/all.h forced first, the preprocessor "
+		                            "with %s forced first, the preprocessor "
 		                            "expands %s to other text (what comes before "
 		                            "torch's headers in it changes their meaning)",
-		                            diff);
+		                            pch_header, diff);
 	} else {
 		out->pch = PCH_USE;
 	}

@@ -1,8 +1,8 @@
 /* torch_scan.h: what the preprocessor says a source includes under its real compiler and flags:
  * whether the kernels include torch headers (nvcc's own defines, so `#ifndef __CUDACC__` guards
  * count), whether a torch binding source needs Python at all, and whether forcing a precompiled
- * torch/all.h (torch/extension.h less torch/python.h: no Python header) in front of it keeps its
- * meaning. Answers are cached in the build dir. */
+ * header (torch/extension.h, or torch/all.h: the same less torch/python.h, so no Python header)
+ * in front of it keeps its meaning. Answers are cached in the build dir. */
 #ifndef CUWHEEL_MATRIX_TORCH_SCAN_H
 #define CUWHEEL_MATRIX_TORCH_SCAN_H
 
@@ -31,9 +31,9 @@ struct scan_closure {
 
 enum pch_state {
 	PCH_NONE,     /* not a torch/extension.h source, or the extension does not use PCH */
-	PCH_USE,      /* the precompiled torch/all.h is forced first */
+	PCH_USE,      /* the precompiled header is forced first */
 	PCH_EXCLUDED, /* named by pch-exclude */
-	PCH_REFUSED,  /* the preprocessor says a forced torch/all.h changes its meaning */
+	PCH_REFUSED,  /* the preprocessor says forcing it first changes the meaning */
 };
 
 /* The decision for one source of a torch-kind extension. */
@@ -66,11 +66,11 @@ void torchscan_link_includes(struct scan_ctx *s, const struct torch_info *ti, co
 bool torchscan_kernel(struct scan_ctx *s, const struct strv *argv, const char *src,
                       const struct strv *torch_dirs, bool *uses, const char **which);
 /* Decides for one torch-kind binding source compiled by argv (the real flags, no output
- * options): per Python or shared, and, when want_pch (only for a source that includes
- * torch/extension.h), whether torch/all.h may be forced first. False + diagnostic when the
- * preprocessor fails on the source. */
-bool torchscan_binding(struct scan_ctx *s, const struct strv *argv, const char *src, bool want_pch,
-                       struct binding_decision *out);
+ * options): per Python or shared, and, when pch_header is not NULL ("torch/all.h",
+ * "torch/extension.h") and the source is per Python and includes torch/extension.h, whether
+ * that header may be forced first. False + diagnostic when the preprocessor fails on it. */
+bool torchscan_binding(struct scan_ctx *s, const struct strv *argv, const char *src,
+                       const char *pch_header, struct binding_decision *out);
 /* Returns the name of a pch_state for plan ("yes", "excluded", ...). */
 const char *pch_state_name(enum pch_state p);
 

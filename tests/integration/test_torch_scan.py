@@ -9,8 +9,9 @@ from `cuwheel plan --json` and the table, and from the build.ninja of `cuwheel b
     never through the venv that provided torch;
   - binding sources: one that includes only ATen is shared (compiled once per toolkit, torch
     and flags: a shared/ object without the Python include dir, linked by the cell); those that
-    include torch/extension.h (via a project header) are per Python, with the precompiled
-    torch/all.h when three compiles or more share one .gch;
+    include torch/extension.h (via a project header) are per Python, with a precompiled
+    torch/extension.h in the cell (one Python: no torch/all.h to share) when three compiles or
+    more share one .gch;
   - `#undef NDEBUG` before torch/extension.h changes what <cassert> expands to in torch's headers:
     PCH refused with
     pch = "auto", an error naming the file and pch-exclude with pch = "on", "no (pch-exclude)"
@@ -132,11 +133,12 @@ def main():
         for n in ("one", "two", "three"):
             e = s.get("b/%s.cpp" % n, {})
             check(e.get("per_python") is True and e.get("torch_extension") is True
-                  and e.get("pch") == "yes",
+                  and e.get("pch") == "yes"
+                  and "torch/extension.h, one .gch per Python" in (e.get("pch_why") or ""),
                   "b/%s.cpp (torch/extension.h via common.h) is per Python with PCH: %s" % (n, e))
         u = s.get("b/undef.cpp", {})
         why = u.get("pch_why") or ""
-        check(u.get("pch") == "refused" and "c10/" in why and "torch/all.h forced first" in why,
+        check(u.get("pch") == "refused" and "c10/" in why and "forced first" in why,
               "b/undef.cpp (#undef NDEBUG first): PCH refused, naming the torch headers whose "
               "asserts change: %s" % why[:300])
         rc, table, err, _ = plan(d)
@@ -166,8 +168,11 @@ def main():
         pchd = [b for b in blocks if ": cc_pch " in b.split("\n")[0]]
         check(len(pchd) == 3 and all("-include " in b for b in pchd),
               "three sources compiled with -include of the PCH (%d)" % len(pchd))
-        check(sum(1 for l in nin.splitlines() if l.startswith("build ") and ".gch: pch " in l)
-              == 1, "one .gch edge for the cell")
+        gch = [l for l in nin.splitlines() if l.startswith("build ") and ".gch: pch " in l]
+        check(len(gch) == 1 and gch[0].startswith("build cells/")
+              and "/torch_extension.h.gch: " in gch[0],
+              "one .gch of torch/extension.h in the cell's dir (one Python: nothing to share "
+              "a torch/all.h with): %s" % gch)
 
         project(d, pch="on")
         rc, out, err, _ = plan(d)
