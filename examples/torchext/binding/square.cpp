@@ -1,9 +1,9 @@
 // square.cpp: a second binding source that includes torch/extension.h, as a project's
 // bindings do when they are split per op. It adds torchext::square to the library ops.cpp
-// defines (TORCH_LIBRARY_FRAGMENT). The example sets pch = "on": both are compiled with the
-// precompiled torch/all.h (shared by the Pythons of one flag set) forced first, which cuwheel
-// allows only where the preprocessor finds every file expanding to the same text with and
-// without it.
+// defines (TORCH_LIBRARY_FRAGMENT). The example sets pch = "on": both are compiled with a
+// precompiled torch header forced first (torch/all.h shared by the Pythons of one flag set),
+// which cuwheel allows only where the preprocessor finds every file expanding to the same
+// text with and without it.
 #include <torch/extension.h>
 
 #include <c10/cuda/CUDAGuard.h>
