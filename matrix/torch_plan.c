@@ -115,6 +115,21 @@ static bool excluded(const struct extension_cfg *x, const char *src)
 	return false;
 }
 
+/* What plan says of a source that uses the PCH: which header, and why that one. */
+static const char *pch_use_why(struct arena *a, bool shared, size_t min_k, size_t n_cells,
+                               size_t n_sets)
+{
+	if (shared)
+		return arena_printf(a,
+		                    "torch/all.h, one .gch per flag set for %zu Pythons (%zu .gch)",
+		                    n_cells, n_sets);
+	if (min_k < 2)
+		return "torch/extension.h, one .gch per Python "
+		       "(no other Python of its flag set to share one)";
+	return "torch/extension.h, one .gch per Python "
+	       "(parsing torch/python.h in every source would cost more than a shared one saves)";
+}
+
 /* uses-torch = auto: does any kernel source include a torch header under the flags it is
  * compiled with? nvcc preprocesses .cu files with its own defines (__CUDACC__, __NVCC__), so
  * a torch include behind `#ifndef __CUDACC__` is not one. */
@@ -315,38 +330,20 @@ bool torchplan_make(struct arena *a, struct diag *d, const struct plan *plan, co
 				n_use += te->srcs[f].pch == PCH_USE;
 			size_t gchs = te->pch_shared ? n_sets : n_cells;
 			bool pays = n_use * n_cells >= 3 * (gchs ? gchs : 1);
-			for (size_t f = 0; f < x->files.n; f++) {
-				struct binding_decision *bd = &te->srcs[f];
-				if (bd->pch != PCH_USE)
-					continue;
-				if (x->pch == TRI_AUTO && !pays) {
-					bd->pch = PCH_NONE;
-					bd->pch_why = arena_printf(
-					    a,
-					    "%zu source%s x %zu Python%s would use %zu .gch; a PCH "
-					    "pays from three compiles per .gch (pch = \"on\" "
-					    "forces "
-					    "it)",
-					    n_use, n_use == 1 ? "" : "s", n_cells,
-					    n_cells == 1 ? "" : "s", gchs ? gchs : 1);
-				} else if (te->pch_shared) {
-					bd->pch_why = arena_printf(a,
-					                           "torch/all.h, one .gch per flag "
-					                           "set for %zu Pythons (%zu "
-					                           ".gch)",
-					                           n_cells, n_sets);
-				} else {
-					bd->pch_why =
-					    min_k >= 2
-					        ? "torch/extension.h, one .gch per Python (parsing "
-					          "torch/python.h in every source would cost more "
-					          "than "
-					          "sharing a torch/all.h saves)"
-					        : "torch/extension.h, one .gch per Python (no "
-					          "other "
-					          "Python of its flag set to share one)";
+			const char *why = pch_use_why(a, te->pch_shared, min_k, n_cells, n_sets);
+			if (x->pch == TRI_AUTO && !pays)
+				why = arena_printf(
+				    a,
+				    "%zu source%s x %zu Python%s would use %zu .gch; a PCH "
+				    "pays from three compiles per .gch (pch = \"on\" forces it)",
+				    n_use, n_use == 1 ? "" : "s", n_cells, n_cells == 1 ? "" : "s",
+				    gchs ? gchs : 1);
+			for (size_t f = 0; f < x->files.n; f++)
+				if (te->srcs[f].pch == PCH_USE) {
+					te->srcs[f].pch =
+					    x->pch == TRI_AUTO && !pays ? PCH_NONE : PCH_USE;
+					te->srcs[f].pch_why = why;
 				}
-			}
 		}
 	}
 	return ok;
