@@ -544,6 +544,16 @@ bool os_commit_tmp(struct diag *d, int fd, const char *tmp, const char *final)
 	return ok;
 }
 
+bool os_write_if_changed(struct arena *a, struct diag *d, const char *path, const void *data,
+                         size_t len, mode_t mode)
+{
+	struct source old;
+	struct diag quiet = {0}; /* a probe: no old file is no error */
+	if (os_read_file(a, &quiet, path, &old) && old.len == len && !memcmp(old.text, data, len))
+		return true;
+	return os_write_atomic(d, path, data, len, mode);
+}
+
 bool os_write_atomic(struct diag *d, const char *path, const void *data, size_t len, mode_t mode)
 {
 	struct arena a = {0};

@@ -36,6 +36,10 @@ bool os_output_check(struct diag *d, const char *path, enum os_output kind);
 bool os_path_inside(struct arena *a, const char *path, const char *dir);
 /* Writes data to path atomically: a temp file beside it, fsync, rename. False + diagnostic. */
 bool os_write_atomic(struct diag *d, const char *path, const void *data, size_t len, mode_t mode);
+/* os_write_atomic unless path already holds exactly data (its mtime then stays, so ninja and
+ * ccache see no change). A missing or unreadable old file is rewritten. */
+bool os_write_if_changed(struct arena *a, struct diag *d, const char *path, const void *data,
+                         size_t len, mode_t mode);
 /* Creates a directory and its parents (mode 0755); false + diagnostic on error. */
 bool os_mkdir_p(struct diag *d, const char *path);
 /* Removes a tree (like rm -rf); false + diagnostic on error. Refuses "" and "/". */

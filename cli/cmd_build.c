@@ -134,12 +134,7 @@ static int build_lock(struct cli *c, const char *build_dir)
 /* Writes build.ninja only when its text changed, so ninja's own regeneration logic is quiet. */
 static bool write_if_changed(struct cli *c, const char *path, const char *text)
 {
-	struct source old;
-	struct diag quiet = {0}; /* a probe: no old file (or an unreadable one) is rewritten */
-	if (os_read_file(&c->arena, &quiet, path, &old) && old.len == strlen(text) &&
-	    memcmp(old.text, text, old.len) == 0)
-		return true;
-	return os_write_atomic(&c->diag, path, text, strlen(text), 0644);
+	return os_write_if_changed(&c->arena, &c->diag, path, text, strlen(text), 0644);
 }
 
 /* A cell's `final` stamp names the wheel it placed in dist/. When that wheel is gone (deleted by

@@ -529,16 +529,10 @@ static const char *emit_pch(struct gen *g, const char *dir, const char *header, 
 	/* The header the .gch stands for: written here, only when it differs, so its mtime
 	 * moves only when it does. */
 	char *text = arena_printf(g->a, "#include <%s>\n", header);
-	size_t len = strlen(text);
-	char *abs = os_join(g->a, g->plan->cfg->build_dir, stub);
-	struct source cur;
-	struct diag quiet = {0};
-	if (!os_read_file(g->a, &quiet, abs, &cur) || cur.len != len ||
-	    memcmp(cur.text, text, len) != 0) {
-		if (!os_mkdir_p(g->d, os_join(g->a, g->plan->cfg->build_dir, dir)) ||
-		    !os_write_atomic(g->d, abs, text, len, 0644))
-			g->failed = true;
-	}
+	if (!os_mkdir_p(g->d, os_join(g->a, g->plan->cfg->build_dir, dir)) ||
+	    !os_write_if_changed(g->a, g->d, os_join(g->a, g->plan->cfg->build_dir, stub), text,
+	                         strlen(text), 0644))
+		g->failed = true;
 	struct strbuf *sb = &g->sb;
 	sb_puts(sb, "build ");
 	ninja_path(sb, gch);

@@ -467,15 +467,9 @@ static const char *scan_stub(struct scan_ctx *s, const char *header)
 		if (*p == '/')
 			*p = '_';
 	const char *rel = arena_printf(s->a, "scan/%s", name);
-	char *path = os_join(s->a, s->build_dir, rel);
-	size_t len = strlen(text);
-	struct source cur;
-	struct diag quiet = {0};
-	if (os_read_file(s->a, &quiet, path, &cur) && cur.len == len &&
-	    !memcmp(cur.text, text, len))
-		return rel;
 	if (!os_mkdir_p(s->d, os_join(s->a, s->build_dir, "scan")) ||
-	    !os_write_atomic(s->d, path, text, len, 0644))
+	    !os_write_if_changed(s->a, s->d, os_join(s->a, s->build_dir, rel), text, strlen(text),
+	                         0644))
 		return NULL;
 	return rel;
 }
