@@ -1,0 +1,36 @@
+/* escape.h: untrusted text (archive members, metadata, probe and compiler output) made inert
+ * for the sink it is printed to: a terminal or log, or a GitHub workflow command. */
+#ifndef CUWHEEL_BASE_ESCAPE_H
+#define CUWHEEL_BASE_ESCAPE_H
+
+#include <stddef.h>
+
+#include "base/arena.h"
+#include "base/strbuf.h"
+
+enum esc_sink {
+	/* One value inside a terminal or log line (a member name, a link target, a version a
+	 * probe printed): C-style escapes for every control byte (\n \r \t \\ \xNN, ESC and DEL
+	 * included), C1 controls, bidi overrides and invalid UTF-8 as \xNN per byte; a value that
+	 * begins (after blanks) with "::" gets that ':' as \x3a and "##[" becomes "#\x23[", so it
+	 * can never open a workflow command even where it starts a line. Valid UTF-8 text is kept. */
+	ESC_TERM,
+	/* Text of several lines for a terminal or log (a compiler's or a probe's output): as
+	 * ESC_TERM, but '\n' and '\t' are kept as they are and every line gets the "::" rule. */
+	ESC_LOG,
+	/* The message of a GitHub workflow command (after the second "::"): '%' as %25, CR as
+	 * %0D, LF as %0A; other control bytes and invalid UTF-8 as in ESC_TERM. */
+	ESC_WORKFLOW,
+	/* A property value of a workflow command (file=, title=): as ESC_WORKFLOW, plus ':' as
+	 * %3A and ',' as %2C. */
+	ESC_WORKFLOW_PROP,
+};
+
+/* Appends the n bytes at s to sb, escaped for sink. */
+void esc_add(struct strbuf *sb, enum esc_sink sink, const char *s, size_t n);
+/* Returns the NUL-terminated s escaped for sink, in a ("" for NULL). */
+char *esc_str(struct arena *a, enum esc_sink sink, const char *s);
+/* Returns the n bytes at s escaped for sink, in a. */
+char *esc_mem(struct arena *a, enum esc_sink sink, const char *s, size_t n);
+
+#endif

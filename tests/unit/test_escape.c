@@ -1,0 +1,174 @@
+/* test_escape.c: esc_add makes hostile text inert for every sink: ANSI colours, OSC 8 links,
+ * bare CRs, forged workflow commands, C1 controls, bidi overrides and invalid UTF-8. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "base/escape.h"
+
+static int setup_arena(void **state)
+{
+	*state = calloc(1, sizeof(struct arena));
+	return *state ? 0 : -1;
+}
+
+static int teardown_arena(void **state)
+{
+	arena_free(*state);
+	free(*state);
+	return 0;
+}
+
+/* The hostile names of issue 25, one per attack. */
+static const char *const hostile[] = {
+    "\033[31mred\033[0m.py",
+    "\033]8;;https://evil.example/\033\\click\033]8;;\033\\",
+    "ok.py\rpkg/__init__.py",
+    "::error title=x::forged",
+    "a\n::error title=x::forged",
+    "  ::warning::indented",
+    "##[error]forged",
+    "\xc2\x9b" "31m",       /* U+009B, the one-byte CSI, as UTF-8 */
+    "\x9b" "31m",           /* the raw C1 byte */
+    "evil\xe2\x80\xae" "yp.exe", /* U+202E RIGHT-TO-LEFT OVERRIDE */
+    "del\x7f\x08",
+    "\xff\xfe",
+    "\xed\xa0\x80",         /* a surrogate */
+    "\xc0\xaf",             /* an overlong '/' */
+};
+
+/* True when s holds no byte a terminal acts on: no C0 control but those allowed, no DEL, no
+ * C1 control, only valid UTF-8 without bidi controls, and no line starting with "::". */
+static bool inert(const char *s, const char *allowed)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	bool bol = true;
+	for (size_t i = 0; p[i]; i++) {
+		if ((p[i] < 0x20 && !strchr(allowed, p[i])) || p[i] == 0x7F)
+			return false;
+		if (p[i] >= 0x80 && p[i] < 0xC0 && (i == 0 || p[i - 1] < 0x80))
+			return false; /* a lone continuation or C1 byte */
+		if (p[i] == 0xC2 && p[i + 1] >= 0x80 && p[i + 1] <= 0x9F)
+			return false;
+		if (p[i] == 0xE2 && p[i + 1] == 0x80 && p[i + 2] >= 0xAA && p[i + 2] <= 0xAE)
+			return false;
+		if (p[i] == 0xFF || p[i] == 0xFE || p[i] == 0xED || p[i] == 0xC0)
+			return false;
+		if (bol && p[i] == ':' && p[i + 1] == ':')
+			return false;
+		if (p[i] == '#' && p[i + 1] == '#' && p[i + 2] == '[')
+			return false;
+		if (p[i] == '\n')
+			bol = true;
+		else if (p[i] != ' ' && p[i] != '\t')
+			bol = false;
+	}
+	return true;
+}
+
+static void term_escapes_every_hostile_name_inert(void **state)
+{
+	for (size_t i = 0; i < sizeof(hostile) / sizeof(*hostile); i++) {
+		char *e = esc_str(*state, ESC_TERM, hostile[i]);
+		if (!inert(e, "")) {
+			print_error("not inert: %s\n", e);
+			fail();
+		}
+	}
+}
+
+static void term_uses_c_escapes(void **state)
+{
+	struct arena *a = *state;
+	assert_string_equal(esc_str(a, ESC_TERM, "\033[31mred\033[0m"), "\\x1b[31mred\\x1b[0m");
+	assert_string_equal(esc_str(a, ESC_TERM, "a\rb\nc\td\\e"), "a\\rb\\nc\\td\\\\e");
+	assert_string_equal(esc_str(a, ESC_TERM, "\033]8;;http://x/\033\\t\033]8;;\033\\"),
+	                    "\\x1b]8;;http://x/\\x1b\\\\t\\x1b]8;;\\x1b\\\\");
+	assert_string_equal(esc_str(a, ESC_TERM, "del\x7f"), "del\\x7f");
+	assert_string_equal(esc_str(a, ESC_TERM, "\xc2\x9b"), "\\xc2\\x9b");
+	assert_string_equal(esc_str(a, ESC_TERM, "\x9b"), "\\x9b");
+	assert_string_equal(esc_str(a, ESC_TERM, "\xff"), "\\xff");
+	assert_string_equal(esc_str(a, ESC_TERM, "x\xe2\x80\xaey"), "x\\xe2\\x80\\xaey");
+	assert_string_equal(esc_str(a, ESC_TERM, "caf\xc3\xa9/\xe6\x97\xa5.py"),
+	                    "caf\xc3\xa9/\xe6\x97\xa5.py"); /* valid UTF-8 text is kept */
+	assert_string_equal(esc_str(a, ESC_TERM, "pkg/a.py"), "pkg/a.py");
+	assert_string_equal(esc_str(a, ESC_TERM, NULL), "");
+	/* A NUL inside counted bytes is escaped, not an end. */
+	assert_string_equal(esc_mem(a, ESC_TERM, "a\0b", 3), "a\\x00b");
+}
+
+static void term_never_starts_a_workflow_command(void **state)
+{
+	struct arena *a = *state;
+	assert_string_equal(esc_str(a, ESC_TERM, "::error title=x::y"), "\\x3a:error title=x::y");
+	assert_string_equal(esc_str(a, ESC_TERM, " \t::x"), " \\t\\x3a:x");
+	assert_string_equal(esc_str(a, ESC_TERM, "a::b"), "a::b"); /* not at a line's start */
+	assert_string_equal(esc_str(a, ESC_TERM, ":x"), ":x");
+	assert_string_equal(esc_str(a, ESC_TERM, "a\n::error::x"), "a\\n::error::x");
+	assert_string_equal(esc_str(a, ESC_TERM, "##[error]x"), "#\\x23[error]x");
+}
+
+static void log_keeps_lines_and_escapes_each(void **state)
+{
+	struct arena *a = *state;
+	assert_string_equal(esc_str(a, ESC_LOG, "a.cu(3): error: x\n::error title=x::y\n\tz\n"),
+	                    "a.cu(3): error: x\n\\x3a:error title=x::y\n\tz\n");
+	assert_string_equal(esc_str(a, ESC_LOG, "x\n  ::warning::w"), "x\n  \\x3a:warning::w");
+	assert_string_equal(esc_str(a, ESC_LOG, "p\rq\033[2J"), "p\\rq\\x1b[2J");
+	assert_string_equal(esc_str(a, ESC_LOG, "printf(\"\\n\")"), "printf(\"\\n\")");
+	for (size_t i = 0; i < sizeof(hostile) / sizeof(*hostile); i++) {
+		char *e = esc_str(a, ESC_LOG, hostile[i]);
+		if (!inert(e, "\n\t")) {
+			print_error("not inert: %s\n", e);
+			fail();
+		}
+	}
+}
+
+static void workflow_data_percent_encodes_line_breaks(void **state)
+{
+	struct arena *a = *state;
+	assert_string_equal(esc_str(a, ESC_WORKFLOW, "100% a\r\nb"), "100%25 a%0D%0Ab");
+	assert_string_equal(esc_str(a, ESC_WORKFLOW, "x\n::error title=x::y"),
+	                    "x%0A::error title=x::y");
+	assert_string_equal(esc_str(a, ESC_WORKFLOW, "a:b,c"), "a:b,c");
+	assert_string_equal(esc_str(a, ESC_WORKFLOW, "\033[31m"), "\\x1b[31m");
+	assert_string_equal(esc_str(a, ESC_WORKFLOW, "%0A"), "%250A"); /* no double decoding */
+	for (size_t i = 0; i < sizeof(hostile) / sizeof(*hostile); i++) {
+		char *e = esc_str(a, ESC_WORKFLOW, hostile[i]);
+		assert_null(strpbrk(e, "\r\n\033"));
+	}
+}
+
+static void workflow_property_also_encodes_colon_and_comma(void **state)
+{
+	struct arena *a = *state;
+	assert_string_equal(esc_str(a, ESC_WORKFLOW_PROP, "a:b,c%\n"), "a%3Ab%2Cc%25%0A");
+	char *e = esc_str(a, ESC_WORKFLOW_PROP, "::error title=x::y");
+	assert_string_equal(e, "%3A%3Aerror title=x%3A%3Ay");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(term_escapes_every_hostile_name_inert, setup_arena,
+	                                    teardown_arena),
+	    cmocka_unit_test_setup_teardown(term_uses_c_escapes, setup_arena, teardown_arena),
+	    cmocka_unit_test_setup_teardown(term_never_starts_a_workflow_command, setup_arena,
+	                                    teardown_arena),
+	    cmocka_unit_test_setup_teardown(log_keeps_lines_and_escapes_each, setup_arena,
+	                                    teardown_arena),
+	    cmocka_unit_test_setup_teardown(workflow_data_percent_encodes_line_breaks, setup_arena,
+	                                    teardown_arena),
+	    cmocka_unit_test_setup_teardown(workflow_property_also_encodes_colon_and_comma,
+	                                    setup_arena, teardown_arena),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
