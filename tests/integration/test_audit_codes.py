@@ -1,5 +1,5 @@
 """The audit's finding codes have one source of truth (packager/audit_codes.h, printed by
-`cuwheel audit --codes`): the README's audit section lists exactly those codes with the same
+`cuwheel audit --codes`): the manual's audit page (docs/manual/audit.md) lists exactly those codes with the same
 severity and meaning; every code an audit_add() call in packager/ can report is in the table, at
 the severity the table gives it; and every code of the table is reported somewhere."""
 import os
@@ -60,13 +60,13 @@ def main():
     check(len(codes) == len(table) and len(table) > 40,
           f"the table has {len(table)} distinct codes")
 
-    readme = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
+    readme = open(os.path.join(ROOT, "docs", "manual", "audit.md"), encoding="utf-8").read()
     m = re.search(r"<!-- audit-codes -->\n(.*?)<!-- /audit-codes -->", readme, re.S)
-    check(bool(m), "README.md has an <!-- audit-codes --> section")
+    check(bool(m), "docs/manual/audit.md has an <!-- audit-codes --> section")
     rows = re.findall(r"^\| `([^`]+)` \| (\w+) \| (.+?) \|$", m[1] if m else "", re.M)
-    check(rows == table, "the README lists exactly the table's codes, severities and meanings",
+    check(rows == table, "docs/manual/audit.md lists exactly the table's codes, severities and meanings",
           f"only in the table: {sorted(set(table) - set(rows))}\n"
-          f"only in the README: {sorted(set(rows) - set(table))}")
+          f"only in docs/manual/audit.md: {sorted(set(rows) - set(table))}")
 
     used = set()
     for name in sorted(os.listdir(os.path.join(ROOT, "packager"))):

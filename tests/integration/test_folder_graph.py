@@ -1,7 +1,7 @@
 """The folders of the product (base, standards, toolchain, matrix, packager, ci, cli) form a graph without
 a cycle: the graph is derived from the #include lines of every .c and .h file, a depth-first
 search fails on a back edge, and every edge must be one that CMakeLists.txt allows the folder's
-library (cuwheel_area(NAME USES ...)), so that the build, this test and the README's design
+library (cuwheel_area(NAME USES ...)), so that the build, this test and docs/design.md's
 section describe the same graph. Prints the graph it found."""
 import os
 import re
@@ -82,22 +82,22 @@ def main():
                 print(f"FAIL: {where} includes {to}/, which CMakeLists.txt does not let "
                       f"{f}/ use (cuwheel_area({f} USES {' '.join(sorted(uses[f]))}))",
                       file=sys.stderr)
-    # The README draws the same graph: every allowed edge appears in its design section.
-    readme = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
+    # docs/design.md draws the same graph: every allowed edge appears in it.
+    readme = open(os.path.join(ROOT, "docs", "design.md"), encoding="utf-8").read()
     m = re.search(r"<!-- folder-graph -->\n(.*?)<!-- /folder-graph -->", readme, re.S)
     if not m:
         ok = False
-        print("FAIL: README.md has no <!-- folder-graph --> block", file=sys.stderr)
+        print("FAIL: docs/design.md has no <!-- folder-graph --> block", file=sys.stderr)
     else:
         drawn = set(re.findall(r"^\s*(\w+)\s+->\s+(.+?)\s*$", m[1], re.M))
         drawn = {(a, b.strip()) for a, bs in drawn for b in bs.split(",")}
         want = {(f, d) for f in folders for d in uses[f]}
         if drawn != want:
             ok = False
-            print(f"FAIL: README's folder graph differs from CMakeLists.txt: missing "
+            print(f"FAIL: docs/design.md's folder graph differs from CMakeLists.txt: missing "
                   f"{sorted(want - drawn)}, extra {sorted(drawn - want)}", file=sys.stderr)
     if ok:
-        print("ok: no back edge; every include is an edge CMakeLists.txt allows; README agrees")
+        print("ok: no back edge; every include is an edge CMakeLists.txt allows; docs/design.md agrees")
     return 0 if ok else 1
 
 
