@@ -35,13 +35,16 @@ static const char *const hostile[] = {
     "a\n::error title=x::forged",
     "  ::warning::indented",
     "##[error]forged",
-    "\xc2\x9b" "31m",       /* U+009B, the one-byte CSI, as UTF-8 */
-    "\x9b" "31m",           /* the raw C1 byte */
-    "evil\xe2\x80\xae" "yp.exe", /* U+202E RIGHT-TO-LEFT OVERRIDE */
+    "\xc2\x9b"
+    "31m", /* U+009B, the one-byte CSI, as UTF-8 */
+    "\x9b"
+    "31m", /* the raw C1 byte */
+    "evil\xe2\x80\xae"
+    "yp.exe", /* U+202E RIGHT-TO-LEFT OVERRIDE */
     "del\x7f\x08",
     "\xff\xfe",
-    "\xed\xa0\x80",         /* a surrogate */
-    "\xc0\xaf",             /* an overlong '/' */
+    "\xed\xa0\x80", /* a surrogate */
+    "\xc0\xaf",     /* an overlong '/' */
 };
 
 /* True when s holds no byte a terminal acts on: no C0 control but those allowed, no DEL, no
