@@ -27,10 +27,17 @@ static const char *check_python(struct arena *a, const char *v)
 	if (*p++ != '3' || *p++ != '.' || !isdigit((unsigned char)*p))
 		return arena_printf(a, "'%s' is not a CPython version like \"3.12\" or \"3.13t\"",
 		                    v);
+	int minor = atoi(p);
 	while (isdigit((unsigned char)*p))
 		p++;
-	if (*p == 't')
+	if (*p == 't') {
 		p++;
+		if (!*p && minor < 13)
+			return arena_printf(a,
+			                    "'%s' asks for a free-threaded Python 3.%d, but "
+			                    "free-threaded CPython starts at 3.13 (\"3.13t\")",
+			                    v, minor);
+	}
 	if (*p)
 		return arena_printf(a, "'%s' is not a CPython version like \"3.12\" or \"3.13t\"",
 		                    v);
@@ -191,6 +198,7 @@ bool config_check(struct cfg_reader *r, struct config *cfg)
 	bool ok = true;
 	const struct toml_value *tool = toml_get(toml_get(cfg->root, "tool"), "cuwheel");
 	const struct toml_value *m = toml_get(tool, "matrix");
+	ok &= config_check_package_dirs(r, cfg);
 	ok &= check_axis(r, m, "python", &cfg->matrix.python, check_python);
 	ok &= check_axis(r, m, "cuda", &cfg->matrix.cuda, check_cuda);
 	ok &= check_axis(r, m, "torch", &cfg->matrix.torch, check_torch);
@@ -348,8 +356,7 @@ bool config_check(struct cfg_reader *r, struct config *cfg)
 		char *top = arena_strndup(r->a, x->module, (size_t)(dot - x->module));
 		bool shipped = false;
 		for (size_t p = 0; p < cfg->packages.n; p++) {
-			const char *base = strrchr(cfg->packages.v[p], '/');
-			base = base ? base + 1 : cfg->packages.v[p];
+			const char *base = config_package_base(cfg->packages.v[p]);
 			if (!strcmp(base, top))
 				shipped = true;
 		}

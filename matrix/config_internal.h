@@ -23,6 +23,17 @@ bool config_default_license_files(struct cfg_reader *r, struct config *cfg);
 /* packages = "find": the project's top-level directories holding __init__.py, as setuptools'
  * find_packages() finds them (each shipped with its subpackages and data). */
 bool config_find_packages(struct cfg_reader *r, struct config *cfg, const struct toml_value *at);
+/* packages = [...]: each entry a normalised project-relative directory (no trailing '/', no '.'
+ * or '..', not absolute, no *.data or *.dist-info component, an importable name, two entries
+ * never shipping the same name) that exists and can be staged; a located error and a hint for
+ * each that is not. */
+bool config_read_packages(struct cfg_reader *r, struct config *cfg, const struct toml_value *tool);
+/* Once build-dir and dist-dir are final: no package directory is inside either or holds
+ * either (its files would ship the build's own outputs); a located error for each. */
+bool config_check_package_dirs(struct cfg_reader *r, struct config *cfg);
+/* The name a packages entry ships under at the wheel's root: its last component ("pkg" for
+ * "src/pkg" and for "pkg/"). */
+const char *config_package_base(const char *entry);
 /* Reads [tool.cuwheel] (defaults for what is absent). */
 bool config_read_tool(struct cfg_reader *r, struct config *cfg);
 /* Applies CUWHEEL_* overrides from env. */

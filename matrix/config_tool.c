@@ -446,16 +446,8 @@ bool config_read_tool(struct cfg_reader *r, struct config *cfg)
 		if (pk && pk->type == TOML_STRING) {
 			ok &= config_find_packages(r, cfg, pk);
 		} else {
-			ok &= read_dirs(r, cfg, tool, "packages", "[tool.cuwheel]", &cfg->packages);
+			ok &= config_read_packages(r, cfg, tool);
 			ok &= config_check_args(r, tool, "packages", ARG_PATH);
-			for (size_t i = 0; pk && i < cfg->packages.n; i++) {
-				const char *why = config_package_problem(r->a, cfg->project_dir,
-				                                         cfg->packages.v[i]);
-				if (why) {
-					cfg_error(r, pk->u.array.items[i], "%s", why);
-					ok = false;
-				}
-			}
 		}
 		ok &= config_check_args(r, tool, "build-dir", ARG_CC);
 		ok &= config_check_args(r, tool, "dist-dir", ARG_CC);

@@ -4,9 +4,11 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 
+#include "base/escape.h"
 #include "base/os.h"
 #include "standards/metadata.h"
 #include "standards/tags.h"
@@ -171,11 +173,22 @@ bool wheel_pack(struct arena *a, struct diag *d, const struct pack_opts *o, char
 	for (size_t i = 0; i < files.n; i++) {
 		const char *slash = strchr(files.v[i].name, '/');
 		size_t top = slash ? (size_t)(slash - files.v[i].name) : strlen(files.v[i].name);
-		if (top > 10 && strncmp(files.v[i].name + top - 10, ".dist-info", 10) == 0) {
+		if (top > 10 && strncasecmp(files.v[i].name + top - 10, ".dist-info", 10) == 0) {
 			diag_path(d, DIAG_ERROR, files.v[i].path,
 			          "the staged tree holds a .dist-info directory; cuwheel writes "
 			          "%s itself",
 			          distinfo);
+			return false;
+		}
+		/* pip installs any top-level *.data/scripts/ into the environment's bin/: the
+		 * wheels cuwheel packs hold no .data directory at all. */
+		if (top >= 5 && strncasecmp(files.v[i].name + top - 5, ".data", 5) == 0) {
+			diag_path(
+			    d, DIAG_ERROR, files.v[i].path,
+			    "the staged tree holds a .data directory ('%s'), which installers "
+			    "spread over the environment (scripts into bin/); cuwheel packs "
+			    "none",
+			    esc_mem(a, ESC_TERM, files.v[i].name, top));
 			return false;
 		}
 	}

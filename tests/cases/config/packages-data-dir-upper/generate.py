@@ -1,0 +1,1 @@
+import os; os.makedirs('Evil.DATA/scripts')

@@ -1,0 +1,1 @@
+import os; os.makedirs('wheels/sub'); open('wheels/sub/__init__.py','w').close()

@@ -1,0 +1,1 @@
+import os; os.makedirs('pkg/sub/deeper'); os.mkfifo('pkg/sub/deeper/pipe')

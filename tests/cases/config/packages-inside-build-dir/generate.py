@@ -1,0 +1,1 @@
+import os; os.makedirs('build/cuwheel/stage'); open('build/cuwheel/stage/__init__.py','w').close()

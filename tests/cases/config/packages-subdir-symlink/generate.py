@@ -1,0 +1,1 @@
+import os; os.makedirs('pkg/sub'); os.symlink('../../kern', 'pkg/sub/kern')
