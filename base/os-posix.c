@@ -804,39 +804,122 @@ static char **os_make_env(struct arena *a, const char *const *extra)
 	return env;
 }
 
-/* Reads fd to its end into out (NULL: discards) and closes it. With timeout_s > 0, gives up
- * after that many seconds: false (fd closed) when the time ran out first. */
-static bool drain_fd_until(int fd, struct strbuf *out, int timeout_s)
+static int64_t os_now_ms(void)
 {
 	struct timespec now;
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	int64_t deadline =
-	    (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000 + (int64_t)timeout_s * 1000;
-	char buf[8192];
+	return (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+}
+
+/* How reading a child's output ended. */
+enum drain_end {
+	DRAIN_EOF,      /* every writer closed the pipe */
+	DRAIN_EXITED,   /* the child exited; what it left behind still held the pipe */
+	DRAIN_TIMEOUT,  /* timeout_s ran out */
+	DRAIN_TOO_MUCH, /* a probe printed more than max */
+};
+
+/* A bounded capture: the first max bytes, then (for a tool, not a probe) a rolling tail. */
+struct drain {
+	struct strbuf *out; /* NULL: discard */
+	size_t max;
+	bool probe;
+	size_t total;
+	struct strbuf tail;
+};
+
+/* Adds n bytes of output; false when a probe went past its max. */
+static bool drain_add(struct drain *dr, const char *buf, size_t n)
+{
+	dr->total += n;
+	if (!dr->out)
+		return true;
+	size_t keep = dr->out->len < dr->max ? dr->max - dr->out->len : 0;
+	if (keep > n)
+		keep = n;
+	sb_add(dr->out, buf, keep);
+	if (keep == n)
+		return true;
+	if (dr->probe)
+		return false;
+	sb_add(&dr->tail, buf + keep, n - keep);
+	if (dr->tail.len > 2 * OS_OUTPUT_TAIL) { /* keep the last OS_OUTPUT_TAIL bytes */
+		memmove(dr->tail.buf, dr->tail.buf + dr->tail.len - OS_OUTPUT_TAIL, OS_OUTPUT_TAIL);
+		dr->tail.len = OS_OUTPUT_TAIL;
+	}
+	return true;
+}
+
+/* Appends the kept tail after a line saying how much was left out, and frees it. */
+static void drain_finish(struct drain *dr)
+{
+	if (dr->out && dr->tail.len) {
+		size_t tail = dr->tail.len > OS_OUTPUT_TAIL ? OS_OUTPUT_TAIL : dr->tail.len;
+		sb_printf(dr->out, "\n[cuwheel: %zu bytes of output left out]\n",
+		          dr->total - dr->out->len - tail);
+		sb_add(dr->out, dr->tail.buf + dr->tail.len - tail, tail);
+	}
+	sb_release(&dr->tail);
+}
+
+/* True once pid (a child, not reaped) has exited; it stays a zombie, so its process group id
+ * cannot be reused before the caller reaps it. */
+static bool os_child_exited(pid_t pid)
+{
+	siginfo_t si;
+	si.si_pid = 0;
+	return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid;
+}
+
+/* Reads fd into dr until every writer closed it, or (pid > 0) pid has exited and the pipe has
+ * been quiet for 100 ms (or 1 s has passed since), or timeout_s (> 0) ran out, or a probe
+ * printed too much; closes fd. */
+static enum drain_end drain_fd(int fd, struct drain *dr, pid_t pid, int timeout_s)
+{
+	int64_t deadline = os_now_ms() + (int64_t)timeout_s * 1000, exited_at = -1;
+	char tbuf[16384];
+	enum drain_end end = DRAIN_EOF;
 	for (;;) {
+		int64_t now = os_now_ms();
+		if (pid > 0 && exited_at < 0 && os_child_exited(pid))
+			exited_at = now;
+		int wait = pid > 0 ? (exited_at >= 0 ? 100 : 50) : -1;
 		if (timeout_s > 0) {
-			clock_gettime(CLOCK_MONOTONIC, &now);
-			int64_t left =
-			    deadline - ((int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000);
-			struct pollfd pfd = {.fd = fd, .events = POLLIN};
-			int pr = left > 0 ? poll(&pfd, 1, left > INT_MAX ? INT_MAX : (int)left) : 0;
-			if (pr < 0 && errno == EINTR)
-				continue;
-			if (pr == 0) {
-				close(fd);
-				return false;
+			int64_t left = deadline - now;
+			if (left <= 0) {
+				end = DRAIN_TIMEOUT;
+				break;
 			}
+			if (wait < 0 || left < wait)
+				wait = left > INT_MAX ? INT_MAX : (int)left;
 		}
-		ssize_t n = read(fd, buf, sizeof(buf));
+		if (exited_at >= 0 && now - exited_at > 1000) {
+			end = DRAIN_EXITED;
+			break;
+		}
+		struct pollfd pfd = {.fd = fd, .events = POLLIN};
+		int pr = poll(&pfd, 1, wait);
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (pr == 0) {
+			if (exited_at >= 0) {
+				end = DRAIN_EXITED;
+				break;
+			}
+			continue;
+		}
+		ssize_t n = read(fd, tbuf, sizeof(tbuf));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			break;
-		if (out)
-			sb_add(out, buf, (size_t)n);
+		if (!drain_add(dr, tbuf, (size_t)n)) {
+			end = DRAIN_TOO_MUCH;
+			break;
+		}
 	}
 	close(fd);
-	return true;
+	return end;
 }
 
 bool os_run(struct diag *d, const struct os_run *r, struct strbuf *out, int *status)
@@ -874,9 +957,16 @@ bool os_run(struct diag *d, const struct os_run *r, struct strbuf *out, int *sta
 		arena_free(&a);
 		return false;
 	}
-	bool timed_out = r->capture && !drain_fd_until(pipefd[0], out, r->timeout_s);
-	if (timed_out)
-		kill(-pid, SIGKILL); /* its own process group (os_spawn_attrs) */
+	enum drain_end end = DRAIN_EOF;
+	if (r->capture) {
+		struct drain dr = {.out = out,
+		                   .max = r->max_output ? r->max_output : OS_OUTPUT_MAX,
+		                   .probe = r->probe};
+		end = drain_fd(pipefd[0], &dr, pid, r->timeout_s);
+		drain_finish(&dr);
+	}
+	if (end != DRAIN_EOF)
+		kill(-pid, SIGKILL); /* its own process group (os_spawn_attrs), with what it left */
 	int ws;
 	while (os_reap(pid, &ws, true) != pid) {
 		if (errno != EINTR) {
@@ -885,9 +975,10 @@ bool os_run(struct diag *d, const struct os_run *r, struct strbuf *out, int *sta
 			return false;
 		}
 	}
-	*status = timed_out       ? OS_STATUS_TIMED_OUT
-	          : WIFEXITED(ws) ? WEXITSTATUS(ws)
-	                          : 128 + WTERMSIG(ws);
+	*status = end == DRAIN_TIMEOUT    ? OS_STATUS_TIMED_OUT
+	          : end == DRAIN_TOO_MUCH ? OS_STATUS_TOO_MUCH_OUTPUT
+	          : WIFEXITED(ws)         ? WEXITSTATUS(ws)
+	                                  : 128 + WTERMSIG(ws);
 	arena_free(&a);
 	return true;
 }
@@ -953,8 +1044,12 @@ bool os_run_pipe(struct diag *d, const char *const *from, const struct os_run *r
 		diag_errno(d, rca ? from[0] : r->argv[0], "cannot run");
 		ok = false;
 	}
-	if (r->capture)
-		drain_fd_until(cap[0], out, 0);
+	if (r->capture) {
+		struct drain dr = {.out = out,
+		                   .max = r->max_output ? r->max_output : OS_OUTPUT_MAX};
+		drain_fd(cap[0], &dr, -1, 0);
+		drain_finish(&dr);
+	}
 	*from_status = *status = 0;
 	if (pa > 0 && !os_wait(d, pa, from[0], from_status))
 		ok = false;

@@ -106,13 +106,26 @@ struct os_run {
 	int timeout_s;           /* with capture: after this many seconds the child's process
 	                          * group is killed (SIGKILL) and *status is OS_STATUS_TIMED_OUT;
 	                          * 0: no limit */
+	size_t max_output;       /* with capture: the bytes of output kept (0: OS_OUTPUT_MAX) */
+	bool probe;              /* with capture: the output is an answer to parse, so more than
+	                          * max_output is an error: the group is killed and *status is
+	                          * OS_STATUS_TOO_MUCH_OUTPUT. Else the first max_output bytes and
+	                          * the last OS_OUTPUT_TAIL are kept, with a line saying how many
+	                          * were left out between them. */
 };
 
 /* The *status of an os_run whose timeout_s ran out. */
 #define OS_STATUS_TIMED_OUT (-1)
+/* The *status of a probe (os_run.probe) that printed more than its max_output. */
+#define OS_STATUS_TOO_MUCH_OUTPUT (-2)
+/* The output a capture keeps by default (1 MiB), and the tail kept of a longer tool output. */
+enum { OS_OUTPUT_MAX = 1 << 20, OS_OUTPUT_TAIL = 64 << 10 };
 
-/* Runs a command to completion (or to its timeout). Returns false + diagnostic only when it
- * could not be started; *status gets the exit code (128+signal when killed). */
+/* Runs a command to completion (or to its timeout). With capture, reading stops once the
+ * command has exited and its output has gone quiet for 100 ms, even when a process it left
+ * in the background still holds the pipe (that process group is then killed), so a wrapper's
+ * background child cannot stall the caller. Returns false + diagnostic only when it could not
+ * be started; *status gets the exit code (128+signal when killed). */
 bool os_run(struct diag *d, const struct os_run *r, struct strbuf *out, int *status);
 /* Runs `from | r->argv` (r->stdin_path ignored): from's stdout feeds r's stdin, from's stderr
  * goes where r's output goes. Returns false + diagnostic only when one could not be started;

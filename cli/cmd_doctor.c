@@ -83,7 +83,7 @@ static struct tool tool_find(struct arena *a, const char *const *env, const char
 	const char *argv[] = {t.path, "--version", NULL};
 	struct diag quiet = {0}; /* a probe: a tool that cannot say its version is shown without */
 	struct strbuf out = {0};
-	struct os_run r = {.argv = argv, .capture = true};
+	struct os_run r = {.argv = argv, .capture = true, .probe = true};
 	int st;
 	if (os_run(&quiet, &r, &out, &st) && st == 0) {
 		const char *s = sb_str(&out);

@@ -140,7 +140,7 @@ bool ninja_log_read_since(struct arena *a, struct diag *d, const char *build_dir
 bool ninja_target_clean(const char *ninja, const char *build_dir, const char *target)
 {
 	const char *argv[] = {ninja, "-C", build_dir, "-n", target, NULL};
-	struct os_run run = {.argv = argv, .capture = true};
+	struct os_run run = {.argv = argv, .capture = true, .probe = true};
 	struct strbuf out = {0};
 	int status = 1;
 	struct diag quiet = {0}; /* a ninja that cannot answer: not up to date */

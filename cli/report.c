@@ -114,7 +114,7 @@ static void load_steps(struct arena *a, struct diag *d, struct report *r)
 
 static const char *first_line_of(struct cli *c, const char *const *argv)
 {
-	struct os_run run = {.argv = argv, .capture = true};
+	struct os_run run = {.argv = argv, .capture = true, .probe = true};
 	struct strbuf out = {0};
 	int status = 1;
 	struct diag quiet = {0}; /* a probe: a tool that cannot answer is shown as unknown */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/env.h"
+#include "base/escape.h"
 #include "base/os.h"
 #include "standards/version.h"
 #include "toolchain/discover_internal.h"
@@ -21,7 +22,7 @@ static const char *run_out(struct disc *x, const char *const *argv, int *status)
 {
 	struct diag quiet = {0};
 	struct strbuf sb = {0};
-	struct os_run r = {.argv = argv, .capture = true, .timeout_s = x->timeout_s};
+	struct os_run r = {.argv = argv, .capture = true, .timeout_s = x->timeout_s, .probe = true};
 	if (!os_run(&quiet, &r, &sb, status)) {
 		sb_release(&sb);
 		return NULL;
@@ -29,11 +30,14 @@ static const char *run_out(struct disc *x, const char *const *argv, int *status)
 	return sb_to_arena(&sb, x->a);
 }
 
+/* The first line of what nvcc printed, cut at 200 bytes and escaped for a terminal. */
 static const char *first_line(struct arena *a, const char *s)
 {
 	while (*s == '\n' || *s == '\r' || *s == ' ')
 		s++;
-	return arena_strndup(a, s, strcspn(s, "\r\n"));
+	size_t n = strcspn(s, "\r\n");
+	const char *more = n > 200 ? "..." : "";
+	return arena_printf(a, "%s%s", esc_mem(a, ESC_TERM, s, n > 200 ? 200 : n), more);
 }
 
 struct nvcc_facts {
@@ -101,6 +105,13 @@ static bool nvcc_query(struct disc *x, const char *root, const char *nvcc, struc
 		                    "nvcc --version gave no answer in %d s "
 		                    "(CUWHEEL_PROBE_TIMEOUT): killed",
 		                    x->timeout_s);
+		return false;
+	}
+	if (f->version && st == OS_STATUS_TOO_MUCH_OUTPUT) {
+		*err = arena_printf(x->a,
+		                    "nvcc --version printed more than %d bytes (the limit of a "
+		                    "probe's answer): killed",
+		                    OS_OUTPUT_MAX);
 		return false;
 	}
 	if (!f->version || st != 0) {
@@ -222,7 +233,7 @@ static const char *real_root(struct disc *x, const char *root, const char **note
 	int st;
 	const char *argv[] = {nvcc, "-dryrun", "-E", "-x", "cu", "/dev/null", NULL};
 	const char *out = run_out(x, argv, &st);
-	const char *here = out ? strstr(out, "_HERE_=") : NULL;
+	const char *here = out && st >= 0 ? strstr(out, "_HERE_=") : NULL;
 	if (!here) {
 		*note = arena_printf(x->a,
 		                     "%s has no nvcc.profile beside it and `nvcc -dryrun` names no "
@@ -237,7 +248,7 @@ static const char *real_root(struct disc *x, const char *root, const char **note
 	    !os_exists(os_join(x->a, bin, "nvcc.profile"))) {
 		*note =
 		    arena_printf(x->a, "%s wraps an nvcc whose _HERE_ (%s) is not a toolkit's bin/",
-		                 nvcc, bin ? bin : here);
+		                 nvcc, bin ? esc_str(x->a, ESC_TERM, bin) : first_line(x->a, here));
 		return NULL;
 	}
 	const char *real = arena_strndup(x->a, bin, n - 4);
@@ -315,7 +326,7 @@ static void toolkit_try(struct disc *x, const char *where, const char *path, con
 		} else if (want && !disc_version_matches(want, tk.version, tk.major, tk.minor)) {
 			disc_looked_add(x, "toolkit", where,
 			                "version mismatch: expected %s, nvcc says %s", want,
-			                tk.version);
+			                esc_str(x->a, ESC_TERM, tk.version));
 		} else {
 			parse_targets(x->a, f.code, "sm_", &tk.sm, &tk.n_sm);
 			parse_targets(x->a, f.arch, "compute_", &tk.compute, &tk.n_compute);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "base/env.h"
+#include "base/escape.h"
 #include "base/os.h"
 #include "base/pool.h"
 #include "base/strbuf.h"
@@ -161,9 +162,40 @@ static void parse_torch(struct arena *a, json_t *t, struct torch_info *ti)
 	}
 }
 
+/* The key of the first string in v (an object or array, walked to depth 4) that holds a
+ * control byte (C0, DEL or a C1 control), or NULL: such a string from an interpreter could
+ * steer the terminal it is printed on, and no real path or version holds one. */
+static const char *json_control_key(json_t *v, const char *key, int depth)
+{
+	if (json_is_string(v)) {
+		for (const unsigned char *p = (const unsigned char *)json_string_value(v); *p; p++)
+			if (*p < 0x20 || *p == 0x7F ||
+			    (p[0] == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F))
+				return key;
+		return NULL;
+	}
+	if (depth > 4)
+		return NULL;
+	const char *k, *bad = NULL;
+	json_t *e;
+	size_t i;
+	if (json_is_object(v)) {
+		json_object_foreach(v, k, e) if (!bad) bad = json_control_key(e, k, depth + 1);
+	} else if (json_is_array(v)) {
+		json_array_foreach(v, i, e) if (!bad) bad = json_control_key(e, key, depth + 1);
+	}
+	return bad;
+}
+
 static bool parse_obj(struct arena *a, json_t *r, struct interp *ip, const char **executable,
                       const char **err)
 {
+	const char *bad = json_control_key(r, "answer", 0);
+	if (bad) {
+		*err = arena_printf(a, "the probe's \"%s\" holds a control character",
+		                    esc_str(a, ESC_TERM, bad));
+		return false;
+	}
 	if (!json_is_object(r) || !json_is_integer(json_object_get(r, "major")) ||
 	    !json_is_integer(json_object_get(r, "minor")) || !jstr(a, r, "version")) {
 		*err = "the probe printed JSON without a version";
@@ -235,7 +267,7 @@ static void task_run_flags(struct probe_task *t, const char *const *flags)
 		argv[k++] = "torch";
 	argv[k] = NULL;
 	struct diag quiet = {0};
-	struct os_run r = {.argv = argv, .capture = true, .timeout_s = t->timeout_s};
+	struct os_run r = {.argv = argv, .capture = true, .timeout_s = t->timeout_s, .probe = true};
 	sb_reset(&t->out);
 	t->started = os_run(&quiet, &r, &t->out, &t->status);
 }
@@ -315,12 +347,14 @@ static void cache_store(struct diag *d, const char *file, const char *interp, bo
 }
 
 /* Returns the first non-empty line of s, for "probe failed: <line>". */
+/* The first line of what a probe printed, cut at 200 bytes and escaped for a terminal. */
 static const char *first_line(struct arena *a, const char *s)
 {
 	while (*s == '\n' || *s == '\r')
 		s++;
 	size_t n = strcspn(s, "\r\n");
-	return arena_strndup(a, s, n);
+	const char *more = n > 200 ? "..." : "";
+	return arena_printf(a, "%s%s", esc_mem(a, ESC_TERM, s, n > 200 ? 200 : n), more);
 }
 
 /* Takes the JSON from the last marked line of a run's output; NULL when there is none. */
@@ -386,6 +420,12 @@ void probe_run(struct arena *a, struct diag *d, const char *cache_dir, struct pr
 			                 "no answer in %d s (CUWHEEL_PROBE_TIMEOUT): killed; "
 			                 "does importing site-packages hang there?",
 			                 timeout_s);
+		} else if (t->status == OS_STATUS_TOO_MUCH_OUTPUT) {
+			j->error =
+			    arena_printf(a,
+			                 "printed more than %d bytes (the limit of a probe's "
+			                 "answer): killed",
+			                 OS_OUTPUT_MAX);
 		} else if (!(answers[idx[k]] = output_json(out))) {
 			const char *line = first_line(a, out);
 			j->error = *line ? arena_printf(a, "exit %d: %s", t->status, line)

@@ -56,7 +56,7 @@ static const char *ask(struct arena *a, const char *cc, const char *arg)
 {
 	struct diag quiet = {0};
 	const char *argv[] = {cc, arg, NULL};
-	struct os_run r = {.argv = argv, .capture = true};
+	struct os_run r = {.argv = argv, .capture = true, .probe = true};
 	struct strbuf out = {0};
 	int st;
 	const char *line = NULL;
