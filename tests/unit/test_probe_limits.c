@@ -94,18 +94,18 @@ static bool pidfile_process_dies(const char *pidfile)
 /* A toolkit tree at root whose nvcc runs `extra` (shell) after answering --version. */
 static void fake_toolkit(struct fx *f, const char *root, const char *release, const char *extra)
 {
-	const char *nvcc = arena_printf(
-	    &f->a,
-	    "#!/bin/sh\n"
-	    "case \"$1\" in\n"
-	    "--version) printf 'nvcc: NVIDIA (R) Cuda compiler driver\\n"
-	    "Cuda compilation tools, release %s, V%s.88\\n'; %s ;;\n"
-	    "-dryrun) echo \"#\\$ _HERE_=${0%%/*}\" ;;\n"
-	    "--list-gpu-code) echo sm_90 ;;\n"
-	    "--list-gpu-arch) echo compute_90 ;;\n"
-	    "*) exit 1 ;;\n"
-	    "esac\n",
-	    release, release, extra);
+	const char *nvcc =
+	    arena_printf(&f->a,
+	                 "#!/bin/sh\n"
+	                 "case \"$1\" in\n"
+	                 "--version) printf 'nvcc: NVIDIA (R) Cuda compiler driver\\n"
+	                 "Cuda compilation tools, release %s, V%s.88\\n'; %s ;;\n"
+	                 "-dryrun) echo \"#\\$ _HERE_=${0%%/*}\" ;;\n"
+	                 "--list-gpu-code) echo sm_90 ;;\n"
+	                 "--list-gpu-arch) echo compute_90 ;;\n"
+	                 "*) exit 1 ;;\n"
+	                 "esac\n",
+	                 release, release, extra);
 	write_file(os_join(&f->a, root, "bin/nvcc"), nvcc, 0755);
 	write_file(os_join(&f->a, root, "bin/nvcc.profile"), "TOP = $(_HERE_)/..\n", 0644);
 	write_file(os_join(&f->a, root, "include/cuda_runtime.h"), "/* fake */\n", 0644);
@@ -254,8 +254,7 @@ static void test_flooding_nvcc_refused_and_does_not_shadow_a_working_toolkit(voi
 	struct fx *f = *state;
 	const char *bad = os_join(&f->a, f->sysroot, "usr/local/cuda-13.0");
 	const char *good = os_join(&f->a, f->sysroot, "opt/cuda");
-	fake_toolkit(f, bad, "13.0",
-	             "/usr/bin/head -c 300000000 /dev/zero | /usr/bin/tr '\\0' x");
+	fake_toolkit(f, bad, "13.0", "/usr/bin/head -c 300000000 /dev/zero | /usr/bin/tr '\\0' x");
 	fake_toolkit(f, good, "13.0", ":");
 	struct discovery ds;
 	long rss0 = maxrss_kb();
@@ -313,8 +312,10 @@ static void test_interpreter_escape_sequences_refused_or_escaped(void **state)
 	           "\"major\":3,\"minor\":12}\\n'\n",
 	           0755);
 	const char *broken = os_join(&f->a, f->tmp, "py/broken");
-	write_file(broken, "#!/bin/sh\nprintf '\\033]8;;http://x/\\033\\\\\\r::error title=x::y\\n'\nexit 1\n",
-	           0755);
+	write_file(
+	    broken,
+	    "#!/bin/sh\nprintf '\\033]8;;http://x/\\033\\\\\\r::error title=x::y\\n'\nexit 1\n",
+	    0755);
 	struct probe_job jobs[] = {{.path = liar}, {.path = broken}};
 	probe_run(&f->a, &f->d, NULL, jobs, 2, 0, 30);
 	assert_false(jobs[0].ok);
