@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "base/env.h"
+#include "base/escape.h"
 #include "base/os.h"
 #include "cli/build_internal.h"
 
@@ -31,25 +32,11 @@ void build_gha_free(struct run *r)
 	regfree(&r->re_audit);
 }
 
-/* Escapes a workflow command's data (props: a property value as well). */
+/* Escapes a workflow command's data (prop: a property value as well): base/escape's one
+ * function, so CR/LF cannot end the command and no control byte reaches the log raw. */
 static char *gha_escape(struct arena *a, const char *s, bool prop)
 {
-	struct strbuf sb = {0};
-	for (; *s; s++) {
-		if (*s == '%')
-			sb_puts(&sb, "%25");
-		else if (*s == '\r')
-			sb_puts(&sb, "%0D");
-		else if (*s == '\n')
-			sb_puts(&sb, "%0A");
-		else if (prop && *s == ':')
-			sb_puts(&sb, "%3A");
-		else if (prop && *s == ',')
-			sb_puts(&sb, "%2C");
-		else
-			sb_putc(&sb, *s);
-	}
-	return sb_to_arena(&sb, a);
+	return esc_str(a, prop ? ESC_WORKFLOW_PROP : ESC_WORKFLOW, s);
 }
 
 /* A compiler's path (relative to the build dir) as the repository names it. */

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "base/env.h"
+#include "base/escape.h"
 #include "base/os.h"
 #include "cli/build_internal.h"
 #include "cli/ninja_log.h"
@@ -174,7 +175,9 @@ static void row_done(struct run *r, size_t row, enum row_state st, const char *d
 static void finish_flush(struct run *r)
 {
 	struct arena *a = &r->c->arena;
-	const char *text = sb_str(&r->block);
+	/* A step's output (a compiler's, a test's) is escaped for the terminal or log it goes to:
+	 * no escape sequence, CR, or line starting "::" (a workflow command) gets through. */
+	const char *text = esc_mem(a, ESC_LOG, sb_str(&r->block), r->block.len);
 	if (!r->fin_pending) {
 		if (r->block.len)
 			build_emit(r, text);
@@ -340,7 +343,8 @@ static void on_record(struct run *r, char *rec)
 		}
 		if (!strncmp(rec, "ninja: Entering directory", 25))
 			return;
-		build_emit(r, arena_printf(&r->c->arena, "%s\n", rec));
+		build_emit(r,
+		           arena_printf(&r->c->arena, "%s\n", esc_str(&r->c->arena, ESC_LOG, rec)));
 		return;
 	}
 	if (*rec == '\0' && r->block.len == 0)

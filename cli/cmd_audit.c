@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "base/env.h"
+#include "base/escape.h"
 #include "cli/cli.h"
 #include "packager/audit.h"
 #include "packager/audit_codes.h"
@@ -67,37 +68,45 @@ const struct cli_help cmd_audit_help = {
             "      dist/tinyraster-0.1.0+cu130-cp312-cp312-manylinux_2_28_x86_64.whl\n",
 };
 
+/* Every string that came from the wheel (its name, member names, sonames, and the findings
+ * that quote them) is escaped for the terminal. */
 static void print_result(const struct audit_result *r)
 {
-	printf("%s: %s\n", r->wheel, r->ok ? "OK" : "FAIL");
+	struct arena ea = {0};
+	struct arena *a = &ea;
+#define E(s) esc_str(a, ESC_TERM, (s))
+	printf("%s: %s\n", E(r->wheel), r->ok ? "OK" : "FAIL");
 	if (r->pure) {
 		printf("  pure Python: no compiled code\n");
 	} else if (r->platform_tag) {
-		printf("  platform:  %s\n", r->platform_tag);
+		printf("  platform:  %s\n", E(r->platform_tag));
 		if (r->why_not_higher && strcmp(r->policy, "linux") != 0)
-			printf("             not older because %s\n", r->why_not_higher);
+			printf("             not older because %s\n",
+			       esc_str(a, ESC_LOG, r->why_not_higher));
 	}
 	if (r->n_libs) {
 		printf("  libraries:");
 		for (size_t i = 0; i < r->n_libs; i++)
-			printf("%s %s (%s)", i ? "," : "", r->libs[i].soname,
-			       r->libs[i].provider ? r->libs[i].provider : "no provider");
+			printf("%s %s (%s)", i ? "," : "", E(r->libs[i].soname),
+			       r->libs[i].provider ? E(r->libs[i].provider) : "no provider");
 		printf("\n");
 	}
 	for (size_t i = 0; i < r->n_elfs; i++)
 		if (r->elfs[i].cubins.n) {
-			printf("  cuda:      %s:", r->elfs[i].member);
+			printf("  cuda:      %s:", E(r->elfs[i].member));
 			for (size_t j = 0; j < r->elfs[i].cubins.n; j++)
-				printf(" %s", r->elfs[i].cubins.v[j]);
+				printf(" %s", E(r->elfs[i].cubins.v[j]));
 			printf("\n");
 		}
 	for (size_t i = 0; i < r->n_findings; i++) {
 		const struct audit_finding *f = &r->findings[i];
-		printf("  %s: %s%s%s\n", audit_level_name(f->level), f->member ? f->member : "",
-		       f->member ? ": " : "", f->message);
+		printf("  %s: %s%s%s\n", audit_level_name(f->level), f->member ? E(f->member) : "",
+		       f->member ? ": " : "", esc_str(a, ESC_LOG, f->message));
 		if (f->hint)
-			printf("    hint: %s\n", f->hint);
+			printf("    hint: %s\n", esc_str(a, ESC_LOG, f->hint));
 	}
+#undef E
+	arena_free(&ea);
 }
 
 int cmd_audit(struct cli *c, int argc, char **argv)

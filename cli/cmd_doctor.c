@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/env.h"
+#include "base/escape.h"
 #include "base/os.h"
 #include "cli/cli.h"
 #include "matrix/config.h"
@@ -88,7 +89,7 @@ static struct tool tool_find(struct arena *a, const char *const *env, const char
 	if (os_run(&quiet, &r, &out, &st) && st == 0) {
 		const char *s = sb_str(&out);
 		const char *v = strncmp(s, "ccache version ", 15) == 0 ? s + 15 : s;
-		t.version = arena_strndup(a, v, strcspn(v, "\r\n"));
+		t.version = esc_mem(a, ESC_TERM, v, strcspn(v, "\r\n")); /* a probe's words */
 	}
 	sb_release(&out);
 	return t;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/env.h"
+#include "base/escape.h"
 #include "base/os.h"
 #include "cli/plan_common.h"
 #include "cli/internal.h"
@@ -250,7 +251,7 @@ int internal_test_cell(struct cli *c, int argc, char **argv)
 		/* The test's own output, replayed as it was captured (ninja shows it under the
 		 * failed step): a log, not a diagnostic. */
 		if (j->output)
-			fprintf(stderr, "%s\n", j->output);
+			fprintf(stderr, "%s\n", esc_str(&c->arena, ESC_LOG, j->output));
 	}
 	if (ok && ran == 0) {
 		diag_msg(&c->diag, DIAG_ERROR, "no Python here could test %s", wheel);

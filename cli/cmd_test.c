@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/escape.h"
 #include "base/os.h"
 #include "cli/plan_common.h"
 #include "cli/cli.h"
@@ -70,23 +71,29 @@ struct test_cli {
 
 /* A failed pair's captured output, replayed between markers as it arrives: a log, not a
  * diagnostic (the failure itself is reported through the sink at the end). */
-static void show_failure(const struct wheeltest_job *j)
+/* The wheel's name and the test's output are escaped (ESC_TERM, ESC_LOG): a test, or a
+ * wheel's own code run by it, prints what it likes. */
+static void show_failure(struct arena *a, const struct wheeltest_job *j)
 {
-	fprintf(stderr, "\n---- %s on Python %s: %s failed (exit %d) ----\n", j->filename,
-	        j->py->version, j->reason, j->exit_code);
+	const char *name = esc_str(a, ESC_TERM, j->filename);
+	fprintf(stderr, "\n---- %s on Python %s: %s failed (exit %d) ----\n", name, j->py->version,
+	        esc_str(a, ESC_LOG, j->reason), j->exit_code);
 	if (j->output && *j->output)
-		fprintf(stderr, "%s\n", j->output);
-	fprintf(stderr, "---- end of %s on Python %s ----\n\n", j->filename, j->py->version);
+		fprintf(stderr, "%s\n", esc_str(a, ESC_LOG, j->output));
+	fprintf(stderr, "---- end of %s on Python %s ----\n\n", name, j->py->version);
 }
 
 static void on_done(void *user, const struct wheeltest_job *j)
 {
+	struct arena a = {0};
 	if (j->result == WHEELTEST_FAIL)
-		show_failure(j);
+		show_failure(&a, j);
 	else /* a progress line per pair as it ends */
 		fprintf(stderr, "cuwheel: %s %s on Python %s (%.1f s)\n",
-		        wheeltest_result_name(j->result), j->filename, j->py->version, j->seconds);
+		        wheeltest_result_name(j->result), esc_str(&a, ESC_TERM, j->filename),
+		        j->py->version, j->seconds);
 	fflush(stderr);
+	arena_free(&a);
 	(void)user;
 }
 
@@ -122,8 +129,10 @@ static void print_json(const struct wheeltest_job *jobs, size_t n, size_t counts
 static void print_table(struct arena *a, const struct wheeltest_job *jobs, size_t n)
 {
 	int ww = 5, wp = 6;
+	const char **names = arena_calloc(a, n + 1, sizeof(*names));
 	for (size_t i = 0; i < n; i++) {
-		int l = (int)strlen(jobs[i].filename);
+		names[i] = esc_str(a, ESC_TERM, jobs[i].filename);
+		int l = (int)strlen(names[i]);
 		ww = l > ww ? l : ww;
 		if (jobs[i].py && (int)strlen(jobs[i].py->version) > wp)
 			wp = (int)strlen(jobs[i].py->version);
@@ -133,16 +142,17 @@ static void print_table(struct arena *a, const struct wheeltest_job *jobs, size_
 		const struct wheeltest_job *j = &jobs[i];
 		const char *py = j->py ? j->py->version : "-";
 		if (j->result == WHEELTEST_SKIP) {
-			printf("%-*s  %-*s  %-6s  %7s  %s\n", ww, j->filename, wp, py, "skip", "-",
-			       j->reason);
+			printf("%-*s  %-*s  %-6s  %7s  %s\n", ww, names[i], wp, py, "skip", "-",
+			       esc_str(a, ESC_LOG, j->reason));
 			continue;
 		}
 		const char *extra = "";
 		if (j->result == WHEELTEST_FAIL)
-			extra = arena_printf(a, "  %s: exit %d", j->reason, j->exit_code);
+			extra = arena_printf(a, "  %s: exit %d", esc_str(a, ESC_LOG, j->reason),
+			                     j->exit_code);
 		if (j->venv)
 			extra = arena_printf(a, "%s  venv: %s", extra, j->venv);
-		printf("%-*s  %-*s  %-6s  %6.1fs%s\n", ww, j->filename, wp, py,
+		printf("%-*s  %-*s  %-6s  %6.1fs%s\n", ww, names[i], wp, py,
 		       wheeltest_result_name(j->result), j->seconds, extra);
 	}
 }
@@ -243,7 +253,9 @@ int cmd_test(struct cli *c, int argc, char **argv)
 		return CLI_FAIL;
 	for (size_t i = 0; i < n; i++)
 		if (jobs[i].result == WHEELTEST_SKIP) /* progress, like the pass lines */
-			fprintf(stderr, "cuwheel: skip %s: %s\n", jobs[i].filename, jobs[i].reason);
+			fprintf(stderr, "cuwheel: skip %s: %s\n",
+			        esc_str(a, ESC_TERM, jobs[i].filename),
+			        esc_str(a, ESC_LOG, jobs[i].reason));
 	if (!wheeltest_run(a, &c->diag, &o, jobs, n))
 		return CLI_FAIL;
 

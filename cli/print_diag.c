@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/escape.h"
 #include "cli/cli.h"
 #include "packager/audit.h"
 
@@ -94,23 +95,32 @@ static void print_source_line(const struct source *src, int lineno, int col, con
 	fprintf(stderr, "%s^%s\n", on, off);
 }
 
+/* Every message is escaped here, whatever its call site put in it: the path as one value,
+ * the text as lines (an sdist member, a wheel member, a probe's or a compiler's words inside
+ * it can neither steer the terminal nor start a workflow command). The call sites escape the
+ * values they splice in as well, so a message reads the same on every sink. */
 void cli_print_diag(void *user, const struct diag_msg *m)
 {
 	struct cli *c = user;
 	const char *on = c && c->color ? level_color(m->level) : "";
 	const char *off = c && c->color ? "\033[0m" : "";
+	struct arena a = {0};
+	const char *text = esc_str(&a, ESC_LOG, m->text);
+	const char *path = m->path ? esc_str(&a, ESC_TERM, m->path) : NULL;
 	if (m->level == DIAG_HINT) {
-		fprintf(stderr, "  %shint%s: %s\n", on, off, m->text);
+		fprintf(stderr, "  %shint%s: %s\n", on, off, text);
+		arena_free(&a);
 		return;
 	}
 	fputs("cuwheel: ", stderr);
-	if (m->path && m->line > 0)
-		fprintf(stderr, "%s:%d:%d: ", m->path, m->line, m->col > 0 ? m->col : 1);
-	else if (m->path)
-		fprintf(stderr, "%s: ", m->path);
-	fprintf(stderr, "%s%s%s: %s\n", on, level_name(m->level), off, m->text);
+	if (path && m->line > 0)
+		fprintf(stderr, "%s:%d:%d: ", path, m->line, m->col > 0 ? m->col : 1);
+	else if (path)
+		fprintf(stderr, "%s: ", path);
+	fprintf(stderr, "%s%s%s: %s\n", on, level_name(m->level), off, text);
 	if (m->src && m->line > 0)
 		print_source_line(m->src, m->line, m->col, on, off);
+	arena_free(&a);
 }
 
 int cli_usage(struct cli *c, const char *cmd, const char *fmt, ...)
@@ -120,8 +130,10 @@ int cli_usage(struct cli *c, const char *cmd, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
+	struct arena a = {0};
 	fprintf(stderr, "cuwheel: %serror%s: %s\n", c->color ? "\033[1;31m" : "",
-	        c->color ? "\033[0m" : "", buf);
+	        c->color ? "\033[0m" : "", esc_str(&a, ESC_LOG, buf));
+	arena_free(&a);
 	if (cmd)
 		fprintf(stderr, "  hint: see 'cuwheel %s --help'\n", cmd);
 	else
@@ -147,8 +159,10 @@ void cli_report_findings(struct cli *c, const struct audit_result *r)
 		const struct audit_finding *f = &r->findings[i];
 		if (f->level == AUDIT_NOTE)
 			continue;
-		const char *where =
-		    f->member ? arena_printf(&c->arena, "%s: %s", r->wheel, f->member) : r->wheel;
+		const char *where = f->member
+		                        ? arena_printf(&c->arena, "%s: %s", r->wheel,
+		                                       esc_str(&c->arena, ESC_TERM, f->member))
+		                        : r->wheel;
 		diag_path(&c->diag, f->level == AUDIT_ERROR ? DIAG_ERROR : DIAG_WARNING, where,
 		          "%s", f->message);
 		if (f->hint)

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "base/env.h"
+#include "base/escape.h"
 #include "base/os.h"
 #include "cli/ninja_log.h"
 #include "standards/json_values.h"
@@ -120,7 +121,7 @@ static const char *first_line_of(struct cli *c, const char *const *argv)
 	struct diag quiet = {0}; /* a probe: a tool that cannot answer is shown as unknown */
 	const char *res = NULL;
 	if (os_run(&quiet, &run, &out, &status) && status == 0)
-		res = arena_strndup(&c->arena, sb_str(&out), strcspn(sb_str(&out), "\n"));
+		res = esc_mem(&c->arena, ESC_TERM, sb_str(&out), strcspn(sb_str(&out), "\r\n"));
 	sb_release(&out);
 	return res;
 }

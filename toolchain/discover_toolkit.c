@@ -144,8 +144,10 @@ static bool parse_nvcc_version(struct arena *a, const char *out, struct toolkit 
 	if (!r || sscanf(r + 8, "%d.%d", &tk->major, &tk->minor) != 2)
 		return false;
 	const char *v = strstr(r, ", V");
-	if (v)
-		tk->version = arena_strndup(a, v + 3, strcspn(v + 3, " \t\r\n"));
+	/* Only digits and dots: the version is shown, compared and put in paths. */
+	if (v && strspn(v + 3, "0123456789.") > 0 &&
+	    strchr(" \t\r\n", v[3 + strspn(v + 3, "0123456789.")]))
+		tk->version = arena_strndup(a, v + 3, strspn(v + 3, "0123456789."));
 	else
 		tk->version = arena_printf(a, "%d.%d", tk->major, tk->minor);
 	return true;

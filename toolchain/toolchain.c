@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/env.h"
+#include "base/escape.h"
 #include "base/os.h"
 #include "base/strbuf.h"
 
@@ -60,8 +61,8 @@ static const char *ask(struct arena *a, const char *cc, const char *arg)
 	struct strbuf out = {0};
 	int st;
 	const char *line = NULL;
-	if (os_run(&quiet, &r, &out, &st) && st == 0 && out.len)
-		line = arena_strndup(a, sb_str(&out), strcspn(sb_str(&out), "\r\n"));
+	if (os_run(&quiet, &r, &out, &st) && st == 0 && out.len) /* shown: escaped */
+		line = esc_mem(a, ESC_TERM, sb_str(&out), strcspn(sb_str(&out), "\r\n"));
 	sb_release(&out);
 	return line;
 }

@@ -1,0 +1,206 @@
+#!/usr/bin/env python3
+"""test_escape_sinks.py: untrusted text comes out inert on every sink (issue 25, class 3).
+
+Hostile strings: an ANSI colour (ESC[31m), an OSC 8 hyperlink, a bare CR, a forged GitHub
+annotation on its own line ("\\n::error title=x::forged"), a C1 CSI (U+009B) and "##[error]".
+  - terminal (diagnostics): an sdist whose member name, or symlink target, is each hostile
+    string: `cuwheel plan` refuses it, and its stderr holds no escape byte, no CR, and no line
+    starting with "::";
+  - terminal (audit): a wheel whose member names are the hostile strings: `cuwheel audit`
+    prints them escaped;
+  - probe: an interpreter of the pythons table that prints the hostile strings and fails:
+    `cuwheel plan` names it with its output escaped;
+  - log and workflow commands: a build whose C compiler (a $CC wrapper) prints the hostile
+    strings and fails, in plain progress and under GITHUB_ACTIONS=true: the compiler's output
+    is escaped in the log, no forged "::error title=x::" line starts a line, and cuwheel's own
+    annotations carry the text %-encoded. This part needs CUDA 13.0 (skipped without it).
+Every check is on raw bytes."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import testskip  # noqa: E402
+
+ROOT = os.path.abspath(os.environ.get("CUWHEEL_SOURCE_DIR", os.getcwd()))
+CUWHEEL = os.path.abspath(os.environ.get("CUWHEEL", os.path.join(ROOT, "build/ci/cuwheel")))
+FIXTURE = os.path.join(ROOT, "tests/cases/sdist/_fixture")
+sys.path.insert(0, FIXTURE)
+import sdistgen  # noqa: E402
+
+FAILS = []
+HOSTILE = [
+    "\x1b[31mred\x1b[0m",
+    "\x1b]8;;https://evil.example/\x1b\\click\x1b]8;;\x1b\\",
+    "ok\rpkg",
+    "x\n::error title=x::forged",
+    "\u009b31m",
+    "##[error]forged",
+]
+OWN = (b"::group::", b"::endgroup::", b"::error file=", b"::error title=")
+
+
+def check(what, ok, detail=""):
+    if not ok:
+        FAILS.append(what)
+        print(f"FAIL: {what}: {detail!r}"[:3000], flush=True)
+
+
+def inert(out, own_commands=False):
+    """Why out (bytes) is not inert, or None."""
+    if b"\x1b" in out:
+        return "an ESC byte"
+    if b"\r" in out:
+        return "a CR"
+    if b"\xc2\x9b" in out or re.search(rb"(?<![\xc0-\xff])[\x80-\x9f]", out):
+        return "a C1 control"
+    if b"##[" in out:
+        return "a '##[' marker"
+    for line in out.split(b"\n"):
+        s = line.lstrip(b" \t")
+        if s.startswith(b"::") and not (own_commands and s.startswith(OWN)):
+            return f"a line starting '::': {line[:80]!r}"
+        if b"::error title=x::forged" in line and s.startswith(b"::error title=x"):
+            return f"the forged annotation: {line[:80]!r}"
+    return None
+
+
+def run(args, cwd, env=None):
+    e = {k: v for k, v in os.environ.items() if not k.startswith(("CUWHEEL_", "GITHUB_"))}
+    e.update(NO_COLOR="1")
+    e.update(env or {})
+    p = subprocess.run([CUWHEEL, *args], cwd=cwd, env=e, capture_output=True, timeout=900)
+    return p.returncode, p.stdout, p.stderr
+
+
+def project(tmp, name):
+    d = os.path.join(tmp, name)
+    shutil.copytree(FIXTURE, d)
+    return d
+
+
+def sdist_sink(tmp):
+    n = 0
+    for i, h in enumerate(HOSTILE):
+        for kind in ("name", "link"):
+            d = project(tmp, f"sdist-{kind}-{i}")
+            if kind == "name":
+                raw = sdistgen.good_members() + sdistgen.member("demo-1.0/" + h, "x")
+            else:
+                raw = sdistgen.good_members() + sdistgen.member(
+                    "demo-1.0/pkg/link.py", type_=b"2", link="../../" + h)
+            sdistgen.write(os.path.join(d, "demo-1.0.tar.gz"), raw)
+            rc, out, err = run(["plan", "demo-1.0.tar.gz", "--config", "cfg.toml"], d)
+            label = f"sdist {kind} {h!r}"
+            if kind == "link" or re.search(r"[\x00-\x1f]", h):  # printable names may pass
+                check(f"{label}: refused (exit 1)", rc == 1, err)
+            why = inert(out + err)
+            check(f"{label}: output inert", why is None, f"{why}: {err[-600:]}")
+            n += 1
+    print(f"terminal (diagnostics): {n} hostile sdists checked", flush=True)
+
+
+def audit_sink(tmp):
+    out_dir = os.path.join(tmp, "wheels")
+    os.makedirs(out_dir)
+    path = os.path.join(out_dir, "demo-1.0-py3-none-any.whl")
+    files = {f"demo/{h}.py": b"" for h in HOSTILE}
+    files["demo/__init__.py"] = b""
+    # A wheel whose RECORD lists the hostile members, written member by member.
+    import base64
+    import hashlib
+    di = "demo-1.0.dist-info"
+    files[f"{di}/METADATA"] = b"Metadata-Version: 2.1\nName: demo\nVersion: 1.0\n"
+    files[f"{di}/WHEEL"] = (b"Wheel-Version: 1.0\nGenerator: t\nRoot-Is-Purelib: true\n"
+                            b"Tag: py3-none-any\n")
+    rec = ""
+    for n, data in files.items():
+        dg = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        rec += f"{n},sha256={dg},{len(data)}\n"
+    files[f"{di}/RECORD"] = (rec + f"{di}/RECORD,,\n").encode()
+    with zipfile.ZipFile(path, "w") as z:
+        for n, data in files.items():
+            z.writestr(zipfile.ZipInfo(n, (1980, 1, 1, 0, 0, 0)), data)
+    rc, out, err = run(["audit", path], tmp)
+    why = inert(out + err)
+    check("audit of hostile member names: output inert", why is None, f"{why}: {out + err!r}")
+    check("audit names the hostile members escaped", b"\\x1b[31mred" in out + err,
+          (out + err)[-1500:])
+    print(f"terminal (audit): exit {rc}, checked", flush=True)
+
+
+def probe_sink(tmp):
+    d = project(tmp, "probe")
+    py = os.path.join(tmp, "hostile-python")
+    with open(py, "w") as f:
+        f.write("#!/bin/sh\nprintf '%s\\n' " + " ".join(
+            "'" + h.replace("'", "'\\''") + "'" for h in HOSTILE) + "\nexit 1\n")
+    os.chmod(py, 0o755)
+    with open(os.path.join(d, "cfg.toml"), "a") as f:
+        f.write(f'\n[tool.cuwheel.pythons]\n"3.12" = "{py}"\n')
+    sdistgen.write(os.path.join(d, "demo-1.0.tar.gz"), sdistgen.good_members())
+    rc, out, err = run(["plan", "demo-1.0.tar.gz", "--config", "cfg.toml"], d)
+    why = inert(out + err)
+    check("a hostile interpreter's output: plan output inert", why is None,
+          f"{why}: {err[-1500:]!r}")
+    check("the interpreter is named with its output escaped",
+          py.encode() in err and b"\\x1b[31mred" in err, err[-1500:])
+    print(f"probe: exit {rc}, checked", flush=True)
+
+
+def build_sink(tmp):
+    if not os.path.exists("/usr/local/cuda-13.0/bin/nvcc"):
+        print("note: the log and workflow-command part needs CUDA 13.0 (skipped)")
+        return False
+    d = os.path.join(tmp, "build")
+    os.makedirs(d)
+    for x in ("pyproject.toml", "LICENSE", "kernels", "bindings", "python"):
+        s = os.path.join(ROOT, x)
+        (shutil.copytree if os.path.isdir(s) else shutil.copy)(s, os.path.join(d, x))
+    cc = os.path.join(tmp, "hostile-cc")
+    with open(cc, "w") as f:
+        f.write("#!/bin/sh\nprintf '%s\\n' " + " ".join(
+            "'" + h.replace("'", "'\\''") + "'" for h in HOSTILE) + "\nexit 1\n")
+    os.chmod(cc, 0o755)
+    env = dict(CC=cc, CUWHEEL_MATRIX_CUDA="13.0", CUWHEEL_ARCHS="7.5",
+               CUWHEEL_MATRIX_PYTHON="3.12", CUWHEEL_CACHE_DIR=os.path.join(tmp, "cache"))
+    for gha in (False, True):
+        e = dict(env)
+        if gha:
+            e.update(GITHUB_ACTIONS="true", CI="true")
+        shutil.rmtree(os.path.join(d, "build"), ignore_errors=True)
+        rc, out, err = run(["build", "--no-test", "-j", "2", "--progress", "plain"], d, e)
+        label = "GitHub Actions" if gha else "plain"
+        check(f"{label}: the build fails (exit 1)", rc == 1, err[-1500:])
+        why = inert(out + err, own_commands=gha)
+        check(f"{label}: output inert", why is None, f"{why}: {(out + err)[-2500:]!r}")
+        check(f"{label}: the compiler's words are shown escaped (OSC 8 as \\x1b])",
+              b"\\x1b]8;;https://evil.example/" in out + err, (out + err)[-2500:])
+        if gha:
+            ann = [l for l in out.split(b"\n") if l.startswith(b"::error")]
+            check("GitHub Actions: an annotation for the failed step", ann, out[-2500:])
+        print(f"log ({label}): exit {rc}, checked", flush=True)
+    return True
+
+
+def main():
+    with tempfile.TemporaryDirectory(prefix="cuwheel-escape-") as tmp:
+        sdist_sink(tmp)
+        audit_sink(tmp)
+        probe_sink(tmp)
+        built = build_sink(tmp)
+    if FAILS:
+        print(f"{len(FAILS)} checks failed")
+        return 1
+    if not built:
+        return testskip.skip_code("the log sink needs CUDA 13.0 (the other sinks passed)")
+    print("every sink printed the hostile text inert")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
