@@ -20,6 +20,7 @@
 #include "cli/test_context.h"
 #include "matrix/buildgraph.h"
 #include "matrix/kernels_io.h"
+#include "packager/placed.h"
 #include "packager/wheel.h"
 
 enum build_option {
@@ -137,8 +138,10 @@ static bool write_if_changed(struct cli *c, const char *path, const char *text)
 	return os_write_if_changed(&c->arena, &c->diag, path, text, strlen(text), 0644);
 }
 
-/* A cell's `final` stamp names the wheel it placed in dist/. When that wheel is gone (deleted by
- * hand, dist/ cleaned), the stamps are forgotten so ninja audits and places it again. */
+/* A cell's `final` stamp records the wheel it placed in dist/ (path, size, sha256). When that
+ * wheel is gone (deleted by hand, dist/ cleaned) or is not that wheel any more (truncated,
+ * another project's same-named wheel in a shared dist dir), the stamps are forgotten so ninja
+ * audits and places it again: "up to date" is only said of the wheel the stamp describes. */
 static void forget_missing_wheels(struct cli *c, const struct build_graph *g, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -150,9 +153,15 @@ static void forget_missing_wheels(struct cli *c, const struct build_graph *g, si
 		struct diag quiet = {0}; /* a probe: no stamp, a cell not placed yet */
 		if (!os_read_file(&c->arena, &quiet, final, &s))
 			continue;
-		char *wheel = arena_strndup(&c->arena, s.text, strcspn(s.text, "\n"));
-		if (os_exists(wheel))
+		const char *wheel;
+		enum placed_state ps = placed_check(&c->arena, s.text, &wheel);
+		if (ps == PLACED_OK)
 			continue;
+		if (ps == PLACED_CHANGED)
+			diag_path(
+			    &c->diag, DIAG_NOTE, wheel,
+			    "is not the wheel this build placed (its size or sha256 differs): "
+			    "placing it again");
 		unlink(final);
 		if (cp->tested)
 			unlink(os_join(&c->arena, g->build_dir, cp->tested));

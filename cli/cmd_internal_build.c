@@ -14,6 +14,7 @@
 #include "toolchain/discover.h"
 #include "matrix/stage.h"
 #include "packager/audit.h"
+#include "packager/placed.h"
 #include "packager/retag.h"
 #include "standards/tags.h"
 #include "cli/wheeltest.h"
@@ -168,8 +169,10 @@ int internal_finish(struct cli *c, int argc, char **argv)
 	char *final = NULL;
 	if (!wheel_retag(&c->arena, &c->diag, wheel, &ro, dist, &final))
 		return CLI_FAIL;
-	char *text = arena_printf(&c->arena, "%s\n", final);
-	return os_write_atomic(&c->diag, stamp, text, strlen(text), 0644) ? CLI_OK : CLI_FAIL;
+	/* The stamp records the placed wheel's digest: the next build trusts only that wheel. */
+	char *text = placed_record(&c->arena, &c->diag, final);
+	return text && os_write_atomic(&c->diag, stamp, text, strlen(text), 0644) ? CLI_OK
+	                                                                          : CLI_FAIL;
 }
 
 const struct cli_option internal_test_cell_options[] = {

@@ -104,8 +104,9 @@ struct gen {
 	const char *bdir; /* the build dir, absolute */
 	const char *cc, *cxx;
 	int ncpu;
-	struct torch_plan tp; /* the preprocessor's torch decisions */
-	struct strv emitted;  /* shared objects and PCH rules already in the graph */
+	struct torch_plan tp;   /* the preprocessor's torch decisions */
+	struct strv emitted;    /* shared objects and PCH rules already in the graph */
+	const char *stage_list; /* BUILDGRAPH_STAGE_FILES's text, made with the first stage step */
 };
 
 /* Project-relative path as seen from the build dir. */
@@ -800,11 +801,23 @@ static void emit_cell(struct gen *g, const struct cell *c, const struct archive_
 		strv_push(g->a, &stage_args, "--package");
 		strv_push(g->a, &stage_args, cfg->packages.v[p]);
 	}
-	if (pkgfiles.n)
-		sb_puts(sb, " |");
+	/* The file list itself is an input: a file renamed (its mtime kept) or removed changes
+	 * no input's mtime and no command, but changes the list, which is rewritten only when
+	 * its content changes. */
+	sb_puts(sb, " | " BUILDGRAPH_STAGE_FILES);
 	for (size_t k = 0; k < pkgfiles.n; k++) {
 		sb_putc(sb, ' ');
 		ninja_path(sb, from_build(g, pkgfiles.v[k]));
+	}
+	if (!g->stage_list) {
+		struct strbuf lb = {0};
+		sb_printf(&lb, "# cuwheel: the files the stage steps ship (packages%s)\n",
+		          cfg->ship_hidden ? ", hidden files too" : "");
+		for (size_t p = 0; p < cfg->packages.n; p++)
+			sb_printf(&lb, "package %s\n", cfg->packages.v[p]);
+		for (size_t k = 0; k < pkgfiles.n; k++)
+			sb_printf(&lb, "file %s\n", pkgfiles.v[k]);
+		g->stage_list = sb_to_arena(&lb, g->a);
 	}
 	sb_puts(sb, "\n  args = internal stage --out ");
 	ninja_arg(sb, os_join(g->a, g->plan->cfg->build_dir, stage));
@@ -990,6 +1003,10 @@ bool buildgraph_generate(struct arena *a, struct diag *d, const struct plan *pla
 		ninja_path(&g.sb, out->targets.v[i]);
 	}
 	sb_puts(&g.sb, "\ndefault all\n");
+	if (g.stage_list &&
+	    !os_write_if_changed(a, d, os_join(a, out->build_dir, BUILDGRAPH_STAGE_FILES),
+	                         g.stage_list, strlen(g.stage_list), 0644))
+		return false;
 	out->text = sb_to_arena(&g.sb, a);
 	out->summary =
 	    arena_printf(a, "%zu kernel archive%s (%zu objects), %zu cell%s", n_archives,

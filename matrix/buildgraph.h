@@ -14,6 +14,10 @@
 /* The project's metadata that the command writes (only when it changed) and the pack steps
  * read and depend on, instead of pyproject.toml. */
 #define BUILDGRAPH_PROJECT_JSON "project.json"
+/* The list of the packages' files that the graph writes (only when it changed) and every stage
+ * step depends on: a file renamed, added or removed restages, though no input's mtime and no
+ * command changed. */
+#define BUILDGRAPH_STAGE_FILES "stage-files.txt"
 
 struct build_opts {
 	int jobs;               /* parallel jobs ninja will run (for nvcc --threads) */
