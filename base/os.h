@@ -154,6 +154,8 @@ long os_proc_read(struct os_proc *p, char *buf, size_t n, int timeout_ms);
 bool os_proc_wait(struct os_proc *p, bool block, int *status);
 /* Closes the output descriptors (after os_proc_wait). */
 void os_proc_close(struct os_proc *p);
+/* Kills the child's whole process group (SIGKILL): it and whatever it started. */
+void os_proc_kill(struct os_proc *p);
 /* Returns the number of CPUs online (at least 1). */
 int os_cpu_count(void);
 /* Returns the absolute path of the running cuwheel executable, or NULL (errno set). */

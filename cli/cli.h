@@ -25,6 +25,7 @@ struct cli {
 	const char *const *env;  /* environ */
 	const char *config_file; /* --config FILE: the manifest beside the project, or NULL */
 	const char *sdist;       /* build/plan SDIST.tar.gz: the project to unpack, or NULL */
+	struct strv setup_env;   /* --setup-env K=V: setup.py's switches when it is captured */
 };
 
 typedef int cli_cmd_fn(struct cli *c, int argc, char **argv);
@@ -34,6 +35,7 @@ typedef int cli_cmd_fn(struct cli *c, int argc, char **argv);
 #define CLI_COMMANDS(X)                                                                            \
 	X(plan, "Expand the build matrix and show every cell, its wheel and whether it can build") \
 	X(build, "Build the matrix: kernels once per toolkit, a binding per Python, the wheels")   \
+	X(init, "Write a [tool.cuwheel] config read from the project's setup.py, to review")       \
 	X(doctor, "Show the CUDA toolkits and Pythons found on this machine, and where we looked") \
 	X(pack, "Write a wheel from a staged tree and the project's metadata")                     \
 	X(retag, "Change a wheel's local version or tags without recompressing its payload")       \

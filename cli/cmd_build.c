@@ -35,9 +35,13 @@ enum build_option {
 	BUILD_NO_PROVISION,
 	BUILD_PROGRESS,
 	BUILD_CONFIG,
+	BUILD_SETUP_ENV,
 };
 
 static const struct cli_option build_options[] = {
+    {"setup-env", 0, "K=V", BUILD_SETUP_ENV,
+     "without [tool.cuwheel] (setup.py is captured): a switch setup.py reads\n"
+     "(FORCE_CUDA=1); repeatable (see cuwheel init)"},
     {"config", 0, "FILE", BUILD_CONFIG,
      "the manifest beside the project ([tool.cuwheel], optional [project]\n"
      "overrides); the metadata is the project's PKG-INFO, kept exactly;\n"
@@ -374,6 +378,12 @@ int cmd_build(struct cli *c, int argc, char **argv)
 			break;
 		case BUILD_CONFIG:
 			c->config_file = opt.value;
+			break;
+		case BUILD_SETUP_ENV:
+			if (!strchr(opt.value, '=') || opt.value[0] == '=')
+				return cli_usage(c, "build", "--setup-env wants K=V, not '%s'",
+				                 opt.value);
+			strv_push(&c->arena, &c->setup_env, opt.value);
 			break;
 		case CLI_ARG_OPERAND: /* wherever it stands: the sdist */
 			if (c->sdist || !cli_is_sdist(opt.value))

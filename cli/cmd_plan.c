@@ -1,15 +1,19 @@
 /* cmd_plan.c: `cuwheel plan`: the expanded matrix, explained. */
 #include <stdio.h>
+#include <string.h>
 
 #include "cli/plan_common.h"
 #include "matrix/shard.h"
 
-enum plan_option { PLAN_JSON, PLAN_ONLY, PLAN_SHARD, PLAN_CONFIG };
+enum plan_option { PLAN_JSON, PLAN_ONLY, PLAN_SHARD, PLAN_CONFIG, PLAN_SETUP_ENV };
 
 static const struct cli_option plan_options[] = {
     {"config", 0, "FILE", PLAN_CONFIG,
      "the manifest beside the project: [tool.cuwheel] and, optionally,\n"
      "[project] overrides; the metadata comes from the project's PKG-INFO"},
+    {"setup-env", 0, "K=V", PLAN_SETUP_ENV,
+     "without [tool.cuwheel] (setup.py is captured): a switch setup.py reads\n"
+     "(FORCE_CUDA=1); repeatable (see cuwheel init)"},
     {"json", 0, NULL, PLAN_JSON, "print the plan as JSON (format 1: project, toolkits[], cells[])"},
     {"only", 0, "ID", PLAN_ONLY,
      "keep only cells matching ID (an identifier or a glob); repeatable"},
@@ -54,6 +58,12 @@ int cmd_plan(struct cli *c, int argc, char **argv)
 			break;
 		case PLAN_CONFIG:
 			c->config_file = p.value;
+			break;
+		case PLAN_SETUP_ENV:
+			if (!strchr(p.value, '=') || p.value[0] == '=')
+				return cli_usage(c, "plan", "--setup-env wants K=V, not '%s'",
+				                 p.value);
+			strv_push(&c->arena, &c->setup_env, p.value);
 			break;
 		case CLI_ARG_OPERAND: /* wherever it stands: the sdist */
 			if (c->sdist || !cli_is_sdist(p.value))

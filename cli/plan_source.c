@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "base/os.h"
+#include "cli/init.h"
 #include "cli/plan_common.h"
 #include "packager/sdist.h"
 
@@ -55,15 +56,16 @@ static const char *early_build_dir(struct cli *c, const char *config)
 bool cli_config_load(struct cli *c, struct config *cfg)
 {
 	struct arena *a = &c->arena;
+	if (cli_needs_capture(c)) {
+		/* No [tool.cuwheel] anywhere: read the build from setup.py (cli/cmd_init.c). */
+		const char *tree, *config;
+		if (!cli_capture_on_the_fly(c, &tree, &config))
+			return false;
+		const char *sdist = c->sdist ? os_realpath(a, from_dir(c, c->sdist)) : NULL;
+		return config_load_with(a, &c->diag, tree, config, sdist, c->env, cfg);
+	}
 	if (!c->config_file && !c->sdist)
 		return config_load(a, &c->diag, c->project_dir, c->env, cfg);
-	if (!c->config_file) {
-		diag_path(&c->diag, DIAG_ERROR, c->sdist,
-		          "building from an sdist needs the config beside it: --config FILE");
-		diag_msg(&c->diag, DIAG_HINT, "cuwheel build %s --config myproject.cuwheel.toml",
-		         c->sdist);
-		return false;
-	}
 	const char *config = from_dir(c, c->config_file);
 	if (!os_realpath(a, config)) {
 		diag_errno(&c->diag, config, "cannot open the config file");

@@ -15,6 +15,9 @@ enum { CONFIG_LOCAL_MAX = 64 };
 
 /* Reads [project] into cfg->project. */
 bool config_read_project(struct cfg_reader *r, struct config *cfg);
+/* With --config and no [project] in it: the project's own pyproject.toml's [project] (errors
+ * located there). -1 when it has none, 0 after errors, 1 when read. */
+int config_read_project_pyproject(struct cfg_reader *r, struct config *cfg);
 /* Reads the package metadata: [project], or with --config the project's PKG-INFO overridden
  * by the config's [project] keys (config_pkginfo.c). */
 bool config_read_metadata(struct cfg_reader *r, struct config *cfg);

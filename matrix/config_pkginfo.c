@@ -164,6 +164,9 @@ bool config_read_metadata(struct cfg_reader *r, struct config *cfg)
 	char *path = os_join(r->a, cfg->project_dir, "PKG-INFO");
 	if (!cfg->config_file || !os_exists(path)) {
 		if (cfg->config_file && !t) {
+			int pp = config_read_project_pyproject(r, cfg);
+			if (pp >= 0)
+				return pp == 1;
 			cfg_error(
 			    r, NULL,
 			    "no [project] table here and no PKG-INFO in %s: cuwheel needs the "

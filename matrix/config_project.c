@@ -536,3 +536,34 @@ bool config_read_project(struct cfg_reader *r, struct config *cfg)
 	}
 	return ok;
 }
+
+int config_read_project_pyproject(struct cfg_reader *r, struct config *cfg)
+{
+	const char *path = os_join(r->a, cfg->project_dir, "pyproject.toml");
+	if (!cfg->config_file || !os_exists(path) || config_is_special_file(path))
+		return -1;
+	struct source *src = arena_calloc(r->a, 1, sizeof(*src));
+	if (!os_read_file(r->a, r->d, path, src))
+		return 0;
+	src->path = path;
+	struct toml_value *root = toml_parse(r->a, r->d, src);
+	if (!root)
+		return 0;
+	if (!toml_get(root, "project"))
+		return -1;
+	/* Read as if it were the config's own [project], located in pyproject.toml. */
+	const struct toml_value *saved_root = cfg->root;
+	struct cfg_reader pr = *r;
+	pr.src = src;
+	cfg->root = root;
+	bool ok = config_read_project(&pr, cfg);
+	cfg->root = saved_root;
+	if (!pr.ok)
+		r->ok = false;
+	struct str_pairs *o = &cfg->meta_origin;
+	o->v = arena_realloc(r->a, o->v, o->n, o->n + 1, sizeof(*o->v));
+	o->v[o->n].key = "[project]";
+	o->v[o->n++].value =
+	    arena_printf(r->a, "%s (the project's own; the config has none)", path);
+	return ok ? 1 : 0;
+}

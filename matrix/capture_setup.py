@@ -1,0 +1,289 @@
+"""capture_setup.py: what a project's setup.py says, recorded instead of built.
+
+cuwheel embeds this file (CMake turns it into a C array) and runs it as
+    python capture_setup.py OUT.json PROJECT_COPY
+on a throwaway copy of the project, with no network. It replaces setuptools.setup (and
+distutils') by a recorder, runs setup.py as `python setup.py build_ext` would (same globals,
+sys.argv, __file__), and writes one JSON document (format 1) to OUT.json: every setup() call
+with its extensions (name, sources, include/library dirs, macros, compile args per compiler,
+link args, libraries, py_limited_api), the build_ext class and its options, packages,
+package_dir, package_data, py_modules, entry points, scripts and the metadata keywords; with
+the setup.py line each came from. Paths are made project-relative; torch's, Python's and
+CUDA's own include and library dirs are dropped (cuwheel adds them) and listed as dropped.
+A failure is recorded too (kind, message, line), and so is every network attempt.
+"""
+import ast
+import json
+import os
+import socket
+import sys
+import sysconfig
+import traceback
+
+FORMAT = 1
+OUT = sys.argv[1]
+os.chdir(sys.argv[2])
+ROOT = os.path.realpath(os.getcwd())
+SETUP = os.path.join(ROOT, "setup.py")
+result = {"format": FORMAT, "calls": [], "network": [], "error": None, "torch": None,
+          "python": "%d.%d" % sys.version_info[:2]}
+
+
+# --- no network: every attempt is recorded and refused ------------------------------------
+def _refuse(what):
+    def refused(*args, **kwargs):
+        target = args[1] if what == "connect" and len(args) > 1 else args[0] if args else None
+        result["network"].append({"call": what, "target": repr(target)[:200],
+                                  "line": _setup_line()})
+        raise OSError("cuwheel capture: no network (%s %r)" % (what, target))
+    return refused
+
+
+socket.socket.connect = _refuse("connect")
+socket.socket.connect_ex = _refuse("connect")
+socket.create_connection = _refuse("create_connection")
+socket.getaddrinfo = _refuse("getaddrinfo")
+
+
+def _setup_line():
+    """The innermost line of setup.py on the current stack, or None."""
+    f = sys._getframe(1)
+    while f is not None:
+        if os.path.realpath(f.f_code.co_filename) == SETUP:
+            return f.f_lineno
+        f = f.f_back
+    return None
+
+
+# --- where each keyword of a call is written ----------------------------------------------
+try:
+    with open(SETUP, "rb") as fh:
+        _TREE = ast.parse(fh.read(), SETUP)
+except Exception:  # the run below reports the syntax error
+    _TREE = None
+
+
+def _keyword_lines(line):
+    """{keyword: line} of the innermost call spanning `line` in setup.py."""
+    best = None
+    if _TREE is None or line is None:
+        return {}
+    for node in ast.walk(_TREE):
+        if isinstance(node, ast.Call) and node.lineno <= line <= (node.end_lineno or line):
+            if best is None or node.lineno >= best.lineno:
+                best = node
+    if best is None:
+        return {}
+    out = {"@": best.lineno}
+    for i, a in enumerate(best.args):
+        out["#%d" % i] = a.lineno
+    for k in best.keywords:
+        if k.arg:
+            out[k.arg] = k.value.lineno
+    return out
+
+
+# --- paths ------------------------------------------------------------------------------
+def _own_dirs():
+    """Directories whose headers or libraries cuwheel adds itself: torch's, Python's, CUDA's."""
+    dirs = set()
+    for key in ("include", "platinclude", "stdlib", "platstdlib"):
+        p = sysconfig.get_paths().get(key)
+        if p:
+            dirs.add(os.path.realpath(p))
+    for v in ("LIBDIR", "INCLUDEPY"):
+        p = sysconfig.get_config_var(v)
+        if p:
+            dirs.add(os.path.realpath(p))
+    try:
+        import torch
+        dirs.add(os.path.realpath(os.path.dirname(torch.__file__)))
+        result["torch"] = {"version": torch.__version__, "cuda": torch.version.cuda}
+    except Exception:
+        pass
+    for var in ("CUDA_HOME", "CUDA_PATH"):
+        if os.environ.get(var):
+            dirs.add(os.path.realpath(os.environ[var]))
+    try:
+        from torch.utils.cpp_extension import CUDA_HOME
+        if CUDA_HOME:
+            dirs.add(os.path.realpath(CUDA_HOME))
+    except Exception:
+        pass
+    return dirs
+
+
+def _inside(p, d):
+    return p == d or p.startswith(d.rstrip("/") + "/")
+
+
+def _paths(values, kind, dropped):
+    """Project-relative paths; cuwheel's own dirs dropped (noted), others kept absolute."""
+    out = []
+    for v in values or []:
+        v = os.fspath(v)
+        real = os.path.realpath(os.path.join(ROOT, v))
+        if _inside(real, ROOT):
+            rel = os.path.relpath(real, ROOT)
+            out.append("." if rel == "." else rel.replace(os.sep, "/"))
+        elif any(_inside(real, d) for d in OWN):
+            dropped.append({"what": kind, "value": v})
+        else:
+            out.append(real)
+    return out
+
+
+TORCH_LIBS = {"c10", "torch", "torch_cpu", "torch_python", "cudart", "c10_cuda", "torch_cuda",
+              "torch_cuda_cu", "torch_cuda_cpp", "c10_hip", "torch_hip", "amdhip64"}
+
+
+def _ext(e, kinds):
+    line = kinds.get(id(e))
+    kw = _keyword_lines(line)
+    dropped = []
+    args = e.extra_compile_args
+    if isinstance(args, dict):
+        compile_args = {k: [str(x) for x in v] for k, v in args.items()}
+    else:
+        compile_args = {"*": [str(x) for x in (args or [])]}
+    libs = []
+    for lib in e.libraries or []:
+        (dropped.append({"what": "library", "value": lib}) if lib in TORCH_LIBS
+         else libs.append(lib))
+    return {
+        "name": e.name,
+        "sources": _paths(e.sources, "source", dropped),
+        "include_dirs": _paths(e.include_dirs, "include dir", dropped),
+        "library_dirs": _paths(e.library_dirs, "library dir", dropped),
+        "runtime_library_dirs": _paths(getattr(e, "runtime_library_dirs", None),
+                                       "runtime library dir", dropped),
+        "define_macros": [[str(n), None if v is None else str(v)]
+                          for n, v in (e.define_macros or [])],
+        "undef_macros": [str(n) for n in (e.undef_macros or [])],
+        "extra_compile_args": compile_args,
+        "extra_link_args": [str(x) for x in (e.extra_link_args or [])],
+        "extra_objects": [str(x) for x in (e.extra_objects or [])],
+        "libraries": libs,
+        "py_limited_api": bool(getattr(e, "py_limited_api", False)),
+        "language": getattr(e, "language", None),
+        "dropped": dropped,
+        "line": line,
+        "lines": kw,
+    }
+
+
+def _build_ext(cmdclass):
+    cls = (cmdclass or {}).get("build_ext")
+    if cls is None:
+        return None
+    out = {"class": "%s.%s" % (cls.__module__, cls.__qualname__), "torch": False,
+           "options": {}}
+    try:
+        from torch.utils.cpp_extension import BuildExtension
+        out["torch"] = isinstance(cls, type) and issubclass(cls, BuildExtension)
+    except Exception:
+        pass
+    # BuildExtension.with_options(**options) keeps options in its __init__'s closure.
+    init = getattr(cls, "__init__", None)
+    for cell in getattr(init, "__closure__", None) or ():
+        try:
+            v = cell.cell_contents
+        except ValueError:
+            continue
+        if isinstance(v, dict):
+            out["options"].update({k: v[k] for k in v if isinstance(v[k], (bool, int, str))})
+    return out
+
+
+def _jsonable(v):
+    try:
+        json.dumps(v)
+        return v
+    except TypeError:
+        if isinstance(v, (list, tuple, set)):
+            return [_jsonable(x) for x in v]
+        if isinstance(v, dict):
+            return {str(k): _jsonable(x) for k, x in v.items()}
+        return str(v)
+
+
+META = ("name", "version", "description", "url", "download_url", "license", "author",
+        "author_email", "maintainer", "maintainer_email", "keywords", "classifiers",
+        "python_requires", "install_requires", "extras_require", "project_urls",
+        "long_description_content_type", "platforms", "zip_safe", "include_package_data")
+
+
+def _record(**kw):
+    line = _setup_line()
+    call = {"line": line, "lines": _keyword_lines(line), "extensions": [],
+            "build_ext": _build_ext(kw.get("cmdclass")), "metadata": {}}
+    for e in kw.get("ext_modules") or []:
+        call["extensions"].append(_ext(e, EXT_LINES))
+    for k in ("packages", "package_dir", "package_data", "py_modules", "entry_points",
+              "scripts", "data_files"):
+        if kw.get(k) is not None:
+            call[k] = _jsonable(kw[k])
+    for k in META:
+        if kw.get(k) is not None:
+            call["metadata"][k] = _jsonable(kw[k])
+    call["other_keywords"] = sorted(k for k in kw if k not in META and k not in call
+                                    and k not in ("ext_modules", "cmdclass"))
+    result["calls"].append(call)
+
+
+def _write():
+    with open(OUT, "w") as fh:
+        json.dump(result, fh, indent=1, sort_keys=True)
+
+
+EXT_LINES = {}
+
+try:
+    import setuptools
+    import setuptools.extension
+    OWN = _own_dirs()
+    _ext_init = setuptools.extension.Extension.__init__
+
+    def _ext_init_recorded(self, *args, **kwargs):
+        EXT_LINES[id(self)] = _setup_line()
+        _ext_init(self, *args, **kwargs)
+
+    setuptools.extension.Extension.__init__ = _ext_init_recorded
+    setuptools.setup = _record
+    for mod in ("distutils.core", "setuptools._distutils.core"):
+        try:
+            __import__(mod)
+            sys.modules[mod].setup = _record
+        except Exception:
+            pass
+except Exception as e:  # no setuptools in the interpreter
+    result["error"] = {"kind": "missing-module", "module": getattr(e, "name", None) or str(e),
+                       "message": "%s: %s" % (type(e).__name__, e), "line": None}
+    _write()
+    sys.exit(0)
+
+sys.argv = [SETUP, "build_ext"]
+sys.path.insert(0, ROOT)
+globs = {"__name__": "__main__", "__file__": SETUP, "__builtins__": __builtins__}
+try:
+    with open(SETUP, "rb") as fh:
+        code = compile(fh.read(), SETUP, "exec")
+    exec(code, globs)
+except SystemExit as e:
+    if e.code not in (None, 0):
+        result["error"] = {"kind": "exit", "message": "sys.exit(%r)" % (e.code,),
+                           "line": None}
+except BaseException as e:
+    tb = traceback.extract_tb(e.__traceback__)
+    line = None
+    for fr in tb:
+        if os.path.realpath(fr.filename) == SETUP:
+            line = fr.lineno
+    missing = isinstance(e, ImportError) and getattr(e, "name", None)
+    result["error"] = {
+        "kind": "missing-module" if missing else "exception",
+        "module": e.name if missing else None,
+        "message": ("%s: %s" % (type(e).__name__, e))[:2000],
+        "line": line,
+    }
+_write()
