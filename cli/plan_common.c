@@ -10,6 +10,7 @@
 #include "base/strbuf.h"
 #include "matrix/discover_project.h"
 #include "toolchain/provision.h"
+#include "toolchain/provision_python.h"
 #include "standards/toml.h"
 
 bool cli_provision_lock_quiet(struct cli *c, struct provision_lock *lock)
@@ -31,6 +32,21 @@ static void provisionable_minors(struct cli *c, struct matrix_opts *o)
 			strv_push(&c->arena, &o->provision_sources,
 			          provision_source_name(&c->arena, &lock.sets[i]));
 		}
+}
+
+/* The Python minors the Python lock can provision (quietly nothing when there is no lock). */
+static void provisionable_pythons(struct cli *c, struct matrix_opts *o)
+{
+	const char *path = python_lock_path(&c->arena, c->env);
+	struct diag warn = cli_diag_as_warnings(c);
+	struct python_lock lock;
+	if (!path || !python_lock_load(&c->arena, &warn, path, &lock))
+		return;
+	for (size_t i = 0; i < lock.n_sets; i++)
+		if (!strv_contains(&o->python_provisionable, lock.sets[i].minor))
+			strv_push(&c->arena, &o->python_provisionable, lock.sets[i].minor);
+	o->python_source = arena_printf(&c->arena, "Debian %s", lock.sets[0].suite);
+	o->python_no_freethreaded = lock.freethreaded;
 }
 
 /* Adds the directory of every source in files (not the project dir itself) to in. */
@@ -122,6 +138,7 @@ int plan_load(struct cli *c, const struct matrix_opts *o, struct plan_ctx *pc)
 	if (!outputs_outside_inputs(c, &pc->cfg))
 		return CLI_FAIL;
 	provisionable_minors(c, &pc->opts);
+	provisionable_pythons(c, &pc->opts);
 	const char *probes = discover_cache_dir(&c->arena, &pc->cfg);
 	if (!discover(&c->arena, &c->diag, &pc->cfg, probes, &pc->ds))
 		return CLI_FAIL;
@@ -130,7 +147,9 @@ int plan_load(struct cli *c, const struct matrix_opts *o, struct plan_ctx *pc)
 	return CLI_OK;
 }
 
-int plan_provision(struct cli *c, struct plan_ctx *pc)
+/* Installs the CUDA toolkits of the selected cells that the toolkit lock pins and this
+ * machine lacks; adds to *any when it did. */
+static int provision_toolkits(struct cli *c, struct plan_ctx *pc, bool *any)
 {
 	struct plan *p = &pc->plan;
 	struct strv need = {0};
@@ -165,7 +184,60 @@ int plan_provision(struct cli *c, struct plan_ctx *pc)
 		if (provision_install(&c->arena, &c->diag, &po, set, &root) == PROVISION_FAILED)
 			return CLI_FAIL;
 	}
-	/* Discover again so the new toolkits are found like any other, with their real version. */
+	*any = true;
+	return CLI_OK;
+}
+
+/* Installs the Pythons of the selected cells that the Python lock pins and discovery did not
+ * find (not for torch cells: their interpreter is a venv with that torch; not free-threaded:
+ * the lock has none); adds to *any when it did. */
+static int provision_pythons(struct cli *c, struct plan_ctx *pc, bool *any)
+{
+	struct plan *p = &pc->plan;
+	struct strv need = {0};
+	for (size_t i = 0; i < p->n_cells; i++) {
+		const struct cell *cl = &p->cells[i];
+		if (cl->selected && !cl->abi3 && !cl->torch &&
+		    !strcmp(cl->platform, p->host_platform) &&
+		    strv_contains(&pc->opts.python_provisionable, cl->python) &&
+		    !discover_python_torch(&pc->ds, cl->python, NULL) &&
+		    !strv_contains(&need, cl->python))
+			strv_push(&c->arena, &need, cl->python);
+	}
+	if (need.n == 0)
+		return CLI_OK;
+	struct python_lock lock;
+	const char *path = python_lock_path(&c->arena, c->env);
+	if (!path || !python_lock_load(&c->arena, &c->diag, path, &lock))
+		return CLI_FAIL;
+	struct provision_opts po = {.cache_dir = cuwheel_cache_dir(&c->arena, c->env),
+	                            .env = c->env};
+	for (size_t i = 0; i < need.n; i++) {
+		const struct provision_set *set =
+		    python_resolve(&c->arena, &c->diag, &lock, need.v[i]);
+		if (!set)
+			return CLI_FAIL;
+		fprintf(stderr, "cuwheel: provisioning Python %s (%s) from Debian %s into %s\n",
+		        need.v[i], set->version, set->suite, po.cache_dir);
+		const char *root;
+		if (python_install(&c->arena, &c->diag, &po, set, &root) == PROVISION_FAILED)
+			return CLI_FAIL;
+	}
+	*any = true;
+	return CLI_OK;
+}
+
+int plan_provision(struct cli *c, struct plan_ctx *pc)
+{
+	bool any = false;
+	int rc;
+	if ((rc = provision_toolkits(c, pc, &any)) != CLI_OK ||
+	    (rc = provision_pythons(c, pc, &any)) != CLI_OK)
+		return rc;
+	if (!any)
+		return CLI_OK;
+	/* Discover again so the new toolkits and Pythons are found like any other, with their
+	 * real versions. */
 	const char *probes = discover_cache_dir(&c->arena, &pc->cfg);
 	if (!discover(&c->arena, &c->diag, &pc->cfg, probes, &pc->ds))
 		return CLI_FAIL;

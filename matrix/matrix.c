@@ -247,7 +247,8 @@ static const char *torch_unpaired(struct arena *a, const struct plan *p, const s
 }
 
 /* Fills the derived fields of a cell and decides whether this host can build it. */
-static void describe_cell(struct arena *a, struct plan *p, struct cell *c)
+static void describe_cell(struct arena *a, struct plan *p, const struct matrix_opts *o,
+                          struct cell *c)
 {
 	const struct config *cfg = p->cfg;
 	bool ft;
@@ -324,8 +325,26 @@ static void describe_cell(struct arena *a, struct plan *p, struct cell *c)
 		}
 	}
 	if (!py) {
-		c->why_not = arena_printf(a, "Python %s%s not found on this machine", c->python,
-		                          c->abi3 ? " or newer" : "");
+		size_t len = strlen(c->python);
+		char *base = arena_strndup(a, c->python, ft ? len - 1 : len);
+		bool can = o && !c->abi3 && strv_contains(&o->python_provisionable, base);
+		if (can && !ft && !c->torch)
+			c->why_not = arena_printf(
+			    a,
+			    "Python %s not installed: `cuwheel build` provisions it from %s "
+			    "(cuwheel python install %s)",
+			    c->python, o->python_source ? o->python_source : "Debian", c->python);
+		else if (can && ft)
+			c->why_not = arena_printf(
+			    a,
+			    "Python %s not found on this machine, and `cuwheel python install` has "
+			    "none (%s)",
+			    c->python,
+			    o->python_no_freethreaded ? o->python_no_freethreaded
+			                              : "no free-threaded build is pinned");
+		else
+			c->why_not = arena_printf(a, "Python %s%s not found on this machine",
+			                          c->python, c->abi3 ? " or newer" : "");
 		return;
 	}
 	c->py = py;
@@ -485,7 +504,7 @@ bool matrix_expand(struct arena *a, struct diag *d, const struct config *cfg,
 		filter_archs(a, cfg, tp);
 	}
 	for (size_t i = 0; i < out->n_cells; i++)
-		describe_cell(a, out, &out->cells[i]);
+		describe_cell(a, out, o, &out->cells[i]);
 
 	/* Selection: build/skip globs, then --only. */
 	bool ok = true;

@@ -69,6 +69,11 @@ struct matrix_opts {
 	struct strv
 	    provisionable; /* CUDA minors `cuwheel toolkit install` can provision ("13.2") */
 	struct strv provision_sources; /* where each comes from ("PyPI"), index for index */
+	/* Python minors `cuwheel python install` can provision ("3.14"), and from where ("Debian
+	 * sid"); why it has no free-threaded build (NULL: none is provisionable either). */
+	struct strv python_provisionable;
+	const char *python_source;
+	const char *python_no_freethreaded;
 };
 
 /* Expands the matrix of cfg against what ds found. False (with a message) for errors found at

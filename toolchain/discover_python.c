@@ -9,6 +9,7 @@
 #include "base/os.h"
 #include "toolchain/discover_internal.h"
 #include "toolchain/probe.h"
+#include "toolchain/provision_python.h"
 
 struct pycand {
 	const char *path; /* as found */
@@ -219,6 +220,41 @@ static void find_tree_pythons(struct disc *x, const char *dir, const char *const
 	}
 }
 
+/* The Pythons `cuwheel python install` put in <cache>/pythons/<release>/usr/bin/python3.X; a
+ * root without its marker (an install killed midway) is not used. */
+static void find_cache_pythons(struct disc *x)
+{
+	const char *dir = os_join(x->a, cuwheel_cache_dir(x->a, x->req->env), "pythons");
+	struct strv names = {0};
+	if (!disc_list_dir(x->a, dir, &names)) {
+		disc_looked_add(x, "python", dir,
+		                "not a directory (no Python provisioned by cuwheel)");
+		return;
+	}
+	for (size_t i = 0; i < names.n; i++) {
+		const char *root = os_join(x->a, dir, names.v[i]);
+		if (names.v[i][0] == '.' || !os_is_dir(root))
+			continue;
+		if (!os_exists(os_join(x->a, root, PYTHON_MARKER))) {
+			disc_looked_add(x, "python", root, "incomplete: no %s, ignored",
+			                PYTHON_MARKER);
+			continue;
+		}
+		const char *bin = os_join(x->a, root, "usr/bin");
+		struct strv exes = {0};
+		size_t found = 0;
+		if (disc_list_dir(x->a, bin, &exes))
+			for (size_t k = 0; k < exes.n; k++)
+				if (is_python3x_name(exes.v[k])) {
+					const char *p = os_join(x->a, bin, exes.v[k]);
+					cand_add(x, p, p, "cuwheel", NULL);
+					found++;
+				}
+		if (!found)
+			disc_looked_add(x, "python", bin, "no python3.X");
+	}
+}
+
 static void find_candidates(struct disc *x)
 {
 	/* bin/python as a fallback so that an old version is named ("Python 2.7 skipped"). */
@@ -246,6 +282,7 @@ static void find_candidates(struct disc *x)
 	if (!uv && home)
 		uv = os_join(a, home, ".local/share/uv/python");
 	find_tree_pythons(x, uv, py3_bins, "uv");
+	find_cache_pythons(x);
 }
 
 static const char *interp_key(struct arena *a, const struct interp *ip)

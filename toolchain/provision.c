@@ -39,28 +39,34 @@ static char *join_words(struct arena *a, const struct strv *w, const char *conj)
 	return w->n ? sb_to_arena(&sb, a) : arena_strdup(a, "");
 }
 
-const char *provision_lock_path(struct arena *a, const char *const *env)
+const char *provision_lock_file(struct arena *a, const char *const *env, const char *var,
+                                const char *name)
 {
-	const char *p = env_nonempty(env, "CUWHEEL_TOOLKIT_LOCK");
+	const char *p = env_nonempty(env, var);
 	if (p)
 		return p;
-	/* The lock file is committed beside this source; a binary built from a checkout finds it
-	 * there. An installed binary looks in ../share/cuwheel of its own directory. */
+	/* The lock files are committed beside this source; a binary built from a checkout finds
+	 * them there. An installed binary looks in ../share/cuwheel of its own directory. */
 	const char *self = __FILE__;
 	const char *slash = strrchr(self, '/');
 	if (self[0] == '/' && slash) {
-		char *cand = arena_printf(a, "%.*s/toolkits.lock.json", (int)(slash - self), self);
+		char *cand = arena_printf(a, "%.*s/%s", (int)(slash - self), self, name);
 		if (os_exists(cand))
 			return cand;
 	}
 	char *exe = os_self_exe(a);
 	if (exe && (slash = strrchr(exe, '/'))) {
-		char *cand = arena_printf(a, "%.*s/../share/cuwheel/toolkits.lock.json",
-		                          (int)(slash - exe), exe);
+		char *cand =
+		    arena_printf(a, "%.*s/../share/cuwheel/%s", (int)(slash - exe), exe, name);
 		if (os_exists(cand))
 			return cand;
 	}
 	return NULL;
+}
+
+const char *provision_lock_path(struct arena *a, const char *const *env)
+{
+	return provision_lock_file(a, env, "CUWHEEL_TOOLKIT_LOCK", "toolkits.lock.json");
 }
 
 bool provision_is_token(const char *s, const char *allowed)
@@ -360,13 +366,13 @@ const char *provision_python(struct arena *a, const char *const *env)
 
 /* Takes <dir>/.lock exclusively (waiting, with a note, when another install holds it). Returns
  * the fd to close, or -1 + diagnostic. */
-static int lock_dir(struct arena *a, struct diag *d, const char *dir)
+int provision_lock_dir(struct arena *a, struct diag *d, const char *dir, const char *cmd)
 {
 	char *path = os_join(a, dir, ".lock");
 	int fd = os_lock_open(d, path, false);
 	if (fd < 0 || os_lock_try(fd))
 		return fd;
-	diag_path(d, DIAG_NOTE, dir, "waiting for another cuwheel toolkit command to finish");
+	diag_path(d, DIAG_NOTE, dir, "waiting for another cuwheel %s command to finish", cmd);
 	if (!os_lock_wait(d, fd, path)) {
 		close(fd);
 		return -1;
@@ -374,13 +380,12 @@ static int lock_dir(struct arena *a, struct diag *d, const char *dir)
 	return fd;
 }
 
-/* Removes the .tmp-* and .trash-* trees a killed command left (the caller holds the lock, so
- * no live command owns them). */
-static bool remove_stale(struct arena *a, struct diag *d, const char *dir)
+/* The caller holds the lock, so no live command owns the trees. */
+void provision_remove_stale(struct arena *a, struct diag *d, const char *dir)
 {
 	struct strv ents = {0};
 	if (!os_list_dir(a, dir, &ents))
-		return true;
+		return;
 	for (size_t i = 0; i < ents.n; i++) {
 		if (strncmp(ents.v[i], ".tmp-", 5) != 0 && strncmp(ents.v[i], ".trash-", 7) != 0)
 			continue;
@@ -393,7 +398,6 @@ static bool remove_stale(struct arena *a, struct diag *d, const char *dir)
 			          "cannot remove a stale tree yet (still being written?); left for "
 			          "later");
 	}
-	return true;
 }
 
 /* Runs <root>/bin/nvcc --version and checks it reports the pinned version. */
@@ -456,8 +460,8 @@ static const char *utc_now(struct arena *a)
 	return arena_strdup(a, buf);
 }
 
-static bool write_marker(struct arena *a, struct diag *d, const char *root,
-                         const struct provision_set *s, const char *source)
+bool provision_write_marker(struct arena *a, struct diag *d, const char *root, const char *marker,
+                            const struct provision_set *s, const char *source)
 {
 	json_t *pkgs = json_array();
 	for (size_t i = 0; i < s->n_pkgs; i++) {
@@ -472,12 +476,12 @@ static bool write_marker(struct arena *a, struct diag *d, const char *root,
 	                      source, "cuwheel", CUWHEEL_VERSION, "packages", pkgs);
 	char *text = json_dumps(m, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
 	json_decref(m);
-	bool ok = os_write_atomic(d, os_join(a, root, PROVISION_MARKER), text, strlen(text), 0644);
+	bool ok = os_write_atomic(d, os_join(a, root, marker), text, strlen(text), 0644);
 	free(text);
 	return ok;
 }
 
-static void fsync_dir(const char *dir)
+void provision_fsync_dir(const char *dir)
 {
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd >= 0) {
@@ -505,7 +509,7 @@ enum provision_result provision_install(struct arena *a, struct diag *d,
 		diag_errno(d, o->cache_dir, "cannot resolve");
 		return PROVISION_FAILED;
 	}
-	int lock = lock_dir(a, d, dir);
+	int lock = provision_lock_dir(a, d, dir, "toolkit");
 	if (lock < 0)
 		return PROVISION_FAILED;
 	char *final = os_join(a, dir, s->version);
@@ -515,14 +519,13 @@ enum provision_result provision_install(struct arena *a, struct diag *d,
 		res = PROVISION_ALREADY;
 		goto out;
 	}
-	if (!remove_stale(a, d, dir))
-		goto out;
+	provision_remove_stale(a, d, dir);
 	char *staging = arena_printf(a, "%s/.tmp-%s-%ld", dir, s->version, (long)getpid());
 	if (!os_mkdir_p(d, staging))
 		goto out;
 	const struct provision_source_ops *src = source_of(s);
 	if (!src->assemble(a, d, o, s, staging) ||
-	    !write_marker(a, d, staging, s, src->marker(a, o, s))) {
+	    !provision_write_marker(a, d, staging, PROVISION_MARKER, s, src->marker(a, o, s))) {
 		os_rm_rf(d, staging);
 		goto out;
 	}
@@ -536,13 +539,13 @@ enum provision_result provision_install(struct arena *a, struct diag *d,
 			goto out;
 		}
 	}
-	fsync_dir(staging);
+	provision_fsync_dir(staging);
 	if (rename(staging, final) != 0) {
 		diag_errno(d, final, "cannot move the toolkit into place");
 		os_rm_rf(d, staging);
 		goto out;
 	}
-	fsync_dir(dir);
+	provision_fsync_dir(dir);
 	res = PROVISION_INSTALLED;
 out:
 	close(lock);
@@ -574,7 +577,12 @@ static int installed_cmp(const void *x, const void *y)
 bool provision_list(struct arena *a, struct diag *d, const char *cache_dir,
                     struct provision_installed **out, size_t *n)
 {
-	char *dir = os_join(a, cache_dir, "toolkits");
+	return provision_list_in(a, d, os_join(a, cache_dir, "toolkits"), PROVISION_MARKER, out, n);
+}
+
+bool provision_list_in(struct arena *a, struct diag *d, const char *dir, const char *marker_name,
+                       struct provision_installed **out, size_t *n)
+{
 	*out = NULL;
 	*n = 0;
 	struct strv ents = {0};
@@ -589,14 +597,14 @@ bool provision_list(struct arena *a, struct diag *d, const char *cache_dir,
 		if (ents.v[i][0] == '.')
 			continue; /* .lock, .tmp-*, .trash-* */
 		char *root = os_join(a, dir, ents.v[i]);
-		char *marker = os_join(a, root, PROVISION_MARKER);
+		char *marker = os_join(a, root, marker_name);
 		if (!os_exists(marker))
 			continue;
 		json_error_t err;
 		json_t *m = json_load_file(marker, 0, &err);
 		const char *ver = m ? provision_jstr(m, "version") : NULL;
 		if (!ver) {
-			diag_path(d, DIAG_WARNING, marker, "unreadable toolkit marker: skipped");
+			diag_path(d, DIAG_WARNING, marker, "unreadable install marker: skipped");
 			json_decref(m);
 			continue;
 		}
@@ -626,28 +634,39 @@ bool provision_list(struct arena *a, struct diag *d, const char *cache_dir,
 bool provision_remove(struct arena *a, struct diag *d, const char *cache_dir, const char *version,
                       const char **removed)
 {
-	long parts[3];
-	int np = version_dotted_parts(version, parts, 3);
-	if (np < 2) {
-		diag_msg(d, DIAG_ERROR,
-		         "'%s' is not a CUDA version (MAJOR.MINOR or "
-		         "MAJOR.MINOR.PATCH)",
-		         version);
-		return false;
-	}
 	char *dir = os_join(a, cache_dir, "toolkits");
-	if (!os_is_dir(dir)) {
+	if (!os_is_dir(dir) && version_dotted_parts(version, (long[3]){0}, 3) >= 2) {
 		diag_msg(d, DIAG_ERROR, "CUDA %s is not installed: %s has no toolkits", version,
 		         cache_dir);
 		return false;
 	}
-	int lock = lock_dir(a, d, dir);
+	return provision_remove_in(a, d, dir, PROVISION_MARKER, "CUDA", version, removed);
+}
+
+bool provision_remove_in(struct arena *a, struct diag *d, const char *dir, const char *marker,
+                         const char *what, const char *version, const char **removed)
+{
+	long parts[3];
+	int np = version_dotted_parts(version, parts, 3);
+	if (np < 2) {
+		diag_msg(d, DIAG_ERROR,
+		         "'%s' is not a %s version (MAJOR.MINOR or "
+		         "MAJOR.MINOR.PATCH)",
+		         version, what);
+		return false;
+	}
+	if (!os_is_dir(dir)) {
+		diag_msg(d, DIAG_ERROR, "%s %s is not installed: %s does not exist", what, version,
+		         dir);
+		return false;
+	}
+	int lock = provision_lock_dir(a, d, dir, strcmp(what, "CUDA") == 0 ? "toolkit" : "python");
 	if (lock < 0)
 		return false;
 	bool ok = false;
 	struct provision_installed *ts;
 	size_t n;
-	if (!provision_list(a, d, cache_dir, &ts, &n))
+	if (!provision_list_in(a, d, dir, marker, &ts, &n))
 		goto out;
 	struct strv match = {0}, all = {0};
 	const struct provision_installed *hit = NULL;
@@ -660,13 +679,13 @@ bool provision_remove(struct arena *a, struct diag *d, const char *cache_dir, co
 		}
 	}
 	if (match.n == 0) {
-		diag_msg(d, DIAG_ERROR, "CUDA %s is not installed in %s", version, dir);
+		diag_msg(d, DIAG_ERROR, "%s %s is not installed in %s", what, version, dir);
 		if (all.n)
 			diag_msg(d, DIAG_HINT, "installed: %s", join_words(a, &all, " and "));
 		goto out;
 	}
 	if (match.n > 1) {
-		diag_msg(d, DIAG_ERROR, "CUDA %s matches %s: name the one to remove", version,
+		diag_msg(d, DIAG_ERROR, "%s %s matches %s: name the one to remove", what, version,
 		         join_words(a, &match, " and "));
 		goto out;
 	}
@@ -675,9 +694,9 @@ bool provision_remove(struct arena *a, struct diag *d, const char *cache_dir, co
 		diag_errno(d, hit->root, "cannot move aside");
 		goto out;
 	}
-	fsync_dir(dir);
+	provision_fsync_dir(dir);
 	/* The marker goes first, so a kill during the removal leaves nothing that looks whole. */
-	unlink(os_join(a, trash, PROVISION_MARKER));
+	unlink(os_join(a, trash, marker));
 	if (!os_rm_rf(d, trash))
 		goto out;
 	*removed = hit->root;

@@ -117,7 +117,7 @@ static bool apt_setup(struct arena *a, struct diag *d, const char *cache,
 	    !os_mkdir_p(d, os_join(a, acache, "archives/partial")))
 		return false;
 	char *src = arena_printf(a,
-	                         "# Written by cuwheel from %s's toolkit lock; apt-get reads it "
+	                         "# Written by cuwheel from its lock for %s; apt-get reads it "
 	                         "only with cuwheel's private options.\n"
 	                         "Types: deb\nURIs: %s\nSuites: %s\nComponents: %s\n"
 	                         "Signed-By: %s\n",
@@ -151,7 +151,7 @@ static bool apt_setup(struct arena *a, struct diag *d, const char *cache,
 /* Runs apt-get with the private options and args in cwd; false + diagnostic naming what failed
  * (the command and apt's own last lines). */
 static bool apt_run(struct arena *a, struct diag *d, const struct apt *apt, const char *const *args,
-                    const char *cwd, const char *what)
+                    const char *cwd, const char *what, const char **said)
 {
 	struct strv argv = {0};
 	strv_push(a, &argv, "apt-get");
@@ -178,15 +178,18 @@ static bool apt_run(struct arena *a, struct diag *d, const struct apt *apt, cons
 		         os_argv_str(a, argv.v));
 		diag_msg(d, DIAG_NOTE, "apt-get said:\n%s", tail_lines(text, 8));
 	}
+	if (said)
+		*said = arena_strdup(a, text);
 	sb_release(&out);
 	return !failed;
 }
 
 /* Makes <debs>/<basename of the pool path> hold the pinned .deb: kept from an earlier install
- * when its sha256 still matches, else downloaded by apt-get and checked. */
+ * when its sha256 still matches, else downloaded by apt-get (into a directory of this process's
+ * own: a toolkit and a Python install may fetch at once) and checked. */
 static bool fetch_deb(struct arena *a, struct diag *d, const struct apt *apt,
                       const struct provision_set *s, const struct provision_pkg *p,
-                      const char *debs, const char **out)
+                      const char *debs, const struct provision_deb_for *f, const char **out)
 {
 	const char *base = strrchr(p->filename, '/') ? strrchr(p->filename, '/') + 1 : p->filename;
 	char *dest = os_join(a, debs, base);
@@ -198,14 +201,24 @@ static bool fetch_deb(struct arena *a, struct diag *d, const struct apt *apt,
 		if (!os_rm_rf(d, dest)) /* a partial or damaged copy: fetch it again */
 			return false;
 	}
-	char *dl = os_join(a, debs, ".download");
+	char *dl = arena_printf(a, "%s/.download-%ld", debs, (long)getpid());
 	if (!os_rm_rf(d, dl) || !os_mkdir_p(d, dl))
 		return false;
 	const char *args[] = {"download", arena_printf(a, "%s=%s", p->name, p->version), NULL};
+	const char *said = NULL;
 	if (!apt_run(
 	        a, d, apt, args, dl,
-	        arena_printf(a, "downloading %s %s from Debian %s", p->name, p->version, s->suite)))
+	        arena_printf(a, "downloading %s %s from Debian %s", p->name, p->version, s->suite),
+	        &said)) {
+		/* Sid and experimental move on: a pinned version disappears from the archive. */
+		if (said && (strstr(said, "was not found") || strstr(said, "Unable to locate")))
+			diag_msg(d, DIAG_HINT,
+			         "Debian %s no longer carries %s %s, which %s pins: regenerate the "
+			         "lock with %s",
+			         s->suite, p->name, p->version, f->lock, f->regen);
+		os_rm_rf(d, dl);
 		return false;
+	}
 	struct strv got = {0};
 	if (!os_list_dir(a, dl, &got) || got.n != 1) {
 		diag_path(d, DIAG_ERROR, dl, "apt-get download left %zu files, expected one .deb",
@@ -218,11 +231,12 @@ static bool fetch_deb(struct arena *a, struct diag *d, const struct apt *apt,
 		return false;
 	if (strcmp(sha, p->sha256) != 0) {
 		diag_path(d, DIAG_ERROR, file,
-		          "sha256 mismatch: %s %s from Debian %s is %s, the toolkit lock pins %s",
-		          p->name, p->version, s->suite, sha, p->sha256);
+		          "sha256 mismatch: %s %s from Debian %s is %s, %s pins %s", p->name,
+		          p->version, s->suite, sha, f->lock, p->sha256);
 		diag_msg(d, DIAG_HINT,
 		         "the archive changed or the download was tampered with; regenerate the "
-		         "lock with ci/update-toolkit-lock only if the new package is trusted");
+		         "lock with %s only if the new package is trusted",
+		         f->regen);
 		os_rm_rf(d, dl);
 		return false;
 	}
@@ -311,30 +325,27 @@ static int pkg_size_cmp(const void *x, const void *y)
 	return (p->size > q->size) - (p->size < q->size);
 }
 
-static bool debian_assemble(struct arena *a, struct diag *d, const struct provision_opts *o,
-                            const struct provision_set *s, const char *staging)
+bool provision_debian_fetch(struct arena *a, struct diag *d, const struct provision_opts *o,
+                            const struct provision_set *s, const struct provision_deb_for *f,
+                            const char ***files)
 {
 	static const struct {
 		const char *tool, *package;
 	} tools[] = {{"apt-get", "apt"}, {"dpkg-deb", "dpkg"}, {"tar", "tar"}};
 	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++)
 		if (!os_which(a, o->env, tools[i].tool)) {
-			diag_msg(
-			    d, DIAG_ERROR,
-			    "cannot provision CUDA %s from Debian's archive: %s is not on PATH "
-			    "(Debian's %s package)",
-			    s->version, tools[i].tool, tools[i].package);
-			diag_msg(d, DIAG_HINT,
-			         "run on a Debian or Ubuntu machine, or install CUDA %s and point "
-			         "[tool.cuwheel.toolkits] at it",
-			         s->minor);
+			diag_msg(d, DIAG_ERROR,
+			         "cannot provision %s from Debian's archive: %s is not on PATH "
+			         "(Debian's %s package)",
+			         f->what, tools[i].tool, tools[i].package);
+			diag_msg(d, DIAG_HINT, "%s", f->elsewhere);
 			return false;
 		}
 	if (!os_exists(s->keyring)) {
 		diag_path(d, DIAG_ERROR, s->keyring,
-		          "cannot provision CUDA %s: Debian's archive keyring is missing (Debian's "
+		          "cannot provision %s: Debian's archive keyring is missing (Debian's "
 		          "debian-archive-keyring package); apt-get checks the indexes with it",
-		          s->version);
+		          f->what);
 		return false;
 	}
 	struct apt apt = {0};
@@ -343,14 +354,15 @@ static bool debian_assemble(struct arena *a, struct diag *d, const struct provis
 	int64_t total = 0;
 	for (size_t i = 0; i < s->n_pkgs; i++)
 		total += s->pkgs[i].size > 0 ? s->pkgs[i].size : 0;
-	diag_msg(d, DIAG_NOTE, "fetching %zu packages (%.0f MB) for CUDA %s from Debian %s (%s)",
-	         s->n_pkgs, (double)total / 1e6, s->version, s->suite, s->uri);
+	diag_msg(d, DIAG_NOTE, "fetching %zu packages (%.0f MB) for %s from Debian %s (%s)",
+	         s->n_pkgs, (double)total / 1e6, f->what, s->suite, s->uri);
 	const char *update[] = {"update", NULL};
 	if (!apt_run(
 	        a, d, &apt, update, NULL,
-	        arena_printf(a, "reading Debian %s's package indexes from %s", s->suite, s->uri)))
+	        arena_printf(a, "reading Debian %s's package indexes from %s", s->suite, s->uri),
+	        NULL))
 		return false;
-	/* Smallest first: a wrong pin or a broken mirror shows before the 800 MB download. */
+	/* Smallest first: a wrong pin or a broken mirror shows before the big downloads. */
 	const struct provision_pkg **order = arena_calloc(a, s->n_pkgs, sizeof(*order));
 	for (size_t i = 0; i < s->n_pkgs; i++)
 		order[i] = &s->pkgs[i];
@@ -358,12 +370,30 @@ static bool debian_assemble(struct arena *a, struct diag *d, const struct provis
 	char *debs = arena_printf(a, "%s/debian/debs", o->cache_dir);
 	if (!os_mkdir_p(d, debs))
 		return false;
-	const char **files = arena_calloc(a, s->n_pkgs, sizeof(*files));
+	*files = arena_calloc(a, s->n_pkgs, sizeof(**files));
 	for (size_t i = 0; i < s->n_pkgs; i++)
-		if (!fetch_deb(a, d, &apt, s, order[i], debs, &files[i]))
+		if (!fetch_deb(a, d, &apt, s, order[i], debs, f, &(*files)[order[i] - s->pkgs]))
 			return false;
+	return true;
+}
+
+static bool debian_assemble(struct arena *a, struct diag *d, const struct provision_opts *o,
+                            const struct provision_set *s, const char *staging)
+{
+	struct provision_deb_for f = {
+	    .what = arena_printf(a, "CUDA %s", s->version),
+	    .lock = "the toolkit lock",
+	    .regen = "ci/update-toolkit-lock",
+	    .elsewhere = arena_printf(a,
+	                              "run on a Debian or Ubuntu machine, or install CUDA %s and "
+	                              "point [tool.cuwheel.toolkits] at it",
+	                              s->minor),
+	};
+	const char **files;
+	if (!provision_debian_fetch(a, d, o, s, &f, &files))
+		return false;
 	for (size_t i = 0; i < s->n_pkgs; i++)
-		if (!extract_deb(a, d, order[i], files[i], staging))
+		if (!extract_deb(a, d, &s->pkgs[i], files[i], staging))
 			return false;
 	char *lib = os_join(a, staging, "lib");
 	if (!os_exists(lib) && symlink("lib64", lib) != 0) {
@@ -391,6 +421,22 @@ static bool is_sources_value(const char *s, const char *allowed)
 	return provision_is_token(s, allowed);
 }
 
+bool provision_debian_origin(struct arena *a, const char *uri, const char *keyring,
+                             const char *suite, const char *components, struct provision_set *s)
+{
+	if (!uri || (strncmp(uri, "http://", 7) != 0 && strncmp(uri, "https://", 8) != 0) ||
+	    !is_sources_value(uri, ":/._-~%+") || !keyring || keyring[0] != '/' ||
+	    !is_sources_value(keyring, "/._-+") || !is_sources_value(suite, " -") ||
+	    !is_sources_value(components, " -"))
+		return false;
+	s->source = PROVISION_DEBIAN;
+	s->uri = arena_strdup(a, uri);
+	s->keyring = arena_strdup(a, keyring);
+	s->suite = arena_strdup(a, suite);
+	s->components = arena_strdup(a, components);
+	return true;
+}
+
 /* Appends the toolkits of the lock's "debian" section (schema 2) to out->sets. */
 static bool debian_lock_read(struct arena *a, struct diag *d, const char *path, json_t *root,
                              struct provision_lock *out)
@@ -400,9 +446,8 @@ static bool debian_lock_read(struct arena *a, struct diag *d, const char *path, 
 		return true;
 	const char *uri = provision_jstr(deb, "uri"), *keyring = provision_jstr(deb, "keyring");
 	json_t *sets = json_object_get(deb, "toolkits");
-	if (!uri || (strncmp(uri, "http://", 7) != 0 && strncmp(uri, "https://", 8) != 0) ||
-	    !is_sources_value(uri, ":/._-~%+") || !keyring || keyring[0] != '/' ||
-	    !is_sources_value(keyring, "/._-+") || !json_is_array(sets)) {
+	struct provision_set probe = {0};
+	if (!provision_debian_origin(a, uri, keyring, "x", "x", &probe) || !json_is_array(sets)) {
 		diag_path(d, DIAG_ERROR, path,
 		          "\"debian\" needs an http(s) \"uri\", an absolute \"keyring\" and a "
 		          "\"toolkits\" array");
@@ -418,7 +463,7 @@ static bool debian_lock_read(struct arena *a, struct diag *d, const char *path, 
 		const char *comps = provision_jstr(t, "components");
 		json_t *pkgs = json_object_get(t, "packages");
 		if (!provision_set_version(a, s, provision_jstr(t, "version")) ||
-		    !is_sources_value(suite, " -") || !is_sources_value(comps, " -") ||
+		    !provision_debian_origin(a, uri, keyring, suite, comps, s) ||
 		    !json_is_array(pkgs) || json_array_size(pkgs) == 0) {
 			diag_path(d, DIAG_ERROR, path,
 			          "debian.toolkits[%zu]: needs a MAJOR.MINOR.PATCH \"version\", a "
@@ -426,11 +471,6 @@ static bool debian_lock_read(struct arena *a, struct diag *d, const char *path, 
 			          i);
 			return false;
 		}
-		s->source = PROVISION_DEBIAN;
-		s->uri = arena_strdup(a, uri);
-		s->keyring = arena_strdup(a, keyring);
-		s->suite = arena_strdup(a, suite);
-		s->components = arena_strdup(a, comps);
 		if (!provision_set_pkgs(a, d, path, "debian.toolkits", i, pkgs, true, s))
 			return false;
 		out->n_sets++;

@@ -48,6 +48,56 @@ bool provision_check_root(struct arena *a, struct diag *d, const char *root,
                           const struct provision_set *s, const struct provision_piece *pieces,
                           size_t n);
 
+/* What a set of Debian packages is for, in the messages about fetching it. */
+struct provision_deb_for {
+	const char *what;      /* "CUDA 11.8.89", "Python 3.14.10" */
+	const char *lock;      /* "the toolkit lock" */
+	const char *regen;     /* the script that regenerates it: "ci/update-toolkit-lock" */
+	const char *elsewhere; /* the hint when apt-get or dpkg-deb is missing */
+};
+
+/* Downloads every .deb of s with apt-get under the private configuration of s's suite in
+ * <cache>/debian (never /etc/apt, no root needed), smallest first, each checked against its
+ * pinned sha256 (a mismatch is removed; a version the archive no longer has says to
+ * regenerate the lock). (*files)[i] gets the .deb of s->pkgs[i], in <cache>/debian/debs, kept
+ * there so an interrupted install need not fetch it again. False + diagnostic. */
+bool provision_debian_fetch(struct arena *a, struct diag *d, const struct provision_opts *o,
+                            const struct provision_set *s, const struct provision_deb_for *f,
+                            const char ***files);
+/* Checks a Debian origin read from a lock (an http(s) uri, an absolute keyring, a suite and
+ * components that may go into a deb822 .sources line) and sets s's source to it; false when
+ * one is malformed. */
+bool provision_debian_origin(struct arena *a, const char *uri, const char *keyring,
+                             const char *suite, const char *components, struct provision_set *s);
+
+/* What toolkits and Pythons share in the cache: one directory of installs (<cache>/toolkits,
+ * <cache>/pythons), each complete only with its marker file. */
+
+/* Takes <dir>/.lock exclusively (waiting, with a note naming `cuwheel cmd`, when another
+ * command holds it).
+ * Returns the fd to close, or -1 + diagnostic. */
+int provision_lock_dir(struct arena *a, struct diag *d, const char *dir, const char *cmd);
+/* Removes the .tmp-* and .trash-* trees a killed command left (the caller holds the lock). */
+void provision_remove_stale(struct arena *a, struct diag *d, const char *dir);
+/* fsync()s a directory, so a rename into it is durable. */
+void provision_fsync_dir(const char *dir);
+/* Writes <root>/<marker>: the set's version, minor, the install time, source and packages. */
+bool provision_write_marker(struct arena *a, struct diag *d, const char *root, const char *marker,
+                            const struct provision_set *s, const char *source);
+/* Lists the installs in dir that have marker, newest version first. False + diagnostic only
+ * when dir exists and cannot be read. */
+bool provision_list_in(struct arena *a, struct diag *d, const char *dir, const char *marker,
+                       struct provision_installed **out, size_t *n);
+/* Removes the install "X.Y.Z", or the only one of minor "X.Y", of dir (what: "CUDA",
+ * "Python" in messages). False + diagnostic (not installed, ambiguous, I/O). */
+bool provision_remove_in(struct arena *a, struct diag *d, const char *dir, const char *marker,
+                         const char *what, const char *version, const char **removed);
+
+/* Returns $<var>, else <name> beside provision.c in the source tree this binary was built from,
+ * else <prefix>/share/cuwheel/<name>; NULL when none exists. */
+const char *provision_lock_file(struct arena *a, const char *const *env, const char *var,
+                                const char *name);
+
 /* Helpers for reading a lock file's sections. */
 
 /* Returns the string member key of o, or NULL when absent or not a string. */
