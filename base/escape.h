@@ -13,7 +13,7 @@ enum esc_sink {
 	 * probe printed): C-style escapes for every control byte (\n \r \t \\ \xNN, ESC and DEL
 	 * included), C1 controls, bidi overrides and invalid UTF-8 as \xNN per byte; a value that
 	 * begins (after blanks) with "::" gets that ':' as \x3a and "##[" becomes "#\x23[", so it
-	 * can never open a workflow command even where it starts a line. Valid UTF-8 text is kept. */
+	 * can never open a workflow command even where it starts a line. Valid UTF-8 is kept. */
 	ESC_TERM,
 	/* Text of several lines for a terminal or log (a compiler's or a probe's output): as
 	 * ESC_TERM, but '\n' and '\t' are kept as they are and every line gets the "::" rule. */
