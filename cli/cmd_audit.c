@@ -15,6 +15,7 @@ enum audit_option {
 	AUDIT_STRICT,
 	AUDIT_EXPORT_LIMIT,
 	AUDIT_CODES,
+	AUDIT_TORCH_ABI,
 };
 
 static const struct cli_option audit_options[] = {
@@ -30,6 +31,9 @@ static const struct cli_option audit_options[] = {
      "dynamic exports besides PyInit_ tolerated before the warning\n"
      "that suggests -fvisibility=hidden (default 16)"},
     {"codes", 0, NULL, AUDIT_CODES, "print every finding code, its severity and its meaning"},
+    {"torch-abi", 0, "stable", AUDIT_TORCH_ABI,
+     "the modules are built for torch's stable ABI: refuse any torch, c10 or\n"
+     "ATen C++ symbol (only the stable C shim may be used)"},
     {0},
 };
 
@@ -144,6 +148,12 @@ int cmd_audit(struct cli *c, int argc, char **argv)
 			break;
 		case AUDIT_STRICT:
 			o.strict = true;
+			break;
+		case AUDIT_TORCH_ABI:
+			if (strcmp(p.value, "stable") != 0)
+				return cli_usage(c, "audit", "--torch-abi: '%s' is not 'stable'",
+				                 p.value);
+			o.torch_stable = true;
 			break;
 		case AUDIT_EXPORT_LIMIT:
 			if (!cli_parse_int(c, "audit", "--export-limit", p.value, &limit))

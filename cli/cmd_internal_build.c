@@ -30,6 +30,7 @@ enum internal_option {
 	FINISH_REQUIRE_ARCH,
 	FINISH_MIN_MANYLINUX,
 	FINISH_STRICT,
+	FINISH_TORCH_STABLE,
 	TEST_CELL_PYTHON,
 	TEST_CELL_STAMP,
 	TEST_CELL_CONTEXT,
@@ -96,12 +97,13 @@ const struct cli_option internal_finish_options[] = {
     {"require-arch", 0, "LIST", FINISH_REQUIRE_ARCH, "as for cuwheel audit"},
     {"min-manylinux", 0, "TAG", FINISH_MIN_MANYLINUX, "as for cuwheel audit"},
     {"strict", 0, NULL, FINISH_STRICT, "as for cuwheel audit"},
+    {"torch-stable", 0, NULL, FINISH_TORCH_STABLE, "as cuwheel audit --torch-abi stable"},
     {0},
 };
 
 int internal_finish(struct cli *c, int argc, char **argv)
 {
-	bool strict = false;
+	bool strict = false, torch_stable = false;
 	const char *dist = NULL, *stamp = NULL, *archs = NULL, *minml = NULL;
 	struct cli_args p;
 	cli_args_init(&p, c, "internal", internal_finish_options, CLI_ARGS_ANYWHERE, argc, argv);
@@ -123,6 +125,9 @@ int internal_finish(struct cli *c, int argc, char **argv)
 		case FINISH_STRICT:
 			strict = true;
 			break;
+		case FINISH_TORCH_STABLE:
+			torch_stable = true;
+			break;
 		default:
 			return CLI_USAGE;
 		}
@@ -132,6 +137,7 @@ int internal_finish(struct cli *c, int argc, char **argv)
 	const char *wheel = argv[p.next];
 	struct audit_opts ao = {.min_manylinux = minml,
 	                        .strict = strict,
+	                        .torch_stable = torch_stable,
 	                        .trace = env_nonempty(c->env, "CUWHEEL_AUDIT_TRACE")};
 	if (archs) {
 		struct arch *v;

@@ -53,6 +53,8 @@ struct audit_opts {
 	size_t n_archs;
 	size_t export_limit; /* non-PyInit exports tolerated before a warning; 0: default 16 */
 	bool strict;         /* warnings count as errors */
+	bool torch_stable;   /* the modules are built for torch's stable ABI: refuse torch C++
+	                      * symbols (torch-abi = "stable") */
 	const char *trace;   /* a file the audit appends the wheel's path to, one line
 	                      * ($CUWHEEL_AUDIT_TRACE: tests count audits); NULL: none */
 };

@@ -90,7 +90,13 @@
 	X("pe-dll-directory", AUDIT_NOTE,                                                          \
 	  "a DLL comes from a dependency whose directory the package must add to the search path") \
 	X("msvc-runtime", AUDIT_NOTE,                                                              \
-	  "a .pyd needs the MSVC C++ runtime redistributable (not shipped with CPython)")
+	  "a .pyd needs the MSVC C++ runtime redistributable (not shipped with CPython)")          \
+	X("limited-api", AUDIT_ERROR,                                                              \
+	  "an abi3 module imports a CPython symbol outside the limited API of its baseline")       \
+	X("abi3-torch-python", AUDIT_ERROR,                                                        \
+	  "an abi3 module links libtorch_python, which is built for one Python")                   \
+	X("torch-unstable-abi", AUDIT_ERROR,                                                       \
+	  "a module built for torch's stable ABI references torch's C++ API")
 
 struct audit_code {
 	const char *code;

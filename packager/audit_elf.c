@@ -571,6 +571,10 @@ void audit_check_elfs(struct audit_ctx *c)
 			check_needed(c, &cap, m, so, any_wl);
 		}
 		ae->module = check_extension(c, m);
+		if (ae->module && ends(member, ".abi3.so"))
+			audit_check_limited_api(c, m);
+		if (ae->module && c->opts->torch_stable)
+			audit_check_torch_stable(c, m);
 		check_archs(c, m, ae);
 	}
 	if (c->opts->n_archs && !any_fatbin && n_elf)

@@ -62,6 +62,12 @@ void audit_read_elfs(struct audit_ctx *c);
 /* ELF checks: RPATH, CUDA and torch libraries, libcuda bundling, extension modules, archs;
  * fills r->libs and r->elfs. */
 void audit_check_elfs(struct audit_ctx *c);
+/* Checks a stable-ABI (.abi3.so) module: no libtorch_python, and every CPython symbol it
+ * imports is in the limited API of the wheel's baseline (its lowest cp3X tag). */
+void audit_check_limited_api(struct audit_ctx *c, const struct audit_member *m);
+/* Checks a module built for torch's stable ABI: no libtorch_python, no torch/c10/ATen C++
+ * symbol (only the stable C shim's). */
+void audit_check_torch_stable(struct audit_ctx *c, const struct audit_member *m);
 /* Decides the manylinux policy (auditwheel's rules) and r->platform_tag / why_not_higher. */
 void audit_policy(struct audit_ctx *c);
 /* Returns true when soname is provided by the wheel itself through one of elf's

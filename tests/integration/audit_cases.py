@@ -37,6 +37,12 @@ int close_range(unsigned, unsigned, int);
 #ifdef NEEDS_ARC4RANDOM
 unsigned arc4random(void);
 #endif
+#ifdef IMPORT
+extern void *IMPORT(void);
+#endif
+#ifdef IMPORT2
+extern void *IMPORT2(void);
+#endif
 #ifdef USE_GETPID
 int getpid(void);
 int helper_value(void) { return getpid(); }
@@ -58,6 +64,12 @@ EXPORT void *INIT(void)
 #endif
 #ifdef NEEDS_ARC4RANDOM
 	v += (long)arc4random();
+#endif
+#ifdef IMPORT
+	v += (long)IMPORT();
+#endif
+#ifdef IMPORT2
+	v += (long)IMPORT2();
 #endif
 	return (void *)v;
 }
@@ -216,6 +228,21 @@ def cases(b):
     glibc234 = b.module("glibc234", defines=["NEEDS_CLOSE_RANGE"])
     glibc236 = b.module("glibc236", defines=["NEEDS_ARC4RANDOM"])
     abi3 = b.module("abi3", "PyInit_mod", defines=["USE_GETPID"])
+    # What a module imports, as the compiler leaves it: an undefined dynamic symbol each (and
+    # getpid, so that auditwheel finds the libc it compares with).
+    abi3_limited = b.module("abi3_limited", defines=["USE_GETPID", "IMPORT=PyModule_Create2",
+                                                     "IMPORT2=_Py_Dealloc"])
+    abi3_private = b.module("abi3_private", defines=["USE_GETPID", "IMPORT=_PyObject_GetDictPtr"])
+    abi3_too_new = b.module("abi3_too_new", defines=["USE_GETPID", "IMPORT=PyType_GetModuleByDef"])
+    libtorch_python = b.lib("libtorch_python.so", "THPVariable_Wrap_fake")
+    abi3_torch_python = b.module("abi3_torch_python", defines=["USE_GETPID", "IMPORT=PyModule_Create2"],
+                                 ldflags=["-Wl,--no-as-needed", f"-L{libtorch_python.parent}",
+                                          "-l:libtorch_python.so"])
+    stable_shim = b.module("stable_shim", defines=["USE_GETPID", "IMPORT=aoti_torch_empty_strided",
+                                                   "IMPORT2=torch_call_dispatcher"])
+    stable_cxx = b.module("stable_cxx", defines=["USE_GETPID", 
+        "IMPORT=aoti_torch_empty_strided",
+        "IMPORT2=_ZN3c106detail14torchCheckFailEPKcS2_jRKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE"])
     cu = "demo/_C" + EXT
     m = "demo/mod" + EXT
     R = "cuda-runtime"
@@ -282,6 +309,21 @@ def cases(b):
          ["--min-manylinux", "manylinux_2_28"], [("min-manylinux", "GLIBC_2.34")]),
         ("torch-lib-without-torch", dict(files={**init, m: c10_mod}), [],
          [("torch-unprovided", "libc10.so")]),
+        ("abi3-imports-private-cpython-symbol",
+         dict(files={**init, "demo/mod.abi3.so": abi3_private}, tag="cp310-abi3-" + PLAT), [],
+         [("limited-api", "_PyObject_GetDictPtr, which is not part of CPython's limited API")]),
+        ("abi3-imports-symbol-newer-than-baseline",
+         dict(files={**init, "demo/mod.abi3.so": abi3_too_new}, tag="cp310-abi3-" + PLAT), [],
+         [("limited-api", "PyType_GetModuleByDef, which joined the limited API in CPython 3.13, "
+                          "after this wheel's baseline 3.10")]),
+        ("abi3-links-libtorch-python",
+         dict(files={**init, "demo/mod.abi3.so": abi3_torch_python}, tag="cp310-abi3-" + PLAT,
+              requires=["torch>=2.11"]), [],
+         [("abi3-torch-python", "links libtorch_python.so")]),
+        ("torch-stable-abi-module-uses-c10",
+         dict(files={**init, "demo/mod.abi3.so": stable_cxx}, tag="cp310-abi3-" + PLAT,
+              requires=["torch>=2.10"]), ["--torch-abi", "stable"],
+         [("torch-unstable-abi", "in namespace c10")]),
         ("purelib-with-compiled-code", dict(files={**init, m: good_mod}, purelib=True), [],
          [("purelib-elf", "Root-Is-Purelib")]),
         # entry_points.txt is read by the entry-points specification's rules (issue 19)
@@ -321,6 +363,14 @@ def cases(b):
          ["--min-manylinux", "manylinux_2_34_x86_64"], None),
         ("good-abi3", dict(files={**init, "demo/mod.abi3.so": abi3},
                            tag="cp310-abi3-" + PLAT), [], None),
+        ("good-abi3-limited-api-only", dict(files={**init, "demo/mod.abi3.so": abi3_limited},
+                                            tag="cp310-abi3-" + PLAT), [], None),
+        ("good-abi3-newer-symbol-newer-baseline",
+         dict(files={**init, "demo/mod.abi3.so": abi3_too_new}, tag="cp313-abi3-" + PLAT), [],
+         None),
+        ("good-torch-stable-abi-shim-only",
+         dict(files={**init, "demo/mod.abi3.so": stable_shim}, tag="cp310-abi3-" + PLAT,
+              requires=["torch>=2.10"]), ["--torch-abi", "stable"], None),
         ("good-pure", dict(files=init, tag="py3-none-any", purelib=True), [], None),
         ("good-entry-points", dict(files={**init, EP: b"[console_scripts]\ndemo = demo.cli:main\n"
                                                      b"\n[demo.plugins]\n# a comment\nfast = "
