@@ -35,9 +35,15 @@ def include_dirs():
 
 
 def declared(inc, minor):
-    """The names Python.h of `inc` declares with PyAPI_FUNC/PyAPI_DATA under Py_LIMITED_API."""
+    """The names Python.h of `inc` declares with PyAPI_FUNC/PyAPI_DATA under Py_LIMITED_API,
+    with and without PY_SSIZE_T_CLEAN (which renames PyArg_ParseTuple & co. to their _SizeT
+    forms, the names such modules then import)."""
+    return declared_with(inc, minor, []) | declared_with(inc, minor, ["-DPY_SSIZE_T_CLEAN"])
+
+
+def declared_with(inc, minor, extra):
     hexv = "0x03%02X0000" % minor
-    text = subprocess.run(["cc", "-E", "-P", f"-DPy_LIMITED_API={hexv}", f"-I{inc}",
+    text = subprocess.run(["cc", "-E", "-P", f"-DPy_LIMITED_API={hexv}", f"-I{inc}", *extra,
                            "-DPyAPI_FUNC(T)=CUWHEEL_FUNC T", "-DPyAPI_DATA(T)=extern CUWHEEL_DATA T",
                            "-x", "c", "-"],
                           input="#include <Python.h>\n", capture_output=True, text=True,

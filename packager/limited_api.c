@@ -879,6 +879,11 @@ static const struct limited_api_name names[] = {
 	{"Py_VaBuildValue", 6},
 	{"Py_Version", 11},
 	{"Py_XNewRef", 10},
+	{"_PyArg_ParseTupleAndKeywords_SizeT", 6},
+	{"_PyArg_ParseTuple_SizeT", 6},
+	{"_PyArg_Parse_SizeT", 6},
+	{"_PyArg_VaParseTupleAndKeywords_SizeT", 6},
+	{"_PyArg_VaParse_SizeT", 6},
 	{"_PyErr_BadInternalCall", 6},
 	{"_PyEval_SignalReceived", 6},
 	{"_PyObject_CallFunction_SizeT", 6},
@@ -910,6 +915,7 @@ static const struct limited_api_name names[] = {
 	{"_Py_NotImplementedStruct", 6},
 	{"_Py_SetRefcnt", 13},
 	{"_Py_TrueStruct", 6},
+	{"_Py_VaBuildValue_SizeT", 6},
 	{"_Py_tracemalloc_config", 8},
 };
 

@@ -232,6 +232,9 @@ def cases(b):
     # getpid, so that auditwheel finds the libc it compares with).
     abi3_limited = b.module("abi3_limited", defines=["USE_GETPID", "IMPORT=PyModule_Create2",
                                                      "IMPORT2=_Py_Dealloc"])
+    # PY_SSIZE_T_CLEAN turns PyArg_ParseTupleAndKeywords into its _SizeT form (tinyraster's).
+    abi3_sizet = b.module("abi3_sizet", defines=["USE_GETPID",
+                                                 "IMPORT=_PyArg_ParseTupleAndKeywords_SizeT"])
     abi3_private = b.module("abi3_private", defines=["USE_GETPID", "IMPORT=_PyObject_GetDictPtr"])
     abi3_too_new = b.module("abi3_too_new", defines=["USE_GETPID", "IMPORT=PyType_GetModuleByDef"])
     libtorch_python = b.lib("libtorch_python.so", "THPVariable_Wrap_fake")
@@ -364,6 +367,8 @@ def cases(b):
         ("good-abi3", dict(files={**init, "demo/mod.abi3.so": abi3},
                            tag="cp310-abi3-" + PLAT), [], None),
         ("good-abi3-limited-api-only", dict(files={**init, "demo/mod.abi3.so": abi3_limited},
+                                            tag="cp310-abi3-" + PLAT), [], None),
+        ("good-abi3-py-ssize-t-clean", dict(files={**init, "demo/mod.abi3.so": abi3_sizet},
                                             tag="cp310-abi3-" + PLAT), [], None),
         ("good-abi3-newer-symbol-newer-baseline",
          dict(files={**init, "demo/mod.abi3.so": abi3_too_new}, tag="cp313-abi3-" + PLAT), [],
