@@ -235,25 +235,6 @@ void audit_names(struct audit_ctx *c)
 	}
 }
 
-/* urlsafe base64 without padding. */
-static char *b64url(struct arena *a, const unsigned char *d, size_t n)
-{
-	static const char al[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-	char *out = arena_alloc(a, (n + 2) / 3 * 4 + 1), *o = out;
-	for (size_t i = 0; i < n; i += 3) {
-		unsigned v = (unsigned)d[i] << 16 | (i + 1 < n ? (unsigned)d[i + 1] << 8 : 0) |
-		             (i + 2 < n ? d[i + 2] : 0);
-		*o++ = al[v >> 18 & 63];
-		*o++ = al[v >> 12 & 63];
-		if (i + 1 < n)
-			*o++ = al[v >> 6 & 63];
-		if (i + 2 < n)
-			*o++ = al[v & 63];
-	}
-	*o = 0;
-	return out;
-}
-
 static char *digest_of(struct arena *a, const char *algo, const void *data, size_t len)
 {
 	const EVP_MD *md = strcmp(algo, "sha256") == 0   ? EVP_sha256()
@@ -264,7 +245,7 @@ static char *digest_of(struct arena *a, const char *algo, const void *data, size
 	unsigned int n = 0;
 	if (!md || !EVP_Digest(data, len, out, &n, md, NULL))
 		return NULL;
-	return arena_printf(a, "%s=%s", algo, b64url(a, out, n));
+	return arena_printf(a, "%s=%s", algo, record_b64url(a, out, n));
 }
 
 static void capture_record(void *user, const struct diag_msg *m)

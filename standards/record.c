@@ -5,31 +5,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <openssl/evp.h>
+
 #include "base/strbuf.h"
+
+char *record_b64url(struct arena *a, const unsigned char *data, size_t n)
+{
+	/* EVP_EncodeBlock writes standard base64 with '=' padding and a NUL: 4 per 3 bytes. */
+	char *out = arena_alloc(a, (n + 2) / 3 * 4 + 1);
+	int len = EVP_EncodeBlock((unsigned char *)out, data, (int)n);
+	while (len > 0 && out[len - 1] == '=')
+		len--;
+	out[len] = '\0';
+	for (char *p = out; *p; p++)
+		*p = *p == '+' ? '-' : *p == '/' ? '_' : *p;
+	return out;
+}
 
 char *record_hash_str(struct arena *a, const unsigned char digest[32])
 {
-	static const char tbl[] =
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-	char out[7 + 44];
-	size_t o = 0;
-	memcpy(out, "sha256=", 7);
-	o = 7;
-	size_t i = 0;
-	for (; i + 3 <= 32; i += 3) {
-		unsigned v =
-		    (unsigned)digest[i] << 16 | (unsigned)digest[i + 1] << 8 | digest[i + 2];
-		out[o++] = tbl[(v >> 18) & 63];
-		out[o++] = tbl[(v >> 12) & 63];
-		out[o++] = tbl[(v >> 6) & 63];
-		out[o++] = tbl[v & 63];
-	}
-	/* 32 = 10*3 + 2: two bytes left give three characters, and no '=' padding. */
-	unsigned v = (unsigned)digest[30] << 16 | (unsigned)digest[31] << 8;
-	out[o++] = tbl[(v >> 18) & 63];
-	out[o++] = tbl[(v >> 12) & 63];
-	out[o++] = tbl[(v >> 6) & 63];
-	return arena_strndup(a, out, o);
+	return arena_printf(a, "sha256=%s", record_b64url(a, digest, 32));
 }
 
 void record_add(struct arena *a, struct record *r, const char *path, const unsigned char digest[32],

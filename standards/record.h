@@ -23,6 +23,9 @@ struct record {
 	size_t n_sorted;
 };
 
+/* Returns the urlsafe base64 of n bytes of data without '=' padding (libcrypto's encoder,
+ * urlsafe alphabet), in the arena; never fails. */
+char *record_b64url(struct arena *a, const unsigned char *data, size_t n);
 /* Returns "sha256=" + the urlsafe base64 of digest, without '=' padding. */
 char *record_hash_str(struct arena *a, const unsigned char digest[32]);
 /* Appends a row (path not copied). */
