@@ -348,33 +348,40 @@ static json_t *write_report(struct cli *c, const struct plan_ctx *pc, const stru
 	return root;
 }
 
-int cmd_build(struct cli *c, int argc, char **argv)
+/* What the command line asked for. */
+struct build_args {
+	const char *stage, *export_dir, *import_dir;
+	int jobs;
+	bool keep_going, dry_run, tests, no_provision;
+	enum build_progress progress;
+	struct matrix_opts mo;
+};
+
+/* Parses build's options into *a. Returns CLI_OK or the exit code (a usage error). */
+static int build_parse(struct cli *c, int argc, char **argv, struct build_args *a)
 {
-	const char *stage = "all", *export_dir = NULL, *import_dir = NULL;
-	int jobs = os_cpu_count();
-	bool keep_going = false, dry_run = false, tests = true, no_provision = false;
-	enum build_progress progress = BUILD_PROGRESS_AUTO;
-	struct matrix_opts mo = {0};
+	*a = (struct build_args){
+	    .stage = "all", .jobs = os_cpu_count(), .tests = true, .progress = BUILD_PROGRESS_AUTO};
 	struct cli_args opt;
 	cli_args_init(&opt, c, "build", build_options, CLI_ARGS_IN_TURN, argc, argv);
 	int id;
 	while ((id = cli_args_next(&opt)) != CLI_ARG_END) {
 		switch (id) {
 		case BUILD_JOBS:
-			if (!cli_parse_int(c, "build", opt.given, opt.value, &jobs))
+			if (!cli_parse_int(c, "build", opt.given, opt.value, &a->jobs))
 				return CLI_USAGE;
 			break;
 		case BUILD_KEEP_GOING:
-			keep_going = true;
+			a->keep_going = true;
 			break;
 		case BUILD_DRY_RUN:
-			dry_run = true;
+			a->dry_run = true;
 			break;
 		case BUILD_ONLY:
-			strv_push(&c->arena, &mo.only, opt.value);
+			strv_push(&c->arena, &a->mo.only, opt.value);
 			break;
 		case BUILD_NO_TEST:
-			tests = false;
+			a->tests = false;
 			break;
 		case BUILD_CONFIG:
 			c->config_file = opt.value;
@@ -391,19 +398,19 @@ int cmd_build(struct cli *c, int argc, char **argv)
 			c->sdist = opt.value;
 			break;
 		case BUILD_NO_PROVISION:
-			no_provision = true;
+			a->no_provision = true;
 			break;
 		case BUILD_STAGE:
-			stage = opt.value;
+			a->stage = opt.value;
 			break;
 		case BUILD_EXPORT:
-			export_dir = opt.value;
+			a->export_dir = opt.value;
 			break;
 		case BUILD_IMPORT:
-			import_dir = opt.value;
+			a->import_dir = opt.value;
 			break;
 		case BUILD_PROGRESS:
-			if (!build_progress_parse(opt.value, &progress))
+			if (!build_progress_parse(opt.value, &a->progress))
 				return cli_usage(c, "build",
 				                 "--progress is auto, tty or plain, not '%s'",
 				                 opt.value);
@@ -414,60 +421,71 @@ int cmd_build(struct cli *c, int argc, char **argv)
 	}
 	if (opt.next < argc)
 		return cli_usage(c, "build", "unexpected argument '%s'", argv[opt.next]);
-	bool win_graph = !strcmp(stage, "win-graph"), win_pack = !strcmp(stage, "win-pack");
-	if (strcmp(stage, "all") && strcmp(stage, "kernels") && strcmp(stage, "wheels") &&
-	    !win_graph && !win_pack)
+	return CLI_OK;
+}
+
+/* --stage win-graph and win-pack: the Linux ends of a Windows build, without ninja. */
+static int build_win_stage(struct cli *c, struct build_args *a, bool win_graph)
+{
+	const char *want = win_graph ? a->export_dir : a->import_dir;
+	if (!want || (win_graph ? a->import_dir : a->export_dir))
+		return cli_usage(c, "build", "--stage %s needs %s DIR (and only that)", a->stage,
+		                 win_graph ? "--export" : "--import");
+	struct plan_ctx wpc;
+	int wrc = plan_load(c, &a->mo, &wpc);
+	if (wrc != CLI_OK)
+		return wrc;
+	const char *wdir = os_abspath(&c->arena, want);
+	return win_graph ? build_win_graph(c, &wpc.plan, wdir) : build_win_pack(c, &wpc.plan, wdir);
+}
+
+/* Checks --stage against --export and --import and makes their paths absolute; an --export
+ * directory is created (and found writable) now, not after every kernel is compiled. Returns
+ * CLI_OK or the exit code. */
+static int build_check_stage(struct cli *c, struct build_args *a)
+{
+	const char *stage = a->stage;
+	if (strcmp(stage, "all") && strcmp(stage, "kernels") && strcmp(stage, "wheels"))
 		return cli_usage(c, "build",
 		                 "--stage is kernels, wheels, win-graph, win-pack or all, not '%s'",
 		                 stage);
-	if (win_graph || win_pack) {
-		const char *want = win_graph ? export_dir : import_dir;
-		if (!want || (win_graph ? import_dir : export_dir))
-			return cli_usage(c, "build", "--stage %s needs %s DIR (and only that)",
-			                 stage, win_graph ? "--export" : "--import");
-		struct plan_ctx wpc;
-		int wrc = plan_load(c, &mo, &wpc);
-		if (wrc != CLI_OK)
-			return wrc;
-		const char *wdir = os_abspath(&c->arena, want);
-		return win_graph ? build_win_graph(c, &wpc.plan, wdir)
-		                 : build_win_pack(c, &wpc.plan, wdir);
-	}
-	if (export_dir && strcmp(stage, "kernels"))
+	if (a->export_dir && strcmp(stage, "kernels"))
 		return cli_usage(c, "build", "--export goes with --stage kernels");
-	if (import_dir && strcmp(stage, "wheels"))
+	if (a->import_dir && strcmp(stage, "wheels"))
 		return cli_usage(c, "build", "--import goes with --stage wheels");
-	if (!strcmp(stage, "wheels") && !import_dir)
+	if (!strcmp(stage, "wheels") && !a->import_dir)
 		return cli_usage(c, "build",
 		                 "--stage wheels needs --import DIR (from --stage kernels)");
-	if (!strcmp(stage, "kernels") && !export_dir)
+	if (!strcmp(stage, "kernels") && !a->export_dir)
 		return cli_usage(c, "build", "--stage kernels needs --export DIR");
-	if (export_dir) {
-		export_dir = os_abspath(&c->arena, export_dir);
-		/* Found out now, not after every kernel is compiled. */
-		if (!dry_run) {
-			if (!os_mkdir_p(&c->diag, export_dir))
+	if (a->export_dir) {
+		a->export_dir = os_abspath(&c->arena, a->export_dir);
+		if (!a->dry_run) {
+			if (!os_mkdir_p(&c->diag, a->export_dir))
 				return CLI_FAIL;
-			if (access(export_dir, W_OK) != 0) {
-				diag_errno(&c->diag, export_dir,
+			if (access(a->export_dir, W_OK) != 0) {
+				diag_errno(&c->diag, a->export_dir,
 				           "cannot write to the --export directory");
 				return CLI_FAIL;
 			}
 		}
 	}
-	if (import_dir)
-		import_dir = os_abspath(&c->arena, import_dir);
+	if (a->import_dir)
+		a->import_dir = os_abspath(&c->arena, a->import_dir);
+	return CLI_OK;
+}
 
-	struct timespec t0, started;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	clock_gettime(CLOCK_REALTIME, &started);
-	struct plan_ctx pc;
-	int rc = plan_load(c, &mo, &pc);
+/* The plan, its toolkits provisioned, and the tools the build runs: ninja and (by the config)
+ * ccache. Returns CLI_OK or the exit code, after diagnostics. */
+static int build_prepare(struct cli *c, struct build_args *a, struct plan_ctx *pc,
+                         const char **ninja, const char **ccache)
+{
+	int rc = plan_load(c, &a->mo, pc);
 	if (rc != CLI_OK)
 		return rc;
-	if (!no_provision && !dry_run && (rc = plan_provision(c, &pc)) != CLI_OK)
+	if (!a->no_provision && !a->dry_run && (rc = plan_provision(c, pc)) != CLI_OK)
 		return rc;
-	const struct plan *p = &pc.plan;
+	const struct plan *p = &pc->plan;
 	if (p->n_selected == 0) {
 		diag_msg(&c->diag, DIAG_ERROR,
 		         "nothing selected: every cell is excluded, skipped, not paired (a torch "
@@ -484,130 +502,110 @@ int cmd_build(struct cli *c, int argc, char **argv)
 				          p->cells[i].why_not);
 		return CLI_NOTHING;
 	}
-
-	const char *ninja = env_nonempty(c->env, "CUWHEEL_NINJA");
-	if (!ninja)
-		ninja = os_which(&c->arena, c->env, "ninja");
-	if (!ninja)
-		ninja = os_which(&c->arena, c->env, "ninja-build");
-	if (!ninja) {
+	*ninja = env_nonempty(c->env, "CUWHEEL_NINJA");
+	if (!*ninja)
+		*ninja = os_which(&c->arena, c->env, "ninja");
+	if (!*ninja)
+		*ninja = os_which(&c->arena, c->env, "ninja-build");
+	if (!*ninja) {
 		diag_msg(&c->diag, DIAG_ERROR,
 		         "ninja not found on PATH: cuwheel generates "
 		         "build.ninja and ninja executes it");
 		diag_msg(&c->diag, DIAG_HINT, "apt-get install ninja-build, or pip install ninja");
 		return CLI_FAIL;
 	}
-	const char *ccache = NULL;
-	if (pc.cfg.cache.ccache != TRI_OFF) {
-		ccache = os_which(&c->arena, c->env, "ccache");
-		if (!ccache && pc.cfg.cache.ccache == TRI_ON) {
+	*ccache = NULL;
+	if (pc->cfg.cache.ccache != TRI_OFF) {
+		*ccache = os_which(&c->arena, c->env, "ccache");
+		if (!*ccache && pc->cfg.cache.ccache == TRI_ON) {
 			diag_msg(&c->diag, DIAG_ERROR, "ccache = \"on\" but ccache is not on PATH");
 			return CLI_FAIL;
 		}
 	}
-	char *self = os_self_exe(&c->arena);
-	struct build_opts bo = {.jobs = jobs,
-	                        .ccache = ccache,
-	                        .cuwheel = self,
-	                        .run_tests = tests,
-	                        .imported_archives = import_dir != NULL};
-	if (!os_mkdir_p(&c->diag, pc.cfg.build_dir))
-		return CLI_FAIL;
-	int lock = build_lock(c, pc.cfg.build_dir);
-	if (lock < 0)
-		return CLI_FAIL;
-	struct build_graph g;
-	if (!buildgraph_generate(&c->arena, &c->diag, p, &bo, &g) ||
-	    (import_dir && !kernels_import(&c->arena, &c->diag, p, &g, import_dir)) ||
-	    !write_if_changed(c, g.ninja_file, g.text) ||
-	    !write_if_changed(c, os_join(&c->arena, g.build_dir, BUILDGRAPH_TEST_CONTEXT),
-	                      test_context_render(&c->arena, &pc.cfg, &pc.ds)) ||
-	    !write_if_changed(
-	        c, os_join(&c->arena, g.build_dir, BUILDGRAPH_PROJECT_JSON),
-	        project_meta_render(&c->arena, &pc.cfg.project, pc.cfg.project_dir))) {
-		close(lock);
-		return CLI_FAIL;
-	}
-	if (!dry_run && !export_dir)
-		forget_missing_wheels(c, &g, p->n_cells);
-	printf("cuwheel: %s -> %s\n", g.summary, g.ninja_file);
-	fflush(stdout);
+	return CLI_OK;
+}
 
+/* Writes build.ninja and the files its steps read (the test context, the project's
+ * metadata). False + diagnostic. */
+static bool build_write_graph(struct cli *c, const struct build_args *a, const struct plan_ctx *pc,
+                              const char *ccache, struct build_graph *g)
+{
+	struct build_opts bo = {.jobs = a->jobs,
+	                        .ccache = ccache,
+	                        .cuwheel = os_self_exe(&c->arena),
+	                        .run_tests = a->tests,
+	                        .imported_archives = a->import_dir != NULL};
+	const struct plan *p = &pc->plan;
+	return buildgraph_generate(&c->arena, &c->diag, p, &bo, g) &&
+	       (!a->import_dir || kernels_import(&c->arena, &c->diag, p, g, a->import_dir)) &&
+	       write_if_changed(c, g->ninja_file, g->text) &&
+	       write_if_changed(c, os_join(&c->arena, g->build_dir, BUILDGRAPH_TEST_CONTEXT),
+	                        test_context_render(&c->arena, &pc->cfg, &pc->ds)) &&
+	       write_if_changed(
+	           c, os_join(&c->arena, g->build_dir, BUILDGRAPH_PROJECT_JSON),
+	           project_meta_render(&c->arena, &pc->cfg.project, pc->cfg.project_dir));
+}
+
+/* ninja's command line: the graph's targets (the kernels alone for --export), -t commands for
+ * --dry-run. */
+static const char **ninja_argv(struct cli *c, const struct build_args *a, const char *ninja,
+                               const struct build_graph *g)
+{
 	struct strv args = {0};
 	strv_push(&c->arena, &args, ninja);
 	strv_push(&c->arena, &args, "-C");
-	strv_push(&c->arena, &args, g.build_dir);
-	if (dry_run) {
+	strv_push(&c->arena, &args, g->build_dir);
+	if (a->dry_run) {
 		strv_push(&c->arena, &args, "-t");
 		strv_push(&c->arena, &args, "commands");
 	} else {
 		strv_push(&c->arena, &args, "-j");
-		strv_push(&c->arena, &args, arena_printf(&c->arena, "%d", jobs));
-		if (keep_going) {
+		strv_push(&c->arena, &args, arena_printf(&c->arena, "%d", a->jobs));
+		if (a->keep_going) {
 			strv_push(&c->arena, &args, "-k");
 			strv_push(&c->arena, &args, "0");
 		}
 	}
-	if (export_dir)
+	if (a->export_dir)
 		strv_push(&c->arena, &args, "kernels");
 	else
-		for (size_t i = 0; i < g.targets.n; i++)
-			strv_push(&c->arena, &args, g.targets.v[i]);
-	struct strv env = {0};
-	strv_push(&c->arena, &env,
-	          arena_printf(&c->arena, "CCACHE_BASEDIR=%s", pc.cfg.project_dir));
-	if (pc.cfg.cache.dir)
-		strv_push(&c->arena, &env,
-		          arena_printf(&c->arena, "CCACHE_DIR=%s", pc.cfg.cache.dir));
-	if (pc.cfg.cache.remote)
-		strv_push(&c->arena, &env,
-		          arena_printf(&c->arena, "CCACHE_REMOTE_STORAGE=%s", pc.cfg.cache.remote));
-	/* .ninja_log grows by this run's steps: what was there before is earlier runs' work. */
-	struct stat lst;
-	size_t log_from = stat(os_join(&c->arena, g.build_dir, ".ninja_log"), &lst) == 0
-	                      ? (size_t)lst.st_size
-	                      : 0;
-	int status = 0;
-	bool ran;
-	if (dry_run) {
-		struct os_run r = {.argv = args.v, .env = env.v};
-		ran = os_run(&c->diag, &r, NULL, &status);
-	} else {
-		ran = build_run_ninja_mode(c, p, &g, args.v, env.v, progress, &status);
-	}
-	if (!ran) {
-		close(lock);
-		return CLI_FAIL;
-	}
-	if (dry_run) {
-		close(lock);
-		return status == 0 ? CLI_OK : CLI_FAIL;
-	}
-	if (export_dir) {
-		bool ok = status == 0 && kernels_export(&c->arena, &c->diag, p, &g, export_dir);
-		close(lock);
-		if (ok)
-			printf("cuwheel: kernel archives and manifest.json written to %s\n",
-			       export_dir);
-		return ok ? CLI_OK : CLI_FAIL;
-	}
+		for (size_t i = 0; i < g->targets.n; i++)
+			strv_push(&c->arena, &args, g->targets.v[i]);
+	return args.v;
+}
 
-	/* Results: a cell is ok when ninja has nothing left to do for it. */
+/* What ninja's steps see beside the environment: ccache's settings from the config. */
+static const char **ninja_env(struct cli *c, const struct config *cfg)
+{
+	struct strv env = {0};
+	strv_push(&c->arena, &env, arena_printf(&c->arena, "CCACHE_BASEDIR=%s", cfg->project_dir));
+	if (cfg->cache.dir)
+		strv_push(&c->arena, &env,
+		          arena_printf(&c->arena, "CCACHE_DIR=%s", cfg->cache.dir));
+	if (cfg->cache.remote)
+		strv_push(&c->arena, &env,
+		          arena_printf(&c->arena, "CCACHE_REMOTE_STORAGE=%s", cfg->cache.remote));
+	return env.v;
+}
+
+/* Per cell: ok when ninja has nothing left to do for it, with the wheel its final stamp names
+ * (and that wheel's size); *n_ok and *n_failed count them. */
+static struct cell_result *cell_results(struct cli *c, const struct plan *p,
+                                        const struct build_graph *g, const char *ninja, int status,
+                                        const struct timespec *started, size_t *n_ok,
+                                        size_t *n_failed)
+{
 	struct cell_result *res = arena_calloc(&c->arena, p->n_cells + 1, sizeof(*res));
-	double *cell_s = arena_calloc(&c->arena, p->n_cells + 1, sizeof(double));
-	double *arch_s = arena_calloc(&c->arena, p->n_toolkits + 1, sizeof(double));
-	ninja_times(c, g.build_dir, p, &g, log_from, cell_s, arch_s);
-	size_t n_ok = 0, n_failed = 0;
+	*n_ok = *n_failed = 0;
 	for (size_t i = 0; i < p->n_cells; i++) {
-		const struct cell_paths *cp = &g.cells[i];
+		const struct cell_paths *cp = &g->cells[i];
 		if (!cp->dir)
 			continue;
-		res[i].seconds = cell_s[i];
-		res[i].ok = status == 0 || ninja_target_clean(ninja, g.build_dir, cp->target);
+		res[i].ok = status == 0 || ninja_target_clean(ninja, g->build_dir, cp->target);
 		struct source s;
 		struct diag quiet = {0}; /* a probe: a cell with no final stamp placed no wheel */
 		if (res[i].ok && os_read_file(&c->arena, &quiet,
-		                              os_join(&c->arena, g.build_dir, cp->final), &s)) {
+		                              os_join(&c->arena, g->build_dir, cp->final), &s)) {
 			res[i].wheel = arena_strndup(&c->arena, s.text, strcspn(s.text, "\n"));
 			struct stat st;
 			if (stat(res[i].wheel, &st) == 0)
@@ -617,22 +615,27 @@ int cmd_build(struct cli *c, int argc, char **argv)
 			 * build that found the wheel up to date (the project lock keeps other
 			 * builds out). */
 			wheel_tmp_sweep(&c->arena, res[i].wheel,
-			                (int64_t)started.tv_sec * 1000000000 + started.tv_nsec);
+			                (int64_t)started->tv_sec * 1000000000 + started->tv_nsec);
 		}
 		if (res[i].ok)
-			n_ok++;
+			(*n_ok)++;
 		else
-			n_failed++;
+			(*n_failed)++;
 	}
-	struct timespec t1;
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	double wall = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	return res;
+}
 
+/* The summary on stdout: the kernel archives, then one line per selected cell. */
+static void print_summary(struct cli *c, const struct plan_ctx *pc, const struct build_graph *g,
+                          const struct cell_result *res, const double *arch_s, size_t n_ok,
+                          size_t n_failed, double wall)
+{
+	const struct plan *p = &pc->plan;
 	printf("\n");
 	for (size_t t = 0; t < p->n_toolkits; t++)
-		if (g.archives[t].dir)
+		if (g->archives[t].dir)
 			printf("kernels  CUDA %-5s %zu objects, compiled once: %s\n",
-			       p->toolkits[t].cuda, g.archives[t].n_objects,
+			       p->toolkits[t].cuda, g->archives[t].n_objects,
 			       arch_s[t] < 0
 			           ? "up to date"
 			           : arena_printf(&c->arena, "%.1fs (wall, this run)", arch_s[t]));
@@ -665,13 +668,93 @@ int cmd_build(struct cli *c, int argc, char **argv)
 		       res[i].ok ? wheel : "(see the error above)");
 	}
 	printf("\n%zu built, %zu failed, %zu not buildable here; %.1fs; wheels in %s\n", n_ok,
-	       n_failed, p->n_selected - p->n_buildable, wall, pc.cfg.dist_dir);
-	printf("report: %s\n", os_join(&c->arena, g.build_dir, "report.json"));
-	json_t *doc = write_report(c, &pc, &g, res, arch_s, wall);
+	       n_failed, p->n_selected - p->n_buildable, wall, pc->cfg.dist_dir);
+	printf("report: %s\n", os_join(&c->arena, g->build_dir, "report.json"));
+}
+
+/* The build with the build dir locked: the graph, ninja, the results, the summary and the
+ * report. Returns the command's exit code. */
+static int build_locked(struct cli *c, const struct build_args *a, struct plan_ctx *pc,
+                        const char *ninja, const char *ccache, const struct timespec *t0,
+                        const struct timespec *started)
+{
+	const struct plan *p = &pc->plan;
+	struct build_graph g;
+	if (!build_write_graph(c, a, pc, ccache, &g))
+		return CLI_FAIL;
+	if (!a->dry_run && !a->export_dir)
+		forget_missing_wheels(c, &g, p->n_cells);
+	printf("cuwheel: %s -> %s\n", g.summary, g.ninja_file);
+	fflush(stdout);
+
+	const char **args = ninja_argv(c, a, ninja, &g);
+	const char **env = ninja_env(c, &pc->cfg);
+	/* .ninja_log grows by this run's steps: what was there before is earlier runs' work. */
+	struct stat lst;
+	size_t log_from = stat(os_join(&c->arena, g.build_dir, ".ninja_log"), &lst) == 0
+	                      ? (size_t)lst.st_size
+	                      : 0;
+	int status = 0;
+	if (a->dry_run) {
+		struct os_run r = {.argv = args, .env = env};
+		if (!os_run(&c->diag, &r, NULL, &status))
+			return CLI_FAIL;
+		return status == 0 ? CLI_OK : CLI_FAIL;
+	}
+	if (!build_run_ninja_mode(c, p, &g, args, env, a->progress, &status))
+		return CLI_FAIL;
+	if (a->export_dir) {
+		if (status != 0 || !kernels_export(&c->arena, &c->diag, p, &g, a->export_dir))
+			return CLI_FAIL;
+		printf("cuwheel: kernel archives and manifest.json written to %s\n", a->export_dir);
+		return CLI_OK;
+	}
+
+	double *cell_s = arena_calloc(&c->arena, p->n_cells + 1, sizeof(double));
+	double *arch_s = arena_calloc(&c->arena, p->n_toolkits + 1, sizeof(double));
+	ninja_times(c, g.build_dir, p, &g, log_from, cell_s, arch_s);
+	size_t n_ok, n_failed;
+	struct cell_result *res = cell_results(c, p, &g, ninja, status, started, &n_ok, &n_failed);
+	for (size_t i = 0; i < p->n_cells; i++)
+		res[i].seconds = g.cells[i].dir ? cell_s[i] : 0;
+	struct timespec t1;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double wall = (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+	print_summary(c, pc, &g, res, arch_s, n_ok, n_failed, wall);
+	json_t *doc = write_report(c, pc, &g, res, arch_s, wall);
 	/* report.html, -data.json, -trace.json, from the document just written */
-	rc = doc ? report_write(c, &pc, doc, NULL) : CLI_FAIL;
-	close(lock);
+	int rc = doc ? report_write(c, pc, doc, NULL) : CLI_FAIL;
 	if (n_failed)
 		return CLI_FAIL;
 	return status == 0 ? rc : CLI_FAIL;
+}
+
+int cmd_build(struct cli *c, int argc, char **argv)
+{
+	struct build_args a;
+	int rc = build_parse(c, argc, argv, &a);
+	if (rc != CLI_OK)
+		return rc;
+	bool win_graph = !strcmp(a.stage, "win-graph");
+	if (win_graph || !strcmp(a.stage, "win-pack"))
+		return build_win_stage(c, &a, win_graph);
+	if ((rc = build_check_stage(c, &a)) != CLI_OK)
+		return rc;
+
+	struct timespec t0, started;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	clock_gettime(CLOCK_REALTIME, &started);
+	struct plan_ctx pc;
+	const char *ninja, *ccache;
+	if ((rc = build_prepare(c, &a, &pc, &ninja, &ccache)) != CLI_OK)
+		return rc;
+	if (!os_mkdir_p(&c->diag, pc.cfg.build_dir))
+		return CLI_FAIL;
+	int lock = build_lock(c, pc.cfg.build_dir);
+	if (lock < 0)
+		return CLI_FAIL;
+	/* The one place the lock is let go: every path of the build returns through here. */
+	rc = build_locked(c, &a, &pc, ninja, ccache, &t0, &started);
+	close(lock);
+	return rc;
 }
