@@ -14,6 +14,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "base/beneath.h"
+#include "base/escape.h"
 #include "base/os.h"
 #include "base/path.h"
 #include "base/strbuf.h"
@@ -102,7 +104,8 @@ static bool fail(struct reader *r, const char *member, const char *fmt, ...)
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	if (member)
-		diag_path(r->d, DIAG_ERROR, r->name, "member '%s': %s", member, buf);
+		diag_path(r->d, DIAG_ERROR, r->name, "member '%s': %s",
+		          esc_str(r->a, ESC_TERM, member), buf);
 	else
 		diag_path(r->d, DIAG_ERROR, r->name, "%s", buf);
 	return false;
@@ -216,7 +219,8 @@ static bool parse_pax(struct reader *r, const unsigned char *p, size_t n, const 
 			errno = 0;
 			unsigned long long s = strtoull(val, &e, 10);
 			if (!*val || *e || errno || val[0] == '-')
-				return fail(r, NULL, "a pax size '%s' is not a number", val);
+				return fail(r, NULL, "a pax size '%s' is not a number",
+				            esc_str(r->a, ESC_TERM, val));
 			*size = s;
 			*has_size = true;
 		}
@@ -414,7 +418,7 @@ static bool read_members(struct reader *r, sdist_entry_fn *fn, void *user)
 		if (e.kind == SDIST_SYMLINK) {
 			if (!link_inside(path, link))
 				return fail(r, path, "its link target '%s' is outside the tree",
-				            link);
+				            esc_str(r->a, ESC_TERM, link));
 			e.link = link;
 		}
 		unsigned char *data = NULL;
@@ -463,10 +467,16 @@ bool sdist_read(struct arena *a, struct diag *d, const char *name, const void *d
 struct unpack {
 	struct arena *a;
 	struct diag *d;
-	const char *root; /* the temporary tree */
+	const char *root; /* the temporary directory */
 	const char *sdist;
 	struct strv links, targets;
 };
+
+/* "demo-1.0.tar.gz!demo-1.0/PKG-INFO": a member named as the user knows it, escaped. */
+static const char *member_shown(struct arena *a, const char *sdist, const char *member)
+{
+	return arena_printf(a, "%s!%s", sdist, esc_str(a, ESC_TERM, member));
+}
 
 static bool mkdirs_for(struct unpack *u, const char *path)
 {
@@ -475,15 +485,27 @@ static bool mkdirs_for(struct unpack *u, const char *path)
 	if (!slash)
 		return true;
 	*slash = '\0';
-	return os_mkdir_p(u->d, os_join(u->a, u->root, dir));
+	struct diag quiet = {0};
+	if (os_mkdir_p(&quiet, os_join(u->a, u->root, dir)))
+		return true;
+	diag_path(u->d, DIAG_ERROR, member_shown(u->a, u->sdist, path),
+	          "cannot create its directory: %s", strerror(errno));
+	return false;
 }
 
 static bool unpack_entry(void *user, const struct sdist_entry *e)
 {
 	struct unpack *u = user;
 	char *dest = os_join(u->a, u->root, e->path);
-	if (e->kind == SDIST_DIR)
-		return os_mkdir_p(u->d, dest);
+	const char *shown = member_shown(u->a, u->sdist, e->path);
+	if (e->kind == SDIST_DIR) {
+		struct diag quiet = {0};
+		if (os_mkdir_p(&quiet, dest))
+			return true;
+		diag_path(u->d, DIAG_ERROR, shown, "cannot create this directory: %s",
+		          strerror(errno));
+		return false;
+	}
 	if (e->kind == SDIST_SYMLINK) {
 		strv_push(u->a, &u->links, e->path);
 		strv_push(u->a, &u->targets, e->link);
@@ -496,11 +518,10 @@ static bool unpack_entry(void *user, const struct sdist_entry *e)
 	if (fd < 0) {
 		if (errno == EEXIST)
 			diag_path(u->d, DIAG_ERROR, u->sdist,
-			          "member '%s': the archive holds this "
-			          "path twice",
-			          e->path);
+			          "member '%s': the archive holds this path twice",
+			          esc_str(u->a, ESC_TERM, e->path));
 		else
-			diag_errno(u->d, dest, "cannot create");
+			diag_path(u->d, DIAG_ERROR, shown, "cannot create: %s", strerror(errno));
 		return false;
 	}
 	size_t off = 0;
@@ -509,20 +530,59 @@ static bool unpack_entry(void *user, const struct sdist_entry *e)
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0) {
-			diag_errno(u->d, dest, "cannot write");
+			diag_path(u->d, DIAG_ERROR, shown, "cannot write: %s",
+			          w < 0 ? strerror(errno) : "no space");
 			close(fd);
 			return false;
 		}
 		off += (size_t)w;
 	}
 	if (close(fd) != 0) {
-		diag_errno(u->d, dest, "cannot write");
+		diag_path(u->d, DIAG_ERROR, shown, "cannot write: %s", strerror(errno));
 		return false;
 	}
 	return true;
 }
 
-/* Removes what an unpack killed midway left (.unpack-XXXXXX, .old-TOP); under the lock. */
+/* Every link, followed one component at a time from the top directory as the kernel would
+ * (a -> . makes a/a/a the top itself, so a/a/a/../x leaves it although its text does not):
+ * each must stay beneath the top. A link to nothing is kept (reading it fails later, located). */
+static bool links_beneath(struct unpack *u, const char *top)
+{
+	char *tree = os_join(u->a, u->root, top);
+	int root = open(tree, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0) {
+		diag_path(u->d, DIAG_ERROR, member_shown(u->a, u->sdist, top),
+		          "cannot open the unpacked top directory: %s", strerror(errno));
+		return false;
+	}
+	bool ok = true;
+	size_t n = strlen(top);
+	for (size_t i = 0; ok && i < u->links.n; i++) {
+		const char *rel = u->links.v[i] + n + 1; /* below top/ (a link is never the top) */
+		int fd = os_open_beneath(root, rel, O_RDONLY | O_NONBLOCK);
+		if (fd >= 0) {
+			close(fd);
+			continue;
+		}
+		if (errno == ENOENT || errno == ENOTDIR)
+			continue;
+		const char *why = errno == EXDEV ? "resolves outside the tree"
+		                  : errno == ELOOP
+		                      ? "is part of a symlink loop (too many levels of links)"
+		                      : strerror(errno);
+		diag_path(u->d, DIAG_ERROR, u->sdist,
+		          "member '%s': its link target '%s' %s (links are followed one component "
+		          "at a time, inside the unpacked tree)",
+		          esc_str(u->a, ESC_TERM, u->links.v[i]),
+		          esc_str(u->a, ESC_TERM, u->targets.v[i]), why);
+		ok = false;
+	}
+	close(root);
+	return ok;
+}
+
+/* Removes what an unpack killed midway left (.unpack-XXXXXX); under the lock. */
 static void sweep_leftovers(struct arena *a, const char *dest_parent)
 {
 	struct strv names = {0};
@@ -530,7 +590,7 @@ static void sweep_leftovers(struct arena *a, const char *dest_parent)
 	if (!os_list_dir(a, dest_parent, &names))
 		return;
 	for (size_t i = 0; i < names.n; i++)
-		if (!strncmp(names.v[i], ".unpack-", 8) || !strncmp(names.v[i], ".old-", 5))
+		if (!strncmp(names.v[i], ".unpack-", 8))
 			os_rm_rf(&quiet, os_join(a, dest_parent, names.v[i]));
 }
 
@@ -543,7 +603,7 @@ bool sdist_unpack(struct arena *a, struct diag *d, const char *path, const char 
 {
 	if (!os_mkdir_p(d, dest_parent))
 		return false;
-	/* Two builds of one sdist at once: one unpacks, the other then finds the stamp. */
+	/* Two builds of one sdist at once: one unpacks, the other then finds the tree. */
 	char *lock_path = os_join(a, dest_parent, ".unpack.lock");
 	int lock = os_lock_open(d, lock_path, false);
 	if (lock < 0)
@@ -555,6 +615,22 @@ bool sdist_unpack(struct arena *a, struct diag *d, const char *path, const char 
 	}
 	close(lock);
 	return ok;
+}
+
+/* The tree unpacked before into keyed (DIGEST/), when it is whole: exactly one entry, a real
+ * directory. NULL otherwise. */
+static const char *unpacked_before(struct arena *a, const char *keyed)
+{
+	struct stat st;
+	if (lstat(keyed, &st) != 0 || !S_ISDIR(st.st_mode))
+		return NULL;
+	struct strv names = {0};
+	if (!os_list_dir(a, keyed, &names) || names.n != 1)
+		return NULL;
+	char *tree = os_join(a, keyed, names.v[0]);
+	if (lstat(tree, &st) != 0 || !S_ISDIR(st.st_mode))
+		return NULL;
+	return tree;
 }
 
 static bool unpack_locked(struct arena *a, struct diag *d, const char *path,
@@ -570,25 +646,20 @@ static bool unpack_locked(struct arena *a, struct diag *d, const char *path,
 	struct source src;
 	if (!os_read_file(a, d, path, &src))
 		return false;
+	/* The tree is keyed by the archive's digest, not its top directory: two sdists with one
+	 * top (demo-1.0.tar.gz, demo-1.0-patched.tar.gz) get two trees, and no member name can
+	 * meet the lock or a temporary directory (they sit one level up, beside the keys). */
 	char digest[65];
 	mem_sha256_hex(src.text, src.len, digest);
-	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-	char *stamp = os_join(a, dest_parent, arena_printf(a, "%s.unpacked", base));
-	/* The stamp says "<sha256> <top>": the same archive was unpacked there already. */
-	struct source old;
-	struct diag quiet = {0};
-	if (os_exists(stamp) && os_read_file(a, &quiet, stamp, &old)) {
-		const char *sp = strchr(old.text, ' ');
-		if (sp && (size_t)(sp - old.text) == strlen(digest) &&
-		    !strncmp(old.text, digest, strlen(digest))) {
-			char *top = arena_strndup(a, sp + 1, strcspn(sp + 1, "\n"));
-			char *tree = os_join(a, dest_parent, top);
-			if (*top && !strchr(top, '/') && os_is_dir(tree)) {
-				*dir = os_realpath(a, tree);
-				return *dir != NULL;
-			}
-		}
+	char *keyed = os_join(a, dest_parent, digest);
+	const char *tree = unpacked_before(a, keyed);
+	if (tree) {
+		*dir = os_realpath(a, tree);
+		return *dir != NULL;
 	}
+	struct diag quiet = {0};
+	if (os_exists(keyed) && !os_rm_rf(d, keyed))
+		return false; /* a partial key (removed by hand?): unpacked again */
 	char *tmpl = os_join(a, dest_parent, ".unpack-XXXXXX");
 	if (!mkdtemp(tmpl)) {
 		diag_errno(d, dest_parent, "cannot create a temporary directory in");
@@ -607,37 +678,22 @@ static bool unpack_locked(struct arena *a, struct diag *d, const char *path,
 				    d, DIAG_ERROR, path,
 				    "member '%s': a symlink where the archive also puts a file or "
 				    "directory",
-				    u.links.v[i]);
+				    esc_str(a, ESC_TERM, u.links.v[i]));
 			else
-				diag_errno(d, lp, "cannot create the symlink");
+				diag_path(d, DIAG_ERROR, member_shown(a, path, u.links.v[i]),
+				          "cannot create the symlink: %s", strerror(errno));
 			ok = false;
 		}
 	}
-	char *final = ok ? os_join(a, dest_parent, top) : NULL;
-	char *old_tree = ok ? os_join(a, dest_parent, arena_printf(a, ".old-%s", top)) : NULL;
-	if (ok && os_exists(final)) {
-		ok = os_rm_rf(d, old_tree);
-		if (ok && rename(final, old_tree) != 0) {
-			diag_errno(d, final, "cannot move aside");
-			ok = false;
-		}
-	}
-	if (ok && rename(os_join(a, tmpl, top), final) != 0) {
-		diag_errno(d, final, "cannot rename the unpacked tree to");
+	ok = ok && links_beneath(&u, top);
+	if (ok && rename(tmpl, keyed) != 0) {
+		diag_errno(d, keyed, "cannot rename the unpacked tree to");
 		ok = false;
 	}
 	if (!ok) {
-		struct diag q = {0};
-		os_rm_rf(&q, tmpl);
-		if (old_tree && !os_exists(final) && os_exists(old_tree))
-			rename(old_tree, final); /* the previous tree back, as it was */
+		os_rm_rf(&quiet, tmpl);
 		return false;
 	}
-	os_rm_rf(&quiet, old_tree);
-	os_rm_rf(&quiet, tmpl);
-	char *line = arena_printf(a, "%s %s\n", digest, top);
-	if (!os_write_atomic(d, stamp, line, strlen(line), 0644))
-		return false;
-	*dir = os_realpath(a, final);
+	*dir = os_realpath(a, os_join(a, keyed, top));
 	return *dir != NULL;
 }

@@ -43,11 +43,13 @@ void sdist_default_limits(struct sdist_limits *l);
  * member. *top gets the top-level directory name. */
 bool sdist_read(struct arena *a, struct diag *d, const char *name, const void *data, size_t len,
                 const struct sdist_limits *lim, sdist_entry_fn *fn, void *user, const char **top);
-/* Unpacks the sdist file `path` into dest_parent/<top> (the directory replaced as a whole: a
- * temporary sibling is filled, then renamed; symlinks are made after every file). Unpacks
- * again only when the sdist's sha256 differs from the one recorded beside the tree, so the
- * sources keep their mtimes between builds. *dir gets the absolute tree. Returns false after a
- * diagnostic; dest_parent is then as it was. */
+/* Unpacks the sdist file `path` into dest_parent/<sha256 of the archive>/<top>: a temporary
+ * sibling is filled, every symlink in it is followed one component at a time and must stay
+ * inside the top directory, then it is renamed into place. The same archive is unpacked once
+ * (its sources keep their mtimes between builds); two archives never share a tree, whatever
+ * their top directories are called. *dir gets the absolute tree. Returns false after a
+ * diagnostic naming the sdist and the member (never the temporary path); dest_parent then
+ * holds no new tree. */
 bool sdist_unpack(struct arena *a, struct diag *d, const char *path, const char *dest_parent,
                   const struct sdist_limits *lim, const char **dir);
 

@@ -211,6 +211,12 @@ bool wheel_pack(struct arena *a, struct diag *d, const struct pack_opts *o, char
 			return false;
 		}
 		const char *path = o->project_dir ? os_join(a, o->project_dir, rel) : rel;
+		/* A licence that is a symlink (LICENSE -> docs/LICENSE.txt, checked at plan to stay
+		 * in the project) is packed from the file it leads to: members are read with
+		 * O_NOFOLLOW. */
+		const char *real = os_realpath(a, path);
+		if (real)
+			path = real;
 		struct stat st;
 		if (stat(path, &st) != 0) {
 			diag_errno(d, path, "cannot read the license file");

@@ -15,7 +15,8 @@ A case is a directory:
   remove          optional fixture paths to delete before running
   generate.py     optional: run with python3 in the project directory after the copy, to make
                   inputs too big or too odd to commit (a 50 MB manifest, invalid UTF-8 bytes,
-                  symlinks, a fake compiler); it is not copied into the project
+                  symlinks, a fake compiler); it is not copied into the project. It sees
+                  $CUWHEEL (absolute), to set up a build dir with earlier runs
 
 In args and env values, {proj} is replaced by the project directory's absolute path.
 
@@ -86,7 +87,8 @@ def run_case(cuwheel, area_dir, case_dir, tmp_root):
             shutil.copy(src, dst)
     gen = os.path.join(case_dir, "generate.py")
     if os.path.exists(gen):
-        subprocess.run([sys.executable, gen], cwd=proj, check=True, timeout=120)
+        subprocess.run([sys.executable, gen], cwd=proj, check=True, timeout=120,
+                       env=dict(os.environ, CUWHEEL=cuwheel))
     args = [a.replace("{proj}", proj) for a in args]
     env_add = {k: v.replace("{proj}", proj) for k, v in env_add.items()}
     env = {k: v for k, v in os.environ.items() if not k.startswith("CUWHEEL_")}

@@ -14,6 +14,7 @@ end on a small setuptools-style sdist (a C extension module, no kernels: no nvcc
 - a hostile sdist leaves dist/ as it was.
 Needs $CUWHEEL and a Python 3.12 that discovery finds."""
 import gzip
+import hashlib
 import io
 import json
 import os
@@ -60,7 +61,7 @@ PyMODINIT_FUNC PyInit__ext(void) { return PyModule_Create(&mod); }
 
 FILES = {
     "PKG-INFO": PKG_INFO,
-    "LICENSE": "MIT License\n",
+    "docs/LICENSE.txt": "MIT License\n",
     "setup.py": "raise SystemExit('cuwheel never runs setup.py')\n",
     "demo/__init__.py": "from ._ext import answer\n",
     "demo/data/table.cuh": "#pragma once\n",
@@ -96,10 +97,22 @@ def write_sdist(path, files, extra=None):
             ti.size = len(data)
             ti.mtime = 0
             t.addfile(ti, io.BytesIO(data))
+        # The licence as a symlink inside the tree (issue 25, class 11): packed from its target.
+        ti = tarfile.TarInfo("demo_sdist-2.0.1/LICENSE")
+        ti.type = tarfile.SYMTYPE
+        ti.linkname = "docs/LICENSE.txt"
+        t.addfile(ti)
         if extra:
             extra(t)
     with open(path, "wb") as f:
         f.write(gzip.compress(buf.getvalue(), mtime=0))
+
+
+def tree_of(tmp, sdist):
+    """The unpacked tree: build/cuwheel/sdist/<sha256 of the archive>/<top>."""
+    with open(sdist, "rb") as f:
+        key = hashlib.sha256(f.read()).hexdigest()
+    return os.path.join(tmp, "build", "cuwheel", "sdist", key, "demo_sdist-2.0.1")
 
 
 def build(args, cwd):
@@ -135,7 +148,10 @@ def main():
         meta = z.read(di + "METADATA").decode()
         want = PKG_INFO.replace("Version: 2.0.1\n", "Version: 2.0.1+cu130\n")
         check(meta == want, "METADATA is PKG-INFO byte for byte but Version's local label")
-        check(di + "licenses/LICENSE" in names, "PKG-INFO's License-File shipped in licenses/")
+        check(di + "licenses/LICENSE" in names and
+              z.read(di + "licenses/LICENSE") == b"MIT License\n",
+              "PKG-INFO's License-File (a symlink to docs/LICENSE.txt) shipped in licenses/ "
+              "with its target's bytes")
         check("demo/data/.keep" in names and "demo/data/table.cuh" in names,
               "package data shipped, the sdist's dot-file included: %s" %
               [n for n in names if n.startswith("demo/data")])
@@ -161,7 +177,7 @@ def main():
         check(p.stdout.strip() == "42", "import demo, _demo_c: both modules answer 42 (%r)" %
               (p.stdout + p.stderr)[-300:])
 
-        tree = os.path.join(tmp, "build", "cuwheel", "sdist", "demo_sdist-2.0.1")
+        tree = tree_of(tmp, sdist)
         before = os.stat(os.path.join(tree, "PKG-INFO")).st_mtime_ns
         rc, out = build(["build", "demo_sdist-2.0.1.tar.gz", "--config", "demo.cuwheel.toml",
                          "--no-test", "-n"], tmp)
@@ -173,6 +189,7 @@ def main():
 
         files2 = dict(FILES, **{"demo/__init__.py": "from ._ext import answer\nX = 1\n"})
         write_sdist(sdist, files2)
+        tree = tree_of(tmp, sdist)
         rc, out = build(["build", "demo_sdist-2.0.1.tar.gz", "--config", "demo.cuwheel.toml",
                          "--no-test"], tmp)
         check(rc == 0 and "X = 1" in open(os.path.join(tree, "demo", "__init__.py")).read(),
@@ -181,6 +198,7 @@ def main():
         # Two plans of a new sdist at once: one unpacks (under a lock), the other finds it.
         files3 = dict(FILES, **{"demo/__init__.py": "from ._ext import answer\nY = 2\n"})
         write_sdist(sdist, files3)
+        tree = tree_of(tmp, sdist)
         env = {k: v for k, v in os.environ.items() if not k.startswith("CUWHEEL_")}
         procs = [subprocess.Popen([CUWHEEL, "plan", "demo_sdist-2.0.1.tar.gz", "--config",
                                    "demo.cuwheel.toml"], cwd=tmp, env=env,
@@ -189,7 +207,8 @@ def main():
         outs = [p.communicate()[0] for p in procs]
         check(all(p.returncode == 0 for p in procs) and
               "Y = 2" in open(os.path.join(tree, "demo", "__init__.py")).read() and
-              not [n for n in os.listdir(os.path.dirname(tree)) if n.startswith((".unpack-", ".old-"))],
+              not [n for n in os.listdir(os.path.dirname(os.path.dirname(tree)))
+                   if n.startswith((".unpack-", ".old-"))],
               "three plans of a new sdist at once all succeed, one tree, no leftovers (%s)" %
               [o.strip()[-120:] for p, o in zip(procs, outs) if p.returncode])
 
