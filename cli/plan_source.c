@@ -83,5 +83,6 @@ bool cli_config_load(struct cli *c, struct config *cfg)
 	if (!sdist_unpack(a, &c->diag, sdist, os_join(a, build_dir, "sdist"), &lim, &tree))
 		return false;
 	const char *real = os_realpath(a, sdist);
-	return config_load_with(a, &c->diag, tree, config, real ? real : sdist, c->env, cfg);
+	return config_load_sdist(a, &c->diag, tree, config, real ? real : sdist, sdist, c->env,
+	                         cfg);
 }

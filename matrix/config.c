@@ -589,11 +589,22 @@ bool config_load(struct arena *a, struct diag *d, const char *project_dir, const
 	return config_load_with(a, d, project_dir, NULL, NULL, env, cfg);
 }
 
+bool config_load_sdist(struct arena *a, struct diag *d, const char *tree, const char *config_file,
+                       const char *sdist, const char *sdist_shown, const char *const *env,
+                       struct config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->sdist_shown = sdist_shown;
+	return config_load_with(a, d, tree, config_file, sdist, env, cfg);
+}
+
 bool config_load_with(struct arena *a, struct diag *d, const char *project_dir,
                       const char *config_file, const char *sdist, const char *const *env,
                       struct config *cfg)
 {
+	const char *shown = sdist ? cfg->sdist_shown : NULL;
 	memset(cfg, 0, sizeof(*cfg));
+	cfg->sdist_shown = shown;
 	cfg->env = env;
 	cfg->project_dir = os_realpath(a, project_dir);
 	if (!cfg->project_dir) {

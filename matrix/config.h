@@ -151,6 +151,7 @@ struct config {
 	struct str_pairs meta_origin;
 	const char *config_file; /* --config FILE (absolute), or NULL: pyproject.toml */
 	const char *sdist;       /* the sdist the project was unpacked from, or NULL */
+	const char *sdist_shown; /* that sdist as the user named it ("demo-1.0.tar.gz"), or NULL */
 	bool project_partial;    /* [project] may omit name and version (PKG-INFO has them) */
 	const char *base_dir;    /* what build-dir and dist-dir are relative to: the project,
 	                          * or with --config the config file's directory */
@@ -170,6 +171,12 @@ bool config_load(struct arena *a, struct diag *d, const char *project_dir, const
 bool config_load_with(struct arena *a, struct diag *d, const char *project_dir,
                       const char *config_file, const char *sdist, const char *const *env,
                       struct config *cfg);
+/* config_load_with for a tree unpacked from an sdist: sdist is its real path (recorded),
+ * sdist_shown the name the user gave it, used in messages about its members
+ * ("demo-1.0.tar.gz!demo-1.0/PKG-INFO:3:1"). */
+bool config_load_sdist(struct arena *a, struct diag *d, const char *tree, const char *config_file,
+                       const char *sdist, const char *sdist_shown, const char *const *env,
+                       struct config *cfg);
 /* Returns the name of an extension kind ("capi") / cudart kind / tristate. */
 const char *ext_kind_name(enum ext_kind k);
 const char *cudart_kind_name(enum cudart_kind k);

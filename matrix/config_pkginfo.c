@@ -2,14 +2,67 @@
  * (--config): taken from its PKG-INFO when the config has no [project] table, [project] keys
  * overriding it field by field; where each field came from; and the licence files shipped by
  * default when none are named. */
+#include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "base/beneath.h"
+#include "base/escape.h"
 #include "base/os.h"
 #include "matrix/config_internal.h"
 #include "standards/pkginfo.h"
 #include "standards/version.h"
+
+/* The most cuwheel reads of PKG-INFO or of one licence file: far above any real one (a long
+ * description of a few hundred kB), far below what could exhaust memory. */
+enum { PKGINFO_MAX = 16 << 20, LICENSE_FILE_MAX = 16 << 20 };
+
+/* A file of the project named as the user knows it: "demo-1.0.tar.gz!demo-1.0/LICENSE" for a
+ * tree unpacked from an sdist, else its path. */
+static const char *member_shown(struct cfg_reader *r, const struct config *cfg, const char *rel)
+{
+	if (!cfg->sdist_shown)
+		return os_join(r->a, cfg->project_dir, rel);
+	const char *top = strrchr(cfg->project_dir, '/');
+	return arena_printf(r->a, "%s!%s/%s", cfg->sdist_shown, top ? top + 1 : cfg->project_dir,
+	                    esc_str(r->a, ESC_TERM, rel));
+}
+
+/* Why the licence file rel cannot be shipped, or NULL: it must be a regular file of at most
+ * LICENSE_FILE_MAX bytes, reached from the project without leaving it (symlinks inside it are
+ * followed one component at a time; pack then reads the file the link leads to). */
+static const char *license_file_problem(struct cfg_reader *r, const struct config *cfg,
+                                        const char *rel)
+{
+	if (!config_path_inside(rel))
+		return "leads outside the project";
+	int root = open(cfg->project_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0)
+		return "cannot open the project directory";
+	/* A tree from an sdist is the archive author's: its links stay beneath it. A project of
+	 * the user's own may link a licence from its repository (LICENSE -> ../../LICENSE). */
+	int fd = cfg->sdist_shown ? os_open_beneath(root, rel, O_RDONLY | O_NONBLOCK)
+	                          : openat(root, rel, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	int err = errno;
+	close(root);
+	if (fd < 0)
+		return err == EXDEV   ? "leads outside the project (through a symlink)"
+		       : err == ELOOP ? "is a symlink loop"
+		                      : arena_printf(r->a, "cannot be read: %s", strerror(err));
+	struct stat st;
+	const char *why = NULL;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+		why = "is not a regular file";
+	else if ((uint64_t)st.st_size > LICENSE_FILE_MAX)
+		why = arena_printf(r->a, "is %llu bytes, over the %d-byte limit for a licence file",
+		                   (unsigned long long)st.st_size, LICENSE_FILE_MAX);
+	close(fd);
+	return why;
+}
 
 static void origin(struct config *cfg, struct arena *a, const char *field, const char *from)
 {
@@ -49,7 +102,8 @@ static bool model_from_pkginfo(struct cfg_reader *r, struct config *cfg, const s
 			const char *err = NULL;
 			if (!pep440_parse(r->a, v, &pv, &err)) {
 				diag_at(r->d, DIAG_ERROR, src, h->line, 10,
-				        "Version '%s' is not a PEP 440 version", v);
+				        "Version '%s' is not a PEP 440 version",
+				        esc_str(r->a, ESC_TERM, v));
 				ok = r->ok = false;
 				continue;
 			}
@@ -62,11 +116,14 @@ static bool model_from_pkginfo(struct cfg_reader *r, struct config *cfg, const s
 		} else if (!strcasecmp(h->name, "License-Expression")) {
 			p->license_expression = v;
 		} else if (!strcasecmp(h->name, "License-File")) {
-			if (!config_path_inside(v) ||
-			    !os_exists(os_join(r->a, cfg->project_dir, v))) {
+			const char *why = license_file_problem(r, cfg, v);
+			if (why) {
 				diag_at(r->d, DIAG_ERROR, src, h->line, 15,
-				        "License-File '%s' is not a file in %s", v,
-				        cfg->project_dir);
+				        "License-File '%s' is not a file in %s: it %s",
+				        esc_str(r->a, ESC_TERM, v),
+				        cfg->sdist_shown ? member_shown(r, cfg, "")
+				                         : cfg->project_dir,
+				        why);
 				ok = r->ok = false;
 				continue;
 			}
@@ -162,7 +219,8 @@ bool config_read_metadata(struct cfg_reader *r, struct config *cfg)
 {
 	const struct toml_value *t = toml_get(cfg->root, "project");
 	char *path = os_join(r->a, cfg->project_dir, "PKG-INFO");
-	if (!cfg->config_file || !os_exists(path)) {
+	struct stat lst;
+	if (!cfg->config_file || lstat(path, &lst) != 0) {
 		if (cfg->config_file && !t) {
 			int pp = config_read_project_pyproject(r, cfg);
 			if (pp >= 0)
@@ -183,15 +241,18 @@ bool config_read_metadata(struct cfg_reader *r, struct config *cfg)
 			origin(cfg, r->a, "[project]", arena_printf(r->a, "%s", r->src->path));
 		return ok;
 	}
-	if (config_is_special_file(path)) {
-		diag_path(r->d, DIAG_ERROR, path, "not a regular file");
-		return r->ok = false;
-	}
+	/* Read beneath the tree, bounded, and checked as core metadata before anything of it is
+	 * used: PKG-INFO is the sdist author's text, as untrusted as the archive. */
+	struct beneath_read br = {.root = cfg->project_dir,
+	                          .rel = "PKG-INFO",
+	                          .shown = member_shown(r, cfg, "PKG-INFO"),
+	                          .max = PKGINFO_MAX,
+	                          .what = "PKG-INFO"};
 	struct source src;
-	if (!os_read_file(r->a, r->d, path, &src))
+	if (!os_read_beneath(r->a, r->d, &br, &src))
 		return r->ok = false;
 	struct pkginfo pk;
-	if (!pkginfo_parse(r->a, r->d, &src, &pk))
+	if (!pkginfo_parse(r->a, r->d, &src, &pk) || !pkginfo_validate(r->a, r->d, &src, &pk))
 		return r->ok = false;
 	if (!model_from_pkginfo(r, cfg, &pk, &src))
 		return false;
@@ -224,8 +285,20 @@ bool config_default_license_files(struct cfg_reader *r, struct config *cfg)
 	for (size_t i = 0; i < names.n; i++) {
 		for (size_t k = 0; k < sizeof(pats) / sizeof(*pats); k++) {
 			char *full = os_join(r->a, cfg->project_dir, names.v[i]);
-			if (fnmatch(pats[k], names.v[i], 0) == 0 && !os_is_dir(full) &&
-			    !config_is_special_file(full)) {
+			if (fnmatch(pats[k], names.v[i], 0) != 0 || os_is_dir(full))
+				continue;
+			/* Found now what pack would refuse later (a dangling or outward link, a
+			 * file over the limit). */
+			const char *why = license_file_problem(r, cfg, names.v[i]);
+			if (why && !config_is_special_file(full)) {
+				diag_path(
+				    r->d, DIAG_ERROR, member_shown(r, cfg, names.v[i]),
+				    "licence file (shipped by default: no license-files given) "
+				    "%s",
+				    why);
+				return r->ok = false;
+			}
+			if (!why) {
 				strv_push(r->a, &p->license_files, names.v[i]);
 				break;
 			}

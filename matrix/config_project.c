@@ -4,6 +4,10 @@
 #include <glob.h>
 #include <string.h>
 
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "base/beneath.h"
 #include "base/os.h"
 #include "matrix/config_internal.h"
 #include "standards/entry_points.h"
@@ -99,6 +103,8 @@ static const char *readme_type_for(const char *path)
 	return NULL;
 }
 
+enum { CONFIG_README_MAX = 16 << 20 }; /* as PKG-INFO's limit (config_pkginfo.c) */
+
 /* Reads a project-relative file named in the config; reports at v when it cannot. */
 static const char *read_project_file(struct cfg_reader *r, struct config *cfg,
                                      const struct toml_value *v, const char *rel)
@@ -126,8 +132,21 @@ static const char *read_project_file(struct cfg_reader *r, struct config *cfg,
 		          cfg->project_dir);
 		return NULL;
 	}
-	if (!os_read_file(r->a, &quiet, path, &s)) {
-		cfg_error(r, v, "cannot read '%s' (relative to %s)", rel, cfg->project_dir);
+	/* Bounded, and resolved beneath the project (symlinks followed one component at a time):
+	 * in a tree unpacked from an sdist this is the archive author's file. */
+	struct beneath_read br = {.root = cfg->project_dir,
+	                          .rel = rel,
+	                          .shown = path,
+	                          .max = CONFIG_README_MAX,
+	                          .what = "a readme"};
+	if (!os_read_beneath(r->a, &quiet, &br, &s)) {
+		struct stat st;
+		if (stat(path, &st) == 0 && (uint64_t)st.st_size > CONFIG_README_MAX)
+			cfg_error(r, v, "'%s' is %llu bytes, over the %d-byte limit for a readme",
+			          config_shown(r->a, rel), (unsigned long long)st.st_size,
+			          CONFIG_README_MAX);
+		else
+			cfg_error(r, v, "cannot read '%s' (relative to %s)", rel, cfg->project_dir);
 		return NULL;
 	}
 	return s.text;
