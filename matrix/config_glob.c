@@ -47,12 +47,49 @@ struct walk {
 	struct strv *out;
 	struct stat stack[64]; /* the directories from the project down to the one read now */
 	size_t depth;
+	struct stat own[2]; /* cuwheel's build dir and dist dir, where they exist */
+	size_t n_own;
 	const char *err; /* the first loop or escape found, as a message */
 };
 
 static bool same_file(const struct stat *x, const struct stat *y)
 {
 	return x->st_dev == y->st_dev && x->st_ino == y->st_ino;
+}
+
+/* The build dir and dist dir as they will be (globs run before [tool.cuwheel]'s dirs and the
+ * CUWHEEL_* variables are applied, so they are found the same way here). */
+static void own_dirs(struct arena *a, const struct config *cfg, struct walk *w)
+{
+	const char *dirs[2] = {"build/cuwheel", "dist"};
+	static const char *const keys[2] = {"build-dir", "dist-dir"};
+	static const char *const vars[2] = {"CUWHEEL_BUILD_DIR=", "CUWHEEL_DIST_DIR="};
+	const char *base = cfg->base_dir ? cfg->base_dir : cfg->project_dir;
+	const struct toml_value *tool = toml_get(toml_get(cfg->root, "tool"), "cuwheel");
+	for (size_t i = 0; i < 2; i++) {
+		const struct toml_value *v = toml_get(tool, keys[i]);
+		const char *dir = v && v->type == TOML_STRING ? v->u.str.s : dirs[i];
+		dir = dir[0] == '/' ? dir : os_join(a, base, dir);
+		for (size_t k = 0; cfg->env && cfg->env[k]; k++)
+			if (!strncmp(cfg->env[k], vars[i], strlen(vars[i])) &&
+			    cfg->env[k][strlen(vars[i])])
+				dir = os_abspath(a, cfg->env[k] + strlen(vars[i]));
+		if (stat(dir, &w->own[w->n_own]) == 0 && S_ISDIR(w->own[w->n_own].st_mode))
+			w->n_own++;
+	}
+}
+
+/* True when dir is cuwheel's build or dist dir: a project glob never reaches cuwheel's own
+ * files (the scan stubs under build/cuwheel/src, earlier wheels). */
+static bool is_own_dir(const struct walk *w, const char *dir)
+{
+	struct stat st;
+	if (!w->n_own || stat(dir, &st) != 0)
+		return false;
+	for (size_t i = 0; i < w->n_own; i++)
+		if (same_file(&w->own[i], &st))
+			return true;
+	return false;
 }
 
 /* Shows a name with its control bytes escaped, so a message stays on one line. */
@@ -104,7 +141,7 @@ static void glob_walk(struct walk *w, const char *dir, const char *rel, char **s
 	/* Every directory entered is checked against those above it: a symlink back up (ln -s
 	 * .. kern/loop) is a loop, reported rather than walked 64 levels deep. */
 	struct stat here;
-	if (stat(dir, &here) != 0)
+	if (stat(dir, &here) != 0 || (rel[0] && is_own_dir(w, dir)))
 		return;
 	for (size_t k = 0; k < w->depth; k++) {
 		if (same_file(&w->stack[k], &here)) {
@@ -203,6 +240,7 @@ bool config_glob(struct cfg_reader *r, struct config *cfg, const struct toml_val
 	size_t first = out->n;
 	const char *root = os_realpath(r->a, cfg->project_dir);
 	struct walk w = {.a = r->a, .root = root ? root : cfg->project_dir, .out = out};
+	own_dirs(r->a, cfg, &w);
 	glob_walk(&w, cfg->project_dir, "", seg, nseg, 0);
 	if (w.err) {
 		cfg_error(r, at, "%s", w.err);
