@@ -9,4 +9,4 @@ def without(*skip):
     return out
 def link(name, target):
     return member('demo-1.0/' + name, type_=b'2', link=target)
-write('demo-1.0.tar.gz', good_members() + link('a', '.') + link('pkg/alias', '../a/a/kern/k.cu'))
+write('demo-1.0.tar.gz', good_members() + link('a', '.') + link('extra/alias', '../a/a/kern/k.cu'))
