@@ -16,6 +16,7 @@
 #include "base/os.h"
 #include "base/pool.h"
 #include "base/strbuf.h"
+#include "matrix/testcmd.h"
 #include "standards/tags.h"
 #include "standards/wheel_read.h"
 
@@ -32,34 +33,10 @@ const char *wheeltest_result_name(enum wheeltest_result r)
 	return "fail";
 }
 
-static void sb_shell_quote(struct strbuf *sb, const char *s)
+char *wheeltest_expand_command(struct arena *a, const char *command, const char **why)
 {
-	sb_putc(sb, '\'');
-	for (const char *p = s; *p; p++) {
-		if (*p == '\'')
-			sb_puts(sb, "'\\''");
-		else
-			sb_putc(sb, *p);
-	}
-	sb_putc(sb, '\'');
-}
-
-char *wheeltest_expand_command(struct arena *a, const char *command, const char *project_dir,
-                               const char *wheel)
-{
-	struct strbuf sb = {0};
-	for (const char *p = command; *p;) {
-		if (!strncmp(p, "{project}", 9)) {
-			sb_shell_quote(&sb, project_dir);
-			p += 9;
-		} else if (!strncmp(p, "{wheel}", 7)) {
-			sb_shell_quote(&sb, wheel);
-			p += 7;
-		} else {
-			sb_putc(&sb, *p++);
-		}
-	}
-	return sb_to_arena(&sb, a);
+	size_t at;
+	return testcmd_expand(a, command, why, &at);
 }
 
 /* Tags and uname agree on Linux architecture names (x86_64, aarch64, i686, ...). */
@@ -632,8 +609,15 @@ static void job_run(struct run_ctx *rc, size_t idx)
 		goto done;
 	}
 
-	char *cmd =
-	    wheeltest_expand_command(a, o->cfg->test.command, o->cfg->project_dir, j->wheel);
+	/* The paths reach the command as variables it reads, never as text the shell parses. */
+	const char *why = NULL;
+	char *cmd = wheeltest_expand_command(a, o->cfg->test.command, &why);
+	if (!cmd) {
+		sb_reset(&out);
+		sb_puts(&out, why);
+		job_fail(a, j, "test command", 2, &out, lines);
+		goto done;
+	}
 	const char *sh[] = {"/bin/sh", "-c", cmd, NULL};
 	const char *env[] = {arena_printf(a, "PATH=%s/bin%s%s", venv, rc->path_env ? ":" : "",
 	                                  rc->path_env ? rc->path_env : ""),
@@ -641,6 +625,8 @@ static void job_run(struct run_ctx *rc, size_t idx)
 	                     "PYTHONHOME=", /* an empty value counts as unset for Python */
 	                     "PYTHONPATH=",
 	                     "PYTHONNOUSERSITE=1",
+	                     arena_printf(a, TESTCMD_PROJECT_VAR "=%s", o->cfg->project_dir),
+	                     arena_printf(a, TESTCMD_WHEEL_VAR "=%s", j->wheel),
 	                     NULL};
 	sb_reset(&out);
 	if ((st = run_step(sh, work, env, &out)) != 0) {

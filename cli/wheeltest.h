@@ -58,9 +58,10 @@ bool wheeltest_run(struct arena *a, struct diag *d, const struct wheeltest_opts 
                    struct wheeltest_job *jobs, size_t n_jobs);
 /* Returns "pass", "fail" or "skip". */
 const char *wheeltest_result_name(enum wheeltest_result r);
-/* Returns the test command with {project} and {wheel} replaced by shell-quoted values. */
-char *wheeltest_expand_command(struct arena *a, const char *command, const char *project_dir,
-                               const char *wheel);
+/* Returns the test command with {project} and {wheel} replaced by "$CUWHEEL_PROJECT" and
+ * "$CUWHEEL_WHEEL" (which the command's environment holds), or NULL + *why when a placeholder
+ * stands where that would not be one plain argument (matrix/testcmd.h). */
+char *wheeltest_expand_command(struct arena *a, const char *command, const char **why);
 /* Returns why this machine cannot run a wheel for platform tag plat (static or arena text), or
  * NULL when it can. host_arch is uname's machine ("x86_64"); glibc "2.36" or NULL (musl). */
 const char *wheeltest_platform_problem(struct arena *a, const char *plat, const char *host_arch,

@@ -7,6 +7,7 @@
 #include "base/os.h"
 #include "matrix/config_internal.h"
 #include "matrix/matrix.h"
+#include "matrix/testcmd.h"
 #include "standards/platform.h"
 #include "standards/version.h"
 
@@ -193,12 +194,42 @@ static bool check_axis(struct cfg_reader *r, const struct toml_value *m, const c
 	return ok;
 }
 
+/* The test command's placeholders stand where a path stays one argument (matrix/testcmd.h):
+ * else an error at the command (or naming CUWHEEL_TEST_COMMAND, which set it). */
+static bool check_test_command(struct cfg_reader *r, struct config *cfg)
+{
+	if (!cfg->test.command)
+		return true;
+	const char *why;
+	size_t at;
+	if (testcmd_expand(r->a, cfg->test.command, &why, &at))
+		return true;
+	const struct toml_value *t = toml_get(cfg->root, "tool");
+	t = t && t->type == TOML_TABLE ? toml_get(t, "cuwheel") : NULL;
+	t = t && t->type == TOML_TABLE ? toml_get(t, "test") : NULL;
+	const struct toml_value *v = t && t->type == TOML_TABLE ? toml_get(t, "command") : NULL;
+	const char *msg = arena_printf(r->a, "test command: %s (at byte %zu of '%s')", why, at + 1,
+	                               config_shown(r->a, cfg->test.command));
+	if (v && v->type == TOML_STRING && !strcmp(v->u.str.s, cfg->test.command)) {
+		cfg_error(r, v, "%s", msg);
+	} else {
+		diag_path(r->d, DIAG_ERROR, "CUWHEEL_TEST_COMMAND", "%s", msg);
+		r->ok = false;
+	}
+	diag_msg(r->d, DIAG_HINT,
+	         "write {project} or {wheel} unquoted, as a whole argument (python -m pytest "
+	         "{project}/tests); inside code, read the environment: "
+	         "os.environ[\"" TESTCMD_PROJECT_VAR "\"], os.environ[\"" TESTCMD_WHEEL_VAR "\"]");
+	return false;
+}
+
 bool config_check(struct cfg_reader *r, struct config *cfg)
 {
 	bool ok = true;
 	const struct toml_value *tool = toml_get(toml_get(cfg->root, "tool"), "cuwheel");
 	const struct toml_value *m = toml_get(tool, "matrix");
 	ok &= config_check_package_dirs(r, cfg);
+	ok &= check_test_command(r, cfg);
 	ok &= check_axis(r, m, "python", &cfg->matrix.python, check_python);
 	ok &= check_axis(r, m, "cuda", &cfg->matrix.cuda, check_cuda);
 	ok &= check_axis(r, m, "torch", &cfg->matrix.torch, check_torch);

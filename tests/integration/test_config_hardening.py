@@ -169,6 +169,40 @@ def stale_state(tmp):
     check("class 6: the first build's wheel differs from the renamed one", first != good)
 
 
+def placeholders(tmp):
+    """The project lives at a path holding $(touch CANARY), `touch CANARY`, quotes and spaces."""
+    canary = os.path.join(tmp, "CANARY")
+    evil = os.path.join(tmp, f"proj $(touch {canary}) `touch {canary}` 'q\" x")
+    seen = os.path.join(tmp, "seen.txt")
+    # The issue's spelling: refused where it is written, before anything runs.
+    project(evil, test='"python -c \\"print(\'{project}\')\\""')
+    p = run(["build"], evil)
+    check("class 5: python -c \"print('{project}')\" is refused at pyproject.toml:line:col",
+          p.returncode == 1 and "pyproject.toml:14:11: error: test command: {project} stands "
+          "inside \"...\"" in p.stderr, p.stdout + p.stderr)
+    check("class 5: ... and no canary", not os.path.exists(canary))
+    # The accepted spellings: the path as one argument, and read from the environment.
+    code = ("import os, sys; open(sys.argv[3], 'a').write(repr((sys.argv[1], sys.argv[2], "
+            "os.environ['CUWHEEL_PROJECT'], os.path.basename(os.environ['CUWHEEL_WHEEL'])))"
+            " + chr(10))")
+    cmd = f'python -c "{code}" {{project}} {{wheel}} {seen} && test -d {{project}}/pkg && ' \
+          f'ls {{project}}/pkg >/dev/null && echo $(ls {{project}}) >/dev/null'
+    with open(os.path.join(evil, "pyproject.toml"), "w") as f:
+        f.write(PYPROJECT)
+    with open(os.path.join(evil, "pyproject.toml"), "a") as f:
+        f.write("[tool.cuwheel.test]\ncommand = " + chr(39) * 3 + cmd + chr(39) * 3 + "\n")
+    p = run(["build"], evil)
+    w = the_wheel(evil)
+    check("class 5: the build and its test pass with the project at a hostile path",
+          p.returncode == 0 and w is not None, p.stdout + p.stderr)
+    got = open(seen).read().splitlines() if os.path.exists(seen) else []
+    want = repr((evil, w, evil, os.path.basename(w))) if w else None
+    check("class 5: {project}, {wheel} and $CUWHEEL_PROJECT reach the command as the exact "
+          "paths", got == [want], f"{got} != {[want]}")
+    check("class 5: no canary file was ever created", not os.path.exists(canary),
+          os.listdir(tmp))
+
+
 def main():
     if not os.path.exists("/usr/local/cuda-13.0/lib64/libcudart_static.a") and \
             not os.path.exists("/usr/local/cuda/lib64/libcudart_static.a"):
@@ -178,6 +212,7 @@ def main():
         return testskip.skip_code("no Python 3.12")
     with tempfile.TemporaryDirectory(prefix="cuwheel-cfgh-") as tmp:
         stale_state(tmp)
+        placeholders(tmp)
     if FAILS:
         print(f"test_config_hardening: {len(FAILS)} failures")
         return 1
