@@ -329,12 +329,29 @@ static void os_descendants_reap(int sig)
 static void os_on_signal(int sig)
 {
 	int saved = errno;
-	os_children_stop(sig);
-	os_descendants_reap(sig);
+	/* A closed reader of cuwheel's output (`cuwheel build | head -1`) stops the build as
+	 * SIGTERM would: ninja, told SIGTERM, stops its jobs and removes their partial outputs. */
+	int fwd = sig == SIGPIPE ? SIGTERM : sig;
+	os_children_stop(fwd);
+	os_descendants_reap(fwd);
 	os_tmp_cleanup();
 	signal(sig, SIG_DFL);
 	raise(sig); /* pending until the handler returns (sig is blocked in it): then we die */
 	errno = saved;
+}
+
+void os_std_fds_open(void)
+{
+	for (int fd = 0; fd <= 2; fd++) {
+		if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+			continue;
+		/* The lowest free descriptor: fd itself, as those below it are open by now. */
+		int got = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+		if (got >= 0 && got != fd) {
+			dup2(got, fd);
+			close(got);
+		}
+	}
 }
 
 void os_install_signal_cleanup(void)
@@ -347,9 +364,11 @@ void os_install_signal_cleanup(void)
 	sigaddset(&sa.sa_mask, SIGINT);
 	sigaddset(&sa.sa_mask, SIGTERM);
 	sigaddset(&sa.sa_mask, SIGHUP);
+	sigaddset(&sa.sa_mask, SIGPIPE);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGPIPE, &sa, NULL);
 	signal(SIGXFSZ, SIG_IGN);
 #ifdef __linux__
 	/* Orphaned descendants come back to cuwheel, so the handler can wait for all of them. */

@@ -83,8 +83,12 @@ bool os_mkdtemp_registered(struct diag *d, char *tmpl);
 void os_tmp_forget(const char *path);
 /* Removes every registered temp file and dir (also called from the signal handler). */
 void os_tmp_cleanup(void);
-/* Installs the signal policy: SIGINT/SIGTERM/SIGHUP are forwarded to every child running
- * (each in a process group of its own), waited for (SIGKILL after OS_CHILD_GRACE_S seconds),
+/* Opens each of fds 0-2 that is closed on /dev/null (stdin read-only, stdout and stderr
+ * write-only), so no file cuwheel opens later (the build dir's lock) becomes its output. */
+void os_std_fds_open(void);
+/* Installs the signal policy: SIGINT/SIGTERM/SIGHUP, and SIGPIPE (a closed reader of cuwheel's
+ * output) as SIGTERM, are forwarded to every child running (each in a process group of its
+ * own), waited for (SIGKILL after OS_CHILD_GRACE_S seconds),
  * then the temp files are removed and cuwheel dies of the signal, so nothing it started
  * outlives it and nothing is written after it; SIGXFSZ is ignored, so a write past
  * `ulimit -f` fails with EFBIG ("File too large") and is reported like any write error. */

@@ -100,6 +100,7 @@ static bool wants_help(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	os_std_fds_open(); /* first: before anything opens a file */
 	struct cli c = {0};
 	c.project_dir = ".";
 	c.env = (const char *const *)environ;
