@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "base/env.h"
+#include "base/escape.h"
 #include "base/os.h"
 #include "cli/cli.h"
 #include "packager/index.h"
@@ -87,7 +88,8 @@ int cmd_index(struct cli *c, int argc, char **argv)
 		size_t k = 0;
 		for (size_t i = 0; i < s.n_files; i++)
 			k += s.files[i].local && !strcmp(s.files[i].local, s.variants.v[v]);
-		printf("  %s/%s/: %zu wheel%s\n", o.site_dir, s.variants.v[v], k,
+		printf("  %s/%s/: %zu wheel%s\n", o.site_dir,
+		       esc_str(&c->arena, ESC_TERM, s.variants.v[v]), k, /* from wheel names */
 		       k == 1 ? "" : "s");
 	}
 	return CLI_OK;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/env.h"
+#include "base/escape.h"
 #include "base/os.h"
 #include "base/strbuf.h"
 #include "matrix/discover_project.h"
@@ -317,27 +318,30 @@ void plan_print_table(const struct plan_ctx *pc, FILE *f)
 {
 	struct arena a = {0};
 	const struct plan *p = &pc->plan;
+	/* Names and versions may come from an sdist's PKG-INFO, roots and versions from a probe:
+	 * each is escaped for the terminal (base/escape). */
+#define E(s) esc_str(&a, ESC_TERM, (s))
 	fprintf(f, "%s %s: %zu cells, %zu selected, %zu buildable on this machine (%s)\n\n",
-	        pc->cfg.project.name, pc->cfg.project.version, p->n_cells, p->n_selected,
+	        E(pc->cfg.project.name), E(pc->cfg.project.version), p->n_cells, p->n_selected,
 	        p->n_buildable, p->host_platform);
 	if (pc->cfg.config_file) {
 		/* Built with a config beside the project: say where each metadata field is from. */
 		fprintf(
 		    f, "Project   %s%s%s%s\nConfig    %s\nMetadata  (field: where it comes from)\n",
-		    pc->cfg.project_dir, pc->cfg.sdist ? " (unpacked from " : "",
-		    pc->cfg.sdist ? pc->cfg.sdist : "", pc->cfg.sdist ? ")" : "",
-		    pc->cfg.config_file);
+		    E(pc->cfg.project_dir), pc->cfg.sdist ? " (unpacked from " : "",
+		    pc->cfg.sdist ? E(pc->cfg.sdist) : "", pc->cfg.sdist ? ")" : "",
+		    E(pc->cfg.config_file));
 		for (size_t i = 0; i < pc->cfg.meta_origin.n; i++)
-			fprintf(f, "  %-26s %s\n", pc->cfg.meta_origin.v[i].key,
-			        pc->cfg.meta_origin.v[i].value);
+			fprintf(f, "  %-26s %s\n", E(pc->cfg.meta_origin.v[i].key),
+			        E(pc->cfg.meta_origin.v[i].value));
 		fprintf(f, "  %-26s %s, with each cell's local label (below)\n", "Version (wheel)",
-		        pc->cfg.project.version);
+		        E(pc->cfg.project.version));
 		fputc('\n', f);
 	}
 	if (pc->cfg.packages_found) {
 		fputs("Packages  (find: top-level directories with __init__.py)", f);
 		for (size_t i = 0; i < pc->cfg.packages.n; i++)
-			fprintf(f, " %s", pc->cfg.packages.v[i]);
+			fprintf(f, " %s", E(pc->cfg.packages.v[i]));
 		fputs("\n\n", f);
 	}
 	fprintf(f, "Kernels (compiled once per toolkit; requested: %s)\n",
@@ -356,13 +360,14 @@ void plan_print_table(const struct plan_ctx *pc, FILE *f)
 			    tp->cuda);
 			continue;
 		}
-		fprintf(f, "  CUDA %-6s %s (nvcc %s): %s\n", tp->cuda, tp->tk->root,
-		        tp->tk->version, arch_list(&a, tp->archs, tp->n_archs));
+		fprintf(f, "  CUDA %-6s %s (nvcc %s): %s\n", tp->cuda, E(tp->tk->root),
+		        E(tp->tk->version), arch_list(&a, tp->archs, tp->n_archs));
 		const struct host_compiler *hc = &tp->tk->host;
 		if (hc->error)
-			fprintf(f, "               host compiler: none: %s\n", hc->error);
+			fprintf(f, "               host compiler: none: %s\n",
+			        esc_str(&a, ESC_LOG, hc->error));
 		else
-			fprintf(f, "               host compiler: %s (gcc %s%s)\n", hc->cxx,
+			fprintf(f, "               host compiler: %s (gcc %s%s)\n", E(hc->cxx),
 			        hc->version ? hc->version : "?",
 			        hc->max_gcc ? arena_printf(&a, "; CUDA %s accepts gcc <= %d",
 			                                   tp->cuda, hc->max_gcc)
@@ -389,12 +394,14 @@ void plan_print_table(const struct plan_ctx *pc, FILE *f)
 			                      c->py->path);
 		else
 			status = arena_printf(&a, "cannot build here: %s", c->why_not);
-		fprintf(f, "%-*s  %-*s  %s\n", (int)wid, c->id, (int)wwheel, c->wheel, status);
+		fprintf(f, "%-*s  %-*s  %s\n", (int)wid, c->id, (int)wwheel, E(c->wheel),
+		        esc_str(&a, ESC_LOG, status));
 	}
 	if (pc->tp)
 		print_torch(pc, &a, f);
 	fprintf(f,
 	        "\nThe platform tag linux_* is replaced by the manylinux tag the audit finds.\n");
+#undef E
 	arena_free(&a);
 }
 
