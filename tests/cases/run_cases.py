@@ -8,7 +8,9 @@ A case is a directory:
   expect          line 1: the exit code; every further line is a substring that must
                   appear in stderr, except lines starting with
                     "stdout: " (must appear in stdout) and
-                    "not: "    (must appear in neither stdout nor stderr)
+                    "not: "    (must appear in neither stdout nor stderr), and the line
+                    "inert"    (stdout and stderr hold no ESC, CR or C1 control, and no line
+                               starting with "::", a forged workflow command: issue 25)
   env             optional KEY=VALUE lines added to the environment (every inherited
                   CUWHEEL_* variable is removed first, so a case sees only its own)
   args            optional cuwheel arguments, shell-quoted, on one line (default: plan)
@@ -24,6 +26,7 @@ cuwheel comes from $CUWHEEL (CTest sets it); the cwd must be the repository root
 "N cases passed" and exits 0, or lists every failing case and exits 1.
 """
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -108,6 +111,11 @@ def run_case(cuwheel, area_dir, case_dir, tmp_root):
         if w.startswith("stdout: "):
             if w[8:] not in p.stdout:
                 problems.append(f"stdout lacks {w[8:]!r}")
+        elif w == "inert":
+            for stream, text in (("stdout", p.stdout), ("stderr", p.stderr)):
+                bad = re.search(r"[\x1b\r\x80-\x9f]|^[ \t]*::", text, re.M)
+                if bad:
+                    problems.append(f"{stream} is not inert: {bad.group(0)!r} at {bad.start()}")
         elif w.startswith("not: "):
             if w[5:] in p.stdout or w[5:] in p.stderr:
                 problems.append(f"output has {w[5:]!r}, which it must not")

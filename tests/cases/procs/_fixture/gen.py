@@ -1,0 +1,43 @@
+"""gen.py: the fake tools of the procs cases (imported by each case's generate.py, which runs
+in the project copy): toolkit trees whose nvcc is a shell script, interpreters that print
+what a case needs."""
+import os
+
+HOSTILE = ("'\\033[31mred\\033[0m' '\\033]8;;https://evil.example/\\033\\\\click\\033]8;;\\033\\\\' "
+           "'ok\\rpkg' '::error title=x::forged' '##[error]forged'")
+
+
+def write(path, text, mode=0o644):
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+    os.chmod(path, mode)
+
+
+def toolkit(root, version_cmd, profile=True, extra=""):
+    """A toolkit tree at root whose `nvcc --version` runs version_cmd (shell)."""
+    write(f"{root}/bin/nvcc", "#!/bin/sh\n" + extra + 'case "$1" in\n'
+          f"--version) {version_cmd} ;;\n"
+          '-dryrun) echo "#\\$ _HERE_=${0%/*}" ;;\n'
+          "--list-gpu-code) echo sm_90 ;;\n--list-gpu-arch) echo compute_90 ;;\n"
+          "*) exit 1 ;;\nesac\n", 0o755)
+    if profile:
+        write(f"{root}/bin/nvcc.profile", "TOP = $(_HERE_)/..\n")
+    write(f"{root}/include/cuda_runtime.h", "/* fake */\n")
+    write(f"{root}/lib64/libcudart_static.a", "!<arch>\n")
+
+
+GOOD_VERSION = ("printf 'nvcc: NVIDIA (R) Cuda compiler driver\\n"
+                "Cuda compilation tools, release 13.0, V13.0.88\\n'")
+
+
+def use_toolkit(root):
+    with open("pyproject.toml", "a") as f:
+        f.write(f'\n[tool.cuwheel.toolkits]\n"13.0" = "{os.path.abspath(root)}"\n')
+
+
+def use_python(script_body):
+    path = os.path.abspath("fakepy/python3.12")
+    write(path, "#!/bin/sh\n" + script_body, 0o755)
+    with open("pyproject.toml", "a") as f:
+        f.write(f'\n[tool.cuwheel.pythons]\n"3.12" = "{path}"\n')
