@@ -327,6 +327,7 @@ static void emit_archive(struct gen *g, const struct toolkit_plan *tp, struct ar
 	const struct kernels_cfg *k = &g->cfg->kernels;
 	const struct interp *tpy = kernels_torch(g, tp);
 	struct torch_flags ktf = {0};
+	struct strv cpp_post = {0}; /* ktf.post for .cpp kernels: their -std= is host-flags' */
 	if (tpy) {
 		struct extension_cfg kx = {
 		    .module = g->cfg->n_extensions ? g->cfg->extensions[0].module : "kernels",
@@ -341,11 +342,19 @@ static void emit_archive(struct gen *g, const struct toolkit_plan *tp, struct ar
 		const char *link = torchscan_link(&g->tp.scan, &tpy->torch);
 		if (!link)
 			g->failed = true;
-		struct strv cf = {0}, nf = {0};
-		torchplan_relink(g->a, &ktf.cflags, &tpy->torch, link, &cf);
-		torchplan_relink(g->a, &ktf.nvcc, &tpy->torch, link, &nf);
-		ktf.cflags = cf;
-		ktf.nvcc = nf;
+		struct strv inc = {0};
+		torchplan_relink(g->a, &ktf.incs, &tpy->torch, link, &inc);
+		ktf.incs = inc;
+		/* The kernels' own -std= (nvcc-flags) stands, as BuildExtension's would. */
+		struct strv post = {0};
+		bool own_std = false;
+		for (size_t f = 0; f < k->nvcc_flags.n; f++)
+			own_std |= !strncmp(k->nvcc_flags.v[f], "-std=", 5);
+		for (size_t f = 0; f < ktf.post.n; f++)
+			if (!own_std || strncmp(ktf.post.v[f], "-std=", 5) != 0)
+				strv_push(g->a, &post, ktf.post.v[f]);
+		cpp_post = ktf.post;
+		ktf.post = post;
 	}
 	ap->key = archive_key(g->a, g->cfg, tp, host_cc(g, tp, false), tpy ? &tpy->torch : NULL);
 	ap->dir = arena_printf(g->a, "kernels/cu%d%d-%s", tp->tk->major, tp->tk->minor, ap->key);
@@ -400,8 +409,12 @@ static void emit_archive(struct gen *g, const struct toolkit_plan *tp, struct ar
 			sb_puts(sb, tp->cuda);
 			sb_puts(sb, "\n  nvcc = ");
 			ninja_arg(sb, tp->tk->nvcc);
-			sb_puts(sb, "\n  flags = -O3 -std=c++17 -Xcompiler=-fPIC "
-			            "-Xcompiler=-fvisibility=hidden ");
+			/* Kernels that include torch headers take BuildExtension's order (-std
+			 * last, torch's flags around the project's: torchflags.h). */
+			sb_puts(sb, tpy ? "\n  flags = -O3 -Xcompiler=-fPIC "
+			                  "-Xcompiler=-fvisibility=hidden "
+			                : "\n  flags = -O3 -std=c++17 -Xcompiler=-fPIC "
+			                  "-Xcompiler=-fvisibility=hidden ");
 			ninja_arg(sb, xcompiler(g->a, pmap));
 			if (li) {
 				sb_putc(sb, ' ');
@@ -426,16 +439,12 @@ static void emit_archive(struct gen *g, const struct toolkit_plan *tp, struct ar
 				}
 			else
 				emit_includes(g, &k->include_dirs);
+			emit_flags(g, NULL, &ktf.incs, false);
 			emit_flags(g, "-D", &k->defines, false);
+			emit_flags(g, NULL, &ktf.nvcc_common, false);
 			emit_flags(g, NULL, &k->host_flags, true);
 			emit_flags(g, NULL, &k->nvcc_flags, false);
-			/* Torch's nvcc flags, less the -std= already given. */
-			for (size_t f = 0; f < ktf.nvcc.n; f++) {
-				if (strncmp(ktf.nvcc.v[f], "-std=", 5) != 0) {
-					sb_putc(sb, ' ');
-					ninja_arg(sb, ktf.nvcc.v[f]);
-				}
-			}
+			emit_flags(g, NULL, &ktf.post, false);
 		} else {
 			sb_puts(sb, "\n  what = kernels CUDA ");
 			sb_puts(sb, tp->cuda);
@@ -444,12 +453,14 @@ static void emit_archive(struct gen *g, const struct toolkit_plan *tp, struct ar
 			sb_puts(sb, "\n  flags = -O2 -fPIC -fvisibility=hidden ");
 			ninja_arg(sb, pmap);
 			emit_includes(g, &k->include_dirs);
+			if (is_cxx(src))
+				emit_flags(g, NULL, &ktf.incs, false);
 			sb_putc(sb, ' ');
 			ninja_arg(sb, arena_printf(g->a, "-I%s", tp->tk->include_dir));
 			emit_flags(g, "-D", &k->defines, false);
 			emit_flags(g, NULL, &k->host_flags, false);
 			if (is_cxx(src))
-				emit_flags(g, NULL, &ktf.cflags, false);
+				emit_flags(g, NULL, &cpp_post, false);
 			struct strv hf = {0};
 			buildflags_host(g->a, g->cfg, tpy ? &tpy->torch : NULL, true, &hf);
 			emit_flags(g, NULL, &hf, false);

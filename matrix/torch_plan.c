@@ -4,6 +4,7 @@
 #include "matrix/torch_plan.h"
 
 #include <fnmatch.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "base/os.h"
@@ -34,6 +35,14 @@ static const char *from_build(struct arena *a, const char *proj, const char *rel
 static bool py_wrapv(const struct interp *py)
 {
 	return py->major == 3 && py->minor < 12;
+}
+
+/* The same from a cell's Python version as the config writes it ("3.11", "3.13t"), so that
+ * cells whose interpreter this machine lacks count too. */
+static bool version_wrapv(const char *python)
+{
+	int major = 0, minor = 0;
+	return sscanf(python, "%d.%d", &major, &minor) == 2 && major == 3 && minor < 12;
 }
 
 void torchplan_peer_opt_flags(struct arena *a, struct strv *out)
@@ -78,24 +87,27 @@ void torchplan_binding_flags(struct arena *a, const struct config *cfg,
 	strv_push(a, out, "-fPIC");
 	strv_push(a, out, "-fvisibility=hidden");
 	strv_push(a, out, arena_printf(a, "-ffile-prefix-map=%s=.", proj));
+	/* Then BuildExtension's order: the project's defines and include dirs, torch's, CUDA's
+	 * and Python's include dirs, the project's cflags, and last the defines torch appends
+	 * (and -std=c++17), so a project's -U or -D of one of them acts as it does there. */
+	for (size_t i = 0; i < x->defines.n; i++)
+		strv_push(a, out, arena_printf(a, "-D%s", x->defines.v[i]));
 	for (size_t i = 0; i < x->include_dirs.n; i++)
 		strv_push(a, out,
 		          arena_printf(a, "-I%s", from_build(a, proj, x->include_dirs.v[i])));
+	/* torch's headers through link in every mode: their paths reach the object (__FILE__
+	 * in torch's checks), and the venv that provided torch must not. */
+	torchplan_relink(a, &tf->incs, &c->py->torch, link, out);
 	if (tk)
 		strv_push(a, out, arena_printf(a, "-I%s", tk->include_dir));
 	if (mode == BIND_CELL || mode == BIND_CELL_PCH) {
 		strv_push(a, out, "-isystem");
 		strv_push(a, out, c->py->include_dir);
 	}
-	if (mode == BIND_CELL)
-		for (size_t i = 0; i < tf->cflags.n; i++)
-			strv_push(a, out, tf->cflags.v[i]);
-	else
-		torchplan_relink(a, &tf->cflags, &c->py->torch, link, out);
-	for (size_t i = 0; i < x->defines.n; i++)
-		strv_push(a, out, arena_printf(a, "-D%s", x->defines.v[i]));
 	for (size_t i = 0; i < x->cflags.n; i++)
 		strv_push(a, out, x->cflags.v[i]);
+	for (size_t i = 0; i < tf->post.n; i++)
+		strv_push(a, out, tf->post.v[i]);
 }
 
 const struct torch_plan_ext *torchplan_find(const struct torch_plan *tp, size_t ext,
@@ -273,17 +285,21 @@ bool torchplan_make(struct arena *a, struct diag *d, const struct plan *plan, co
 				else
 					n_cand++;
 			}
-			/* The cells of this torch, per flag set (toolkit, -fwrapv or not). */
+			/* The cells of this torch, per flag set (toolkit, -fwrapv or not): every
+			 * cell of the config's matrix on this platform that pairs with it, selected
+			 * or not, found here or not, so that the PCH (and so the objects) of a cell
+			 * is the same whether one cell or all are built, here or on a runner. */
 			size_t n_cells = 0, n_sets = 0, min_k = 0;
 			size_t *per_set =
 			    arena_calloc(a, 2 * plan->n_toolkits + 2, sizeof(*per_set));
 			for (size_t k = 0; k < plan->n_cells; k++) {
 				const struct cell *o = &plan->cells[k];
-				if (!o->selected || !o->buildable || !o->py->torch.version ||
-				    strcmp(o->py->torch.version, te->torch) != 0)
+				if (o->unpaired || o->abi3 || !o->torch || !c->torch ||
+				    strcmp(o->torch, c->torch) != 0 ||
+				    strcmp(o->platform, c->platform) != 0)
 					continue;
 				n_cells++;
-				n_sets += per_set[2 * o->toolkit + py_wrapv(o->py)]++ == 0;
+				n_sets += per_set[2 * o->toolkit + version_wrapv(o->python)]++ == 0;
 			}
 			for (size_t k = 0; k < 2 * plan->n_toolkits + 2; k++)
 				if (per_set[k] && (!min_k || per_set[k] < min_k))

@@ -41,7 +41,7 @@ const struct torch_plan_ext *torchplan_find(const struct torch_plan *tp, size_t 
                                             const char *torch);
 /* Which compile of a torch-kind binding source the flags are for. */
 enum bind_mode {
-	BIND_CELL,     /* per Python, torch's headers from the cell's venv */
+	BIND_CELL,     /* per Python (torch through link, as in every mode) */
 	BIND_CELL_PCH, /* per Python with the shared PCH forced first: torch through link */
 	BIND_PCH,      /* the PCH of torch/all.h: BIND_CELL_PCH less the Python include dir, so
 	                * every Python of one flag set (-fwrapv or -fno-strict-overflow) shares it */

@@ -106,28 +106,49 @@ bool torchflags_for(struct arena *a, const struct extension_cfg *x, const struct
 	}
 	struct strv *c = &f->cflags;
 	if (torch) {
+		/* BuildExtension.build_extensions: -DTORCH_API_INCLUDE_EXTENSION_H, (older torch)
+		 * -DPYBIND11_*, -DTORCH_EXTENSION_NAME, (older torch) -D_GLIBCXX_USE_CXX11_ABI. */
+		struct strv abi = {0};
+		push_abi_defines(a, ti, &abi);
+		strv_push(a, &f->post, "-DTORCH_API_INCLUDE_EXTENSION_H");
+		for (size_t i = 0; i < abi.n; i++)
+			if (strncmp(abi.v[i], "-D_GLIBCXX_", 11) != 0)
+				strv_push(a, &f->post, abi.v[i]);
+		strv_push(a, &f->post,
+		          arena_printf(a, "-DTORCH_EXTENSION_NAME=%s",
+		                       torchflags_extension_name(x->module)));
+		for (size_t i = 0; i < abi.n; i++)
+			if (strncmp(abi.v[i], "-D_GLIBCXX_", 11) == 0)
+				strv_push(a, &f->post, abi.v[i]);
 		strv_push(a, c, "-DTORCH_API_INCLUDE_EXTENSION_H");
 		strv_push(a, c,
 		          arena_printf(a, "-DTORCH_EXTENSION_NAME=%s",
 		                       torchflags_extension_name(x->module)));
-		push_abi_defines(a, ti, c);
+		for (size_t i = 0; i < abi.n; i++)
+			strv_push(a, c, abi.v[i]);
 	}
 	/* cpp_extension appends -std=c++17 unless a -std= is given (nvcc refuses two). */
-	if (!has_prefix_flag(&x->cflags, "-std="))
+	if (!has_prefix_flag(&x->cflags, "-std=")) {
 		strv_push(a, c, "-std=c++17");
+		strv_push(a, &f->post, "-std=c++17");
+	}
 	/* Torch's include dirs (also where a pybind11 extension finds pybind11 when torch is
 	 * there), as cpp_extension's include_paths() lists them, then the CUDA one. */
 	if (ti->present)
-		for (size_t i = 0; i < ti->include_dirs.n; i++)
+		for (size_t i = 0; i < ti->include_dirs.n; i++) {
 			strv_push(a, c, arena_printf(a, "-I%s", ti->include_dirs.v[i]));
+			strv_push(a, &f->incs, arena_printf(a, "-I%s", ti->include_dirs.v[i]));
+		}
 	/* Without torch, a pybind11 extension finds pybind11 where its interpreter imports it
 	 * from (pybind11.get_include(), as pybind11's own setup helpers do). */
 	else if (x->kind == EXT_PYBIND11 && py->pybind11.include_dir)
 		strv_push(a, c, arena_printf(a, "-I%s", py->pybind11.include_dir));
 
 	bool cuda = torch && tk && ti->cuda;
-	for (size_t i = 0; i < sizeof(torch_nvcc_flags) / sizeof(*torch_nvcc_flags); i++)
+	for (size_t i = 0; i < sizeof(torch_nvcc_flags) / sizeof(*torch_nvcc_flags); i++) {
 		strv_push(a, &f->nvcc, torch_nvcc_flags[i]);
+		strv_push(a, &f->nvcc_common, torch_nvcc_flags[i]);
+	}
 	for (size_t i = 0; i < c->n; i++)
 		strv_push(a, &f->nvcc, c->v[i]);
 

@@ -11,6 +11,16 @@
 #include "toolchain/discover.h"
 
 struct torch_flags {
+	/* BuildExtension's order: its include dirs come with the project's (-I user dirs, then
+	 * torch's), COMMON_NVCC_FLAGS and the project's flags follow, and the defines it appends
+	 * to extra_compile_args come after the project's flags, then -std=c++17 unless the
+	 * project gave a -std: a project's -U__CUDA_NO_HALF_OPERATORS__ undoes torch's -D. */
+	struct strv incs;        /* -I<torch include>..., as include_paths() lists them */
+	struct strv nvcc_common; /* COMMON_NVCC_FLAGS: the __CUDA_NO_HALF* defines and
+	                          * --expt-relaxed-constexpr */
+	struct strv
+	    post; /* -DTORCH_API_INCLUDE_EXTENSION_H, the ABI defines, -DTORCH_EXTENSION_NAME=,
+	           * -std=c++17 unless the project's flags have a -std= */
 	struct strv cflags;  /* host compiler: -D..., -std=c++17, -I<torch include>... */
 	struct strv nvcc;    /* nvcc, for kernels that include torch headers: cflags + the
 	                      * __CUDA_NO_HALF* defines and --expt-relaxed-constexpr */
