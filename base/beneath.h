@@ -24,9 +24,9 @@ int os_open_beneath_walk(int root_fd, const char *rel, int flags);
 struct beneath_read {
 	const char *root;  /* the tree (a directory) */
 	const char *rel;   /* the file, relative to root */
-	const char *shown; /* its name as the user knows it, for messages ("x.tar.gz!x-1/PKG-INFO") */
+	const char *shown; /* its name for messages ("x.tar.gz!x-1/PKG-INFO") */
 	size_t max;        /* the limit, in bytes */
-	const char *what;  /* what it is, for the limit's message ("PKG-INFO", "a licence file") */
+	const char *what;  /* what it is, for the limit's message ("PKG-INFO") */
 };
 
 /* Reads r->rel into src (NUL-terminated, src->path = r->shown), resolved beneath r->root.

@@ -92,6 +92,14 @@ static bool is_own_dir(const struct walk *w, const char *dir)
 	return false;
 }
 
+const char *config_project_shown(struct arena *a, const struct config *cfg)
+{
+	if (!cfg->sdist_shown)
+		return cfg->project_dir;
+	const char *top = strrchr(cfg->project_dir, '/');
+	return arena_printf(a, "%s!%s/", cfg->sdist_shown, top ? top + 1 : cfg->project_dir);
+}
+
 /* Shows a name with its control bytes escaped, so a message stays on one line. */
 const char *config_shown(struct arena *a, const char *s)
 {
@@ -228,7 +236,8 @@ bool config_glob(struct cfg_reader *r, struct config *cfg, const struct toml_val
 	if (!config_path_inside(pattern) || strstr(pattern, "..")) {
 		cfg_error(r, at, "'%s' reaches outside the project directory",
 		          config_shown(r->a, pattern));
-		diag_msg(r->d, DIAG_HINT, "sources and files must live under %s", cfg->project_dir);
+		diag_msg(r->d, DIAG_HINT, "sources and files must live under %s",
+		         config_project_shown(r->a, cfg));
 		return false;
 	}
 	char *copy = arena_strdup(r->a, pattern);
@@ -246,7 +255,7 @@ bool config_glob(struct cfg_reader *r, struct config *cfg, const struct toml_val
 		cfg_error(r, at, "%s", w.err);
 		if (strstr(w.err, "leads outside"))
 			diag_msg(r->d, DIAG_HINT, "sources and files must live under %s",
-			         cfg->project_dir);
+			         config_project_shown(r->a, cfg));
 		out->n = first;
 		return false;
 	}
@@ -259,7 +268,7 @@ bool config_glob(struct cfg_reader *r, struct config *cfg, const struct toml_val
 			cfg_error(r, at, "%s", why);
 		else
 			cfg_error(r, at, "'%s' matches no file in %s", config_shown(r->a, pattern),
-			          cfg->project_dir);
+			          config_project_shown(r->a, cfg));
 		return false;
 	}
 	qsort(out->v + first, out->n - first, sizeof(char *), cmp_str);

@@ -57,6 +57,9 @@ const char *config_confine(struct arena *a, const char *root, const char *projec
  * build.ninja (no line break, control byte or '|' in a name, UTF-8 names, no symlink out of the
  * project, no symlink loop); else the first problem, as a message. */
 const char *config_package_problem(struct arena *a, const char *project_dir, const char *rel);
+/* The project directory as the user knows it: "demo-1.0.tar.gz!demo-1.0/" for a tree unpacked
+ * from an sdist (never the digest-keyed path in the build dir), else its path. */
+const char *config_project_shown(struct arena *a, const struct config *cfg);
 /* s with line breaks and control bytes escaped (\n, \x01), for a one-line message. */
 const char *config_shown(struct arena *a, const char *s);
 /* Checks each string of t[key] (a string or an array) against what its route to the compiler

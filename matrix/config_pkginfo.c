@@ -27,8 +27,7 @@ static const char *member_shown(struct cfg_reader *r, const struct config *cfg, 
 {
 	if (!cfg->sdist_shown)
 		return os_join(r->a, cfg->project_dir, rel);
-	const char *top = strrchr(cfg->project_dir, '/');
-	return arena_printf(r->a, "%s!%s/%s", cfg->sdist_shown, top ? top + 1 : cfg->project_dir,
+	return arena_printf(r->a, "%s%s", config_project_shown(r->a, cfg),
 	                    esc_str(r->a, ESC_TERM, rel));
 }
 
@@ -120,9 +119,7 @@ static bool model_from_pkginfo(struct cfg_reader *r, struct config *cfg, const s
 			if (why) {
 				diag_at(r->d, DIAG_ERROR, src, h->line, 15,
 				        "License-File '%s' is not a file in %s: it %s",
-				        esc_str(r->a, ESC_TERM, v),
-				        cfg->sdist_shown ? member_shown(r, cfg, "")
-				                         : cfg->project_dir,
+				        esc_str(r->a, ESC_TERM, v), config_project_shown(r->a, cfg),
 				        why);
 				ok = r->ok = false;
 				continue;
