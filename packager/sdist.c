@@ -582,7 +582,19 @@ static bool links_beneath(struct unpack *u, const char *top)
 	return ok;
 }
 
-/* Removes what an unpack killed midway left (.unpack-XXXXXX); under the lock. */
+/* True for a key: 64 lowercase hex digits (a sha256). */
+static bool is_key(const char *name)
+{
+	size_t n = 0;
+	for (; name[n]; n++)
+		if (!((name[n] >= '0' && name[n] <= '9') || (name[n] >= 'a' && name[n] <= 'f')))
+			return false;
+	return n == 64;
+}
+
+/* Removes, under the lock, what is neither the lock nor a key: what an unpack killed midway
+ * left (.unpack-XXXXXX), and the layout of earlier versions (NAME-VERSION/ trees beside
+ * NAME.tar.gz.unpacked stamps, .old-NAME-VERSION/), which no build reads any more. */
 static void sweep_leftovers(struct arena *a, const char *dest_parent)
 {
 	struct strv names = {0};
@@ -590,7 +602,7 @@ static void sweep_leftovers(struct arena *a, const char *dest_parent)
 	if (!os_list_dir(a, dest_parent, &names))
 		return;
 	for (size_t i = 0; i < names.n; i++)
-		if (!strncmp(names.v[i], ".unpack-", 8))
+		if (strcmp(names.v[i], ".unpack.lock") && !is_key(names.v[i]))
 			os_rm_rf(&quiet, os_join(a, dest_parent, names.v[i]));
 }
 
