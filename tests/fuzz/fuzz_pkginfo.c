@@ -18,8 +18,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void check_accepted(const struct pkginfo *p)
 {
-	static const char *const once[] = {"Metadata-Version", "Name", "Version", "Summary",
-	                                   "Requires-Python", "License-Expression"};
+	static const char *const once[] = {"Metadata-Version", "Name",
+	                                   "Version",          "Summary",
+	                                   "Requires-Python",  "License-Expression"};
 	for (size_t k = 0; k < sizeof(once) / sizeof(*once); k++) {
 		size_t seen = 0;
 		for (size_t i = 0; i < p->n; i++)
@@ -48,7 +49,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size)
 		memcpy(text, data, size);
 	text[size] = '\0';
-	struct source src = {.path = "demo-1.0.tar.gz!demo-1.0/PKG-INFO", .text = text, .len = size};
+	struct source src = {
+	    .path = "demo-1.0.tar.gz!demo-1.0/PKG-INFO", .text = text, .len = size};
 	struct diag d = {0};
 	struct pkginfo p;
 	bool ok = pkginfo_parse(&a, &d, &src, &p);
