@@ -10,6 +10,7 @@
 #include "base/strbuf.h"
 #include "ci/github_internal.h"
 #include "ci/yaml.h"
+#include "ci/torch_builds.h"
 #include "matrix/kernels_key.h"
 #include "standards/platform.h"
 
@@ -209,7 +210,7 @@ static void header(struct emit *e, struct ci_github_stats *st)
 	sb_puts(sb, "  push:\n    branches:\n      - main\n      - master\n    tags:\n"
 	            "      - \"v*\"\n  pull_request:\n  workflow_dispatch:\n\n"
 	            "permissions: {}\n\n"
-	            "concurrency:\n  group: \"wheels-${{ github.ref }}\"\n"
+	            "concurrency:\n  group: \"${{ github.workflow_ref }}\"\n"
 	            "  cancel-in-progress: ${{ github.event_name == 'pull_request' }}\n\n");
 	sb_puts(sb, "env:\n");
 	yaml_comment(sb, 2,
@@ -220,9 +221,42 @@ static void header(struct emit *e, struct ci_github_stats *st)
 	for (size_t i = 0; i < e->p->n_toolkits; i++)
 		sb_printf(&cu, "%s%s", i ? " " : "", e->p->toolkits[i].cuda);
 	yaml_kv(sb, 2, "CUWHEEL_MATRIX_CUDA", sb_to_arena(&cu, e->a));
-	yaml_comment(sb, 2,
-	             "What `pip install` installs cuwheel from ([tool.cuwheel.ci] cuwheel).");
-	yaml_kv(sb, 2, "CUWHEEL_PIP", e->o->cuwheel);
+	const struct ci_cuwheel *cw = &e->o->cuwheel;
+	if (cw->git) {
+		yaml_comment(sb, 2,
+		             "cuwheel, built in each job from its repository at this commit");
+		yaml_comment(sb, 2, "([tool.cuwheel.ci] cuwheel = {git = URL, rev = COMMIT}).");
+		yaml_kv(sb, 2, "CUWHEEL_GIT", cw->git);
+		yaml_kv(sb, 2, "CUWHEEL_REV", cw->rev);
+	} else {
+		yaml_comment(sb, 2, "cuwheel's wheel, installed only if its sha256 matches");
+		yaml_comment(sb, 2, "([tool.cuwheel.ci] cuwheel = {url = URL, sha256 = DIGEST}).");
+		yaml_kv(sb, 2, "CUWHEEL_WHEEL", cw->url);
+		yaml_kv(sb, 2, "CUWHEEL_SHA256", cw->sha256);
+	}
+	yaml_kv(sb, 2, "NINJA_VERSION", CI_NINJA_VERSION);
+	const struct ci_source *src = &e->o->src;
+	yaml_comment(sb, 2, "The project, relative to the repository's root: its directory, the");
+	yaml_comment(sb, 2, "config beside it (--config), the sdist it is built from, the wheels.");
+	yaml_kv(sb, 2, "PROJECT", src->project);
+	yaml_kv(sb, 2, "CONFIG", src->config ? src->config : "");
+	yaml_kv(sb, 2, "SDIST", src->sdist ? src->sdist : "");
+	yaml_kv(sb, 2, "DIST", src->dist);
+	if (src->sdist && !src->sdist_committed) {
+		yaml_comment(
+		    sb, 2,
+		    "The sdist comes from this index (PEP 503), checked against its sha256.");
+		yaml_kv(sb, 2, "SDIST_INDEX", CI_PYPI_SIMPLE);
+		yaml_kv(sb, 2, "SDIST_PROJECT", src->sdist_proj);
+		yaml_kv(sb, 2, "SDIST_FILE", src->sdist_name);
+		yaml_kv(sb, 2, "SDIST_SHA256", src->sdist_sha256);
+	}
+	if (e->torch) {
+		yaml_comment(sb, 2, "torch: PyPI for each release's default CUDA build, PyTorch's");
+		yaml_comment(sb, 2, "per-CUDA index for the others (ci/torch_builds.def).");
+		yaml_kv(sb, 2, "PYPI_INDEX", CI_PYPI_SIMPLE);
+		yaml_kv(sb, 2, "TORCH_INDEX", CI_TORCH_INDEX);
+	}
 	yaml_comment(
 	    sb, 2, "Two generations of every leg's compile cache fit the 10 GB repository quota.");
 	yaml_kv(sb, 2, "CCACHE_MAXSIZE", e->ccache_max);
@@ -238,29 +272,21 @@ static bool has_credentials(const char *url)
 	return memchr(auth, '@', n) != NULL || strstr(url, "password") != NULL;
 }
 
-/* The jobs build with the runners' Pythons as they come: a torch axis or a pybind11 extension
- * needs packages in them that the workflow does not install (README, `cuwheel ci github`). */
+/* The jobs install torch (each cell's build); pybind11 they do not. */
 static void warn_site_packages(struct emit *e)
 {
 	const struct config *cfg = e->p->cfg;
-	bool torch = cfg->matrix.torch.n > 0, pybind11 = false;
-	for (size_t i = 0; i < cfg->n_extensions; i++) {
-		torch |= cfg->extensions[i].kind == EXT_TORCH;
+	bool pybind11 = false;
+	for (size_t i = 0; i < cfg->n_extensions; i++)
 		pybind11 |= cfg->extensions[i].kind == EXT_PYBIND11;
-	}
-	if (!torch && !pybind11)
+	if (!pybind11)
 		return;
 	diag_msg(e->d, DIAG_WARNING,
-	         "the workflow installs no %s on the runners: its wheel jobs build with the "
-	         "runners' Pythons as they come",
-	         torch && pybind11 ? "torch or pybind11"
-	         : torch           ? "torch"
-	                           : "pybind11");
+	         "the workflow installs no pybind11 on the runners: its wheel jobs build with the "
+	         "runners' Pythons as they come");
 	diag_msg(e->d, DIAG_HINT,
 	         "add a step before `cuwheel build` in the wheel (and kernel) jobs that installs "
-	         "%s for each Python, and a [tool.cuwheel.pythons] table naming those "
-	         "interpreters",
-	         torch ? "the cells' torch versions" : "pybind11");
+	         "pybind11 for each Python");
 }
 
 bool ci_github_emit(struct arena *a, struct diag *d, const struct plan *p,
@@ -270,8 +296,7 @@ bool ci_github_emit(struct arena *a, struct diag *d, const struct plan *p,
 	struct emit e = {.a = a, .d = d, .p = p, .o = o};
 	e.key = ci_kernel_flags_key(a, p->cfg);
 	e.image = o->container ? o->container : CI_DEFAULT_CONTAINER;
-	const char *dist = path_relative(a, p->cfg->project_dir, p->cfg->dist_dir);
-	e.dist = dist && *dist ? dist : "dist";
+	e.dist = o->src.dist;
 	const char *remote = p->cfg->cache.remote;
 	if (remote && *remote) {
 		if (has_credentials(remote)) {
@@ -293,6 +318,21 @@ bool ci_github_emit(struct arena *a, struct diag *d, const struct plan *p,
 	}
 	if (!make_legs(&e, st))
 		return false;
+	for (size_t i = 0; i < e.n_legs; i++) {
+		struct leg *l = &e.legs[i];
+		for (size_t k = 0; k < l->n; k++)
+			l->torch |= p->cells[l->cells[k]].torch != NULL;
+		e.torch |= l->torch;
+		if (o->per_cell && !l->pi->windows && l->n > CI_GITHUB_MAX_MATRIX) {
+			diag_msg(
+			    d, DIAG_ERROR,
+			    "leg %s has %zu cells: --per-cell would make a matrix of %zu jobs, "
+			    "GitHub runs at most %d per matrix",
+			    l->id, l->n, l->n, CI_GITHUB_MAX_MATRIX);
+			diag_msg(d, DIAG_HINT, "drop --per-cell (one wheel job per leg)");
+			return false;
+		}
+	}
 	warn_site_packages(&e);
 	/* GitHub evicts a repository's caches past 10 GB: each Linux leg keeps its newest entry
 	 * and the one being replaced within 9 GiB, at most 2 GiB each. */
@@ -310,7 +350,20 @@ bool ci_github_emit(struct arena *a, struct diag *d, const struct plan *p,
 			gh_linux_leg(&e, &e.legs[i]);
 	}
 	gh_index_job(&e);
+	gh_publish_jobs(&e);
 	st->n_jobs = e.n_jobs;
 	*out = sb_to_arena(&e.sb, a);
+	size_t bytes = strlen(*out);
+	if (bytes > CI_GITHUB_MAX_BYTES) {
+		diag_msg(d, DIAG_ERROR,
+		         "the workflow would be %zu bytes (%zu cells, %zu jobs): GitHub does not "
+		         "start a workflow file over %d bytes",
+		         bytes, st->n_cells, st->n_jobs, CI_GITHUB_MAX_BYTES);
+		diag_msg(d, DIAG_HINT,
+		         "write one workflow per platform or toolkit (CUWHEEL_MATRIX_PLATFORM=... "
+		         "or CUWHEEL_MATRIX_CUDA=... with -o .github/workflows/wheels-NAME.yml)%s",
+		         o->per_cell ? ", or drop --per-cell" : "");
+		return false;
+	}
 	return true;
 }

@@ -14,13 +14,29 @@
 /* The image Linux jobs run in unless [tool.cuwheel.ci] container says otherwise. */
 #define CI_DEFAULT_CONTAINER "quay.io/pypa/manylinux_2_28_x86_64"
 
+/* Where the jobs find the project, relative to the repository's root (the workspace). */
+struct ci_source {
+	const char *project;  /* the project dir ("." the root) */
+	const char *config;   /* --config FILE, or NULL */
+	const char *sdist;    /* the sdist the jobs build, or NULL (the checkout is the project) */
+	bool sdist_committed; /* it is in the repository: no fetch step */
+	const char *sdist_name;   /* fetched: the file name on the index ("gsplat-1.5.3.tar.gz") */
+	const char *sdist_proj;   /* fetched: the project name on the index ("gsplat") */
+	const char *sdist_sha256; /* fetched: its digest, checked before use */
+	const char *dist;         /* the dist dir */
+	bool submodules;          /* the repository has a .gitmodules: check out submodules */
+};
+
 struct ci_github_opts {
 	bool per_cell;                /* one Linux wheel job per cell, not one per leg */
 	const char *gpu_label;        /* runner labels for GPU tests, comma-separated; NULL: the
 	                               * wheel jobs run the tests themselves */
-	const char *cuwheel;          /* pip requirement or URL the jobs install cuwheel from */
+	struct ci_cuwheel cuwheel;    /* where the jobs get cuwheel (a commit, or a wheel) */
 	const char *container;        /* Linux jobs' image; "" runs them on the runner itself */
 	const struct strv *pypi_cuda; /* CUDA minors `cuwheel toolkit install` can provision */
+	struct ci_source src;
+	const struct strv *publish; /* "release", "pages", "pypi-sdist" */
+	const char *environment;    /* the publishing jobs' environment, or NULL */
 };
 
 /* What the workflow holds, for the command's summary line. */
@@ -31,10 +47,14 @@ struct ci_github_stats {
 	size_t n_skipped; /* selected cells left out (no CUDA for their platform) */
 };
 
+/* GitHub's limits: a workflow file over 500 KB does not start, a matrix makes at most 256 jobs. */
+#define CI_GITHUB_MAX_BYTES  (500 * 1000)
+#define CI_GITHUB_MAX_MATRIX 256
+
 /* Writes the workflow for every selected cell of plan (buildable here or not) into *out, an
  * arena string, deterministic for a given plan and options. Warnings go to d (cells left out,
  * a remote cache URL with credentials, a toolkit without pinned packages). False + diagnostic
- * when no cell can be placed. */
+ * when no cell can be placed, or the file would pass GitHub's size limit. */
 bool ci_github_emit(struct arena *a, struct diag *d, const struct plan *p,
                     const struct ci_github_opts *o, char **out, struct ci_github_stats *st);
 /* Returns the short digest (12 hex digits) of the kernel settings that change the archives

@@ -7,6 +7,11 @@
 #include "ci/actions.h"
 #include "ci/github.h"
 
+/* What the jobs name besides the actions (ci/actions.h): every URL and pinned package. */
+#define CI_PYPI_SIMPLE   "https://pypi.org/simple"
+#define CI_NINJA_VERSION "1.13.0"
+#define CI_NVIDIA_REPOS  "https://developer.download.nvidia.com/compute/cuda/repos"
+
 /* Where each platform's cells are built (a row per platform of standards/platform.h). */
 struct platform_info {
 	const char *platform;
@@ -28,6 +33,7 @@ struct leg {
 	const char *toolkit;  /* "rpm", "apt", "pypi" or "network" */
 	const char *packages; /* rpm/apt: the CUDA packages, pinned where known */
 	const char *gcc;      /* rpm: the gcc-toolset nvcc accepts; "" the image's own */
+	bool torch;           /* some cell has a torch: the jobs install it */
 };
 
 struct emit {
@@ -44,9 +50,19 @@ struct emit {
 	const char *image;      /* the container image for x86_64; "" none */
 	const char *ccache_max; /* CCACHE_MAXSIZE within the repository's cache quota */
 	struct strv jobs;       /* every job id written, in order (the index needs them all) */
+	bool torch;             /* some leg installs torch */
 	size_t n_jobs;
 };
 
+/* Opens job id. needs: job ids (NULL-terminated) or NULL; image: the container, or NULL. */
+void gh_job_open(struct emit *e, const char *id, const char *name, const char *runs_on,
+                 const char *const *needs, const char *image, int minutes);
+/* The steps: checkout (with submodules when the repository has them), cuwheel, the sdist
+ * (unless committed), an artifact download (by name, or pattern merged). */
+void gh_checkout(struct emit *e);
+void gh_install_cuwheel(struct emit *e);
+void gh_sdist_step(struct emit *e);
+void gh_download(struct emit *e, const char *name, const char *pattern, const char *path);
 /* "uses: ACTION" of the pinned table, at indent ind, with its tag as a comment. */
 void gh_uses(struct emit *e, int ind, enum ci_action act, bool item);
 /* Jobs of one leg: Linux (kernels, wheels, GPU test) and Windows (graph, build, pack, test). */
@@ -54,6 +70,8 @@ void gh_linux_leg(struct emit *e, const struct leg *l);
 void gh_windows_leg(struct emit *e, const struct leg *l);
 /* The index job: after every leg, whatever it did. */
 void gh_index_job(struct emit *e);
+/* The opt-in publishing jobs ([tool.cuwheel.ci] publish), after the index job. */
+void gh_publish_jobs(struct emit *e);
 /* Pythons of some cells, in plan order, newline-separated (setup-python's list form). */
 const char *gh_pythons(struct emit *e, const size_t *cells, size_t n);
 

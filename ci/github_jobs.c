@@ -5,7 +5,9 @@
 #include <string.h>
 
 #include "ci/github_internal.h"
+#include "ci/torch_builds.h"
 #include "ci/yaml.h"
+#include "standards/digest.h"
 
 /* The image a Linux job of leg l runs in, NULL for none: the configured one, for aarch64 legs
  * with its architecture swapped (manylinux_2_28_x86_64 -> manylinux_2_28_aarch64). */
@@ -20,9 +22,8 @@ static const char *image_for(struct emit *e, const struct leg *l)
 	                    x + strlen("x86_64"));
 }
 
-/* Opens job id. needs: job ids (NULL-terminated) or NULL; image: the container, or NULL. */
-static void job_open(struct emit *e, const char *id, const char *name, const char *runs_on,
-                     const char *const *needs, const char *image, int minutes)
+void gh_job_open(struct emit *e, const char *id, const char *name, const char *runs_on,
+                 const char *const *needs, const char *image, int minutes)
 {
 	struct strbuf *sb = &e->sb;
 	strv_push(e->a, &e->jobs, id);
@@ -78,34 +79,132 @@ static const char *const system_packages =
     "  $sudo apt-get install -y -q --no-install-recommends ccache\n"
     "fi\n";
 
-/* cuwheel is a wheel like cibuildwheel or ninja: a venv of its own, only its commands on
- * PATH (the venv's python must not be taken for one of the build's Pythons). */
-static const char *const install_cuwheel =
+/* cuwheel from its repository at the pinned commit, built in the job (C17: CMake, ninja, and
+ * the libraries it links), its commands on PATH. */
+static const char *const install_cuwheel_git =
+    "sudo=; [ \"$(id -u)\" = 0 ] || sudo=sudo\n"
+    "if command -v dnf >/dev/null; then\n"
+    "  dnf install -y -q epel-release\n"
+    "  dnf install -y -q git cmake ninja-build gcc pkgconf-pkg-config libzip-devel zlib-devel \\\n"
+    "    openssl-devel elfutils-libelf-devel jansson-devel\n"
+    "else\n"
+    "  $sudo apt-get update -q\n"
+    "  $sudo apt-get install -y -q --no-install-recommends git cmake ninja-build gcc \\\n"
+    "    pkg-config libzip-dev zlib1g-dev libssl-dev libelf-dev libjansson-dev ca-certificates\n"
+    "fi\n"
+    "src=\"$RUNNER_TEMP/cuwheel-src\"\n"
+    "git init -q \"$src\"\n"
+    "git -C \"$src\" fetch -q --depth 1 \"$CUWHEEL_GIT\" \"$CUWHEEL_REV\"\n"
+    "git -C \"$src\" checkout -q FETCH_HEAD\n"
+    "cmake -S \"$src\" -B \"$src/build\" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUWHEEL_TESTS=OFF\n"
+    "cmake --build \"$src/build\"\n"
+    "mkdir -p \"$RUNNER_TEMP/cuwheel-bin\"\n"
+    "ln -sf \"$src/build/cuwheel\" \"$RUNNER_TEMP/cuwheel-bin/cuwheel\"\n"
+    "echo \"$RUNNER_TEMP/cuwheel-bin\" >> \"$GITHUB_PATH\"\n"
+    "\"$RUNNER_TEMP/cuwheel-bin/cuwheel\" --version\n";
+
+/* cuwheel's wheel, by URL and digest, in a venv of its own with only its commands on PATH (the
+ * venv's python must not be taken for one of the build's Pythons). */
+static const char *const install_cuwheel_wheel =
     "for py in python3.12 python3 /opt/python/cp312-cp312/bin/python3; do\n"
     "  if \"$py\" -c 'import venv' >/dev/null 2>&1; then break; fi\n"
     "done\n"
     "\"$py\" -m venv \"$RUNNER_TEMP/cuwheel-venv\"\n"
-    "\"$RUNNER_TEMP/cuwheel-venv/bin/python\" -m pip install -q \"$CUWHEEL_PIP\" ninja\n"
+    "printf 'cuwheel @ %s --hash=sha256:%s\\n' \"$CUWHEEL_WHEEL\" \"$CUWHEEL_SHA256\" \\\n"
+    "  > \"$RUNNER_TEMP/cuwheel.txt\"\n"
+    "\"$RUNNER_TEMP/cuwheel-venv/bin/python\" -m pip install -q --no-deps --require-hashes \\\n"
+    "  -r \"$RUNNER_TEMP/cuwheel.txt\"\n"
+    "\"$RUNNER_TEMP/cuwheel-venv/bin/python\" -m pip install -q \"ninja==$NINJA_VERSION\"\n"
     "mkdir -p \"$RUNNER_TEMP/cuwheel-bin\"\n"
     "ln -sf \"$RUNNER_TEMP/cuwheel-venv/bin/cuwheel\" \"$RUNNER_TEMP/cuwheel-venv/bin/ninja\" \\\n"
     "  \"$RUNNER_TEMP/cuwheel-bin/\"\n"
     "echo \"$RUNNER_TEMP/cuwheel-bin\" >> \"$GITHUB_PATH\"\n"
     "\"$RUNNER_TEMP/cuwheel-bin/cuwheel\" --version\n";
 
+/* The sdist from the package index's PEP 503 page (pip download would run its setup.py to
+ * read metadata, which needs the build's own dependencies), written only if its sha256 is the
+ * pinned one. */
+static const char *const fetch_sdist =
+    "for py in python3.12 python3 /opt/python/cp312-cp312/bin/python3; do\n"
+    "  if \"$py\" -c 'import sys' >/dev/null 2>&1; then break; fi\n"
+    "done\n"
+    "\"$py\" - <<'EOF'\n"
+    "import hashlib, html.parser, os, pathlib, sys, urllib.parse, urllib.request\n"
+    "page = os.environ[\"SDIST_INDEX\"].rstrip(\"/\") + \"/\" + os.environ[\"SDIST_PROJECT\"] + "
+    "\"/\"\n"
+    "if page.startswith(\"file:\"):\n"
+    "    page += \"index.html\"\n"
+    "class Links(html.parser.HTMLParser):\n"
+    "    links = []\n"
+    "    def handle_starttag(self, tag, attrs):\n"
+    "        self.links += [v for k, v in attrs if tag == \"a\" and k == \"href\" and v]\n"
+    "p = Links()\n"
+    "p.feed(urllib.request.urlopen(page).read().decode())\n"
+    "want = os.environ[\"SDIST_FILE\"]\n"
+    "hits = [urllib.parse.urljoin(page, h).split(\"#\")[0] for h in p.links\n"
+    "        if urllib.parse.urlsplit(h).path.rsplit(\"/\", 1)[-1] == want]\n"
+    "if not hits:\n"
+    "    sys.exit(f\"{want} is not on {page}\")\n"
+    "data = urllib.request.urlopen(hits[0]).read()\n"
+    "got = hashlib.sha256(data).hexdigest()\n"
+    "if got != os.environ[\"SDIST_SHA256\"]:\n"
+    "    sys.exit(f\"{want}: sha256 {got}, the workflow pins {os.environ['SDIST_SHA256']}\")\n"
+    "out = pathlib.Path(os.environ[\"SDIST\"])\n"
+    "out.parent.mkdir(parents=True, exist_ok=True)\n"
+    "out.write_bytes(data)\n"
+    "print(f\"{out}: {len(data)} bytes, sha256 {got}\")\n"
+    "EOF\n";
+
+/* One venv per (Python, torch build) the job's cells need, torch pinned: PyPI's build for the
+ * release's default CUDA, PyTorch's per-CUDA index for the others. cuwheel finds them through
+ * CUWHEEL_PYTHONS. A venv with torch takes about 5 GB: the step checks the disk first. */
+static const char *const install_torch =
+    "need=$(( $(grep -c . <<< \"$TORCH_VENVS\") * 5 + 10 ))\n"
+    "avail=$(df -Pk . | awk 'NR == 2 {print int($4 / 1048576)}')\n"
+    "if [ \"$avail\" -lt \"$need\" ]; then\n"
+    "  echo \"::error::the torch venvs and the build need about $need GB; $avail GB are free \"\\\n"
+    "    \"(fewer per job: cuwheel ci github --per-cell)\"\n"
+    "  exit 1\n"
+    "fi\n"
+    "pythons=\n"
+    "while read -r py torch index; do\n"
+    "  if [ -z \"$py\" ]; then continue; fi\n"
+    "  venv=\"$TORCH_VENV_DIR/py$py-pt$torch-$index\"\n"
+    "  if [ ! -x \"$venv/bin/python\" ]; then\n"
+    "    base=\n"
+    "    for cand in \"python$py\" \"/opt/python/cp${py//./}-cp${py//./}/bin/python\"; do\n"
+    "      if \"$cand\" -c 'import venv' >/dev/null 2>&1; then base=$cand; break; fi\n"
+    "    done\n"
+    "    if [ -z \"$base\" ]; then echo \"::error::no Python $py on this runner\"; exit 1; fi\n"
+    "    \"$base\" -m venv \"$venv\"\n"
+    "    if [ \"$index\" = pypi ]; then url=$PYPI_INDEX; else url=$TORCH_INDEX/$index; fi\n"
+    "    \"$venv/bin/python\" -m pip install -q --index-url \"$url\" \"torch==$torch\"\n"
+    "  fi\n"
+    "  \"$venv/bin/python\" -c 'import torch; print(torch.__file__, torch.__version__, "
+    "torch.version.cuda)'\n"
+    "  pythons=\"$pythons$py=$venv/bin/python;\"\n"
+    "done <<< \"$TORCH_VENVS\"\n"
+    "echo \"CUWHEEL_PYTHONS=$pythons\" >> \"$GITHUB_ENV\"\n";
+
+/* The arguments every `cuwheel` call of a job gets: the project, its sdist and config. */
+static const char *const source_args =
+    "src=(-C \"$PROJECT\")\n"
+    "if [ -n \"$SDIST\" ]; then src+=(\"$GITHUB_WORKSPACE/$SDIST\"); fi\n"
+    "if [ -n \"$CONFIG\" ]; then src+=(--config \"$GITHUB_WORKSPACE/$CONFIG\"); fi\n";
+
 static const char *const install_cuda =
     "case \"$CUDA_TOOLKIT\" in\n"
     "rpm)\n"
     "  # NVIDIA's RHEL 8 network repository: nvcc and the runtime, full versions.\n"
     "  dnf config-manager --add-repo \\\n"
-    "    \"https://developer.download.nvidia.com/compute/cuda/repos/rhel8/$CUDA_ARCH/"
-    "cuda-rhel8.repo\"\n"
+    "    \"" CI_NVIDIA_REPOS "/rhel8/$CUDA_ARCH/cuda-rhel8.repo\"\n"
     "  read -ra pkgs <<< \"$CUDA_PACKAGES\"\n"
     "  dnf install -y -q --setopt=obsoletes=0 \"${pkgs[@]}\"\n"
     "  echo \"/usr/local/cuda-$CUDA/bin\" >> \"$GITHUB_PATH\"\n"
     "  ;;\n"
     "apt)\n"
     "  sudo=; [ \"$(id -u)\" = 0 ] || sudo=sudo\n"
-    "  repo=\"https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2204/$CUDA_ARCH\"\n"
+    "  repo=\"" CI_NVIDIA_REPOS "/ubuntu2204/$CUDA_ARCH\"\n"
     "  curl -fsSLO \"$repo/cuda-keyring_1.1-1_all.deb\"\n"
     "  $sudo dpkg -i cuda-keyring_1.1-1_all.deb\n"
     "  $sudo apt-get update -q\n"
@@ -125,12 +224,86 @@ static const char *const jobs_from_memory =
     "mem=$(awk '/MemAvailable/ {print int($2 / 2097152)}' /proc/meminfo)\n"
     "jobs=$(( mem < 1 ? 1 : mem )); cpus=$(nproc); jobs=$(( jobs > cpus ? cpus : jobs ))\n";
 
-/* The steps before a Linux job's own: checkout, disk, build tools, cuwheel, CUDA. */
-static void linux_setup(struct emit *e, const struct leg *l, bool cuda, const char *pythons)
+void gh_checkout(struct emit *e)
+{
+	gh_uses(e, 6, CI_ACTION_CHECKOUT, true);
+	sb_puts(&e->sb, "        with:\n          persist-credentials: false\n");
+	if (e->o->src.submodules)
+		sb_puts(&e->sb, "          submodules: recursive\n");
+}
+
+void gh_install_cuwheel(struct emit *e)
+{
+	yaml_step(&e->sb, 6,
+	          e->o->cuwheel.git ? "cuwheel (built at the pinned commit)"
+	                            : "cuwheel (its wheel, by digest)");
+	yaml_run(&e->sb, 8, e->o->cuwheel.git ? install_cuwheel_git : install_cuwheel_wheel);
+}
+
+/* The sdist, unless it is in the repository. */
+void gh_sdist_step(struct emit *e)
+{
+	if (!e->o->src.sdist || e->o->src.sdist_committed)
+		return;
+	yaml_step(&e->sb, 6, "The sdist (pinned by sha256)");
+	yaml_run(&e->sb, 8, fetch_sdist);
+}
+
+/* "PY RELEASE INDEX" per venv: the (Python, torch) pairs of cells, one per torch when
+ * one_per_torch (kernels: compiled once per torch, any Python will do). */
+static const char *torch_venvs(struct emit *e, const struct leg *l, const size_t *cells, size_t n,
+                               bool one_per_torch)
+{
+	struct strv seen = {0};
+	struct strbuf sb = {0};
+	for (size_t i = 0; i < n; i++) {
+		const struct cell *c = &e->p->cells[cells[i]];
+		if (!c->torch)
+			continue;
+		const char *key =
+		    one_per_torch ? c->torch : arena_printf(e->a, "%s %s", c->python, c->torch);
+		if (strv_contains(&seen, key))
+			continue;
+		strv_push(e->a, &seen, key);
+		const struct torch_build *b = torch_build_find(c->torch);
+		const char *index =
+		    !strcmp(b->pypi, l->cuda) ? "pypi" : arena_printf(e->a, "cu%s", l->nodot);
+		sb_printf(&sb, "%s %s %s\n", c->python, b->release, index);
+	}
+	return sb_to_arena(&sb, e->a);
+}
+
+/* torch for the cells: the venvs, with pip's downloads cached per leg and venv list. */
+static void torch_step(struct emit *e, const struct leg *l, const char *venvs)
 {
 	struct strbuf *sb = &e->sb;
-	gh_uses(e, 6, CI_ACTION_CHECKOUT, true);
-	sb_puts(sb, "        with:\n          persist-credentials: false\n");
+	if (!venvs)
+		return;
+	char hex[65];
+	mem_sha256_hex(venvs, strlen(venvs), hex);
+	const char *key = arena_printf(e->a, "pip-torch-%s-%.12s", l->id, hex);
+	gh_uses(e, 6, CI_ACTION_CACHE_RESTORE, true);
+	sb_puts(sb, "        with:\n          path: .pip-torch\n");
+	yaml_kv(sb, 10, "key", key);
+	yaml_step(sb, 6, "torch for each Python of the job (pinned builds)");
+	yaml_key(sb, 8, "env");
+	yaml_kv(sb, 10, "TORCH_VENVS", venvs);
+	yaml_kv(sb, 10, "TORCH_VENV_DIR", "${{ runner.temp }}/torch-venvs");
+	yaml_kv(sb, 10, "PIP_CACHE_DIR", "${{ github.workspace }}/.pip-torch");
+	yaml_run(sb, 8, install_torch);
+	gh_uses(e, 6, CI_ACTION_CACHE_SAVE, true);
+	yaml_kv(sb, 8, "if", "github.event_name == 'push'");
+	sb_puts(sb, "        with:\n          path: .pip-torch\n");
+	yaml_kv(sb, 10, "key", key);
+}
+
+/* The steps before a Linux job's own: checkout, disk, build tools, cuwheel, sdist, CUDA and
+ * (venvs: NULL for none) torch. */
+static void linux_setup(struct emit *e, const struct leg *l, bool cuda, const char *pythons,
+                        const char *venvs)
+{
+	struct strbuf *sb = &e->sb;
+	gh_checkout(e);
 	if (pythons && !*e->image) {
 		gh_uses(e, 6, CI_ACTION_PYTHON, true);
 		sb_puts(sb, "        with:\n");
@@ -144,12 +317,14 @@ static void linux_setup(struct emit *e, const struct leg *l, bool cuda, const ch
 		yaml_kv(sb, 10, "GCC_TOOLSET", l->gcc);
 		yaml_run(sb, 8, system_packages);
 	}
-	yaml_step(sb, 6, "cuwheel (pip)");
-	yaml_run(sb, 8, install_cuwheel);
+	gh_install_cuwheel(e);
+	gh_sdist_step(e);
 	if (cuda) {
 		yaml_step(sb, 6, arena_printf(e->a, "CUDA %s (%s)", l->cuda, l->toolkit));
 		yaml_run(sb, 8, install_cuda);
 	}
+	if (venvs && *venvs)
+		torch_step(e, l, venvs);
 }
 
 /* env: of a Linux leg's jobs: which toolkit and how it is installed. */
@@ -187,7 +362,7 @@ static void upload(struct emit *e, const char *name, const char *path, int days)
 		sb_printf(sb, "          retention-days: %d\n", days);
 }
 
-static void download(struct emit *e, const char *name, const char *pattern, const char *path)
+void gh_download(struct emit *e, const char *name, const char *pattern, const char *path)
 {
 	struct strbuf *sb = &e->sb;
 	gh_uses(e, 6, CI_ACTION_DOWNLOAD, true);
@@ -224,11 +399,12 @@ static void kernels_job(struct emit *e, const struct leg *l)
 {
 	struct strbuf *sb = &e->sb;
 	const char *id = arena_printf(e->a, "kernels-%s", l->id);
-	job_open(e, id, arena_printf(e->a, "kernels CUDA %s %s", l->cuda, l->pi->platform),
-	         host(e, l), NULL, image_for(e, l), 180);
+	gh_job_open(e, id, arena_printf(e->a, "kernels CUDA %s %s", l->cuda, l->pi->platform),
+	            host(e, l), NULL, image_for(e, l), 180);
 	leg_env(e, l, NULL);
 	sb_puts(sb, "    steps:\n");
-	linux_setup(e, l, true, gh_pythons(e, l->cells, 1));
+	linux_setup(e, l, true, gh_pythons(e, l->cells, l->torch ? l->n : 1),
+	            l->torch ? torch_venvs(e, l, l->cells, l->n, true) : NULL);
 	/* Keyed per (OS, toolkit, kernel flags) and commit; restored from the newest entry of
 	 * the same leg and flags. Saved by pushes only: the default branch's entries are the
 	 * ones every tag and pull request can restore. */
@@ -241,9 +417,9 @@ static void kernels_job(struct emit *e, const struct leg *l)
 	compile_env(e);
 	yaml_run(sb, 8,
 	         arena_printf(e->a,
-	                      "%scuwheel build -j \"$jobs\" --stage kernels --export kernels-out "
-	                      "--only '*-%s'",
-	                      jobs_from_memory, l->id));
+	                      "%s%scuwheel \"${src[@]}\" build -j \"$jobs\" --stage kernels "
+	                      "--export kernels-out --only '*-%s'",
+	                      jobs_from_memory, source_args, l->id));
 	yaml_step(sb, 6, "ccache statistics");
 	yaml_kv(sb, 8, "if", "always()");
 	yaml_run(sb, 8, "ccache --show-stats -v || true");
@@ -261,10 +437,10 @@ static void wheels_job(struct emit *e, const struct leg *l)
 	const char *id = arena_printf(e->a, "wheels-%s", l->id);
 	const char *needs[] = {arena_printf(e->a, "kernels-%s", l->id), NULL};
 	bool per_cell = e->o->per_cell;
-	job_open(e, id,
-	         per_cell ? "wheels ${{ matrix.cell }}"
-	                  : arena_printf(e->a, "wheels CUDA %s %s", l->cuda, l->pi->platform),
-	         host(e, l), needs, image_for(e, l), 120);
+	gh_job_open(e, id,
+	            per_cell ? "wheels ${{ matrix.cell }}"
+	                     : arena_printf(e->a, "wheels CUDA %s %s", l->cuda, l->pi->platform),
+	            host(e, l), needs, image_for(e, l), 120);
 	if (per_cell) {
 		sb_puts(sb,
 		        "    strategy:\n      fail-fast: false\n      matrix:\n        include:\n");
@@ -274,21 +450,27 @@ static void wheels_job(struct emit *e, const struct leg *l)
 			yaml_scalar(sb, c->id);
 			sb_putc(sb, '\n');
 			yaml_kv(sb, 12, "python", c->python);
+			if (l->torch)
+				yaml_kv(sb, 12, "torch_venvs",
+				        torch_venvs(e, l, &l->cells[k], 1, false));
 		}
 	}
 	leg_env(e, l, per_cell ? "${{ matrix.cell }}" : ids_of(e, l->cells, l->n));
 	sb_puts(sb, "    steps:\n");
-	linux_setup(e, l, true, per_cell ? "${{ matrix.python }}" : gh_pythons(e, l->cells, l->n));
-	download(e, arena_printf(e->a, "kernels-%s-%s", l->id, e->key), NULL, "kernels-out");
+	linux_setup(e, l, true, per_cell ? "${{ matrix.python }}" : gh_pythons(e, l->cells, l->n),
+	            !l->torch  ? NULL
+	            : per_cell ? "${{ matrix.torch_venvs }}"
+	                       : torch_venvs(e, l, l->cells, l->n, false));
+	gh_download(e, arena_printf(e->a, "kernels-%s-%s", l->id, e->key), NULL, "kernels-out");
 	yaml_step(sb, 6, "Wheels against the imported kernels");
 	compile_env(e);
 	yaml_run(sb, 8,
 	         arena_printf(e->a,
-	                      "%sargs=()\n"
+	                      "%s%sargs=()\n"
 	                      "for id in $CELLS; do args+=(--only \"$id\"); done\n"
-	                      "cuwheel build -j \"$jobs\" --stage wheels --import kernels-out%s "
-	                      "\"${args[@]}\"",
-	                      jobs_from_memory, e->o->gpu_label ? " --no-test" : ""));
+	                      "cuwheel \"${src[@]}\" build -j \"$jobs\" --stage wheels --import "
+	                      "kernels-out%s \"${args[@]}\"",
+	                      jobs_from_memory, source_args, e->o->gpu_label ? " --no-test" : ""));
 	upload(e, per_cell ? "wheels-${{ matrix.cell }}" : arena_printf(e->a, "wheels-%s", l->id),
 	       arena_printf(e->a, "%s/*.whl", e->dist), 0);
 	sb_putc(sb, '\n');
@@ -320,22 +502,20 @@ static void test_job(struct emit *e, const struct leg *l)
 {
 	struct strbuf *sb = &e->sb;
 	const char *needs[] = {arena_printf(e->a, "wheels-%s", l->id), NULL};
-	job_open(e, arena_printf(e->a, "test-%s", l->id),
-	         arena_printf(e->a, "test CUDA %s %s on a GPU", l->cuda, l->pi->platform), NULL,
-	         needs, NULL, 60);
+	gh_job_open(e, arena_printf(e->a, "test-%s", l->id),
+	            arena_printf(e->a, "test CUDA %s %s on a GPU", l->cuda, l->pi->platform), NULL,
+	            needs, NULL, 60);
 	yaml_comment(sb, 4,
 	             "A self-hosted runner with an NVIDIA driver new enough for every toolkit");
 	yaml_comment(sb, 4, "and pip access.");
 	gpu_runs_on(e);
 	sb_puts(sb, "    steps:\n");
-	gh_uses(e, 6, CI_ACTION_CHECKOUT, true);
-	sb_puts(sb, "        with:\n          persist-credentials: false\n");
+	gh_checkout(e);
 	gh_uses(e, 6, CI_ACTION_PYTHON, true);
 	sb_puts(sb, "        with:\n");
 	yaml_kv(sb, 10, "python-version", gh_pythons(e, l->cells, l->n));
-	yaml_step(sb, 6, "cuwheel (pip)");
-	yaml_run(sb, 8, install_cuwheel);
-	download(e, NULL, arena_printf(e->a, "wheels-*%s", l->id), e->dist);
+	gh_install_cuwheel(e);
+	gh_download(e, NULL, arena_printf(e->a, "wheels-*%s", l->id), e->dist);
 	yaml_step(sb, 6, "GPU driver");
 	yaml_run(sb, 8, "nvidia-smi");
 	yaml_step(sb, 6, "Test every wheel on every Python it is for");
@@ -436,27 +616,27 @@ void gh_windows_leg(struct emit *e, const struct leg *l)
 	const char *pythons = gh_pythons(e, l->cells, l->n);
 
 	/* 1. On Linux: the Windows build graph of this leg's cells. */
-	job_open(e, graph, arena_printf(e->a, "Windows build graph CUDA %s", l->cuda),
-	         linux_host(e), NULL, image_for(e, l), 30);
+	gh_job_open(e, graph, arena_printf(e->a, "Windows build graph CUDA %s", l->cuda),
+	            linux_host(e), NULL, image_for(e, l), 30);
 	sb_puts(sb, "    steps:\n");
-	linux_setup(e, l, false, NULL);
+	linux_setup(e, l, false, NULL, NULL);
 	yaml_step(sb, 6, "build.ninja and probe.py for the Windows runner");
 	yaml_run(sb, 8,
 	         arena_printf(e->a,
-	                      "cuwheel build --stage win-graph --export win-out --only '*-%s'",
-	                      l->id));
+	                      "%scuwheel \"${src[@]}\" build --stage win-graph --export win-out "
+	                      "--only '*-%s'",
+	                      source_args, l->id));
 	upload(e, graph, "win-out/", 7);
 	sb_putc(sb, '\n');
 
 	/* 2. On Windows: probe the Pythons, compile with MSVC and nvcc, stage the trees. No
 	 * bash: Git's /usr/bin/link would shadow MSVC's link.exe. */
 	const char *needs_graph[] = {graph, NULL};
-	job_open(e, build, arena_printf(e->a, "Windows build CUDA %s", l->cuda), l->pi->runner,
-	         needs_graph, NULL, 180);
+	gh_job_open(e, build, arena_printf(e->a, "Windows build CUDA %s", l->cuda), l->pi->runner,
+	            needs_graph, NULL, 180);
 	sb_puts(sb, "    defaults:\n      run:\n        shell: pwsh\n");
 	sb_puts(sb, "    steps:\n");
-	gh_uses(e, 6, CI_ACTION_CHECKOUT, true);
-	sb_puts(sb, "        with:\n          persist-credentials: false\n");
+	gh_checkout(e);
 	gh_uses(e, 6, CI_ACTION_PYTHON, true);
 	sb_puts(sb, "        with:\n");
 	yaml_kv(sb, 10, "python-version", pythons);
@@ -477,9 +657,9 @@ void gh_windows_leg(struct emit *e, const struct leg *l)
 	sb_puts(sb, "        with:\n          arch: x64\n");
 	if (l->major < 12 || (l->major == 12 && l->minor < 4))
 		yaml_kv(sb, 10, "toolset", "14.29");
-	download(e, graph, NULL, "win-out");
+	gh_download(e, graph, NULL, "win-out");
 	yaml_step(sb, 6, "ninja");
-	yaml_run(sb, 8, "python -m pip install -q ninja");
+	yaml_run(sb, 8, "python -m pip install -q \"ninja==$env:NINJA_VERSION\"");
 	yaml_step(sb, 6, "Probe the Pythons");
 	yaml_run(sb, 8, "python win-out/probe.py");
 	yaml_step(sb, 6, "Compile and stage");
@@ -489,13 +669,17 @@ void gh_windows_leg(struct emit *e, const struct leg *l)
 
 	/* 3. On Linux: pack and audit the staged trees into wheels. */
 	const char *needs_build[] = {build, NULL};
-	job_open(e, pack, arena_printf(e->a, "Windows wheels CUDA %s", l->cuda), linux_host(e),
-	         needs_build, image_for(e, l), 30);
+	gh_job_open(e, pack, arena_printf(e->a, "Windows wheels CUDA %s", l->cuda), linux_host(e),
+	            needs_build, image_for(e, l), 30);
 	sb_puts(sb, "    steps:\n");
-	linux_setup(e, l, false, NULL);
-	download(e, arena_printf(e->a, "winstage-%s", l->id), NULL, "win-out");
+	linux_setup(e, l, false, NULL, NULL);
+	gh_download(e, arena_printf(e->a, "winstage-%s", l->id), NULL, "win-out");
 	yaml_step(sb, 6, "Pack and audit");
-	yaml_run(sb, 8, "cuwheel build --stage win-pack --import win-out");
+	yaml_run(sb, 8,
+	         arena_printf(e->a,
+	                      "%scuwheel \"${src[@]}\" build --stage win-pack --import "
+	                      "win-out",
+	                      source_args));
 	upload(e, arena_printf(e->a, "wheels-%s", l->id), arena_printf(e->a, "%s/*.whl", e->dist),
 	       0);
 	sb_putc(sb, '\n');
@@ -512,9 +696,9 @@ void gh_windows_leg(struct emit *e, const struct leg *l)
 		return;
 	}
 	const char *needs_pack[] = {pack, NULL};
-	job_open(e, arena_printf(e->a, "wintest-%s", l->id),
-	         arena_printf(e->a, "Windows test CUDA %s Python ${{ matrix.python }}", l->cuda),
-	         l->pi->runner, needs_pack, NULL, 60);
+	gh_job_open(e, arena_printf(e->a, "wintest-%s", l->id),
+	            arena_printf(e->a, "Windows test CUDA %s Python ${{ matrix.python }}", l->cuda),
+	            l->pi->runner, needs_pack, NULL, 60);
 	sb_puts(sb, "    strategy:\n      fail-fast: false\n      matrix:\n        python:\n");
 	const char *p = pythons;
 	while (*p) {
@@ -523,11 +707,10 @@ void gh_windows_leg(struct emit *e, const struct leg *l)
 		p += n + (p[n] == '\n');
 	}
 	sb_puts(sb, "    steps:\n");
-	gh_uses(e, 6, CI_ACTION_CHECKOUT, true);
-	sb_puts(sb, "        with:\n          persist-credentials: false\n");
+	gh_checkout(e);
 	gh_uses(e, 6, CI_ACTION_PYTHON, true);
 	sb_puts(sb, "        with:\n          python-version: ${{ matrix.python }}\n");
-	download(e, arena_printf(e->a, "wheels-%s", l->id), NULL, e->dist);
+	gh_download(e, arena_printf(e->a, "wheels-%s", l->id), NULL, e->dist);
 	yaml_step(sb, 6, "Test each wheel this Python installs");
 	yaml_kv(sb, 8, "shell", "python");
 	yaml_key(sb, 8, "env");
@@ -581,18 +764,16 @@ void gh_index_job(struct emit *e)
 	const char **needs = arena_calloc(e->a, e->jobs.n + 1, sizeof(*needs));
 	for (size_t i = 0; i < e->jobs.n; i++)
 		needs[i] = e->jobs.v[i];
-	job_open(e, "index", "index", "ubuntu-24.04", needs, NULL, 30);
+	gh_job_open(e, "index", "index", "ubuntu-24.04", needs, NULL, 30);
 	yaml_comment(sb, 4, "Whatever the legs did (unless the run was cancelled): what exists is");
 	yaml_comment(sb, 4, "published, and the last step fails the run when a cell is missing.");
 	yaml_kv(sb, 4, "if", "${{ !cancelled() }}");
 	sb_puts(sb, "    steps:\n");
-	gh_uses(e, 6, CI_ACTION_CHECKOUT, true);
-	sb_puts(sb, "        with:\n          persist-credentials: false\n");
+	gh_checkout(e);
 	gh_uses(e, 6, CI_ACTION_PYTHON, true);
 	sb_puts(sb, "        with:\n          python-version: \"3.12\"\n");
-	yaml_step(sb, 6, "cuwheel (pip)");
-	yaml_run(sb, 8, install_cuwheel);
-	download(e, NULL, "wheels-*", "wheels-in");
+	gh_install_cuwheel(e);
+	gh_download(e, NULL, "wheels-*", "wheels-in");
 	yaml_step(sb, 6, "Wheels present and missing");
 	yaml_kv(sb, 8, "shell", "python");
 	yaml_key(sb, 8, "env");
@@ -638,6 +819,10 @@ void gh_index_job(struct emit *e)
 	gh_uses(e, 6, CI_ACTION_UPLOAD, true);
 	sb_puts(sb, "        with:\n          name: site\n          path: site/\n"
 	            "          if-no-files-found: warn\n");
+	gh_uses(e, 6, CI_ACTION_UPLOAD, true);
+	sb_puts(sb, "        with:\n          name: published-wheels\n");
+	yaml_kv(sb, 10, "path", arena_printf(e->a, "%s/*.whl", e->dist));
+	sb_puts(sb, "          if-no-files-found: warn\n");
 	yaml_step(sb, 6, "Fail when a cell is missing");
 	yaml_run(
 	    sb, 8,
@@ -645,10 +830,4 @@ void gh_index_job(struct emit *e)
 	    "  while read -r line; do echo \"::error::missing: $line\"; done < missing-cells.txt\n"
 	    "  exit 1\n"
 	    "fi");
-	sb_puts(sb, "      # To publish the index with GitHub Pages (pip install --index-url\n"
-	            "      # https://OWNER.github.io/REPO/cu130/ ...), give this job\n"
-	            "      #   permissions: {contents: read, pages: write, id-token: write}\n"
-	            "      #   environment: {name: github-pages}\n"
-	            "      # and add actions/upload-pages-artifact (path: site/) and\n"
-	            "      # actions/deploy-pages, pinned by commit like the others.\n");
 }

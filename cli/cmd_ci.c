@@ -1,51 +1,79 @@
-/* cmd_ci.c: `cuwheel ci github`: the plan as a GitHub Actions workflow, written atomically. */
+/* cmd_ci.c: `cuwheel ci github`: the plan as a GitHub Actions workflow, written atomically.
+ * The cells come from the config and ci/torch_builds.def alone (no discovery: the same config
+ * gives the same workflow on every machine). */
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "base/os.h"
+#include "base/path.h"
 #include "ci/github.h"
+#include "ci/torch_builds.h"
 #include "cli/plan_common.h"
+#include "standards/digest.h"
 #include "toolchain/provision.h"
 
-enum ci_option { CI_OUTPUT, CI_STDOUT, CI_PER_CELL, CI_GPU_LABEL, CI_CUWHEEL };
+enum ci_option {
+	CI_OUTPUT,
+	CI_STDOUT,
+	CI_PER_CELL,
+	CI_GPU_LABEL,
+	CI_CUWHEEL,
+	CI_CONFIG,
+	CI_SDIST_SPEC,
+	CI_SHA256
+};
 
 static const struct cli_option ci_github_options[] = {
+    {"config", 0, "FILE", CI_CONFIG,
+     "the config beside the project (with SDIST: the project is the sdist)"},
+    {"sdist-spec", 0, "NAME==VER", CI_SDIST_SPEC,
+     "the sdist the jobs fetch from PyPI (default: SDIST's own name and\n"
+     "version); SDIST is still read to plan"},
+    {"sha256", 0, "HEX", CI_SHA256, "the sdist's sha256, checked against SDIST"},
     {"output", 'o', "FILE", CI_OUTPUT,
-     "where to write (default .github/workflows/wheels.yml in the project)"},
+     "where to write (default .github/workflows/wheels.yml in the repository)"},
     {"stdout", 0, NULL, CI_STDOUT, "print the workflow instead of writing it"},
     {"per-cell", 0, NULL, CI_PER_CELL, "one Linux wheel job per cell instead of one per leg"},
     {"gpu-label", 0, "LABEL", CI_GPU_LABEL,
      "run the tests on self-hosted runners with these labels (comma-\n"
      "separated), after the wheel jobs"},
     {"cuwheel", 0, "SPEC", CI_CUWHEEL,
-     "what the jobs `pip install` cuwheel from: a requirement or a wheel's\n"
-     "URL (default [tool.cuwheel.ci] cuwheel, else cuwheel==" CUWHEEL_VERSION ")"},
+     "where the jobs get cuwheel: git+URL@COMMIT (built in the job) or\n"
+     "WHEEL-URL#sha256=HEX (default [tool.cuwheel.ci] cuwheel)"},
     {0},
 };
 
 const struct cli_help cmd_ci_help = {
-    .text = "usage: cuwheel ci github [-o FILE | --stdout] [--per-cell] [--gpu-label LABEL]\n"
-            "                         [--cuwheel SPEC]\n"
-            "\n"
-            "Writes a GitHub Actions workflow for every selected cell of the plan, whatever this\n"
-            "machine can build (Linux and Windows cells alike), one chain of jobs per leg (OS,\n"
-            "CUDA toolkit), so that a failing leg loses only its own cells:\n"
-            "  kernels-LEG   Linux, in the manylinux_2_28 image: installs CUDA (NVIDIA's RHEL 8\n"
-            "                repository, pinned; `cuwheel toolkit install` for the 13.x releases\n"
-            "                PyPI carries), ccache and cuwheel (pip), restores the leg's ccache\n"
-            "                and runs `cuwheel build --stage kernels --export kernels-out`;\n"
-            "  wheels-LEG    needs kernels-LEG: `cuwheel build --stage wheels --import\n"
-            "                kernels-out` per leg or, with --per-cell, per cell; uploads\n"
-            "                dist/*.whl;\n"
-            "  test-LEG      with --gpu-label: `cuwheel test` on a self-hosted GPU runner;\n"
-            "  Windows legs  wingraph (Linux) -> winbuild (Windows: probe.py, ninja, MSVC) ->\n"
-            "                winpack (Linux: pack, audit) -> wintest (Windows: fresh venvs);\n"
-            "  index         after every leg, whatever it did: indexes the wheels that exist,\n"
-            "                names the missing cells and why, and then fails the run if any is.\n"
-            "Actions are pinned by commit. [tool.cuwheel.ci] cuwheel names what `pip install`\n"
-            "installs cuwheel from, container the Linux jobs' image (\"\" for none). The remote\n"
-            "cache (secret CUWHEEL_CCACHE_REMOTE) reaches only the steps that compile. The output\n"
-            "is deterministic.\n",
+    .text =
+        "usage: cuwheel ci github [SDIST.tar.gz] [--config FILE] [--sdist-spec NAME==VER]\n"
+        "                         [--sha256 HEX] [-o FILE | --stdout] [--per-cell]\n"
+        "                         [--gpu-label LABEL] [--cuwheel SPEC]\n"
+        "\n"
+        "Writes a GitHub Actions workflow for every selected cell of the plan, whatever this\n"
+        "machine has (cells come from the config and cuwheel's table of PyTorch's builds,\n"
+        "ci/torch_builds.def; nothing is discovered), one chain of jobs per leg (OS, CUDA\n"
+        "toolkit), so that a failing leg loses only its own cells:\n"
+        "  kernels-LEG   Linux, in the manylinux_2_28 image: CUDA (pinned packages), ccache,\n"
+        "                cuwheel (built at a pinned commit, or its wheel by digest), the sdist\n"
+        "                (by sha256), torch (one venv per Python and torch build, pinned,\n"
+        "                from PyPI or PyTorch's per-CUDA index), then `cuwheel build --stage\n"
+        "                kernels --export kernels-out`;\n"
+        "  wheels-LEG    needs kernels-LEG: `cuwheel build --stage wheels --import\n"
+        "                kernels-out` per leg or, with --per-cell, per cell; uploads wheels;\n"
+        "  test-LEG      with --gpu-label: `cuwheel test` on a self-hosted GPU runner;\n"
+        "  Windows legs  wingraph (Linux) -> winbuild (Windows: probe.py, ninja, MSVC) ->\n"
+        "                winpack (Linux: pack, audit) -> wintest (Windows: fresh venvs);\n"
+        "  index         after every leg, whatever it did: indexes the wheels that exist,\n"
+        "                names the missing cells and why, and then fails the run if any is;\n"
+        "  release, pages, pypi-sdist  with [tool.cuwheel.ci] publish, on tags: release\n"
+        "                assets, the index on GitHub Pages, the sdist on PyPI (trusted\n"
+        "                publishing), each with only the permissions it needs.\n"
+        "SDIST outside the repository is fetched by the jobs from PyPI and checked against\n"
+        "its sha256; inside it, it is used as committed. Paths are relative to the\n"
+        "repository's root (the nearest directory above the config, or the project, with a\n"
+        "`.git`). Actions are pinned by commit. The output is deterministic; a workflow over\n"
+        "GitHub's 500 KB limit is refused. docs/manual/ci.md walks through it.\n",
     .groups = {{"github", ci_github_options}},
     .more = "For other CI systems: `cuwheel plan --shard I/N --json`.\n"
             "\n"
@@ -67,6 +95,174 @@ static void pypi_minors(struct cli *c, struct strv *out)
 			strv_push(&c->arena, out, lock.sets[i].minor);
 }
 
+static bool all_hex(const char *s, size_t n)
+{
+	size_t i = 0;
+	while (s[i] && strchr("0123456789abcdef", s[i]))
+		i++;
+	return i == n && !s[i];
+}
+
+/* --cuwheel git+URL@COMMIT | URL#sha256=HEX. */
+static bool parse_cuwheel(struct cli *c, const char *spec, struct ci_cuwheel *out)
+{
+	if (strpbrk(spec, "\n\r\t \"'$`\\") || spec[0] == '-')
+		return false;
+	if (!strncmp(spec, "git+", 4)) {
+		const char *at = strrchr(spec, '@');
+		if (!at || !all_hex(at + 1, 40) || at - spec <= 4)
+			return false;
+		out->git = arena_strndup(&c->arena, spec + 4, (size_t)(at - spec - 4));
+		out->rev = at + 1;
+	} else {
+		const char *h = strstr(spec, "#sha256=");
+		if (!h || !all_hex(h + 8, 64))
+			return false;
+		out->url = arena_strndup(&c->arena, spec, (size_t)(h - spec));
+		out->sha256 = h + 8;
+	}
+	const char *url = out->git ? out->git : out->url;
+	return !strncmp(url, "https://", 8) || !strncmp(url, "file://", 7);
+}
+
+/* The repository's root: the nearest directory at or above dir with a .git, else dir. */
+static const char *repo_root(struct cli *c, const char *dir)
+{
+	char *d = arena_strdup(&c->arena, dir);
+	for (;;) {
+		if (os_exists(os_join(&c->arena, d, ".git")))
+			return d;
+		char *slash = strrchr(d, '/');
+		if (!slash || slash == d)
+			return dir;
+		*slash = '\0';
+	}
+}
+
+/* path relative to root, or NULL (with an error naming what) when it lies outside. */
+static const char *in_repo(struct cli *c, const char *root, const char *path, const char *what)
+{
+	if (!os_path_inside(&c->arena, path, root)) {
+		diag_path(&c->diag, DIAG_ERROR, path,
+		          "%s lies outside the repository (%s): the jobs see only the checkout",
+		          what, root);
+		return NULL;
+	}
+	const char *real = os_realpath(&c->arena, path);
+	return path_relative(&c->arena, root, real ? real : path);
+}
+
+/* Where the jobs find the project, its config and sdist, and put the wheels. */
+static bool ci_source(struct cli *c, const struct config *cfg, const char *spec, const char *sha256,
+                      const char **root_out, struct ci_source *src)
+{
+	struct arena *a = &c->arena;
+	const char *start = cfg->config_file ? cfg->base_dir : cfg->project_dir;
+	const char *real_start = os_realpath(a, start);
+	const char *root = repo_root(c, real_start ? real_start : start);
+	*root_out = root;
+	src->project = ".";
+	if (!cfg->sdist && !(src->project = in_repo(c, root, cfg->project_dir, "the project")))
+		return false;
+	if (cfg->config_file && !(src->config = in_repo(c, root, cfg->config_file, "the config")))
+		return false;
+	if (!(src->dist = in_repo(c, root, cfg->dist_dir, "the dist dir")))
+		return false;
+	src->submodules = os_exists(os_join(a, root, ".gitmodules"));
+	if (!cfg->sdist)
+		return true;
+	char *digest = file_sha256_hex(a, &c->diag, cfg->sdist, NULL);
+	if (!digest)
+		return false;
+	if (sha256 && strcmp(sha256, digest)) {
+		diag_path(&c->diag, DIAG_ERROR, cfg->sdist, "sha256 is %s, not the --sha256 %s",
+		          digest, sha256);
+		return false;
+	}
+	if (os_path_inside(a, cfg->sdist, root)) {
+		src->sdist = in_repo(c, root, cfg->sdist, "the sdist");
+		src->sdist_committed = true;
+		return src->sdist != NULL;
+	}
+	const char *base = strrchr(cfg->sdist, '/');
+	base = base ? base + 1 : cfg->sdist;
+	src->sdist_name = base;
+	src->sdist_proj = cfg->project.name;
+	src->sdist_sha256 = digest;
+	src->sdist = arena_printf(a, "sdist/%s", base);
+	if (spec) {
+		const char *eq = strstr(spec, "==");
+		if (!eq || eq == spec) {
+			diag_path(&c->diag, DIAG_ERROR, "--sdist-spec", "'%s' is not NAME==VERSION",
+			          spec);
+			return false;
+		}
+		if (strcmp(eq + 2, cfg->project.version)) {
+			diag_path(&c->diag, DIAG_ERROR, "--sdist-spec",
+			          "'%s' names version %s; %s is %s", spec, eq + 2, base,
+			          cfg->project.version);
+			return false;
+		}
+		src->sdist_proj = arena_strndup(a, spec, (size_t)(eq - spec));
+	}
+	for (const char *p = src->sdist_proj; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("._-", *p)) {
+			diag_path(&c->diag, DIAG_ERROR, "--sdist-spec",
+			          "'%s' is not a project name on an index", src->sdist_proj);
+			return false;
+		}
+	return true;
+}
+
+/* Expands the matrix without discovery (toolkit globs against what cuwheel can provision) and
+ * pairs the torch cells by PyTorch's table. Returns CLI_OK or the exit code. */
+static int ci_plan(struct cli *c, const struct config *cfg, struct plan *plan)
+{
+	if (cfg->matrix.cuda.n == 0) {
+		diag_path(&c->diag, DIAG_ERROR, cfg->src.path,
+		          "[tool.cuwheel.matrix] has no cuda axis: the workflow's cells cannot "
+		          "depend on the toolkits of the machine that writes it");
+		diag_msg(&c->diag, DIAG_HINT,
+		         "set cuda = [\"13.0\"] (or \"13.*\") in [tool.cuwheel.matrix], or "
+		         "CUWHEEL_MATRIX_CUDA");
+		return CLI_FAIL;
+	}
+	struct matrix_opts mo = {0};
+	struct provision_lock lock;
+	if (cli_provision_lock_quiet(c, &lock))
+		for (size_t i = 0; i < lock.n_sets; i++)
+			if (!strv_contains(&mo.provisionable, lock.sets[i].minor))
+				strv_push(&c->arena, &mo.provisionable, lock.sets[i].minor);
+	if (!matrix_expand(&c->arena, &c->diag, cfg, NULL, &mo, plan))
+		return CLI_FAIL;
+	if (plan->n_selected == 0) {
+		diag_msg(&c->diag, DIAG_ERROR,
+		         "nothing selected: every cell is excluded or skipped");
+		return CLI_NOTHING;
+	}
+	return torch_builds_pair(&c->arena, &c->diag, plan) ? CLI_OK : CLI_FAIL;
+}
+
+static int write_out(struct cli *c, const char *root, const char *output, bool to_stdout,
+                     const char *text)
+{
+	if (to_stdout) {
+		fputs(text, stdout);
+		return CLI_OK;
+	}
+	const char *path = output ? os_abspath(&c->arena, output)
+	                          : os_join(&c->arena, root, ".github/workflows/wheels.yml");
+	char *dir = arena_strdup(&c->arena, path);
+	char *slash = strrchr(dir, '/');
+	if (slash && slash != dir)
+		*slash = '\0';
+	if (!os_mkdir_p(&c->diag, dir) ||
+	    !os_write_atomic(&c->diag, path, text, strlen(text), 0644))
+		return CLI_FAIL;
+	printf("cuwheel: wrote %s\n", path);
+	return CLI_OK;
+}
+
 int cmd_ci(struct cli *c, int argc, char **argv)
 {
 	if (argc < 2 || argv[1][0] == '-')
@@ -74,11 +270,11 @@ int cmd_ci(struct cli *c, int argc, char **argv)
 	if (strcmp(argv[1], "github") != 0)
 		return cli_usage(c, "ci", "'%s' is not a CI system cuwheel writes for (github)",
 		                 argv[1]);
-	const char *output = NULL, *spec = NULL;
+	const char *output = NULL, *spec = NULL, *sdist_spec = NULL, *sha256 = NULL;
 	bool to_stdout = false;
 	struct ci_github_opts o = {0};
 	struct cli_args p;
-	cli_args_init(&p, c, "ci", ci_github_options, CLI_ARGS_LAST, argc - 1, argv + 1);
+	cli_args_init(&p, c, "ci", ci_github_options, CLI_ARGS_IN_TURN, argc - 1, argv + 1);
 	int id;
 	while ((id = cli_args_next(&p)) != CLI_ARG_END) {
 		switch (id) {
@@ -91,6 +287,22 @@ int cmd_ci(struct cli *c, int argc, char **argv)
 		case CI_PER_CELL:
 			o.per_cell = true;
 			break;
+		case CI_CONFIG:
+			c->config_file = p.value;
+			break;
+		case CI_SDIST_SPEC:
+			sdist_spec = p.value;
+			break;
+		case CI_SHA256:
+			sha256 = p.value;
+			if (!all_hex(sha256, 64))
+				return cli_usage(c, "ci", "--sha256 wants 64 lowercase hex digits");
+			break;
+		case CLI_ARG_OPERAND:
+			if (c->sdist || !cli_is_sdist(p.value))
+				return cli_usage(c, "ci", "unexpected argument '%s'", p.value);
+			c->sdist = p.value;
+			break;
 		case CI_GPU_LABEL:
 			if (!*p.value)
 				return cli_usage(c, "ci", "--gpu-label needs a runner label");
@@ -98,62 +310,74 @@ int cmd_ci(struct cli *c, int argc, char **argv)
 			break;
 		case CI_CUWHEEL:
 			spec = p.value;
-			if (!*spec || spec[0] == '-' || strstr(spec, "${") ||
-			    strpbrk(spec, "\n\r\t"))
+			if (!parse_cuwheel(c, spec, &o.cuwheel))
 				return cli_usage(
-				    c, "ci", "--cuwheel wants a pip requirement or URL, not '%s'",
+				    c, "ci",
+				    "--cuwheel wants git+https://URL@COMMIT (40 hex digits) "
+				    "or https://WHEEL-URL#sha256=HEX, not '%s'",
 				    spec);
 			break;
 		default:
 			return CLI_USAGE;
 		}
 	}
-	if (p.next < argc - 1)
-		return cli_usage(c, "ci", "unexpected argument '%s'", argv[1 + p.next]);
 	if (output && to_stdout)
 		return cli_usage(c, "ci", "-o and --stdout exclude each other");
+	if ((sdist_spec || sha256) && !c->sdist)
+		return cli_usage(
+		    c, "ci",
+		    "--sdist-spec and --sha256 go with the SDIST file: cuwheel reads it "
+		    "to plan (wheel names, packages); fetch it first (pip download "
+		    "--no-binary :all: --no-deps 'NAME==VER')");
 
-	struct plan_ctx pc;
-	int rc = plan_load(c, NULL, &pc);
+	struct config cfg;
+	if (!cli_config_load(c, &cfg))
+		return CLI_FAIL;
+	struct plan plan;
+	int rc = ci_plan(c, &cfg, &plan);
 	if (rc != CLI_OK)
 		return rc;
-	if (pc.plan.n_selected == 0) {
-		diag_msg(&c->diag, DIAG_ERROR,
-		         "nothing selected: every cell is excluded or skipped");
-		return CLI_NOTHING;
+	if (!spec) {
+		o.cuwheel = cfg.ci.cuwheel;
+		if (!o.cuwheel.git && !o.cuwheel.url) {
+			diag_path(
+			    &c->diag, DIAG_ERROR, cfg.src.path,
+			    "[tool.cuwheel.ci] cuwheel is not set: the jobs must install cuwheel "
+			    "from something that exists, and no release of cuwheel does");
+			diag_msg(&c->diag, DIAG_HINT,
+			         "[tool.cuwheel.ci] cuwheel = {git = \"https://github.com/OWNER/"
+			         "cuwheel\", rev = \"<commit>\"} (or {url = WHEEL-URL, sha256 = "
+			         "DIGEST}); or --cuwheel git+URL@COMMIT");
+			return CLI_FAIL;
+		}
 	}
-	o.cuwheel = spec                ? spec
-	            : pc.cfg.ci.cuwheel ? pc.cfg.ci.cuwheel
-	                                : "cuwheel==" CUWHEEL_VERSION;
-	o.container = pc.cfg.ci.container;
+	o.container = cfg.ci.container;
+	o.publish = &cfg.ci.publish;
+	o.environment = cfg.ci.environment;
 	struct strv pypi = {0};
 	pypi_minors(c, &pypi);
 	o.pypi_cuda = &pypi;
+	const char *root;
+	if (!ci_source(c, &cfg, sdist_spec, sha256, &root, &o.src))
+		return CLI_FAIL;
+	if (strv_contains(&cfg.ci.publish, "pypi-sdist") && !o.src.sdist) {
+		diag_path(&c->diag, DIAG_ERROR, cfg.src.path,
+		          "[tool.cuwheel.ci] publish = pypi-sdist needs an sdist: give "
+		          "`cuwheel ci github SDIST --config FILE`");
+		return CLI_FAIL;
+	}
 
 	char *text;
 	struct ci_github_stats st;
-	if (!ci_github_emit(&c->arena, &c->diag, &pc.plan, &o, &text, &st))
+	if (!ci_github_emit(&c->arena, &c->diag, &plan, &o, &text, &st))
 		return CLI_FAIL;
-	if (to_stdout) {
-		fputs(text, stdout);
-	} else {
-		const char *path =
-		    output ? os_abspath(&c->arena, output)
-		           : os_join(&c->arena, pc.cfg.project_dir, ".github/workflows/wheels.yml");
-		char *dir = arena_strdup(&c->arena, path);
-		char *slash = strrchr(dir, '/');
-		if (slash && slash != dir)
-			*slash = '\0';
-		if (!os_mkdir_p(&c->diag, dir) ||
-		    !os_write_atomic(&c->diag, path, text, strlen(text), 0644))
-			return CLI_FAIL;
-		printf("cuwheel: wrote %s\n", path);
-	}
+	if ((rc = write_out(c, root, output, to_stdout, text)) != CLI_OK)
+		return rc;
 	/* The command's own summary, on stderr because stdout may be the workflow (--stdout). */
 	fprintf(stderr,
 	        "cuwheel: %zu cells in %zu legs (one per OS and toolkit), %zu jobs with the "
-	        "index%s\n",
-	        st.n_cells, st.n_legs, st.n_jobs,
+	        "index, %zu bytes%s\n",
+	        st.n_cells, st.n_legs, st.n_jobs, strlen(text),
 	        st.n_skipped ? "; some cells left out (see the warnings)" : "");
 	return CLI_OK;
 }

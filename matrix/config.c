@@ -440,7 +440,7 @@ static const struct {
     {"CUWHEEL_CACHE_REMOTE", ENV_STRING},  {"CUWHEEL_BUILD_DIR", ENV_STRING},
     {"CUWHEEL_DIST_DIR", ENV_STRING},      {"CUWHEEL_TEST_COMMAND", ENV_STRING},
     {"CUWHEEL_TEST_REQUIRES", ENV_LIST},   {"CUWHEEL_COMPRESSION", ENV_INT},
-    {"CUWHEEL_MIN_MANYLINUX", ENV_STRING},
+    {"CUWHEEL_MIN_MANYLINUX", ENV_STRING}, {"CUWHEEL_PYTHONS", ENV_STRING},
 };
 /* Variables cuwheel reads elsewhere (not config overrides), or that its own scripts and tests
  * set (ci/test exports CUWHEEL_CI_NO_SKIP to every test), so they are not misspellings. */
@@ -481,6 +481,59 @@ static bool env_check_list(struct cfg_reader *r, const char *name, const struct 
 		}
 	}
 	return ok;
+}
+
+/* CUWHEEL_PYTHONS="3.12=/venvs/a/bin/python;3.13=/venvs/b/bin/python": replaces the
+ * [tool.cuwheel.pythons] table (entries separated by ';' or line breaks, a version may repeat:
+ * one venv per torch). A relative path is relative to the config file's directory, as in the
+ * table. */
+static bool env_pythons(struct cfg_reader *r, struct config *cfg, const char *val)
+{
+	const char *name = "CUWHEEL_PYTHONS";
+	const char *base = cfg->base_dir ? cfg->base_dir : cfg->project_dir;
+	struct str_pairs out = {0};
+	size_t cap = 0;
+	const char *p = val;
+	while (*p) {
+		size_t n = strcspn(p, ";\n");
+		const char *s = p;
+		p += n + (p[n] != '\0');
+		while (n && isspace((unsigned char)*s))
+			s++, n--;
+		while (n && isspace((unsigned char)s[n - 1]))
+			n--;
+		if (!n)
+			continue;
+		const char *eq = memchr(s, '=', n);
+		char *ver = eq ? arena_strndup(r->a, s, (size_t)(eq - s)) : NULL;
+		const char *why = ver ? check_python(r->a, ver) : NULL;
+		if (!eq || eq == s || eq + 1 == s + n || why) {
+			diag_path(r->d, DIAG_ERROR, name,
+			          "'%.*s' is not VERSION=PATH (3.12=/venv/bin/python)%s%s", (int)n,
+			          s, why ? ": " : "", why ? why : "");
+			return false;
+		}
+		char *path = arena_strndup(r->a, eq + 1, (size_t)(s + n - eq - 1));
+		if (strpbrk(path, "\r\t")) {
+			diag_path(r->d, DIAG_ERROR, name,
+			          "the path of Python %s holds a control character", ver);
+			return false;
+		}
+		if (out.n == cap) {
+			size_t ncap = cap ? cap * 2 : 8;
+			out.v = arena_realloc(r->a, out.v, cap, ncap, sizeof(*out.v));
+			cap = ncap;
+		}
+		out.v[out.n].key = ver;
+		out.v[out.n++].value = path[0] == '/' ? path : os_join(r->a, base, path);
+	}
+	if (!out.n) {
+		diag_path(r->d, DIAG_ERROR, name,
+		          "lists no interpreter: unset it to keep [tool.cuwheel.pythons]");
+		return false;
+	}
+	cfg->pythons = out;
+	return true;
 }
 
 bool config_apply_env(struct cfg_reader *r, struct config *cfg, const char *const *env)
@@ -608,6 +661,7 @@ bool config_apply_env(struct cfg_reader *r, struct config *cfg, const char *cons
 		else if (!strcmp(name, "CUWHEEL_TEST_COMMAND")) cfg->test.command = val;
 		else if (!strcmp(name, "CUWHEEL_MIN_MANYLINUX")) cfg->audit.min_manylinux =
 		    val[0] ? val : NULL;
+		else if (!strcmp(name, "CUWHEEL_PYTHONS")) ok &= env_pythons(r, cfg, val);
 	}
 	if (!ok)
 		r->ok = false;

@@ -116,10 +116,18 @@ struct audit_cfg {
 	bool strict;               /* warnings fail the cell */
 };
 
+/* [tool.cuwheel.ci] cuwheel: what the CI jobs install cuwheel from. Only things that exist:
+ * cuwheel's repository at a commit (built in the job), or a wheel by URL with its digest. */
+struct ci_cuwheel {
+	const char *git, *rev;    /* {git = URL, rev = 40 hex digits} */
+	const char *url, *sha256; /* {url = URL, sha256 = 64 hex digits} */
+};
+
 struct ci_cfg {
-	const char *cuwheel;   /* pip requirement or URL the CI jobs install cuwheel from; NULL:
-	                        * cuwheel==<this version> */
-	const char *container; /* image the Linux CI jobs run in; "" none; NULL: the default */
+	struct ci_cuwheel cuwheel; /* nothing set: `ci github` refuses (no release to name) */
+	const char *container;     /* image the Linux CI jobs run in; "" none; NULL: the default */
+	struct strv publish;       /* "release", "pages", "pypi-sdist" (opt-in, in that order) */
+	const char *environment;   /* the publishing jobs' GitHub environment, or NULL */
 };
 
 struct config {

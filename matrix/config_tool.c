@@ -28,7 +28,9 @@ static const char *const test_keys[] = {"requires", "command", "find-links", "to
 static const char *const test_torch_names[] = {"build", "index"};
 static const char *const cache_keys[] = {"ccache", "remote", "dir"};
 static const char *const audit_keys[] = {"min-manylinux", "strict"};
-static const char *const ci_keys[] = {"cuwheel", "container"};
+static const char *const ci_keys[] = {"cuwheel", "container", "publish", "environment"};
+static const char *const ci_cuwheel_keys[] = {"git", "rev", "url", "sha256"};
+static const char *const ci_publish_names[] = {"release", "pages", "pypi-sdist"};
 #define N(a) (sizeof(a) / sizeof(*(a)))
 
 static const char *const cudart_names[] = {
@@ -73,14 +75,92 @@ static bool ci_string(struct cfg_reader *r, const struct toml_value *t, const ch
 	return true;
 }
 
+/* True when s is n lowercase hex digits. */
+static bool is_hex(const char *s, size_t n)
+{
+	size_t i = 0;
+	while (s[i] && strchr("0123456789abcdef", s[i]))
+		i++;
+	return i == n && !s[i];
+}
+
+/* cuwheel = {git = URL, rev = SHA} | {url = URL, sha256 = HEX}: a pinned source build or a
+ * wheel by digest. A bare requirement ("cuwheel==0.1.0") names no release that exists. */
+static bool read_ci_cuwheel(struct cfg_reader *r, const struct toml_value *t, struct ci_cfg *ci)
+{
+	const char *w = "[tool.cuwheel.ci] cuwheel";
+	const struct toml_value *v = toml_get(t, "cuwheel");
+	if (!v)
+		return true;
+	if (v->type != TOML_TABLE) {
+		cfg_error(r, v,
+		          "%s must be {git = URL, rev = COMMIT} (cuwheel built from its repository "
+		          "at a commit) or {url = WHEEL-URL, sha256 = DIGEST}: no cuwheel release "
+		          "exists to name by version",
+		          w);
+		return false;
+	}
+	bool ok = cfg_check_keys(r, v, w, ci_cuwheel_keys, N(ci_cuwheel_keys));
+	struct ci_cuwheel *c = &ci->cuwheel;
+	ok &= ci_string(r, v, "git", NULL, &c->git);
+	ok &= ci_string(r, v, "rev", NULL, &c->rev);
+	ok &= ci_string(r, v, "url", NULL, &c->url);
+	ok &= ci_string(r, v, "sha256", NULL, &c->sha256);
+	if (!ok)
+		return false;
+	if (!!c->git + !!c->url != 1 || !!c->git != !!c->rev || !!c->url != !!c->sha256) {
+		cfg_error(r, v, "%s: give git and rev, or url and sha256", w);
+		return false;
+	}
+	if (c->rev && !is_hex(c->rev, 40)) {
+		cfg_error(r, toml_get(v, "rev"),
+		          "%s: rev must be a full commit id (40 lowercase hex digits): a branch or "
+		          "tag can move",
+		          w);
+		return false;
+	}
+	if (c->sha256 && !is_hex(c->sha256, 64)) {
+		cfg_error(r, toml_get(v, "sha256"), "%s: sha256 must be 64 lowercase hex digits",
+		          w);
+		return false;
+	}
+	const char *url = c->git ? c->git : c->url;
+	if (strncmp(url, "https://", 8) && strncmp(url, "file://", 7)) {
+		cfg_error(r, toml_get(v, c->git ? "git" : "url"),
+		          "%s: %s must be an https:// (or file://) URL", w, c->git ? "git" : "url");
+		return false;
+	}
+	return true;
+}
+
 static bool read_ci(struct cfg_reader *r, struct config *cfg, const struct toml_value *tool)
 {
 	const struct toml_value *t = cfg_table(r, tool, "ci", "[tool.cuwheel]");
 	if (!t)
 		return true;
-	bool ok = cfg_check_keys(r, t, "[tool.cuwheel.ci]", ci_keys, N(ci_keys));
-	ok &= ci_string(r, t, "cuwheel", NULL, &cfg->ci.cuwheel);
+	const char *w = "[tool.cuwheel.ci]";
+	bool ok = cfg_check_keys(r, t, w, ci_keys, N(ci_keys));
+	ok &= read_ci_cuwheel(r, t, &cfg->ci);
 	ok &= ci_string(r, t, "container", "._/:@-", &cfg->ci.container);
+	ok &= ci_string(r, t, "environment", "._-", &cfg->ci.environment);
+	struct strv pub = {0};
+	ok &= cfg_strv(r, t, "publish", w, true, &pub);
+	const struct toml_value *pv = toml_get(t, "publish");
+	for (size_t i = 0; i < pub.n; i++) {
+		size_t k = 0;
+		while (k < N(ci_publish_names) && strcmp(ci_publish_names[k], pub.v[i]))
+			k++;
+		if (k == N(ci_publish_names)) {
+			cfg_error(r, pv->type == TOML_ARRAY ? pv->u.array.items[i] : pv,
+			          "%s.publish: '%s' is not one of release, pages, pypi-sdist", w,
+			          pub.v[i]);
+			ok = false;
+		}
+	}
+	/* In the table's order, whatever order they were written in. */
+	for (size_t k = 0; k < N(ci_publish_names); k++)
+		if (strv_contains(&pub, ci_publish_names[k]))
+			strv_push(r->a, &cfg->ci.publish, ci_publish_names[k]);
 	return ok;
 }
 
@@ -502,6 +582,11 @@ bool config_read_tool(struct cfg_reader *r, struct config *cfg)
 		ok &= cfg_int(r, tool, "compression", "[tool.cuwheel]", 0, 9, &cfg->compression);
 	}
 	const char *base = cfg->base_dir ? cfg->base_dir : cfg->project_dir;
+	/* One rule for every path of the config: relative to the file that holds it (with
+	 * --config, that file's directory; else the project's). */
+	for (size_t i = 0; i < cfg->pythons.n; i++)
+		if (cfg->pythons.v[i].value[0] != '/')
+			cfg->pythons.v[i].value = os_join(r->a, base, cfg->pythons.v[i].value);
 	cfg->build_dir = build_dir[0] == '/' ? build_dir : os_join(r->a, base, build_dir);
 	cfg->dist_dir = dist_dir[0] == '/' ? dist_dir : os_join(r->a, base, dist_dir);
 	return ok;

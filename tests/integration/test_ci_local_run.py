@@ -17,6 +17,7 @@ It ends with `pip install --index-url file://SITE/cu130/ tinyraster` into a fres
 Python, and imports the extension: the wheels were built, audited, tested and indexed by the
 workflow's own scripts, with cuwheel installed from its own wheel by pip."""
 import glob
+import hashlib
 import json
 import os
 import re
@@ -299,7 +300,9 @@ def main():
         with open(os.path.join(ROOT, "pyproject.toml")) as f:
             text = f.read()
         with open(os.path.join(project, "pyproject.toml"), "w") as f:
-            f.write(text.rstrip("\n") + f'\n\n[tool.cuwheel.ci]\ncuwheel = "file://{wheel}"\n')
+            digest = hashlib.sha256(open(wheel, "rb").read()).hexdigest()
+            f.write(text.rstrip("\n") + f'\n\n[tool.cuwheel.ci]\ncuwheel = {{url = "file://{wheel}", '
+                    f'sha256 = "{digest}"}}\n')
         env = {k: v for k, v in os.environ.items() if not k.startswith("CUWHEEL")}
         env["CUWHEEL_MATRIX_CUDA"] = "13.0"
         p = subprocess.run([CUWHEEL, "-C", project, "ci", "github", "-o",
@@ -308,8 +311,9 @@ def main():
         if not check(p.returncode == 0, "cuwheel ci github writes the workflow", p.stderr):
             sys.exit(1)
         doc = yaml.safe_load(open(os.path.join(work, "wheels.yml")))
-        check(doc["env"]["CUWHEEL_PIP"] == f"file://{wheel}",
-              "the workflow pip-installs cuwheel from its own wheel")
+        check(doc["env"]["CUWHEEL_WHEEL"] == f"file://{wheel}" and
+              doc["env"]["CUWHEEL_SHA256"] == digest,
+              "the workflow pip-installs cuwheel from its own wheel, by digest")
         runner = Runner(doc, work)
         results = runner.run(project)
         print(json.dumps(results, indent=1))

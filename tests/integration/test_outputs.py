@@ -34,6 +34,8 @@ packages = ["demo"]
 module = "demo._C"
 sources = ["src/ext.c"]
 include-dirs = ["inc"]
+[tool.cuwheel.matrix]
+cuda = ["13.0"]
 """
 WHEEL = "demo_pkg-1.0-py3-none-any.whl"
 
@@ -107,7 +109,8 @@ def main():
         whl = bigwheel.make_wheel(src, 3)
         # (command, args builder, the file path the command writes)
         cmds = [
-            ("ci github -o", lambda w, t: ["-C", "proj", "ci", "github", "-o", t], "wf.yml"),
+            ("ci github -o", lambda w, t: ["-C", "proj", "ci", "github", "-o", t, "--cuwheel",
+                                            "git+https://github.com/cuwheel/cuwheel@d85fa5402764b63a9f233b6a820d8be0d5ea43b9"], "wf.yml"),
             ("pack -o", lambda w, t: ["-C", "proj", "pack", "stage", "--tag", "py3-none-any",
                                       "-o", "out"], "out/" + WHEEL),
             ("retag -o", lambda w, t: ["retag", whl, "--local", "cu130", "-o", "out"],
@@ -148,7 +151,8 @@ def main():
             dev = None
         if dev:
             before = snap(dev)
-            p = run(["-C", "proj", "ci", "github", "-o", dev], w)
+            p = run(["-C", "proj", "ci", "github", "-o", dev, "--cuwheel",
+                     "git+https://github.com/cuwheel/cuwheel@d85fa5402764b63a9f233b6a820d8be0d5ea43b9"], w)
             check("ci github -o a character device (/dev/full's): refused, still a device",
                   p.returncode == 1 and "it is a character device" in p.stderr and
                   snap(dev) == before and stat.S_ISCHR(os.lstat(dev).st_mode),

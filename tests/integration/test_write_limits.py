@@ -52,7 +52,7 @@ def main():
         with open(os.path.join(proj, "pyproject.toml"), "w") as f:
             f.write('[project]\nname = "demo-pkg"\nversion = "1.0"\n[tool.cuwheel]\n'
                     'packages = ["demo"]\n[tool.cuwheel.extension]\nmodule = "demo._C"\n'
-                    'sources = ["src/ext.c"]\n')
+                    'sources = ["src/ext.c"]\n[tool.cuwheel.matrix]\ncuda = ["13.0"]\n')
         for n in ("demo/__init__.py", "src/ext.c"):
             open(os.path.join(proj, n), "w").close()
         stage = os.path.join(tmp, "stage", "demo")
@@ -62,7 +62,8 @@ def main():
         # (command, args, limit in bytes, where the output goes)
         cases = [
             ("retag -o", ["retag", whl, "--local", "cu130", "-o", "out"], 100_000, "out"),
-            ("ci github -o", ["-C", proj, "ci", "github", "-o", "wf/wheels.yml"], 2_000, "wf"),
+            ("ci github -o", ["-C", proj, "ci", "github", "-o", "wf/wheels.yml", "--cuwheel",
+                              "git+https://github.com/cuwheel/cuwheel@d85fa5402764b63a9f233b6a820d8be0d5ea43b9"], 2_000, "wf"),
             ("index --copy --out", ["index", src, "--copy", "--out", "site"], 100_000, "."),
             ("pack -o", ["-C", proj, "pack", os.path.dirname(stage), "--tag", "py3-none-any",
                          "-o", "out"], 100_000, "out"),

@@ -1,0 +1,99 @@
+/* github_publish.c: the opt-in publishing jobs ([tool.cuwheel.ci] publish): release assets, the
+ * per-variant index on GitHub Pages, the sdist on PyPI. Each runs on a tag push, after the
+ * index job succeeded (every cell built), with only the permissions it needs. */
+#include <string.h>
+
+#include "ci/github_internal.h"
+#include "ci/yaml.h"
+
+/* Opens a publishing job: needs the index, runs for tags, permissions as given ("key: value"
+ * lines), in the configured environment (else env_default, or none). */
+static void publish_open(struct emit *e, const char *id, const char *name,
+                         const char *const *perms, const char *env_default, const char *url)
+{
+	struct strbuf *sb = &e->sb;
+	strv_push(e->a, &e->jobs, id);
+	e->n_jobs++;
+	sb_printf(sb, "\n  %s:\n", id);
+	yaml_kv(sb, 4, "name", name);
+	yaml_key(sb, 4, "needs");
+	yaml_item(sb, 6, "index");
+	yaml_comment(sb, 4, "A tag whose every cell was built (the index job succeeded).");
+	yaml_kv(sb, 4, "if", "startsWith(github.ref, 'refs/tags/')");
+	yaml_kv(sb, 4, "runs-on", "ubuntu-24.04");
+	yaml_key(sb, 4, "permissions");
+	for (size_t i = 0; perms[i]; i++)
+		sb_printf(sb, "      %s\n", perms[i]);
+	const char *env = e->o->environment ? e->o->environment : env_default;
+	if (env) {
+		yaml_key(sb, 4, "environment");
+		yaml_kv(sb, 6, "name", env);
+		if (url)
+			yaml_kv(sb, 6, "url", url);
+	}
+	sb_puts(sb, "    timeout-minutes: 30\n    steps:\n");
+}
+
+/* The wheels the index job published become the tag's release assets (the release is made
+ * when the tag has none). */
+static void release_job(struct emit *e)
+{
+	static const char *const perms[] = {"contents: write", NULL};
+	publish_open(e, "release", "release assets", perms, NULL, NULL);
+	gh_download(e, "published-wheels", NULL, "release-assets");
+	yaml_step(&e->sb, 6, "Upload the wheels to the tag's release");
+	yaml_key(&e->sb, 8, "env");
+	yaml_kv(&e->sb, 10, "GH_TOKEN", "${{ github.token }}");
+	yaml_run(&e->sb, 8,
+	         "if ! gh release view \"$GITHUB_REF_NAME\" --repo \"$GITHUB_REPOSITORY\" "
+	         ">/dev/null 2>&1; then\n"
+	         "  gh release create \"$GITHUB_REF_NAME\" --repo \"$GITHUB_REPOSITORY\" "
+	         "--verify-tag \\\n"
+	         "    --title \"$GITHUB_REF_NAME\" --notes \"\"\n"
+	         "fi\n"
+	         "gh release upload \"$GITHUB_REF_NAME\" release-assets/*.whl --clobber \\\n"
+	         "  --repo \"$GITHUB_REPOSITORY\"\n");
+}
+
+/* The index job's site/ (PEP 503/691, one sub-index per local variant) on GitHub Pages:
+ * pip install --index-url https://OWNER.github.io/REPO/cu130/ NAME. */
+static void pages_job(struct emit *e)
+{
+	static const char *const perms[] = {"pages: write", "id-token: write", NULL};
+	publish_open(e, "pages", "index on GitHub Pages", perms, "github-pages",
+	             "${{ steps.deploy.outputs.page_url }}");
+	gh_download(e, "site", NULL, "site");
+	gh_uses(e, 6, CI_ACTION_PAGES_UPLOAD, true);
+	sb_puts(&e->sb, "        with:\n          path: site/\n");
+	yaml_step(&e->sb, 6, "Deploy");
+	yaml_kv(&e->sb, 8, "id", "deploy");
+	gh_uses(e, 8, CI_ACTION_PAGES_DEPLOY, false);
+}
+
+/* The sdist the wheels were built from, to PyPI by trusted publishing (no token: PyPI trusts
+ * this repository's workflow and environment, configured once on pypi.org). */
+static void pypi_job(struct emit *e)
+{
+	static const char *const perms[] = {"id-token: write", NULL};
+	publish_open(e, "pypi-sdist", "sdist to PyPI", perms, "pypi", NULL);
+	if (e->o->src.sdist_committed)
+		gh_checkout(e);
+	gh_sdist_step(e);
+	yaml_step(&e->sb, 6, "The sdist alone in its directory");
+	yaml_run(&e->sb, 8, "mkdir -p sdist-out\ncp \"$SDIST\" sdist-out/\n");
+	gh_uses(e, 6, CI_ACTION_PYPI_PUBLISH, true);
+	sb_puts(&e->sb, "        with:\n          packages-dir: sdist-out/\n");
+}
+
+void gh_publish_jobs(struct emit *e)
+{
+	const struct strv *pub = e->o->publish;
+	for (size_t i = 0; pub && i < pub->n; i++) {
+		if (!strcmp(pub->v[i], "release"))
+			release_job(e);
+		else if (!strcmp(pub->v[i], "pages"))
+			pages_job(e);
+		else if (!strcmp(pub->v[i], "pypi-sdist"))
+			pypi_job(e);
+	}
+}

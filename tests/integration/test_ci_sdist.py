@@ -1,0 +1,224 @@
+"""cuwheel ci github for a project built from its PyPI sdist with a config beside it
+(examples/gsplat: gsplat-1.5.3.tar.gz + gsplat.cuwheel.toml, torch 2.11 x CUDA 13.0).
+
+- Golden file: the workflow `cuwheel ci github gsplat-1.5.3.tar.gz --config gsplat.cuwheel.toml`
+  writes in a repository that holds only the config (with [tool.cuwheel.ci] cuwheel at a
+  commit and publish = release, pages, pypi-sdist) is byte for byte the checked-in one
+  (`--update` rewrites it); actionlint, the workflow schema, shellcheck and the pin check of
+  test_ci_github.py pass on it.
+- Every cuwheel step gets the sdist and the config by workspace-relative paths (no "../");
+  the sdist step fetches the file from PyPI's PEP 503 page by name and sha256; run here against
+  a local PEP 503 page standing in for PyPI, it writes the sdist, and a wrong digest fails it.
+- The sdist committed in the repository: no fetch step, its repository path.
+- Refusals: --sha256 that is not the file's, --sdist-spec of another version, pypi-sdist
+  without an sdist, a config outside the repository.
+- Publishing jobs: tags only, after the index; each job only its own permissions.
+
+The sdist comes from build/realproject-cache (tests/realproject/gsplat_sdist.py), another
+worktree's copy, or PyPI's simple page; without any of them the test exits 77."""
+import hashlib
+import html.parser
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import urllib.parse
+import urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import test_ci_github as tcg  # noqa: E402
+from test_ci_github import check, run, load, validate, check_hygiene, check_pins  # noqa: E402
+
+ROOT = os.getcwd()
+CUWHEEL = tcg.CUWHEEL
+SDIST = "gsplat-1.5.3.tar.gz"
+SHA256 = "343f080c470e891ba3c697c03bdf0952cb982d1d535fdc24adb23c2cb4fba906"
+GOLDEN = os.path.join(tcg.GOLDEN, "gsplat-sdist.yml")
+CI_TABLE = f"""
+[tool.cuwheel.ci]
+cuwheel = {{git = "https://github.com/cuwheel/cuwheel", rev = "{tcg.CUWHEEL_REV}"}}
+publish = ["release", "pages", "pypi-sdist"]
+"""
+
+
+def find_sdist(tmp):
+    cands = [os.path.join(ROOT, "build", "realproject-cache", SDIST)]
+    cands += [os.path.join(d, "build", sub, SDIST) for d in
+              (os.path.dirname(ROOT), "/work/wt") if os.path.isdir(d)
+              for sub in ("realproject-cache", "gsplat-dl")]
+    for base in ("/work/wt",):
+        if os.path.isdir(base):
+            for w in sorted(os.listdir(base)):
+                for sub in ("realproject-cache", "gsplat-dl"):
+                    cands.append(os.path.join(base, w, "build", sub, SDIST))
+    for c in cands:
+        if os.path.isfile(c) and hashlib.sha256(open(c, "rb").read()).hexdigest() == SHA256:
+            return c
+    try:  # PyPI's simple page, as the workflow's own step reads it
+        page = "https://pypi.org/simple/gsplat/"
+        text = urllib.request.urlopen(page, timeout=30).read().decode()
+        url = [urllib.parse.urljoin(page, h) for h in re.findall(r'href="([^"]+)"', text)
+               if SDIST in h][0].split("#")[0]
+        data = urllib.request.urlopen(url, timeout=120).read()
+    except Exception as e:  # no network
+        print(f"SKIP: {SDIST} is not cached here and PyPI cannot be reached ({e})")
+        sys.exit(77)
+    if hashlib.sha256(data).hexdigest() != SHA256:
+        sys.exit(f"{SDIST} from PyPI does not have the pinned sha256")
+    path = os.path.join(tmp, SDIST)
+    with open(path, "wb") as f:
+        f.write(data)
+    return path
+
+
+def repo_with_config(tmp, name="repo"):
+    """A repository holding only the release engineer's config (gsplat.cuwheel.toml plus the
+    [tool.cuwheel.ci] table)."""
+    repo = os.path.join(tmp, name)
+    os.makedirs(os.path.join(repo, ".git"))
+    with open(os.path.join(ROOT, "examples", "gsplat", "gsplat.cuwheel.toml")) as f:
+        text = f.read()
+    with open(os.path.join(repo, "gsplat.cuwheel.toml"), "w") as f:
+        f.write(text.rstrip("\n") + "\n" + CI_TABLE)
+    return repo
+
+
+def emit(repo, sdist, *opts, ok=(0,)):
+    env = tcg.clean_env()
+    env["CUWHEEL_BUILD_DIR"] = os.path.join(os.path.dirname(repo), "cuwheel-build")
+    return run([CUWHEEL, "ci", "github", sdist, "--config",
+                os.path.join(repo, "gsplat.cuwheel.toml"), "--stdout", *opts], env=env, ok=ok)
+
+
+class Links(html.parser.HTMLParser):
+    pass
+
+
+def run_sdist_step(doc, tmp, index, sha):
+    """Runs the workflow's sdist step with bash, against index (a file:// PEP 503 root)."""
+    job = doc["jobs"]["kernels-cu130-linux_x86_64"]
+    st = [s for s in job["steps"] if s.get("name") == "The sdist (pinned by sha256)"][0]
+    ws = tempfile.mkdtemp(dir=tmp)
+    env = dict(os.environ, **{k: str(v) for k, v in doc["env"].items()})
+    env.update(SDIST_INDEX=index, SDIST_SHA256=sha, GITHUB_WORKSPACE=ws)
+    p = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", st["run"]],
+                       cwd=ws, env=env, capture_output=True, text=True)
+    return p, os.path.join(ws, doc["env"]["SDIST"])
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="cuwheel-ci-sdist-")
+    try:
+        sdist = find_sdist(tmp)
+        # The sdist outside the repository (as downloaded): fetched by the jobs.
+        outside = os.path.join(tmp, "downloads")
+        os.makedirs(outside)
+        shutil.copy(sdist, outside)
+        sdist = os.path.join(outside, SDIST)
+        repo = repo_with_config(tmp)
+        p = emit(repo, sdist)
+        text = p.stdout
+        if "--update" in sys.argv[1:]:
+            with open(GOLDEN, "w") as f:
+                f.write(text)
+            print(f"updated {os.path.relpath(GOLDEN, ROOT)}")
+            return
+        want = open(GOLDEN).read() if os.path.exists(GOLDEN) else ""
+        check(p.returncode == 0 and text == want,
+              "golden gsplat-sdist.yml: the emitted workflow is the checked-in one "
+              f"(if the change is meant: {sys.argv[0]} --update)", p.stderr)
+        doc = validate("gsplat sdist", text)
+        check_hygiene("gsplat sdist", doc, text, ())
+        check_pins("gsplat sdist", doc, text)
+        env = doc["env"]
+        check(env["SDIST"] == f"sdist/{SDIST}" and env["CONFIG"] == "gsplat.cuwheel.toml" and
+              env["DIST"] == "dist" and env["PROJECT"] == "." and
+              env["SDIST_SHA256"] == SHA256 and env["SDIST_PROJECT"] == "gsplat" and
+              env["SDIST_FILE"] == SDIST and env["SDIST_INDEX"] == "https://pypi.org/simple",
+              "gsplat: sdist, config and dist relative to the repository; the sdist pinned",
+              env)
+        check("../" not in text, "gsplat: no path climbs out of the workspace")
+        for j, job in doc["jobs"].items():
+            for st in job["steps"]:
+                r = st.get("run", "")
+                if '"${src[@]}" build' in r and j.startswith(("kernels", "wheels")):
+                    check('src+=("$GITHUB_WORKSPACE/$SDIST")' in r and
+                          'src+=(--config "$GITHUB_WORKSPACE/$CONFIG")' in r,
+                          f"gsplat: {j} passes the sdist and the config to cuwheel")
+            if j.startswith(("kernels", "wheels")):
+                names = [s.get("name") for s in job["steps"]]
+                check("The sdist (pinned by sha256)" in names and
+                      "torch for each Python of the job (pinned builds)" in names,
+                      f"gsplat: {j} fetches the sdist and installs torch", names)
+        # Publishing: on tags, after the index, with only what each needs.
+        jobs = doc["jobs"]
+        for j, perms in (("release", {"contents": "write"}),
+                         ("pages", {"pages": "write", "id-token": "write"}),
+                         ("pypi-sdist", {"id-token": "write"})):
+            check(jobs[j]["needs"] == ["index"] and
+                  jobs[j]["if"] == "startsWith(github.ref, 'refs/tags/')" and
+                  jobs[j]["permissions"] == perms,
+                  f"gsplat: {j} runs on tags after the index with {perms} only", jobs[j])
+        check(jobs["pages"]["environment"]["name"] == "github-pages" and
+              jobs["pypi-sdist"]["environment"]["name"] == "pypi",
+              "gsplat: Pages and PyPI jobs in their environments")
+        pypi = [s for s in jobs["pypi-sdist"]["steps"] if "uses" in s]
+        check(any(s["uses"].startswith("pypa/gh-action-pypi-publish@") and
+                  "password" not in s.get("with", {}) for s in pypi),
+              "gsplat: the sdist goes to PyPI by trusted publishing (no token)")
+        check("secrets." not in text, "gsplat: no secret named")
+
+        # The sdist step, run here against a local PEP 503 page standing in for PyPI.
+        index = os.path.join(tmp, "simple")
+        os.makedirs(os.path.join(index, "gsplat"))
+        shutil.copy(sdist, os.path.join(index, "gsplat", SDIST))
+        with open(os.path.join(index, "gsplat", "index.html"), "w") as f:
+            f.write(f'<html><body><a href="{SDIST}#sha256={SHA256}">{SDIST}</a></body></html>')
+        p, out = run_sdist_step(doc, tmp, f"file://{index}", SHA256)
+        check(p.returncode == 0 and os.path.isfile(out) and
+              hashlib.sha256(open(out, "rb").read()).hexdigest() == SHA256,
+              "the sdist step fetches the pinned sdist from the index", p.stdout + p.stderr)
+        p, out = run_sdist_step(doc, tmp, f"file://{index}", "0" * 64)
+        check(p.returncode != 0 and "the workflow pins" in p.stderr and not os.path.exists(out),
+              "the sdist step refuses a file with another sha256, writing nothing", p.stderr)
+
+        # The sdist committed in the repository: used as is.
+        repo2 = repo_with_config(tmp, "repo2")
+        os.makedirs(os.path.join(repo2, "sdists"))
+        shutil.copy(sdist, os.path.join(repo2, "sdists"))
+        p = emit(repo2, os.path.join(repo2, "sdists", SDIST))
+        doc2 = load(p.stdout)
+        check(p.returncode == 0 and doc2["env"]["SDIST"] == f"sdists/{SDIST}" and
+              "SDIST_INDEX" not in doc2["env"] and "The sdist (pinned by sha256)" not in p.stdout,
+              "a committed sdist: its repository path, no fetch step", p.stderr)
+        validate("gsplat committed sdist", p.stdout)
+
+        # Refusals.
+        p = emit(repo, sdist, "--sha256", "ab" * 32, ok=(1,))
+        check(p.returncode == 1 and f"sha256 is {SHA256}, not the --sha256" in p.stderr,
+              "--sha256 of another file: refused", p.stderr)
+        p = emit(repo, sdist, "--sdist-spec", "gsplat==1.5.2", ok=(1,))
+        check(p.returncode == 1 and "names version 1.5.2" in p.stderr,
+              "--sdist-spec of another version: refused", p.stderr)
+        p = emit(repo, sdist, "--sdist-spec", "gsplat==1.5.3", "--sha256", SHA256)
+        check(p.returncode == 0 and p.stdout == text,
+              "--sdist-spec and --sha256 that agree with the file: the same workflow")
+        other = os.path.join(tmp, "elsewhere.toml")
+        shutil.copy(os.path.join(repo, "gsplat.cuwheel.toml"), other)
+        env = tcg.clean_env()
+        env["CUWHEEL_BUILD_DIR"] = os.path.join(tmp, "b2")
+        os.makedirs(os.path.join(tmp, ".git"))
+        p = run([CUWHEEL, "-C", repo, "ci", "github", "--config", other, "--stdout"], env=env,
+                ok=(1,))
+        check(p.returncode == 1, "a config without an sdist or project: exit 1", p.stderr)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    if tcg.failures:
+        print(f"{len(tcg.failures)} check(s) failed", file=sys.stderr)
+        sys.exit(1)
+    print("test_ci_sdist: all checks passed")
+
+
+main()
