@@ -9,11 +9,12 @@
 #include "base/escape.h"
 #include "base/os.h"
 #include "cli/cli.h"
+#include "cli/plan_common.h"
 #include "matrix/config.h"
 #include "matrix/discover_project.h"
 #include "standards/json_values.h"
 
-enum doctor_option { DOCTOR_JSON, DOCTOR_TORCH, DOCTOR_NO_CACHE };
+enum doctor_option { DOCTOR_JSON, DOCTOR_TORCH, DOCTOR_NO_CACHE, DOCTOR_CONFIG };
 
 static const struct cli_option doctor_options[] = {
     {"json", 0, NULL, DOCTOR_JSON, "print one JSON object (below) on stdout instead of the report"},
@@ -21,16 +22,20 @@ static const struct cli_option doctor_options[] = {
      "also import torch in every interpreter (done anyway when the project\n"
      "has a torch axis or a torch extension)"},
     {"no-cache", 0, NULL, DOCTOR_NO_CACHE, "probe everything again, reading and writing no cache"},
+    {"config", 0, "FILE", DOCTOR_CONFIG,
+     "the config beside the project (its pythons and toolkits tables, build\n"
+     "dir); with SDIST.tar.gz, the project unpacked from it"},
     {0},
 };
 
 static const char doctor_help_text[] =
-    "usage: cuwheel doctor [--json] [--torch] [--no-cache]\n"
+    "usage: cuwheel doctor [SDIST.tar.gz] [--config FILE] [--json] [--torch] [--no-cache]\n"
     "\n"
     "Lists the CUDA toolkits and Python interpreters this machine has, how each was found,\n"
     "every place looked at and why what was there was not taken, and the tools a build uses\n"
-    "(ninja, ccache, C and C++ compilers). Uses the project's pyproject.toml when there is one\n"
-    "(explicit toolkits/pythons tables, build dir), defaults otherwise.\n"
+    "(ninja, ccache, C and C++ compilers). Uses the project's pyproject.toml when there is one,\n"
+    "or the --config FILE given as for build (explicit toolkits/pythons tables, build dir),\n"
+    "defaults otherwise.\n"
     "\n"
     "Toolkits come from the explicit table, $CUDA_HOME, $CUDA_PATH, nvcc on PATH,\n"
     "/usr/local/cuda, /usr/local/cuda-*, /opt/cuda* and toolkits cuwheel provisioned\n"
@@ -269,7 +274,7 @@ int cmd_doctor(struct cli *c, int argc, char **argv)
 	bool json = false, no_cache = false;
 	struct discover_opts opts = {0};
 	struct cli_args p;
-	cli_args_init(&p, c, "doctor", doctor_options, CLI_ARGS_ANYWHERE, argc, argv);
+	cli_args_init(&p, c, "doctor", doctor_options, CLI_ARGS_IN_TURN, argc, argv);
 	int id;
 	while ((id = cli_args_next(&p)) != CLI_ARG_END) {
 		switch (id) {
@@ -282,17 +287,23 @@ int cmd_doctor(struct cli *c, int argc, char **argv)
 		case DOCTOR_NO_CACHE:
 			no_cache = true;
 			break;
+		case DOCTOR_CONFIG:
+			c->config_file = p.value;
+			break;
+		case CLI_ARG_OPERAND:
+			if (c->sdist || !cli_is_sdist(p.value))
+				return cli_usage(c, "doctor", "unexpected argument '%s'", p.value);
+			c->sdist = p.value;
+			break;
 		default:
 			return CLI_USAGE;
 		}
 	}
-	if (p.next < argc)
-		return cli_usage(c, "doctor", "unexpected argument '%s'", argv[p.next]);
 	struct arena *a = &c->arena;
 	struct config cfg = {0};
 	const char *dir = os_abspath(a, c->project_dir);
-	if (os_exists(os_join(a, dir, "pyproject.toml"))) {
-		if (!config_load_with(a, &c->diag, dir, c->config_file, NULL, c->env, &cfg)) {
+	if (c->config_file || c->sdist || os_exists(os_join(a, dir, "pyproject.toml"))) {
+		if (!cli_config_load(c, &cfg)) {
 			diag_msg(&c->diag, DIAG_WARNING,
 			         "continuing without the project's configuration");
 			memset(&cfg, 0, sizeof(cfg));

@@ -350,9 +350,14 @@ static void describe_cell(struct arena *a, struct plan *p, const struct matrix_o
 	c->py = py;
 	if (c->torch) {
 		if (!py->torch.present) {
-			c->why_not =
-			    arena_printf(a, "Python %s has no torch (%s)", c->python,
-			                 py->torch.error ? py->torch.error : "import torch failed");
+			c->why_not = arena_printf(
+			    a,
+			    "Python %s has no torch (%s): name a venv of Python %s with torch %s "
+			    "in "
+			    "[tool.cuwheel.pythons] or CUWHEEL_PYTHONS (examples/torchext/"
+			    "setup-pythons --torch %s makes one)",
+			    c->python, py->torch.error ? py->torch.error : "import torch failed",
+			    c->python, c->torch, c->torch);
 			return;
 		}
 		if (!py->torch.version_short || strcmp(py->torch.version_short, c->torch)) {

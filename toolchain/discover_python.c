@@ -312,6 +312,24 @@ static int cmp_interp(const void *x, const void *y)
 	return a->order < b->order ? -1 : a->order > b->order;
 }
 
+/* An activated venv's interpreter comes first on PATH, so it would build every cell of its
+ * version without the user having chosen it: say so, and how to choose. */
+static void warn_active_venv(struct disc *x, const struct pycand *c, const struct interp *ip)
+{
+	const char *venv = env_nonempty(x->req->env, "VIRTUAL_ENV");
+	size_t n = venv ? strlen(venv) : 0;
+	if (!n || strcmp(c->found_by, "PATH") || strncmp(c->path, venv, n) || c->path[n] != '/')
+		return;
+	diag_path(x->d, DIAG_WARNING, c->path,
+	          "the activated venv's interpreter (VIRTUAL_ENV=%s) builds the Python %s cells "
+	          "because it comes first on PATH",
+	          venv, interp_key(x->a, ip));
+	diag_msg(x->d, DIAG_HINT,
+	         "to choose, name the interpreter in [tool.cuwheel.pythons] or CUWHEEL_PYTHONS "
+	         "(\"%s=/path/bin/python\"), or deactivate the venv",
+	         interp_key(x->a, ip));
+}
+
 /* Decides, in candidate order, which probed interpreter stands for each (version, abiflags). */
 static void accept_pythons(struct disc *x, struct probe_job *jobs)
 {
@@ -371,6 +389,7 @@ static void accept_pythons(struct disc *x, struct probe_job *jobs)
 		ip->found_by = c->found_by;
 		ip->order = i;
 		ds->pythons[ds->n_pythons++] = *ip;
+		warn_active_venv(x, c, ip);
 		const struct torch_info *ti = &ip->torch;
 		disc_looked_add(x, "python", c->path, "found %s%s%s%s", ip->version,
 		                ti->present ? ", torch " : "", ti->present ? ti->version : "",
