@@ -8,8 +8,8 @@
 
 /* Opens a publishing job: needs the index, runs for tags, permissions as given ("key: value"
  * lines), in the configured environment (else env_default, or none). */
-static void publish_open(struct emit *e, const char *id, const char *name,
-                         const char *const *perms, const char *env_default, const char *url)
+static void publish_open(struct emit *e, const char *id, const char *name, const char *const *perms,
+                         const char *env_default, const char *url)
 {
 	struct strbuf *sb = &e->sb;
 	strv_push(e->a, &e->jobs, id);

@@ -30,8 +30,9 @@ const char *torch_build_why_not(struct arena *a, const char *minor, const char *
 {
 	const struct torch_build *b = torch_build_find(minor);
 	if (!b)
-		return arena_printf(a, "torch %s is not in cuwheel's table of PyTorch's builds "
-		                       "(ci/torch_builds.def)",
+		return arena_printf(a,
+		                    "torch %s is not in cuwheel's table of PyTorch's builds "
+		                    "(ci/torch_builds.def)",
 		                    minor);
 	if (word_in(b->cudas, cuda) || !strcmp(b->pypi, cuda))
 		return NULL;
@@ -68,7 +69,8 @@ bool torch_builds_pair(struct arena *a, struct diag *d, struct plan *p)
 	}
 	p->n_selected = left;
 	if (ok && !left) {
-		diag_msg(d, DIAG_ERROR, "no selected cell is a (torch, CUDA) pair PyTorch publishes");
+		diag_msg(d, DIAG_ERROR,
+		         "no selected cell is a (torch, CUDA) pair PyTorch publishes");
 		ok = false;
 	}
 	return ok;
