@@ -62,7 +62,8 @@ struct run {
 	int drawn; /* tty: lines of the live area on screen */
 	double last_draw;
 	struct strbuf pending; /* bytes of a record not yet complete */
-	struct strbuf block;   /* output following a finished edge */
+	struct strbuf block;   /* output following a finished edge (at most OS_OUTPUT_MAX) */
+	size_t block_dropped;  /* bytes of that output left out past OS_OUTPUT_MAX */
 	bool fin_pending;      /* an edge finished; the next record says whether it failed */
 	size_t fin_row;
 	const char *fin_step;

@@ -175,6 +175,11 @@ static void row_done(struct run *r, size_t row, enum row_state st, const char *d
 static void finish_flush(struct run *r)
 {
 	struct arena *a = &r->c->arena;
+	if (r->block_dropped) {
+		sb_printf(&r->block, "[cuwheel: %zu more bytes of this output left out]\n",
+		          r->block_dropped);
+		r->block_dropped = 0;
+	}
 	/* A step's output (a compiler's, a test's) is escaped for the terminal or log it goes to:
 	 * no escape sequence, CR, or line starting "::" (a workflow command) gets through. */
 	const char *text = esc_mem(a, ESC_LOG, sb_str(&r->block), r->block.len);
@@ -349,6 +354,11 @@ static void on_record(struct run *r, char *rec)
 	}
 	if (*rec == '\0' && r->block.len == 0)
 		return;
+	size_t n = strlen(rec) + 1;
+	if (r->block.len + n > OS_OUTPUT_MAX) { /* a step that floods: its first MiB is shown */
+		r->block_dropped += n;
+		return;
+	}
 	sb_puts(&r->block, rec);
 	sb_putc(&r->block, '\n');
 }
@@ -359,22 +369,23 @@ static void feed(struct run *r, const char *buf, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		char ch = buf[i];
+		/* A record is handled in the pending buffer itself (on_record copies what it
+		 * keeps), so output read does not pile up in the arena, and a record longer than
+		 * OS_OUTPUT_TAIL is cut there: a step's flood costs bounded memory. */
 		if (ch == '\r' || ch == '\n') {
-			char *rec =
-			    arena_strndup(&r->c->arena, sb_str(&r->pending), r->pending.len);
+			sb_add(&r->pending, "", 0); /* NUL-terminated, also when empty */
+			if (r->pending.len || ch == '\n')
+				on_record(r, r->pending.buf);
 			sb_reset(&r->pending);
-			if (*rec || ch == '\n')
-				on_record(r, rec);
 			continue;
 		}
-		sb_putc(&r->pending, ch);
+		if (r->pending.len < OS_OUTPUT_TAIL)
+			sb_putc(&r->pending, ch);
 		if (ch == 'K' && r->pending.len >= 3 &&
 		    !strcmp(r->pending.buf + r->pending.len - 3, "\x1b[K") &&
 		    !strncmp(r->pending.buf, STATUS_MARK, strlen(STATUS_MARK))) {
-			char *rec =
-			    arena_strndup(&r->c->arena, sb_str(&r->pending), r->pending.len);
+			on_record(r, r->pending.buf);
 			sb_reset(&r->pending);
-			on_record(r, rec);
 		}
 	}
 }

@@ -13,7 +13,8 @@ annotation on its own line ("\\n::error title=x::forged"), a C1 CSI (U+009B) and
   - log and workflow commands: a build whose C compiler (a $CC wrapper) prints the hostile
     strings and fails, in plain progress and under GITHUB_ACTIONS=true: the compiler's output
     is escaped in the log, no forged "::error title=x::" line starts a line, and cuwheel's own
-    annotations carry the text %-encoded. This part needs CUDA 13.0 (skipped without it).
+    annotations carry the text %-encoded; a compiler that prints 20 MB has its output cut at
+    1 MiB with a note (issue 25, class 9). This part needs CUDA 13.0 (skipped without it).
 Every check is on raw bytes."""
 import os
 import re
@@ -184,6 +185,21 @@ def build_sink(tmp):
             ann = [l for l in out.split(b"\n") if l.startswith(b"::error")]
             check("GitHub Actions: an annotation for the failed step", ann, out[-2500:])
         print(f"log ({label}): exit {rc}, checked", flush=True)
+    # A compiler that floods (20 MB on one failed step): the step's first MiB is shown, with a
+    # line saying how much was left out, so cuwheel's output (and memory) stays bounded.
+    with open(cc, "w") as f:
+        f.write("#!/bin/sh\nhead -c 20000000 /dev/zero | tr '\\0' 'y' | fold -w 100\nexit 1\n")
+    shutil.rmtree(os.path.join(d, "build"), ignore_errors=True)
+    rc, out, err = run(["build", "--no-test", "-j", "2", "--progress", "plain"], d, env)
+    both = out + err
+    check("flood: the build fails (exit 1)", rc == 1, err[-1500:])
+    check("flood: the output is cut with a note", b"more bytes of this output left out" in both,
+          both[-1500:])
+    steps = both.count(b"more bytes of this output left out")
+    check("flood: at most 1.2 MiB printed per failed step (1 MiB and its indent)",
+          len(both) < steps * 1.2 * (1 << 20) + 65536, f"{len(both)} bytes, {steps} steps")
+    print(f"log (flood): exit {rc}, {len(both)} bytes printed for {steps} failed steps of 20 MB "
+          "each", flush=True)
     return True
 
 
