@@ -30,6 +30,7 @@ enum internal_option {
 	FINISH_REQUIRE_ARCH,
 	FINISH_MIN_MANYLINUX,
 	FINISH_STRICT,
+	FINISH_DECLARE,
 	FINISH_TORCH_STABLE,
 	TEST_CELL_PYTHON,
 	TEST_CELL_STAMP,
@@ -97,6 +98,9 @@ const struct cli_option internal_finish_options[] = {
     {"require-arch", 0, "LIST", FINISH_REQUIRE_ARCH, "as for cuwheel audit"},
     {"min-manylinux", 0, "TAG", FINISH_MIN_MANYLINUX, "as for cuwheel audit"},
     {"strict", 0, NULL, FINISH_STRICT, "as for cuwheel audit"},
+    {"declare", 0, "NAME", FINISH_DECLARE,
+     "a package or module the project ships at the wheel's root; with\n"
+     "any, nothing else may be there and no .data (repeatable)"},
     {"torch-stable", 0, NULL, FINISH_TORCH_STABLE, "as cuwheel audit --torch-abi stable"},
     {0},
 };
@@ -105,6 +109,7 @@ int internal_finish(struct cli *c, int argc, char **argv)
 {
 	bool strict = false, torch_stable = false;
 	const char *dist = NULL, *stamp = NULL, *archs = NULL, *minml = NULL;
+	struct strv declared = {0};
 	struct cli_args p;
 	cli_args_init(&p, c, "internal", internal_finish_options, CLI_ARGS_ANYWHERE, argc, argv);
 	int id;
@@ -125,6 +130,9 @@ int internal_finish(struct cli *c, int argc, char **argv)
 		case FINISH_STRICT:
 			strict = true;
 			break;
+		case FINISH_DECLARE:
+			strv_push(&c->arena, &declared, p.value);
+			break;
 		case FINISH_TORCH_STABLE:
 			torch_stable = true;
 			break;
@@ -138,7 +146,8 @@ int internal_finish(struct cli *c, int argc, char **argv)
 	struct audit_opts ao = {.min_manylinux = minml,
 	                        .strict = strict,
 	                        .torch_stable = torch_stable,
-	                        .trace = env_nonempty(c->env, "CUWHEEL_AUDIT_TRACE")};
+	                        .trace = env_nonempty(c->env, "CUWHEEL_AUDIT_TRACE"),
+	                        .declared = declared.n ? &declared : NULL};
 	if (archs) {
 		struct arch *v;
 		size_t n;

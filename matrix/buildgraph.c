@@ -895,6 +895,19 @@ static void emit_cell(struct gen *g, const struct cell *c, const struct archive_
 		sb_puts(sb, " --require-arch ");
 		ninja_arg(sb, cuda_arch_list_compact(g->a, tp->archs, tp->n_archs));
 	}
+	/* What the wheel may hold at its root: the packages and the top-level modules. */
+	for (size_t p = 0; p < cfg->packages.n; p++) {
+		const char *base = strrchr(cfg->packages.v[p], '/');
+		sb_puts(sb, " --declare ");
+		ninja_arg(sb, base ? base + 1 : cfg->packages.v[p]);
+	}
+	for (size_t e = 0; e < cfg->n_extensions; e++) {
+		const char *m = cfg->extensions[e].module;
+		if (m && !strchr(m, '.')) {
+			sb_puts(sb, " --declare ");
+			ninja_arg(sb, m);
+		}
+	}
 	if (cfg->audit.strict)
 		sb_puts(sb, " --strict");
 	if (cfg->audit.min_manylinux) {

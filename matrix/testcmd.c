@@ -12,7 +12,7 @@ struct scan {
 	struct strbuf out;
 	const char *why; /* the first refusal */
 	size_t at;
-	bool heredoc; /* an unquoted << was seen */
+	bool heredoc;    /* an unquoted << was seen */
 	size_t first_ph; /* offset of the first placeholder, or SIZE_MAX */
 };
 
@@ -36,7 +36,9 @@ static void refuse(struct scan *sc, size_t i, int k, const char *context)
 {
 	if (sc->why)
 		return;
-	sc->why = arena_printf(sc->a, "%s stands %s: only an unquoted placeholder reaches the command as one plain argument, never as code",
+	sc->why = arena_printf(sc->a,
+	                       "%s stands %s: only an unquoted placeholder reaches the command as "
+	                       "one plain argument, never as code",
 	                       placeholders[k].ph, context);
 	sc->at = i;
 }
@@ -133,8 +135,8 @@ static size_t scan_cmd(struct scan *sc, size_t i, char closer, const char *quote
 			return i + 1;
 		}
 		bool was_start = word_start;
-		word_start = c == ' ' || c == '\t' || c == '\n' || c == ';' || c == '&' || c == '|' ||
-		             c == '(' || c == ')';
+		word_start = c == ' ' || c == '\t' || c == '\n' || c == ';' || c == '&' ||
+		             c == '|' || c == '(' || c == ')';
 		if (c == '\\' && s[i + 1]) {
 			sb_putc(&sc->out, c);
 			i = quoted_char(sc, i + 1, "after a backslash");
@@ -185,10 +187,11 @@ char *testcmd_expand(struct arena *a, const char *command, const char **why, siz
 	scan_cmd(&sc, 0, 0, NULL);
 	if (!sc.why && sc.heredoc && sc.first_ph != (size_t)-1) {
 		int k = placeholder_at(command, sc.first_ph);
-		sc.why = arena_printf(a,
-		                      "%s stands in a command with a here-document (<<), whose body "
-		                      "the shell expands as text",
-		                      placeholders[k].ph);
+		sc.why =
+		    arena_printf(a,
+		                 "%s stands in a command with a here-document (<<), whose body "
+		                 "the shell expands as text",
+		                 placeholders[k].ph);
 		sc.at = sc.first_ph;
 	}
 	if (sc.why) {

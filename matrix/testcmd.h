@@ -14,7 +14,7 @@
 
 /* The environment variables the placeholders stand for. */
 #define TESTCMD_PROJECT_VAR "CUWHEEL_PROJECT"
-#define TESTCMD_WHEEL_VAR "CUWHEEL_WHEEL"
+#define TESTCMD_WHEEL_VAR   "CUWHEEL_WHEEL"
 
 /* Returns command with each placeholder replaced by its quoted variable reference (command
  * itself when it holds none). NULL when a placeholder stands where the shell would not read the

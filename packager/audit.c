@@ -109,6 +109,7 @@ bool audit_wheel(struct arena *a, struct diag *d, const char *wheel_path,
 	for (size_t i = 0; i < c.n_members; i++)
 		c.members[i].zm = &c.zr.members[i];
 	audit_names(&c);
+	audit_declared(&c);
 	audit_record(&c);
 	audit_read_elfs(&c);
 	audit_check_elfs(&c);

@@ -55,8 +55,12 @@ struct audit_opts {
 	bool strict;         /* warnings count as errors */
 	bool torch_stable;   /* the modules are built for torch's stable ABI: refuse torch C++
 	                      * symbols (torch-abi = "stable") */
-	const char *trace;   /* a file the audit appends the wheel's path to, one line
-	                      * ($CUWHEEL_AUDIT_TRACE: tests count audits); NULL: none */
+	/* What the project declares at the wheel's root (a cuwheel build: its packages' names and
+	 * its top-level extension modules): anything else there, and any .data member, is an error.
+	 * NULL: an arbitrary wheel (.data/scripts and names top_level.txt lacks are warnings). */
+	const struct strv *declared;
+	const char *trace; /* a file the audit appends the wheel's path to, one line
+	                    * ($CUWHEEL_AUDIT_TRACE: tests count audits); NULL: none */
 };
 
 struct audit_result {

@@ -40,6 +40,15 @@
 	X("wheel-version", AUDIT_ERROR, "WHEEL's Wheel-Version is missing or not 1.x")             \
 	X("wheel-purelib", AUDIT_ERROR, "WHEEL's Root-Is-Purelib is missing or not true/false")    \
 	X("wheel-tags", AUDIT_ERROR, "WHEEL's Tag lines are not the file name's tags")             \
+	X("data-dir", AUDIT_ERROR, "a top-level *.data directory is not <name>-<version>.data")    \
+	X("data-scripts", AUDIT_WARNING,                                                           \
+	  "a .data member installs into the environment's bin/ (scripts, data/bin)")               \
+	X("undeclared-data", AUDIT_ERROR,                                                          \
+	  "a .data member in a wheel whose project declares none (a cuwheel build)")               \
+	X("undeclared-top-level", AUDIT_ERROR,                                                     \
+	  "a top-level module, package or file the project does not declare")                      \
+	X("top-level-unlisted", AUDIT_WARNING,                                                     \
+	  "a top-level module, package or file that top_level.txt does not list")                  \
 	X("record-missing", AUDIT_ERROR, "RECORD is missing")                                      \
 	X("record-format", AUDIT_ERROR, "a RECORD row cannot be parsed or lacks its hash or size") \
 	X("record-duplicate", AUDIT_ERROR, "RECORD lists a file twice")                            \

@@ -47,6 +47,9 @@ void audit_add(struct audit_ctx *c, enum audit_level lvl, const char *code, cons
 bool audit_zip_raw(struct audit_ctx *c, const char **why);
 /* Checks the file name, the .dist-info, METADATA and WHEEL; reads Requires-Dist. */
 void audit_names(struct audit_ctx *c);
+/* Checks what the wheel installs beyond its packages (audit_declared.c): .data directories,
+ * scripts, top-level names not declared (opts->declared) or not in top_level.txt. */
+void audit_declared(struct audit_ctx *c);
 /* Checks RECORD against every member's bytes. */
 void audit_record(struct audit_ctx *c);
 /* Looks at member i's bytes once (data must stay alive only during the call): reads it as
