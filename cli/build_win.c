@@ -68,7 +68,8 @@ static bool pack_cell(struct cli *c, const struct plan *p, const struct cell *ce
 		meta.dependencies = (struct strv){0};
 		for (size_t i = 0; i < cfg->project.dependencies.n; i++)
 			strv_push(a, &meta.dependencies, cfg->project.dependencies.v[i]);
-		strv_push(a, &meta.dependencies, torchflags_requirement(a, cell->torch));
+		strv_push(a, &meta.dependencies,
+		          torchflags_requirement(a, cell->torch, cell->torch_stable));
 	}
 	struct pack_opts po = {
 	    .staged_dir = stage,

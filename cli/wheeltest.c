@@ -18,6 +18,7 @@
 #include "base/strbuf.h"
 #include "matrix/testcmd.h"
 #include "standards/tags.h"
+#include "standards/version.h"
 #include "standards/wheel_read.h"
 
 const char *wheeltest_result_name(enum wheeltest_result r)
@@ -259,6 +260,26 @@ static bool torch_is(const struct interp *ip, const char *minor)
 	       !strcmp(ip->torch.version_short, minor);
 }
 
+/* True when the wheel's torch requirement has a lower bound and no upper one (torch>=2.11, as
+ * cuwheel writes it for a module built against torch's stable ABI). */
+static bool wheel_torch_open(struct arena *a, const char *wheel)
+{
+	const char *req = NULL;
+	wheel_requires_except_torch(a, wheel, NULL, &req);
+	return req && strstr(req, ">=") && !strchr(req, '<');
+}
+
+/* For a stable-ABI torch wheel: whether ip's torch is one to test it with: at least the one it
+ * was built against and, when the config has a torch axis, one of the axis. */
+static bool torch_tests_open(const struct config *cfg, const struct interp *ip, const char *minor)
+{
+	if (!minor || !ip->torch.present || !ip->torch.version_short ||
+	    version_dotted_cmp(ip->torch.version_short, minor) < 0)
+		return false;
+	return !cfg || !cfg->matrix.torch.n ||
+	       strv_contains(&cfg->matrix.torch, ip->torch.version_short);
+}
+
 static void push_job(struct arena *a, struct wheeltest_job **v, size_t *n, size_t *cap,
                      const struct wheeltest_job *j)
 {
@@ -317,6 +338,9 @@ bool wheeltest_plan(struct arena *a, struct diag *d, const struct wheeltest_opts
 		/* A Python may have one interpreter per torch (a venv each): a torch wheel is
 		 * tested once per Python, with the interpreter of its torch where there is one. */
 		const char *torch = wheel_torch_minor(a, path);
+		/* A stable-ABI torch wheel is tested with every torch it is for: one job per
+		 * interpreter whose torch qualifies, not one per Python. */
+		bool open = torch && wheel_torch_open(a, path);
 		bool *fit = arena_calloc(a, o->ds->n_pythons + 1, sizeof(bool));
 		for (size_t i = 0; i < o->ds->n_pythons; i++) {
 			const struct interp *ip = &o->ds->pythons[i];
@@ -330,7 +354,18 @@ bool wheeltest_plan(struct arena *a, struct diag *d, const struct wheeltest_opts
 		for (size_t i = 0; i < o->ds->n_pythons; i++) {
 			const struct interp *ip = &o->ds->pythons[i];
 			bool fits = fit[i];
-			for (size_t k = 0; k < o->ds->n_pythons && fits; k++) {
+			if (open) {
+				fits = fits && torch_tests_open(o->cfg, ip, torch);
+				for (size_t k = 0; k < i && fits; k++) /* one per (Python, torch) */
+					fits =
+					    !(fit[k] &&
+					      !strcmp(interp_key(a, &o->ds->pythons[k]),
+					              interp_key(a, ip)) &&
+					      torch_tests_open(o->cfg, &o->ds->pythons[k], torch) &&
+					      !strcmp(o->ds->pythons[k].torch.version_short,
+					              ip->torch.version_short));
+			}
+			for (size_t k = 0; k < o->ds->n_pythons && fits && !open; k++) {
 				const struct interp *q = &o->ds->pythons[k];
 				if (k == i || !fit[k] ||
 				    strcmp(interp_key(a, q), interp_key(a, ip)))
@@ -347,7 +382,9 @@ bool wheeltest_plan(struct arena *a, struct diag *d, const struct wheeltest_opts
 			}
 			struct wheeltest_job j = base;
 			j.py = ip;
-			j.py_key = interp_key(a, ip);
+			j.py_key = open ? arena_printf(a, "%s-torch%s", interp_key(a, ip),
+			                               ip->torch.version_short)
+			                : interp_key(a, ip);
 			push_job(a, &v, &n, &cap, &j);
 		}
 		if (n > before)

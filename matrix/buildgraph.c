@@ -720,7 +720,7 @@ static void emit_cell(struct gen *g, const struct cell *c, const struct archive_
 			ninja_arg(sb, arena_printf(g->a, "-I%s", tp->tk->include_dir));
 			sb_puts(sb, " -isystem ");
 			ninja_arg(sb, c->py->include_dir);
-			if (c->abi3)
+			if (c->abi3 && !(cxx_kind && cxx)) /* C++ torch sources: in tf.cflags */
 				sb_printf(sb, " -DPy_LIMITED_API=%s",
 				          buildgraph_limited_api(g->a, c->python));
 			if (cxx_kind && cxx)
@@ -873,7 +873,7 @@ static void emit_cell(struct gen *g, const struct cell *c, const struct archive_
 	}
 	if (c->torch) {
 		sb_puts(sb, " --requires ");
-		ninja_arg(sb, torchflags_requirement(g->a, c->torch));
+		ninja_arg(sb, torchflags_requirement(g->a, c->torch, c->torch_stable));
 	}
 	sb_printf(sb, " --quiet --compression %d -o ", cfg->compression);
 	ninja_arg(sb, os_join(g->a, g->plan->cfg->build_dir, cp->dir));
@@ -910,6 +910,8 @@ static void emit_cell(struct gen *g, const struct cell *c, const struct archive_
 	}
 	if (cfg->audit.strict)
 		sb_puts(sb, " --strict");
+	if (c->torch_stable)
+		sb_puts(sb, " --torch-stable");
 	if (cfg->audit.min_manylinux) {
 		sb_puts(sb, " --min-manylinux ");
 		ninja_arg(sb, cfg->audit.min_manylinux);

@@ -401,6 +401,26 @@ bool config_check(struct cfg_reader *r, struct config *cfg)
 			ok = false;
 		}
 	}
+	/* abi3 torch extensions need torch 2.6 (cpp_extension's py_limited_api), the stable ABI
+	 * torch 2.10 (torch/csrc/stable, TORCH_TARGET_VERSION), in every torch of the axis. */
+	for (size_t i = 0; i < cfg->n_extensions; i++) {
+		const struct extension_cfg *x = &cfg->extensions[i];
+		for (int k = 0; k < 2; k++) {
+			if (!(k ? x->torch_stable : x->abi3))
+				continue;
+			const char *key = k ? "torch-abi" : "abi3", *need = k ? "2.10" : "2.6";
+			for (size_t t = 0; t < cfg->matrix.torch.n; t++)
+				if (version_dotted_cmp(cfg->matrix.torch.v[t], need) < 0) {
+					cfg_error(r, toml_get(x->where, key),
+					          "%s needs torch %s or later, but the torch axis "
+					          "has %s",
+					          k ? "torch-abi = \"stable\"" : "abi3 = true",
+					          need, cfg->matrix.torch.v[t]);
+					ok = false;
+					break;
+				}
+		}
+	}
 	if (has_torch_ext && cfg->matrix.torch.n == 0) {
 		const struct extension_cfg *x = &cfg->extensions[0];
 		cfg_error(r, toml_get(x->where, "kind"),

@@ -16,8 +16,8 @@ static const char *const kernels_keys[] = {
     "archs",   "cudart",       "rdc",     "uses-torch", "cxx-flags",
 };
 static const char *const extension_keys[] = {
-    "module",  "kind",      "sources",    "include-dirs", "defines",     "cflags",
-    "ldflags", "libraries", "abi-suffix", "pch",          "pch-exclude",
+    "module",    "kind",       "sources", "include-dirs", "defines", "cflags",    "ldflags",
+    "libraries", "abi-suffix", "pch",     "pch-exclude",  "abi3",    "torch-abi",
 };
 static const char *const matrix_keys[] = {
     "python",  "cuda",  "torch", "platform",      "include",
@@ -379,6 +379,25 @@ static bool read_extension(struct cfg_reader *r, struct config *cfg, const struc
 	if (!suffix && x->kind == EXT_ABI3) {
 		cfg_error(r, toml_get(t, "abi-suffix"),
 		          "abi-suffix = false cannot be used with kind 'abi3' (the .abi3.so name "
+		          "is what marks a stable-ABI module)");
+		ok = false;
+	}
+	ok &= cfg_bool(r, t, "abi3", where, &x->abi3);
+	static const char *const torch_abi_names[] = {"unstable", "stable"};
+	int torch_abi = 0;
+	ok &= cfg_enum(r, t, "torch-abi", where, torch_abi_names, N(torch_abi_names), &torch_abi);
+	x->torch_stable = torch_abi == 1;
+	static const char *const torch_only[] = {"abi3", "torch-abi"};
+	for (size_t i = 0; i < N(torch_only); i++)
+		if (toml_get(t, torch_only[i]) && x->kind != EXT_TORCH) {
+			cfg_error(r, toml_get(t, torch_only[i]),
+			          "'%s' is for extensions of kind 'torch'%s", torch_only[i],
+			          i == 0 ? " (a C-API module uses kind = \"abi3\")" : "");
+			ok = false;
+		}
+	if (!suffix && x->abi3) {
+		cfg_error(r, toml_get(t, "abi-suffix"),
+		          "abi-suffix = false cannot be used with abi3 = true (the .abi3.so name "
 		          "is what marks a stable-ABI module)");
 		ok = false;
 	}

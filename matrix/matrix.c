@@ -13,6 +13,7 @@
 #include "standards/platform.h"
 #include "standards/tags.h"
 #include "standards/version.h"
+#include "standards/version.h"
 
 /* CPython minor versions considered when the python axis is absent (then filtered by
  * requires-python); fixed so that a plan does not depend on what this machine has. */
@@ -258,15 +259,20 @@ static void describe_cell(struct arena *a, struct plan *p, const struct matrix_o
 	char *cu = nodot(a, c->cuda);
 	char *pt = c->torch ? nodot(a, c->torch) : NULL;
 	const char *pyid = ft ? arena_printf(a, "%st", c->py_tag) : c->py_tag;
-	if (c->abi3)
+	if (c->abi3 && c->torch && !c->torch_stable)
+		c->id = arena_printf(a, "%s-abi3-pt%s-cu%s-%s", c->py_tag, pt, cu, c->platform);
+	else if (c->abi3)
 		c->id = arena_printf(a, "%s-abi3-cu%s-%s", c->py_tag, cu, c->platform);
+	else if (c->torch_stable)
+		c->id = arena_printf(a, "%s-cu%s-%s", pyid, cu, c->platform);
 	else if (c->torch)
 		c->id = arena_printf(a, "%s-pt%s-cu%s-%s", pyid, pt, cu, c->platform);
 	else
 		c->id = arena_printf(a, "%s-cu%s-%s", pyid, cu, c->platform);
 	const char *tmpl = cfg->matrix.local_version;
-	if (!tmpl)
-		tmpl = c->torch ? "pt{torch_nodot}cu{cuda_nodot}" : "cu{cuda_nodot}";
+	if (!tmpl) /* a stable-ABI wheel serves every later torch: no torch in its label */
+		tmpl = c->torch && !c->torch_stable ? "pt{torch_nodot}cu{cuda_nodot}"
+		                                    : "cu{cuda_nodot}";
 	/* local-version = "" keeps the label written in [project].version, if any (config_check
 	 * rejects a written label together with a stamped one). */
 	c->local = tmpl[0] ? matrix_local_label(a, tmpl, c->python, c->cuda, c->torch)
@@ -314,11 +320,16 @@ static void describe_cell(struct arena *a, struct plan *p, const struct matrix_o
 	}
 	/* A torch cell takes the interpreter of its Python with its torch (a venv per torch). */
 	const struct interp *py = p->ds ? discover_python_torch(p->ds, c->python, c->torch) : NULL;
-	if (c->abi3 && !py && p->ds) {
-		/* Any interpreter at or above the baseline can compile a limited-API module. */
+	bool py_torch = py && (!c->torch || (py->torch.present && py->torch.version_short &&
+	                                     !strcmp(py->torch.version_short, c->torch)));
+	if (c->abi3 && !py_torch && p->ds) {
+		/* Any interpreter at or above the baseline can compile a limited-API module (with
+		 * the cell's torch, for a torch cell). */
 		for (size_t i = p->ds->n_pythons; i-- > 0;) {
 			const struct interp *q = &p->ds->pythons[i];
-			if (!q->freethreaded && q->major == 3 && q->minor >= minor) {
+			if (!q->freethreaded && q->major == 3 && q->minor >= minor &&
+			    (!c->torch || (q->torch.present && q->torch.version_short &&
+			                   !strcmp(q->torch.version_short, c->torch)))) {
 				py = q;
 				break;
 			}
@@ -466,7 +477,23 @@ bool matrix_expand(struct arena *a, struct diag *d, const struct config *cfg,
 	if (torches.n == 0)
 		strv_push(a, &torches, NULL), torches.n = 1;
 	bool abi3 = ext_kind_any(cfg, EXT_ABI3);
+	bool stable = false;
+	for (size_t i = 0; i < cfg->n_extensions; i++) {
+		abi3 |= cfg->extensions[i].kind == EXT_TORCH && cfg->extensions[i].abi3;
+		stable |= cfg->extensions[i].kind == EXT_TORCH && cfg->extensions[i].torch_stable;
+	}
 	const char *abi3_min = abi3 ? abi3_minimum(a, cfg) : NULL;
+	if (stable && torches.n > 1) {
+		/* Built once, against the oldest torch: the torch axis is what the wheel is tested
+		 * with, not what it is built for. */
+		const char *oldest = torches.v[0];
+		for (size_t t = 1; t < torches.n; t++)
+			if (version_dotted_cmp(torches.v[t], oldest) < 0)
+				oldest = torches.v[t];
+		torches = (struct strv){0};
+		strv_push(a, &torches, oldest);
+	}
+	size_t first_cell = out->n_cells;
 
 	size_t cap = 0;
 	for (size_t pl = 0; pl < m->platform.n; pl++)
@@ -481,6 +508,8 @@ bool matrix_expand(struct arena *a, struct diag *d, const struct config *cfg,
 					add_cell(a, out, &cap, pythons.v[py], cudas.v[cu],
 					         torches.v[t], m->platform.v[pl], false);
 			}
+	for (size_t i = first_cell; i < out->n_cells; i++)
+		out->cells[i].torch_stable = stable && out->cells[i].torch;
 	/* As in GitHub Actions: exclude removes cells of the axes' product, then include adds
 	 * its cells back (an included cell is never excluded). */
 	size_t kept = 0;

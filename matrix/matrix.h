@@ -35,6 +35,8 @@ struct cell {
 	const char *torch;    /* NULL or "2.6" */
 	const char *platform; /* "linux_x86_64" */
 	bool abi3;
+	bool torch_stable; /* built against torch's stable ABI with the oldest torch of the axis
+	                    * (torch), for it and every later torch: tested with each */
 	const char *py_tag, *abi_tag;
 	const char *local;       /* "cu130"; NULL for no label */
 	const char *version;     /* project version with the local label */

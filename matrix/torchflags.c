@@ -15,11 +15,13 @@ static const char *const torch_nvcc_flags[] = {
     "--expt-relaxed-constexpr",
 };
 
-const char *torchflags_requirement(struct arena *a, const char *torch)
+const char *torchflags_requirement(struct arena *a, const char *torch, bool stable)
 {
 	int major = 0, minor = 0;
 	if (sscanf(torch, "%d.%d", &major, &minor) != 2)
-		return arena_printf(a, "torch==%s.*", torch);
+		return arena_printf(a, stable ? "torch>=%s" : "torch==%s.*", torch);
+	if (stable)
+		return arena_printf(a, "torch>=%d.%d", major, minor);
 	return arena_printf(a, "torch>=%d.%d,<%d.%d", major, minor, major, minor + 1);
 }
 
@@ -126,6 +128,22 @@ bool torchflags_for(struct arena *a, const struct extension_cfg *x, const struct
 		                       torchflags_extension_name(x->module)));
 		for (size_t i = 0; i < abi.n; i++)
 			strv_push(a, c, abi.v[i]);
+		/* py_limited_api=True: cpp_extension's min_supported_cpython (3.10), whatever
+		 * the cell's baseline; the audit checks the imports against the wheel's tag. The
+		 * stable ABI's target is the torch built against (the axis' oldest). */
+		const char *extra[2] = {NULL, NULL};
+		if (x->abi3)
+			extra[0] = "-DPy_LIMITED_API=0x030A0000";
+		int tmaj = 0, tmin = 0;
+		if (x->torch_stable && ti->version_short &&
+		    sscanf(ti->version_short, "%d.%d", &tmaj, &tmin) == 2)
+			extra[1] = arena_printf(a, "-DTORCH_TARGET_VERSION=0x%02x%02x000000000000",
+			                        tmaj, tmin);
+		for (size_t i = 0; i < 2; i++)
+			if (extra[i]) {
+				strv_push(a, c, extra[i]);
+				strv_push(a, &f->post, extra[i]);
+			}
 	}
 	/* cpp_extension appends -std=c++17 unless a -std= is given (nvcc refuses two). */
 	if (!has_prefix_flag(&x->cflags, "-std=")) {
@@ -160,8 +178,13 @@ bool torchflags_for(struct arena *a, const struct extension_cfg *x, const struct
 		static const char *const libs[] = {"-lc10", "-ltorch", "-ltorch_cpu",
 		                                   "-ltorch_python"};
 		static const char *const cuda_libs[] = {"-lcudart", "-lc10_cuda", "-ltorch_cuda"};
+		/* torch_python is built for one Python and one torch: neither an abi3 nor a
+		 * stable-ABI module may link it (cpp_extension leaves it out for py_limited_api).
+		 */
+		bool no_python = x->abi3 || x->torch_stable;
 		for (size_t i = 0; i < sizeof(libs) / sizeof(*libs); i++)
-			strv_push(a, l, libs[i]);
+			if (!no_python || strcmp(libs[i], "-ltorch_python") != 0)
+				strv_push(a, l, libs[i]);
 		for (size_t i = 0; cuda && i < sizeof(cuda_libs) / sizeof(*cuda_libs); i++) {
 			if (i == 0) {
 				const char *rt = cudart_for_torch(a, ti, tk, err);

@@ -37,8 +37,9 @@ struct torch_flags {
 bool torchflags_for(struct arena *a, const struct extension_cfg *x, const struct interp *py,
                     const struct toolkit *tk, struct torch_flags *f, const char **err);
 /* Returns the requirement a wheel built against torch "2.11" declares: "torch>=2.11,<2.12"
- * (torch's C++ ABI is only stable within a minor release). */
-const char *torchflags_requirement(struct arena *a, const char *torch);
+ * (torch's C++ ABI is only stable within a minor release); for a module built against torch's
+ * stable ABI (stable), "torch>=2.11": that torch and every later one. */
+const char *torchflags_requirement(struct arena *a, const char *torch, bool stable);
 /* Returns the TORCH_EXTENSION_NAME of a dotted module: its last part ("pkg._C" -> "_C"). */
 const char *torchflags_extension_name(const char *module);
 
