@@ -264,7 +264,7 @@ int internal_test_cell(struct cli *c, int argc, char **argv)
 			continue;
 		ok = false;
 		diag_msg(&c->diag, DIAG_ERROR, "test failed: %s on Python %s (%s, exit %d)",
-		         j->filename, j->py ? j->py->version : j->py_key,
+		         j->filename, wheeltest_job_python(&c->arena, j),
 		         j->reason ? j->reason : "test command", j->exit_code);
 		/* The test's own output, replayed as it was captured (ninja shows it under the
 		 * failed step): a log, not a diagnostic. */

@@ -78,11 +78,12 @@ struct test_cli {
 static void show_failure(struct arena *a, const struct wheeltest_job *j)
 {
 	const char *name = esc_str(a, ESC_TERM, j->filename);
-	fprintf(stderr, "\n---- %s on Python %s: %s failed (exit %d) ----\n", name, j->py->version,
+	const char *py = wheeltest_job_python(a, j);
+	fprintf(stderr, "\n---- %s on Python %s: %s failed (exit %d) ----\n", name, py,
 	        esc_str(a, ESC_LOG, j->reason), j->exit_code);
 	if (j->output && *j->output)
 		fprintf(stderr, "%s\n", esc_str(a, ESC_LOG, j->output));
-	fprintf(stderr, "---- end of %s on Python %s ----\n\n", name, j->py->version);
+	fprintf(stderr, "---- end of %s on Python %s ----\n\n", name, py);
 }
 
 static void on_done(void *user, const struct wheeltest_job *j)
@@ -93,7 +94,7 @@ static void on_done(void *user, const struct wheeltest_job *j)
 	else /* a progress line per pair as it ends */
 		fprintf(stderr, "cuwheel: %s %s on Python %s (%.1f s)\n",
 		        wheeltest_result_name(j->result), esc_str(&a, ESC_TERM, j->filename),
-		        j->py->version, j->seconds);
+		        wheeltest_job_python(&a, j), j->seconds);
 	fflush(stderr);
 	arena_free(&a);
 	(void)user;
@@ -276,7 +277,7 @@ int cmd_test(struct cli *c, int argc, char **argv)
 	for (size_t i = 0; i < n; i++)
 		if (jobs[i].result == WHEELTEST_FAIL)
 			diag_msg(&c->diag, DIAG_ERROR, "test failed: %s on Python %s (%s%sexit %d)",
-			         jobs[i].filename, jobs[i].py->version,
+			         jobs[i].filename, wheeltest_job_python(a, &jobs[i]),
 			         strcmp(jobs[i].reason, "test command") ? jobs[i].reason : "",
 			         strcmp(jobs[i].reason, "test command") ? " failed, " : "",
 			         jobs[i].exit_code);

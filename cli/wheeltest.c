@@ -269,6 +269,15 @@ static bool wheel_torch_open(struct arena *a, const char *wheel)
 	return req && strstr(req, ">=") && !strchr(req, '<');
 }
 
+const char *wheeltest_job_python(struct arena *a, const struct wheeltest_job *j)
+{
+	if (!j->py)
+		return j->py_key;
+	if (strstr(j->py_key, "-torch") && j->py->torch.version)
+		return arena_printf(a, "%s with torch %s", j->py->version, j->py->torch.version);
+	return j->py->version;
+}
+
 /* For a stable-ABI torch wheel: whether ip's torch is one to test it with: at least the one it
  * was built against and, when the config has a torch axis, one of the axis. */
 static bool torch_tests_open(const struct config *cfg, const struct interp *ip, const char *minor)

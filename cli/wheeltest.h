@@ -58,6 +58,9 @@ bool wheeltest_run(struct arena *a, struct diag *d, const struct wheeltest_opts 
                    struct wheeltest_job *jobs, size_t n_jobs);
 /* Returns "pass", "fail" or "skip". */
 const char *wheeltest_result_name(enum wheeltest_result r);
+/* What a job's Python is called in messages: "3.12.1", or for a stable-ABI torch wheel tested
+ * with several torches, "3.12.1 with torch 2.12.0+cu130". */
+const char *wheeltest_job_python(struct arena *a, const struct wheeltest_job *j);
 /* Returns the test command with {project} and {wheel} replaced by "$CUWHEEL_PROJECT" and
  * "$CUWHEEL_WHEEL" (which the command's environment holds), or NULL + *why when a placeholder
  * stands where that would not be one plain argument (matrix/testcmd.h). */
