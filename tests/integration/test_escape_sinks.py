@@ -75,6 +75,8 @@ def run(args, cwd, env=None):
     e.update(NO_COLOR="1")
     e.update(env or {})
     p = subprocess.run([CUWHEEL, *args], cwd=cwd, env=e, capture_output=True, timeout=900)
+    for bad in (b"AddressSanitizer", b"LeakSanitizer", b"runtime error:"):
+        check(f"no sanitizer report from {args[0]}", bad not in p.stderr, p.stderr[-1500:])
     return p.returncode, p.stdout, p.stderr
 
 

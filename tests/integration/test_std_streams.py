@@ -122,6 +122,9 @@ def closed_reader(tmp, proj):
     for pid in marked(marker):
         os.kill(pid, signal.SIGKILL)
     err.seek(0)
+    text = err.read()
+    for bad in (b"AddressSanitizer", b"LeakSanitizer", b"runtime error:"):
+        check("no sanitizer report from the closed-reader build", bad not in text, text[-1500:])
     print(f"closed reader: first line {first[:60]!r}, exit {rc}, {len(left)} processes left, "
           f"wheels at exit {at_exit}, later {later}", flush=True)
 
