@@ -39,6 +39,17 @@ static const char *license_file_problem(struct cfg_reader *r, const struct confi
 {
 	if (!config_path_inside(rel))
 		return "leads outside the project";
+	/* The wheel holds it as .dist-info/licenses/<rel>: a normalised name, as pack requires. */
+	for (const char *p = rel;;) {
+		size_t n = strcspn(p, "/");
+		if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+			return "is not a normalised path (an empty, '.' or '..' component): the "
+			       "wheel "
+			       "holds it as licenses/ and that name";
+		if (!p[n])
+			break;
+		p += n + 1;
+	}
 	int root = open(cfg->project_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (root < 0)
 		return "cannot open the project directory";

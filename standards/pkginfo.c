@@ -182,7 +182,9 @@ bool pkginfo_parse(struct arena *a, struct diag *d, const struct source *src, st
 	X("Obsoletes-Dist", 12, true, false)                                                       \
 	X("Requires", 11, true, false)                                                             \
 	X("Provides", 11, true, false)                                                             \
-	X("Obsoletes", 11, true, false)
+	X("Obsoletes", 11, true, false)                                                            \
+	X("Import-Name", 25, true, false)                                                          \
+	X("Import-Namespace", 25, true, false)
 
 static const struct field {
 	const char *name;
@@ -270,11 +272,12 @@ static const char *value_problem(struct arena *a, int f, const char *v, int mv)
 {
 	const char *name = fields[f].name, *err = NULL;
 	if (!strcmp(name, "Metadata-Version")) {
-		static const char *const ok[] = {"1.0", "1.1", "1.2", "2.1", "2.2", "2.3", "2.4"};
+		static const char *const ok[] = {"1.0", "1.1", "1.2", "2.0", "2.1",
+		                                 "2.2", "2.3", "2.4", "2.5"};
 		for (size_t i = 0; i < sizeof(ok) / sizeof(*ok); i++)
 			if (!strcmp(v, ok[i]))
 				return NULL;
-		return "is not a core metadata version (1.0, 1.1, 1.2, 2.1, 2.2, 2.3 or 2.4)";
+		return "is not a core metadata version (1.0 to 1.2, 2.0 to 2.5)";
 	}
 	if (!strcmp(name, "Name") || !strcmp(name, "Provides-Extra"))
 		return name_valid(v) ? NULL
@@ -296,6 +299,24 @@ static const char *value_problem(struct arena *a, int f, const char *v, int mv)
 	if (!strcmp(name, "Description-Content-Type"))
 		return content_type_valid(v) ? NULL
 		                             : "is not text/plain, text/x-rst or text/markdown";
+	if (!strcmp(name, "Requires-Dist") || !strcmp(name, "Provides-Dist") ||
+	    !strcmp(name, "Obsoletes-Dist")) {
+		/* PEP 508 starts with a distribution name; what may follow it starts with one of
+		 * these (an extras list, a version, a marker, a URL). */
+		size_t n = 0;
+		while (v[n] && (isalnum((unsigned char)v[n]) || strchr("._-", v[n])))
+			n++;
+		char *head = arena_strndup(a, v, n);
+		while (v[n] == ' ' || v[n] == '\t')
+			n++;
+		if (!name_valid(head) || (v[n] && !strchr("[(;<>=!~@", v[n])))
+			return "does not start with a valid distribution name (PEP 508)";
+	}
+	if (!strcmp(name, "Project-URL")) {
+		const char *comma = strchr(v, ',');
+		if (!comma || comma == v || !comma[1])
+			return "is not 'label, URL'";
+	}
 	if (!strcmp(name, "Dynamic")) {
 		int g = field_index(v);
 		if (g < 0)
@@ -358,9 +379,12 @@ bool pkginfo_validate(struct arena *a, struct diag *d, const struct source *src,
 			ok = false;
 			continue;
 		}
-		/* License-File before 2.4: setuptools 56 to 68 wrote it under 2.1, and pip reads
-		 * it. */
-		if (mv && fd->since > mv && strcmp(fd->name, "License-File")) {
+		/* A field newer than the declared version is refused from 2.1 on; older files and
+		 * PEP 639's two fields are taken as the tools wrote them (distutils put
+		 * Download-URL under 1.0, setuptools 56-68 License-File under 2.1, hatchling
+		 * License-Expression under 2.3; pip reads them all). */
+		bool lenient = fd->since < 21 || (fd->since == 24 && mv >= 21);
+		if (mv && fd->since > mv && !lenient) {
 			diag_at(d, DIAG_ERROR, src, h->line, 1,
 			        "%s came with Metadata-Version %d.%d, not %s", fd->name,
 			        fd->since / 10, fd->since % 10, mvh->value);

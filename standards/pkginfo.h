@@ -29,12 +29,14 @@ struct pkginfo {
  * diagnostic at src's file:line:col for a line that is neither a header nor a continuation, a
  * NUL byte, or a missing Metadata-Version / Name / Version. */
 bool pkginfo_parse(struct arena *a, struct diag *d, const struct source *src, struct pkginfo *out);
-/* Checks p (parsed from src) as core metadata 2.4 defines it: UTF-8 throughout, known fields
- * only, each single-use field once, no field newer than the Metadata-Version (License-File
- * excepted: setuptools wrote it under 2.1), one-line values but for Description, License and
- * the people fields, and valid values for Metadata-Version, Name, Version, Provides-Extra,
- * License-Expression (SPDX), Requires-Python, Description-Content-Type and Dynamic. Returns
- * false after a diagnostic at src's path:line:col for each problem. */
+/* Checks p (parsed from src) as core metadata 2.4 defines it (2.5's Import-Name known too):
+ * UTF-8 throughout, known fields only, each single-use field once, no 2.x field newer than the
+ * Metadata-Version (License-File and License-Expression accepted from 2.1: setuptools and
+ * hatchling wrote them there), one-line values but for Description, License and the people
+ * fields, and valid values for Metadata-Version, Name, Version, Provides-Extra,
+ * License-Expression (SPDX), Requires-Python, Description-Content-Type, Dynamic, Project-URL
+ * ("label, URL") and the start of Requires-Dist, Provides-Dist and Obsoletes-Dist (a PEP 508
+ * name). Returns false after a diagnostic at src's path:line:col for each problem. */
 bool pkginfo_validate(struct arena *a, struct diag *d, const struct source *src,
                       const struct pkginfo *p);
 /* Returns the first header called name (case-insensitive), or NULL. */

@@ -1,5 +1,5 @@
 import sys
 sys.path.insert(0, '.')
 from sdistgen import *
-GOOD['PKG-INFO'] = PKG_INFO.replace('Metadata-Version: 2.4\n', 'Metadata-Version: 2.1\nLicense-Expression: MIT\n')
+GOOD['PKG-INFO'] = PKG_INFO.replace('Metadata-Version: 2.4\n', 'Metadata-Version: 2.1\n')
 write('demo-1.0.tar.gz', good_members())

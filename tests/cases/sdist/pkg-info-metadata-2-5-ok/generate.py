@@ -1,0 +1,5 @@
+import sys
+sys.path.insert(0, '.')
+from sdistgen import *
+GOOD['PKG-INFO'] = PKG_INFO.replace('Metadata-Version: 2.4\n', 'Metadata-Version: 2.5\nImport-Name: demo\nLicense-Expression: MIT\n')
+write('demo-1.0.tar.gz', good_members())
