@@ -7,7 +7,10 @@
 source "$(dirname "$0")/common.bash"
 proj="$TMP/proj"
 copy_project "$proj"
+# Python 3.10-3.13 only: this test is about toolkits; cp314 (a provisioned interpreter) is
+# build_tinyraster.sh's.
 export CUWHEEL_MATRIX_CUDA="13.0 13.1 13.2 13.3" CUWHEEL_ARCHS="7.5"
+export CUWHEEL_MATRIX_PYTHON="3.10 3.11 3.12 3.13"
 cd "$proj"
 
 "$CUWHEEL" plan > "$TMP/plan.log" 2>&1 || { cat "$TMP/plan.log"; fail "plan"; }

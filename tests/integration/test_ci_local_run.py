@@ -305,6 +305,9 @@ def main():
                     f'sha256 = "{digest}"}}\n')
         env = {k: v for k, v in os.environ.items() if not k.startswith("CUWHEEL")}
         env["CUWHEEL_MATRIX_CUDA"] = "13.0"
+        # The harness's setup-python is pyenv's interpreters, which stop at 3.13 here (cp314
+        # is built with a provisioned interpreter: build_tinyraster.sh).
+        env["CUWHEEL_MATRIX_PYTHON"] = "3.10,3.11,3.12,3.13"
         p = subprocess.run([CUWHEEL, "-C", project, "ci", "github", "-o",
                             os.path.join(work, "wheels.yml")], env=env,
                            capture_output=True, text=True)
