@@ -9,6 +9,7 @@ without), and minutes (the kernels for seven architectures): label slow."""
 import glob
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -71,7 +72,8 @@ def body(tmp):
     wheels = glob.glob(os.path.join(proj, "dist", "tinyraster-*+cu130-cp315-cp315-*.whl"))
     check(len(wheels) == 1, f"one cp315 wheel: {wheels}")
     check("1 built, 0 failed" in out, "built and its tests passed")
-    rep = os.path.join(proj, "build", "report.json")
+    m = re.search(r"^report: (\S+report\.json)$", out, re.M)
+    rep = m.group(1) if m else os.path.join(proj, "build", "cuwheel", "report.json")
     cells = [c for c in json.load(open(rep))["cells"] if c["id"].startswith("cp315-")] \
         if os.path.exists(rep) else []
     check(len(cells) == 1 and cells[0]["result"] == "ok" and
