@@ -72,35 +72,41 @@ void audit_declared(struct audit_ctx *c)
 		if (c->distinfo && slash && !strncmp(n, c->distinfo, top) && !c->distinfo[top])
 			continue;
 		if (slash && has_suffix_ci(n, top, ".dist-info"))
-			continue; /* dist-info-count says it */
+			continue;    /* dist-info-count says it */
 		const char *rel = n; /* relative to where it installs into site-packages */
 		if (has_suffix_ci(n, top, ".data")) {
 			char *dir = arena_strndup(c->a, n, top);
 			if (want_data && strcmp(dir, want_data) && !strv_contains(&bad_dirs, dir)) {
 				strv_push(c->a, &bad_dirs, dir);
-				audit_add(c, AUDIT_ERROR, "data-dir", dir, NULL,
-				          "'%s' is not this wheel's data directory (%s): installers still "
-				          "spread every top-level *.data directory over the environment",
-				          esc_str(c->a, ESC_TERM, dir), want_data);
+				audit_add(
+				    c, AUDIT_ERROR, "data-dir", dir, NULL,
+				    "'%s' is not this wheel's data directory (%s): installers "
+				    "still "
+				    "spread every top-level *.data directory over the environment",
+				    esc_str(c->a, ESC_TERM, dir), want_data);
 			}
 			if (declared && !m->is_dir) {
-				audit_add(c, AUDIT_ERROR, "undeclared-data", n,
-				          "cuwheel writes no .data directory: ship files inside a package",
-				          "'%s' installs outside the package, and the project declares "
-				          "no .data",
-				          shown);
+				audit_add(
+				    c, AUDIT_ERROR, "undeclared-data", n,
+				    "cuwheel writes no .data directory: ship files inside a "
+				    "package",
+				    "'%s' installs outside the package, and the project declares "
+				    "no .data",
+				    shown);
 				continue;
 			}
 			const char *sub = slash ? slash + 1 : "";
-			bool script = !strncmp(sub, "scripts/", 8) || !strncmp(sub, "data/bin/", 9) ||
+			bool script = !strncmp(sub, "scripts/", 8) ||
+			              !strncmp(sub, "data/bin/", 9) ||
 			              !strncmp(sub, "data/Scripts/", 13);
 			if (script && !m->is_dir) {
-				audit_add(c, AUDIT_WARNING, "data-scripts", n,
-				          "declare commands as [project.scripts] entry points",
-				          "'%s' is installed into the environment's scripts directory "
-				          "(bin/), where it can replace pip, python or another "
-				          "distribution's command",
-				          shown);
+				audit_add(
+				    c, AUDIT_WARNING, "data-scripts", n,
+				    "declare commands as [project.scripts] entry points",
+				    "'%s' is installed into the environment's scripts directory "
+				    "(bin/), where it can replace pip, python or another "
+				    "distribution's command",
+				    shown);
 				continue;
 			}
 			if (!strncmp(sub, "purelib/", 8) || !strncmp(sub, "platlib/", 8))
@@ -118,20 +124,22 @@ void audit_declared(struct audit_ctx *c)
 		if (declared) {
 			if (name && strv_contains(declared, name))
 				continue;
-			audit_add(c, AUDIT_ERROR, "undeclared-top-level", n,
-			          "ship only the packages and extension modules the config names",
-			          "'%s' puts %s '%s' at the top of site-packages, which the project "
-			          "does not declare (packages, extension modules)",
-			          shown, name ? "the module or package" : "the file",
-			          esc_str(c->a, ESC_TERM, key));
+			audit_add(
+			    c, AUDIT_ERROR, "undeclared-top-level", n,
+			    "ship only the packages and extension modules the config names",
+			    "'%s' puts %s '%s' at the top of site-packages, which the project "
+			    "does not declare (packages, extension modules)",
+			    shown, name ? "the module or package" : "the file",
+			    esc_str(c->a, ESC_TERM, key));
 		} else if (listed) {
 			if (name && strv_contains(listed, name))
 				continue;
-			audit_add(c, AUDIT_WARNING, "top-level-unlisted", n, NULL,
-			          "'%s' puts %s '%s' at the top of site-packages, which top_level.txt "
-			          "does not list",
-			          shown, name ? "the module or package" : "the file",
-			          esc_str(c->a, ESC_TERM, key));
+			audit_add(
+			    c, AUDIT_WARNING, "top-level-unlisted", n, NULL,
+			    "'%s' puts %s '%s' at the top of site-packages, which top_level.txt "
+			    "does not list",
+			    shown, name ? "the module or package" : "the file",
+			    esc_str(c->a, ESC_TERM, key));
 		}
 	}
 }
