@@ -33,8 +33,7 @@ static void unquoted_placeholders_become_quoted_variables(void **state)
 	                    "python -m pytest \"$CUWHEEL_PROJECT\"/tests");
 	assert_string_equal(expand(&a, "pip install {wheel} --rootdir={project}"),
 	                    "pip install \"$CUWHEEL_WHEEL\" --rootdir=\"$CUWHEEL_PROJECT\"");
-	assert_string_equal(expand(&a, "echo $(ls {project})"),
-	                    "echo $(ls \"$CUWHEEL_PROJECT\")");
+	assert_string_equal(expand(&a, "echo $(ls {project})"), "echo $(ls \"$CUWHEEL_PROJECT\")");
 	/* Code around the placeholder in quotes is fine when the placeholder is an argument. */
 	assert_string_equal(expand(&a, "python -c \"import sys; print(sys.argv[1])\" {project}"),
 	                    "python -c \"import sys; print(sys.argv[1])\" \"$CUWHEEL_PROJECT\"");
