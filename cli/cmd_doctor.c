@@ -206,23 +206,26 @@ static void print_json(struct arena *a, const struct discovery *ds, const struct
 	json_decref(root);
 }
 
+/* Paths found on the machine and what probes said are escaped for the terminal. */
 static void print_text(struct arena *a, const struct discovery *ds, const struct tool *tools,
                        size_t n_tools, const char *cache_dir)
 {
+#define E(s) esc_str(a, ESC_TERM, (s))
 	printf("CUDA toolkits (%zu):\n", ds->n_toolkits);
 	if (!ds->n_toolkits)
 		printf("  none\n");
 	for (size_t i = 0; i < ds->n_toolkits; i++) {
 		const struct toolkit *t = &ds->toolkits[i];
-		printf("  %-9s %s  (found by %s)\n", t->version, t->root, t->found_by);
+		printf("  %-9s %s  (found by %s)\n", t->version, E(t->root), E(t->found_by));
 		printf("  %-9s SASS %s, PTX %s, static cudart: %s\n", "",
 		       targets_str(a, "sm_", t->sm, t->n_sm),
 		       targets_str(a, "compute_", t->compute, t->n_compute),
 		       t->has_cudart_static ? "yes" : "no");
 		if (t->host.error)
-			printf("  %-9s host compiler: none: %s\n", "", t->host.error);
+			printf("  %-9s host compiler: none: %s\n", "",
+			       esc_str(a, ESC_LOG, t->host.error));
 		else
-			printf("  %-9s host compiler: %s (gcc %s)%s\n", "", t->host.cxx,
+			printf("  %-9s host compiler: %s (gcc %s)%s\n", "", E(t->host.cxx),
 			       t->host.version ? t->host.version : "?",
 			       t->host.max_gcc
 			           ? arena_printf(a, ", accepts gcc <= %d", t->host.max_gcc)
@@ -233,7 +236,7 @@ static void print_text(struct arena *a, const struct discovery *ds, const struct
 		printf("  none\n");
 	for (size_t i = 0; i < ds->n_pythons; i++) {
 		const struct interp *p = &ds->pythons[i];
-		printf("  %-9s %s  (found by %s)\n", p->version, p->path, p->found_by);
+		printf("  %-9s %s  (found by %s)\n", E(p->version), E(p->path), E(p->found_by));
 		printf("  %-9s %s, %s", "", p->ext_suffix ? p->ext_suffix : "?",
 		       p->platform ? p->platform : "?");
 		const struct torch_info *t = &p->torch;
@@ -249,13 +252,14 @@ static void print_text(struct arena *a, const struct discovery *ds, const struct
 	printf("\nTools:\n");
 	for (size_t i = 0; i < n_tools; i++)
 		printf("  %-9s %s%s%s\n", tools[i].name,
-		       tools[i].path ? tools[i].path : "not found", tools[i].version ? "  " : "",
+		       tools[i].path ? E(tools[i].path) : "not found", tools[i].version ? "  " : "",
 		       tools[i].version ? tools[i].version : "");
 	printf("\nLooked at:\n");
 	for (size_t i = 0; i < ds->n_looked; i++)
-		printf("  %-7s %s: %s\n", ds->looked[i].what, ds->looked[i].where,
-		       ds->looked[i].result);
-	printf("\nProbe cache: %s\n", cache_dir ? cache_dir : "off");
+		printf("  %-7s %s: %s\n", ds->looked[i].what, E(ds->looked[i].where),
+		       esc_str(a, ESC_LOG, ds->looked[i].result));
+	printf("\nProbe cache: %s\n", cache_dir ? E(cache_dir) : "off");
+#undef E
 }
 
 /* Says what is missing and lists where it was looked for. */
