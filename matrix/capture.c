@@ -12,9 +12,9 @@
 #include "base/os.h"
 #include "base/strbuf.h"
 
-#define CAPTURE_TIMEOUT_S 600
+#define CAPTURE_TIMEOUT_S  600
 #define CAPTURE_MAX_OUTPUT (16u << 20)
-#define CAPTURE_TAIL 4096
+#define CAPTURE_TAIL       4096
 
 static const char *hint_by_hand =
     "describe the build as [tool.cuwheel] by hand (docs/manual/init.md; examples/gsplat is "
@@ -90,9 +90,9 @@ static void read_ext(struct arena *a, json_t *e, struct cap_ext *x)
 	x->line_args = jline(lines, "extra_compile_args");
 	x->line_link_args = jline(lines, "extra_link_args");
 	x->line_libraries = jline(lines, "libraries");
-	int *all[] = {&x->line_name,    &x->line_sources,   &x->line_include_dirs,
-	              &x->line_library_dirs, &x->line_defines, &x->line_undefs,
-	              &x->line_args,    &x->line_link_args, &x->line_libraries};
+	int *all[] = {&x->line_name,         &x->line_sources,   &x->line_include_dirs,
+	              &x->line_library_dirs, &x->line_defines,   &x->line_undefs,
+	              &x->line_args,         &x->line_link_args, &x->line_libraries};
 	for (size_t k = 0; k < sizeof(all) / sizeof(*all); k++)
 		if (!*all[k])
 			*all[k] = x->line; /* not written in the call: the call's own line */
@@ -154,9 +154,9 @@ static void pair_add(struct arena *a, struct str_pairs *p, const char *k, const 
 
 static void read_meta(struct arena *a, json_t *m, json_t *lines, struct capture *c)
 {
-	static const char *const keys[] = {"name",    "version",      "description",
-	                                   "url",     "python_requires", "license",
-	                                   "author",  "author_email", "keywords"};
+	static const char *const keys[] = {"name",   "version",         "description",
+	                                   "url",    "python_requires", "license",
+	                                   "author", "author_email",    "keywords"};
 	for (size_t i = 0; i < sizeof(keys) / sizeof(*keys); i++) {
 		json_t *v = json_object_get(m, keys[i]);
 		const char *s = NULL;
@@ -208,8 +208,8 @@ static void read_meta(struct arena *a, json_t *m, json_t *lines, struct capture 
 	c->package_data |= json_is_true(pd);
 }
 
-bool capture_parse(struct arena *a, struct diag *d, const char *path, const char *text,
-                   size_t len, struct capture *out)
+bool capture_parse(struct arena *a, struct diag *d, const char *path, const char *text, size_t len,
+                   struct capture *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->use_ninja = -1;
@@ -218,8 +218,8 @@ bool capture_parse(struct arena *a, struct diag *d, const char *path, const char
 	if (!root || !json_is_object(root) ||
 	    json_integer_value(json_object_get(root, "format")) != 1) {
 		diag_path(d, DIAG_ERROR, path,
-		          "the recorder wrote no readable record (format 1)%s%s",
-		          root ? "" : ": ", root ? "" : je.text);
+		          "the recorder wrote no readable record (format 1)%s%s", root ? "" : ": ",
+		          root ? "" : je.text);
 		json_decref(root);
 		return false;
 	}
@@ -336,9 +336,8 @@ static bool check_exts(struct arena *a, struct diag *d, const char *setup, const
 		diag_path(d, DIAG_ERROR,
 		          c->setup_line ? arena_printf(a, "%s:%d", setup, c->setup_line) : setup,
 		          "setup() lists no extension module (ext_modules is empty): nothing for "
-		          "cuwheel to compile%s",
-		          arena_printf(a, "; the --setup-env switches given decide what setup.py "
-		                          "builds (FORCE_CUDA=1, BUILD_NO_CUDA=0, ...)"));
+		          "cuwheel to compile; the --setup-env switches given decide what setup.py "
+		          "builds (FORCE_CUDA=1, BUILD_NO_CUDA=0, ...)");
 		diag_msg(d, DIAG_HINT, "%s", hint_by_hand);
 		return false;
 	}
@@ -348,15 +347,16 @@ static bool check_exts(struct arena *a, struct diag *d, const char *setup, const
 			diag_path(d, DIAG_ERROR, arena_printf(a, "%s:%d", setup, x->line),
 			          "extension '%s' lists no sources: its build_ext (%s) builds it "
 			          "another way (CMake, a Makefile), which cuwheel cannot read",
-			          x->name ? x->name : "?", c->build_ext ? c->build_ext : "setuptools'");
+			          x->name ? x->name : "?",
+			          c->build_ext ? c->build_ext : "setuptools'");
 			diag_msg(d, DIAG_HINT, "%s", hint_by_hand);
 			return false;
 		}
 		for (size_t s = 0; s < x->sources.n; s++)
 			if (x->sources.v[s][0] == '/') {
 				diag_path(d, DIAG_ERROR, arena_printf(a, "%s:%d", setup, x->line),
-				          "extension '%s' compiles '%s', outside the project", x->name,
-				          x->sources.v[s]);
+				          "extension '%s' compiles '%s', outside the project",
+				          x->name, x->sources.v[s]);
 				diag_msg(d, DIAG_HINT, "%s", hint_by_hand);
 				return false;
 			}
@@ -401,8 +401,9 @@ static void tail_keep(struct strbuf *t, const char *buf, size_t n)
 
 static const char *tail_text(struct arena *a, const struct strbuf *t)
 {
-	const char *s = t->len > CAPTURE_TAIL ? t->buf + t->len - CAPTURE_TAIL : t->buf ? t->buf
-	                                                                                : "";
+	const char *s = t->len > CAPTURE_TAIL ? t->buf + t->len - CAPTURE_TAIL
+	                : t->buf              ? t->buf
+	                                      : "";
 	/* whole lines, the last few */
 	const char *p = s + strlen(s);
 	int lines = 0;
@@ -443,7 +444,8 @@ static bool run_limited(struct arena *a, struct diag *d, const char *const *argv
 			*why = arena_printf(a, "it ran past the time limit (%d s)", timeout_s);
 			break;
 		}
-		long got = os_proc_read(&p, buf, sizeof(buf), left > 0.2 ? 200 : (int)(left * 1000) + 1);
+		long got =
+		    os_proc_read(&p, buf, sizeof(buf), left > 0.2 ? 200 : (int)(left * 1000) + 1);
 		if (got == 0)
 			break;
 		if (got < 0)
@@ -461,8 +463,7 @@ static bool run_limited(struct arena *a, struct diag *d, const char *const *argv
 	return true;
 }
 
-bool capture_run(struct arena *a, struct diag *d, const struct capture_opts *o,
-                 struct capture *out)
+bool capture_run(struct arena *a, struct diag *d, const struct capture_opts *o, struct capture *out)
 {
 	const char *setup = os_join(a, o->project_dir, "setup.py");
 	if (!os_exists(setup)) {
@@ -527,8 +528,8 @@ bool capture_run(struct arena *a, struct diag *d, const struct capture_opts *o,
 	strv_push(a, &env, "PYTHONNOUSERSITE=1");
 	strv_push(a, &env, "PYTHONUNBUFFERED=1");
 	strv_push(a, &env, "PIP_NO_INDEX=1");
-	static const char *const proxies[] = {"http_proxy", "https_proxy", "HTTP_PROXY",
-	                                      "HTTPS_PROXY", "ALL_PROXY", "all_proxy"};
+	static const char *const proxies[] = {"http_proxy",  "https_proxy", "HTTP_PROXY",
+	                                      "HTTPS_PROXY", "ALL_PROXY",   "all_proxy"};
 	for (size_t i = 0; i < sizeof(proxies) / sizeof(*proxies); i++)
 		strv_push(a, &env, arena_printf(a, "%s=http://127.0.0.1:9", proxies[i]));
 	for (size_t i = 0; o->setenv && o->setenv[i]; i++)
