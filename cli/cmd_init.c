@@ -31,23 +31,22 @@ static const struct cli_option init_options[] = {
 };
 
 const struct cli_help cmd_init_help = {
-    .text =
-        "usage: cuwheel init [SDIST.tar.gz | DIR] [--setup-env K=V]... [-o FILE]\n"
-        "\n"
-        "Reads the build from the project's setup.py instead of asking for it: runs setup.py\n"
-        "with one Python found here that has torch (the newest), in a throwaway copy of the\n"
-        "project, without network (its own network namespace where `unshare -rn` works, and\n"
-        "always a socket layer that refuses and records every connection), with a time limit\n"
-        "and its output capped, and with setuptools.setup (and distutils') replaced by a\n"
-        "recorder. Every Extension/CUDAExtension/CppExtension, the build_ext class and its\n"
-        "options, packages and entry points are recorded; the preprocessor then splits each\n"
-        "extension's sources into kernels (no Python header: compiled once per toolkit) and\n"
-        "the rest (per Python). The config written says where each value came from\n"
-        "(setup.py:41 extra_compile_args[\"nvcc\"]) and holds a matrix to edit.\n"
-        "\n"
-        "DIR (default: the project, -C DIR) or SDIST.tar.gz (unpacked into the build dir's\n"
-        "sdist/). `cuwheel build` and `plan` of a project with no [tool.cuwheel] anywhere\n"
-        "run the same capture on the fly (and say so in one line).\n",
+    .text = "usage: cuwheel init [SDIST.tar.gz | DIR] [--setup-env K=V]... [-o FILE]\n"
+            "\n"
+            "Reads the build from the project's setup.py instead of asking for it: runs setup.py\n"
+            "with one Python found here that has torch (the newest), in a throwaway copy of the\n"
+            "project, without network (its own network namespace where `unshare -rn` works, and\n"
+            "always a socket layer that refuses and records every connection), with a time limit\n"
+            "and its output capped, and with setuptools.setup (and distutils') replaced by a\n"
+            "recorder. Every Extension/CUDAExtension/CppExtension, the build_ext class and its\n"
+            "options, packages and entry points are recorded; the preprocessor then splits each\n"
+            "extension's sources into kernels (no Python header: compiled once per toolkit) and\n"
+            "the rest (per Python). The config written says where each value came from\n"
+            "(setup.py:41 extra_compile_args[\"nvcc\"]) and holds a matrix to edit.\n"
+            "\n"
+            "DIR (default: the project, -C DIR) or SDIST.tar.gz (unpacked into the build dir's\n"
+            "sdist/). `cuwheel build` and `plan` of a project with no [tool.cuwheel] anywhere\n"
+            "run the same capture on the fly (and say so in one line).\n",
     .groups = {{NULL, init_options}},
     .more = "Exit status: 0 written, 1 error (the capture's cause named), 2 usage.\n",
 };
@@ -120,10 +119,11 @@ bool cli_capture_config(struct cli *c, const struct capture_request *q, struct c
 		diag_path(&c->diag, DIAG_ERROR, q->sdist ? q->sdist : q->tree,
 		          "%s no setup.py to read the build from, and no [tool.cuwheel] says it",
 		          q->sdist ? "the sdist holds" : "holds");
-		diag_msg(&c->diag, DIAG_HINT,
-		         "describe the build as [tool.cuwheel] in a config beside it: cuwheel build "
-		         "%s--config myproject.cuwheel.toml (docs/manual/init.md)",
-		         q->sdist ? arena_printf(a, "%s ", q->sdist) : "");
+		diag_msg(
+		    &c->diag, DIAG_HINT,
+		    "describe the build as [tool.cuwheel] in a config beside it: cuwheel build "
+		    "%s--config myproject.cuwheel.toml (docs/manual/init.md)",
+		    q->sdist ? arena_printf(a, "%s ", q->sdist) : "");
 		return false;
 	}
 	/* One Python with torch, the newest found; the toolkit its torch was built for. */
@@ -137,7 +137,8 @@ bool cli_capture_config(struct cli *c, const struct capture_request *q, struct c
 		if (ds.pythons[i].torch.present)
 			py = &ds.pythons[i];
 	if (!py && ds.n_pythons)
-		py = &ds.pythons[0]; /* no torch anywhere: a plain C/C++ extension may not need it */
+		py =
+		    &ds.pythons[0]; /* no torch anywhere: a plain C/C++ extension may not need it */
 	if (!py) {
 		diag_path(&c->diag, DIAG_ERROR, os_join(a, q->tree, "setup.py"),
 		          "no Python found here to run it with");
@@ -170,7 +171,7 @@ bool cli_capture_config(struct cli *c, const struct capture_request *q, struct c
 		return false;
 	}
 	co.tmp_parent = rb;
-	if ( os_path_inside(a, rb, tree) && strcmp(rb, tree))
+	if (os_path_inside(a, rb, tree) && strcmp(rb, tree))
 		co.skip_dir = path_relative(a, tree, rb);
 	struct capture *cap = &res->cap;
 	if (!capture_run(a, &c->diag, &co, cap))
@@ -222,7 +223,8 @@ int cmd_init(struct cli *c, int argc, char **argv)
 		switch (id) {
 		case INIT_SETUP_ENV:
 			if (!strchr(p.value, '=') || p.value[0] == '=')
-				return cli_usage(c, "init", "--setup-env wants K=V, not '%s'", p.value);
+				return cli_usage(c, "init", "--setup-env wants K=V, not '%s'",
+				                 p.value);
 			strv_push(a, &setenv, p.value);
 			break;
 		case INIT_OUTPUT:
@@ -278,9 +280,8 @@ int cmd_init(struct cli *c, int argc, char **argv)
 			if (*s == '/')
 				*s = '_';
 	}
-	const char *path = out[0] == '/' || !strcmp(c->project_dir, ".")
-	                       ? out
-	                       : os_join(a, c->project_dir, out);
+	const char *path =
+	    out[0] == '/' || !strcmp(c->project_dir, ".") ? out : os_join(a, c->project_dir, out);
 	if (os_exists(path)) {
 		diag_path(&c->diag, DIAG_ERROR, path, "exists: cuwheel init does not overwrite it");
 		diag_msg(&c->diag, DIAG_HINT, "remove it, or write elsewhere with -o FILE");
@@ -291,9 +292,8 @@ int cmd_init(struct cli *c, int argc, char **argv)
 	fprintf(stderr,
 	        "cuwheel: wrote %s from setup.py (run with %s); review it, then: cuwheel plan %s"
 	        "--config %s\n",
-	        path, res.python, operand && cli_is_sdist(operand) ? arena_printf(a, "%s ", operand)
-	                                                            : "",
-	        out);
+	        path, res.python,
+	        operand && cli_is_sdist(operand) ? arena_printf(a, "%s ", operand) : "", out);
 	return CLI_OK;
 }
 

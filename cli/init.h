@@ -8,14 +8,14 @@
 #include "matrix/capture.h"
 
 struct capture_request {
-	const char *tree;            /* the project (a checkout, or an unpacked sdist) */
-	const char *sdist;           /* the sdist it came from, as given, or NULL */
-	const char *build_dir;       /* probes, the scan cache and the capture's temp dir */
-	const char *const *setenv;   /* --setup-env K=V, NULL-terminated, or NULL */
-	int timeout_s;               /* 0: the default */
-	const char *build_dir_key;   /* written into the config as build-dir (or NULL) */
-	const char *dist_dir_key;    /* and dist-dir */
-	const char *header;          /* the config's first comment */
+	const char *tree;          /* the project (a checkout, or an unpacked sdist) */
+	const char *sdist;         /* the sdist it came from, as given, or NULL */
+	const char *build_dir;     /* probes, the scan cache and the capture's temp dir */
+	const char *const *setenv; /* --setup-env K=V, NULL-terminated, or NULL */
+	int timeout_s;             /* 0: the default */
+	const char *build_dir_key; /* written into the config as build-dir (or NULL) */
+	const char *dist_dir_key;  /* and dist-dir */
+	const char *header;        /* the config's first comment */
 };
 
 struct capture_result {

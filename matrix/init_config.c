@@ -11,7 +11,7 @@
 #include "base/strbuf.h"
 #include "matrix/torch_scan.h"
 
-#define COMMENT_COL 44
+#define COMMENT_COL   44
 #define DEFAULT_ARCHS "7.5;8.0;8.6;8.9;9.0;10.0;12.0+PTX"
 
 static const char *ext_of(const char *p)
@@ -138,10 +138,12 @@ static void compact(struct arena *a, const char *proj, const struct strv *files,
 		}
 		struct strv names = {0};
 		size_t on_disk = 0;
-		if (*ext && in_group >= 2 && os_list_dir(a, *dir ? os_join(a, proj, dir) : proj, &names))
+		if (*ext && in_group >= 2 &&
+		    os_list_dir(a, *dir ? os_join(a, proj, dir) : proj, &names))
 			for (size_t k = 0; k < names.n; k++)
-				on_disk += names.v[k][0] != '.' && !strcmp(ext_of(names.v[k]), ext) &&
-				           !os_is_dir(os_join(a, os_join(a, proj, dir), names.v[k]));
+				on_disk +=
+				    names.v[k][0] != '.' && !strcmp(ext_of(names.v[k]), ext) &&
+				    !os_is_dir(os_join(a, os_join(a, proj, dir), names.v[k]));
 		if (*ext && in_group >= 2 && on_disk == in_group) {
 			strv_push(a, &done, glob);
 			strv_push(a, out, glob);
@@ -174,7 +176,8 @@ static void scan_argv(struct arena *a, const struct init_inputs *in, const struc
 	if (!c)
 		strv_push(a, av, "-std=c++17");
 	for (size_t i = 0; i < x->include_dirs.n; i++)
-		strv_push(a, av, arena_printf(a, "-I%s", from_build(a, proj, x->include_dirs.v[i])));
+		strv_push(a, av,
+		          arena_printf(a, "-I%s", from_build(a, proj, x->include_dirs.v[i])));
 	if (in->py) {
 		for (size_t i = 0; i < in->py->torch.include_dirs.n; i++)
 			strv_push(a, av, arena_printf(a, "-I%s", in->py->torch.include_dirs.v[i]));
@@ -189,8 +192,10 @@ static void scan_argv(struct arena *a, const struct init_inputs *in, const struc
 		strv_push(a, av, arena_printf(a, "-U%s", x->undefs.v[i]));
 	if (x->args_per_compiler || !c)
 		for (size_t i = 0; i < x->cxx_args.n; i++)
-			if (!strncmp(x->cxx_args.v[i], "-D", 2) || !strncmp(x->cxx_args.v[i], "-U", 2) ||
-			    !strncmp(x->cxx_args.v[i], "-I", 2) || !strncmp(x->cxx_args.v[i], "-std", 4))
+			if (!strncmp(x->cxx_args.v[i], "-D", 2) ||
+			    !strncmp(x->cxx_args.v[i], "-U", 2) ||
+			    !strncmp(x->cxx_args.v[i], "-I", 2) ||
+			    !strncmp(x->cxx_args.v[i], "-std", 4))
 				strv_push(a, av, x->cxx_args.v[i]);
 }
 
@@ -228,8 +233,8 @@ static bool classify(struct arena *a, struct diag *d, const struct init_inputs *
 
 struct flags {
 	struct strv nvcc, cxx, link;
-	bool openmp;            /* -fopenmp -DAT_PARALLEL_OPENMP were in the cxx args */
-	struct strv nvcc_left;  /* what was left out, for the comments */
+	bool openmp;           /* -fopenmp -DAT_PARALLEL_OPENMP were in the cxx args */
+	struct strv nvcc_left; /* what was left out, for the comments */
 	struct strv cxx_left, link_left;
 };
 
@@ -323,9 +328,9 @@ static void write_packages(struct arena *a, struct strbuf *sb, const struct init
 	struct strv top = {0}, dirs = {0}, found = {0};
 	for (size_t i = 0; i < c->packages.n; i++) {
 		const char *dot = strchr(c->packages.v[i], '.');
-		push_new(a, &top, dot ? arena_strndup(a, c->packages.v[i],
-		                                      (size_t)(dot - c->packages.v[i]))
-		                      : c->packages.v[i]);
+		push_new(a, &top,
+		         dot ? arena_strndup(a, c->packages.v[i], (size_t)(dot - c->packages.v[i]))
+		             : c->packages.v[i]);
 	}
 	for (size_t i = 0; i < top.n; i++)
 		strv_push(a, &dirs, package_path(a, c, top.v[i]));
@@ -337,7 +342,9 @@ static void write_packages(struct arena *a, struct strbuf *sb, const struct init
 	                     arena_printf(a, "packages: %s%s", joined(a, &c->packages),
 	                                  c->package_data ? ", with their package data" : ""));
 	if (!top.n)
-		sb_puts(sb, "# setup.py lists no packages: the wheels hold the extension modules only\n");
+		sb_puts(
+		    sb,
+		    "# setup.py lists no packages: the wheels hold the extension modules only\n");
 	else if (same)
 		kv_str(sb, "packages", "find", why);
 	else
@@ -389,9 +396,9 @@ static void write_entry_points(struct arena *a, struct strbuf *sb, const struct 
 			toml_str(sb, eg->group);
 			sb_putc(sb, ']');
 		}
-		sb_printf(sb, "                 # %s\n",
-		          at(a, c, c->line_entry_points, arena_printf(a, "entry_points[\"%s\"]",
-		                                                      eg->group)));
+		sb_printf(sb, "  # %s\n",
+		          at(a, c, c->line_entry_points,
+		             arena_printf(a, "entry_points[\"%s\"]", eg->group)));
 		for (size_t i = 0; i < eg->entries.n; i++) {
 			toml_str(sb, eg->entries.v[i].key);
 			sb_puts(sb, " = ");
@@ -406,13 +413,16 @@ static void write_project(struct arena *a, struct strbuf *sb, const struct init_
 	const struct capture *c = in->cap;
 	if (in->metadata_elsewhere) {
 		if (in->has_pkginfo && c->n_entry_groups) {
-			sb_puts(sb, "\n# The metadata is PKG-INFO's; the entry points are not in it.\n");
+			sb_puts(
+			    sb,
+			    "\n# The metadata is PKG-INFO's; the entry points are not in it.\n");
 			sb_puts(sb, "[project]\n");
 			write_entry_points(a, sb, c);
 		}
 		return;
 	}
-	sb_puts(sb, "\n# No PKG-INFO and no [project] in pyproject.toml: the metadata is setup()'s.\n");
+	sb_puts(sb,
+	        "\n# No PKG-INFO and no [project] in pyproject.toml: the metadata is setup()'s.\n");
 	sb_puts(sb, "[project]\n");
 	static const struct {
 		const char *from, *to;
@@ -468,8 +478,7 @@ static void write_project(struct arena *a, struct strbuf *sb, const struct init_
 
 /* --- the whole file -------------------------------------------------------------------- */
 
-static const char *kind_of(const struct capture *c, const struct cap_ext *x,
-                           const struct split *sp)
+static const char *kind_of(const struct capture *c, const struct cap_ext *x, const struct split *sp)
 {
 	if (c->build_ext_torch)
 		return "torch";
@@ -490,8 +499,7 @@ static const char *setenv_value(const struct init_inputs *in, const char *name)
 	return NULL;
 }
 
-bool init_config_write(struct arena *a, struct diag *d, const struct init_inputs *in,
-                       char **text)
+bool init_config_write(struct arena *a, struct diag *d, const struct init_inputs *in, char **text)
 {
 	const struct capture *c = in->cap;
 	struct split *sp = arena_calloc(a, c->n_exts + 1, sizeof(*sp));
@@ -555,8 +563,9 @@ bool init_config_write(struct arena *a, struct diag *d, const struct init_inputs
 			          c->exts[e].name,
 			          strrchr(c->exts[e].name, '.') ? strrchr(c->exts[e].name, '.') + 1
 			                                        : c->exts[e].name);
-			diag_msg(d, DIAG_HINT, "name its binding source in [tool.cuwheel.extension] "
-			                       "sources by hand");
+			diag_msg(d, DIAG_HINT,
+			         "name its binding source in [tool.cuwheel.extension] "
+			         "sources by hand");
 			return false;
 		}
 
@@ -600,14 +609,15 @@ bool init_config_write(struct arena *a, struct diag *d, const struct init_inputs
 			kv_arr(&sb, "defines", &k_def,
 			       at(a, c, c->exts[0].line_defines, "define_macros"));
 		if (k_nvcc && k_nvcc->nvcc.n)
-			kv_arr(&sb, "nvcc-flags", &k_nvcc->nvcc,
-			       at(a, c, c->exts[e_nvcc].line_args,
-			          k_nvcc->nvcc_left.n
-			              ? arena_printf(a,
-			                             "extra_compile_args[\"nvcc\"] (less %s: cuwheel "
-			                             "passes it)",
-			                             joined(a, &k_nvcc->nvcc_left))
-			              : "extra_compile_args[\"nvcc\"]"));
+			kv_arr(
+			    &sb, "nvcc-flags", &k_nvcc->nvcc,
+			    at(a, c, c->exts[e_nvcc].line_args,
+			       k_nvcc->nvcc_left.n
+			           ? arena_printf(a,
+			                          "extra_compile_args[\"nvcc\"] (less %s: cuwheel "
+			                          "passes it)",
+			                          joined(a, &k_nvcc->nvcc_left))
+			           : "extra_compile_args[\"nvcc\"]"));
 		if (k_cxx && k_cxx->cxx.n)
 			kv_arr(&sb, "cxx-flags", &k_cxx->cxx,
 			       at(a, c, c->exts[e_cxx].line_args,
@@ -637,8 +647,8 @@ bool init_config_write(struct arena *a, struct diag *d, const struct init_inputs
 		sb_puts(&sb, "),\n# compiled per Python.\n");
 		kv_str(&sb, "module", x->name, at(a, c, x->line_name, "name"));
 		kv_str(&sb, "kind", kind_of(c, x, &sp[e]),
-		       c->build_ext_torch ? at(a, c, c->line_cmdclass ? c->line_cmdclass : x->line,
-		                               "build_ext is torch's BuildExtension")
+		       c->build_ext_torch  ? at(a, c, c->line_cmdclass ? c->line_cmdclass : x->line,
+		                                "build_ext is torch's BuildExtension")
 		       : x->py_limited_api ? at(a, c, x->line, "py_limited_api=True")
 		                           : "the preprocessor: what its sources include");
 		struct strv globs = {0};
@@ -648,7 +658,8 @@ bool init_config_write(struct arena *a, struct diag *d, const struct init_inputs
 			kv_arr(&sb, "include-dirs", &x->include_dirs,
 			       at(a, c, x->line_include_dirs, "include_dirs"));
 		if (x->defines.n)
-			kv_arr(&sb, "defines", &x->defines, at(a, c, x->line_defines, "define_macros"));
+			kv_arr(&sb, "defines", &x->defines,
+			       at(a, c, x->line_defines, "define_macros"));
 		if (fl[e].cxx.n)
 			kv_arr(&sb, "cflags", &fl[e].cxx,
 			       at(a, c, x->line_args,
@@ -664,9 +675,11 @@ bool init_config_write(struct arena *a, struct diag *d, const struct init_inputs
 			kv_arr(&sb, "libraries", &x->libraries,
 			       at(a, c, x->line_libraries, "libraries"));
 		if (x->library_dirs.n)
-			sb_printf(&sb, "# %s: %s (add them to ldflags as -L, relative to the build dir)\n",
-			          at(a, c, x->line_library_dirs, "library_dirs"),
-			          joined(a, &x->library_dirs));
+			sb_printf(
+			    &sb,
+			    "# %s: %s (add them to ldflags as -L, relative to the build dir)\n",
+			    at(a, c, x->line_library_dirs, "library_dirs"),
+			    joined(a, &x->library_dirs));
 		if (c->no_abi_suffix)
 			kv_raw(&sb, "abi-suffix", "false",
 			       at(a, c, c->line_cmdclass ? c->line_cmdclass : c->setup_line,
@@ -675,7 +688,8 @@ bool init_config_write(struct arena *a, struct diag *d, const struct init_inputs
 			struct strv libs = {0};
 			size_t dirs = 0;
 			for (size_t i = 0; i < x->dropped.n; i++)
-				if (!strncmp(x->dropped.v[i], "library ", 8))
+				if (!strncmp(x->dropped.v[i], "library ", 8) &&
+				    strncmp(x->dropped.v[i], "library dir ", 12))
 					strv_push(a, &libs, x->dropped.v[i] + 8);
 				else
 					dirs++;
@@ -687,8 +701,9 @@ bool init_config_write(struct arena *a, struct diag *d, const struct init_inputs
 		}
 	}
 
-	sb_puts(&sb, "\n[tool.cuwheel.matrix]\n# Edit the matrix: the values below are what setup.py "
-	             "ran with and the Pythons found here with that torch.\n");
+	sb_puts(&sb,
+	        "\n[tool.cuwheel.matrix]\n# Edit the matrix: the values below are what setup.py "
+	        "ran with and the Pythons found here with that torch.\n");
 	if (in->pythons.n)
 		kv_arr(&sb, "python", &in->pythons,
 		       c->torch ? arena_printf(a, "the Pythons found here with torch %s", c->torch)

@@ -29,7 +29,6 @@ struct init_inputs {
 
 /* Classifies the sources and renders the config into *text. False + diagnostic when the
  * preprocessor fails on a source or the extensions cannot share one kernels table. */
-bool init_config_write(struct arena *a, struct diag *d, const struct init_inputs *in,
-                       char **text);
+bool init_config_write(struct arena *a, struct diag *d, const struct init_inputs *in, char **text);
 
 #endif

@@ -159,12 +159,15 @@ static void test_two_extensions_with_other_nvcc_flags_are_refused(void **state)
 	    "{\"nvcc\": [\"-O2\"]}}]}]}";
 	struct capture c;
 	assert_true(capture_parse(&f->a, &f->d, "rec.json", rec, strlen(rec), &c));
-	struct init_inputs in = {.cap = &c, .project_dir = "/nonexistent", .build_dir = "/tmp",
-	                         .cxx = "c++", .cc = "cc"};
+	struct init_inputs in = {.cap = &c,
+	                         .project_dir = "/nonexistent",
+	                         .build_dir = "/tmp",
+	                         .cxx = "c++",
+	                         .cc = "cc"};
 	char *text = NULL;
 	assert_false(init_config_write(&f->a, &f->d, &in, &text));
 	assert_non_null(strstr(f->last, "extension 'p._b' compiles its kernels with other "
-	                                 "extra_compile_args[\"nvcc\"] (-O3, and -O2) than 'p._a'"));
+	                                "extra_compile_args[\"nvcc\"] (-O3, and -O2) than 'p._a'"));
 }
 
 int main(void)
