@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "base/env.h"
 #include "base/escape.h"
@@ -43,7 +42,7 @@ static char *gha_escape(struct arena *a, const char *s, bool prop)
 static const char *repo_path(struct run *r, const char *path)
 {
 	struct arena *a = &r->c->arena;
-	char *abs = path[0] == '/' ? arena_strdup(a, path) : os_join(a, r->g->build_dir, path);
+	char *abs = path[0] == '/' ? arena_strdup(a, path) : os_join(a, r->m->build_dir, path);
 	char *real = os_realpath(a, abs);
 	if (real)
 		abs = real;
@@ -58,7 +57,7 @@ static const char *repo_path(struct run *r, const char *path)
 void build_gha_annotate(struct run *r, size_t row, const char *step, const char *text)
 {
 	struct arena *a = &r->c->arena;
-	struct strbuf *out = &r->rows[row].notes;
+	struct strbuf *out = &r->views[row].notes;
 	size_t before = out->len;
 	const char *s = text;
 	while (*s) {
@@ -83,67 +82,64 @@ void build_gha_annotate(struct run *r, size_t row, const char *step, const char 
 		} else if (!regexec(&r->re_audit, line, 6, m, 0)) {
 			sb_printf(
 			    out, "::error title=%s::%s\n",
-			    gha_escape(a, arena_printf(a, "audit %s", r->rows[row].name), true),
+			    gha_escape(a, arena_printf(a, "audit %s", r->m->rows[row].name), true),
 			    gha_escape(a, line + strlen("cuwheel: "), false));
 		}
 	}
 	if (out->len == before)
 		sb_printf(out, "::error title=%s::%s\n",
-		          gha_escape(a, arena_printf(a, "%s failed", r->rows[row].name), true),
+		          gha_escape(a, arena_printf(a, "%s failed", r->m->rows[row].name), true),
 		          gha_escape(a,
 		                     arena_printf(a, "%s failed; its output is in the group %s",
-		                                  step, r->rows[row].name),
+		                                  step, r->m->rows[row].name),
 		                     false));
 }
 
 /* GitHub Actions: a finished row's lines as one group, then its annotations. */
 void build_gha_group(struct run *r, size_t row)
 {
-	struct row *w = &r->rows[row];
-	if (!r->gha || (w->log.len == 0 && w->notes.len == 0))
+	const struct result_row *w = &r->m->rows[row];
+	struct row_view *v = &r->views[row];
+	if (!r->gha || (v->log.len == 0 && v->notes.len == 0))
 		return;
 	double el = w->t_start < 0 ? 0 : w->t_end - w->t_start;
-	printf("::group::%s %s %s\n%s::endgroup::\n%s", w->name, build_state_word(w),
-	       build_fmt_secs(&r->c->arena, el), sb_str(&w->log), sb_str(&w->notes));
+	printf("::group::%s %s %s\n%s::endgroup::\n%s", w->name, result_state_word(w),
+	       build_fmt_secs(&r->c->arena, el), sb_str(&v->log), sb_str(&v->notes));
 	fflush(stdout);
-	sb_reset(&w->log);
-	sb_reset(&w->notes);
+	sb_reset(&v->log);
+	sb_reset(&v->notes);
 }
 
-/* GitHub Actions: the table of rows as Markdown in $GITHUB_STEP_SUMMARY. */
-void build_gha_summary(struct run *r)
+void build_gha_summary(struct cli *c, const struct build_result *m)
 {
-	const char *path = env_nonempty(r->c->env, "GITHUB_STEP_SUMMARY");
-	if (!path)
+	const char *gha = env_value(c->env, "GITHUB_ACTIONS");
+	const char *path = env_nonempty(c->env, "GITHUB_STEP_SUMMARY");
+	if (!gha || strcmp(gha, "true") || !path)
 		return;
-	struct arena *a = &r->c->arena;
+	struct arena *a = &c->arena;
 	FILE *f = fopen(path, "a");
 	if (!f)
 		return;
 	fprintf(f, "### cuwheel build\n\n| cell | result | wheel | size | time |\n"
 	           "|---|---|---|---|---|\n");
-	for (size_t i = 0; i < r->n_rows; i++) {
-		const struct row *w = &r->rows[i];
-		const char *wheel = "", *size = "";
-		struct source s;
-		struct diag quiet = {0}; /* a probe: a row without a stamp shows no wheel */
-		if (w->final && w->state == ROW_OK &&
-		    os_read_file(a, &quiet, os_join(a, r->g->build_dir, w->final), &s)) {
-			char *path_w = arena_strndup(a, s.text, strcspn(s.text, "\n"));
-			struct stat st;
-			wheel = strrchr(path_w, '/') ? strrchr(path_w, '/') + 1 : path_w;
-			if (stat(path_w, &st) == 0)
-				size =
-				    st.st_size >= 1 << 20
-				        ? arena_printf(a, "%.1f MB", (double)st.st_size / (1 << 20))
-				        : arena_printf(a, "%.1f kB", (double)st.st_size / 1024);
-		}
-		double el = w->t_start < 0 ? 0 : w->t_end - w->t_start;
+	for (size_t i = 0; i < m->n_rows; i++) {
+		const struct result_row *w = &m->rows[i];
+		if (!w->shown)
+			continue;
+		const char *slash = w->wheel ? strrchr(w->wheel, '/') : NULL;
+		const char *wheel = w->wheel ? (slash ? slash + 1 : w->wheel) : "";
+		const char *size = !w->wheel ? ""
+		                   : w->size >= 1 << 20
+		                       ? arena_printf(a, "%.1f MB", (double)w->size / (1 << 20))
+		                       : arena_printf(a, "%.1f kB", (double)w->size / 1024);
+		const char *tm = w->seconds >= 0         ? build_fmt_secs(a, w->seconds)
+		                 : w->state == RESULT_OK ? "up to date"
+		                                         : "-";
 		fprintf(f, "| `%s` | %s | %s%s%s | %s | %s |\n", w->name,
-		        w->state == ROW_OK       ? "ok"
-		        : w->state == ROW_FAILED ? "**FAILED**"
-		                                 : build_state_word(w),
-		        *wheel ? "`" : "", wheel, *wheel ? "`" : "", size, build_fmt_secs(a, el));
+		        w->state == RESULT_OK       ? "ok"
+		        : w->state == RESULT_FAILED ? "**FAILED**"
+		                                    : result_state_word(w),
+		        *wheel ? "`" : "", wheel, *wheel ? "`" : "", size, tm);
 	}
 	fputc('\n', f);
 	fclose(f);

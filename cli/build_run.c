@@ -1,6 +1,8 @@
 /* build_run.c: runs ninja in a pseudo-terminal (a pipe when none can be had), reads its status
- * lines and the output of its steps, and attributes them to rows: one per kernel archive and
- * per cell asked for. build_view.c shows the rows; build_gha.c adds GitHub Actions' parts. */
+ * lines and the output of its steps, and keeps in the build-result model what they say of its
+ * rows (one per kernel archive and per cell asked for): states, the step running or failed,
+ * and their times on ninja's own clock. build_view.c shows the rows; build_gha.c adds GitHub
+ * Actions' parts. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,155 +17,23 @@
 
 extern char **environ;
 
-/* The targets on ninja's command line: the arguments that are not options or their values
- * (ninja permutes them, so they may come anywhere). */
-static struct strv ninja_targets(struct arena *a, const char *const *argv)
+/* A row ends at t (ninja's clock): ok or failed; a failed archive blocks its waiting cells. */
+static void row_done(struct run *r, double t, size_t row, enum result_state st, const char *detail)
 {
-	struct strv v = {0};
-	for (size_t i = 1; argv[i]; i++) {
-		const char *s = argv[i];
-		if (!strcmp(s, "--")) {
-			while (argv[++i])
-				strv_push(a, &v, argv[i]);
-			break;
-		}
-		if (s[0] != '-' || !s[1])
-			strv_push(a, &v, s);
-		else if (s[1] != '-' && !s[2] && strchr("Cdfjkltw", s[1]) && argv[i + 1])
-			i++; /* "-j 8": the value is the next argument */
-	}
-	return v;
-}
-
-/* Which rows ninja was asked for (want_tk per toolkit, want_cell per cell): all of them for no
- * target or "all"; the archives for "kernels"; a cell for its id, with its archive; an archive
- * for its path. Rows outside them are not shown: their steps never run, so ninja succeeding says
- * nothing of them (`--stage kernels` must not report cells ok). */
-static void rows_wanted(const struct run *r, const char *const *argv, bool *want_tk,
-                        bool *want_cell)
-{
-	const struct plan *p = r->p;
-	const struct build_graph *g = r->g;
-	struct strv targets = ninja_targets(&r->c->arena, argv);
-	bool all = targets.n == 0 || strv_contains(&targets, "all");
-	for (size_t t = 0; t < p->n_toolkits; t++)
-		want_tk[t] = all || (g->archives[t].archive &&
-		                     (strv_contains(&targets, "kernels") ||
-		                      strv_contains(&targets, g->archives[t].archive)));
-	for (size_t i = 0; i < p->n_cells; i++) {
-		want_cell[i] =
-		    all || (g->cells[i].target && strv_contains(&targets, g->cells[i].target));
-		if (want_cell[i])
-			want_tk[p->cells[i].toolkit] = true;
-	}
-}
-
-/* Rows: one per kernel archive, then one per cell in the graph, of those ninja was asked for. */
-static void rows_init(struct run *r, const char *const *argv)
-{
-	struct arena *a = &r->c->arena;
-	const struct plan *p = r->p;
-	const struct build_graph *g = r->g;
-	r->rows = arena_calloc(a, p->n_toolkits + p->n_cells + 1, sizeof(*r->rows));
-	size_t *arch_row = arena_calloc(a, p->n_toolkits + 1, sizeof(size_t));
-	bool *want_tk = arena_calloc(a, p->n_toolkits + 1, sizeof(bool));
-	bool *want_cell = arena_calloc(a, p->n_cells + 1, sizeof(bool));
-	rows_wanted(r, argv, want_tk, want_cell);
-	for (size_t t = 0; t < p->n_toolkits; t++) {
-		arch_row[t] = SIZE_MAX;
-		if (!g->archives[t].dir || !want_tk[t])
-			continue;
-		struct row *w = &r->rows[r->n_rows];
-		w->name = arena_printf(a, "kernels CUDA %s", p->toolkits[t].cuda);
-		w->prefix = arena_printf(a, "%s/", g->archives[t].dir);
-		w->last_step = "ar ";
-		w->is_archive = true;
-		w->target = g->archives[t].archive;
-		w->archive = SIZE_MAX;
-		arch_row[t] = r->n_rows++;
-	}
-	for (size_t i = 0; i < p->n_cells; i++) {
-		const struct cell_paths *cp = &g->cells[i];
-		if (!cp->dir || !want_cell[i])
-			continue;
-		struct row *w = &r->rows[r->n_rows++];
-		w->name = p->cells[i].id;
-		w->prefix = arena_printf(a, "%s/", cp->dir);
-		w->last_step = cp->tested ? "test" : "audit";
-		w->final = cp->final;
-		w->target = cp->target;
-		w->archive = arch_row[p->cells[i].toolkit];
-	}
-	for (size_t i = 0; i < r->n_rows; i++)
-		r->rows[i].t_start = r->rows[i].t_end = -1;
-}
-
-/* The row an edge belongs to: "<row>: <step>" descriptions name it; others ("ar <out>",
- * "link <out>") name an output under the row's directory. */
-static size_t row_of(const struct run *r, const char *desc, const char **step)
-{
-	*step = desc;
-	const char *colon = strstr(desc, ": ");
-	if (colon) {
-		size_t n = (size_t)(colon - desc);
-		for (size_t i = 0; i < r->n_rows; i++) {
-			if (strlen(r->rows[i].name) == n && !strncmp(desc, r->rows[i].name, n)) {
-				*step = colon + 2;
-				return i;
-			}
-		}
-	}
-	for (size_t i = 0; i < r->n_rows; i++)
-		if (strstr(desc, r->rows[i].prefix))
-			return i;
-	/* Older descriptions: "nvcc <src> [CUDA 13.0]", "cc <src> [<id>]". */
-	const char *br = strrchr(desc, '[');
-	if (br) {
-		for (size_t i = 0; i < r->n_rows; i++) {
-			const char *nm = r->rows[i].name;
-			size_t n = strlen(nm);
-			if (!strncmp(br + 1, nm, n) && br[1 + n] == ']')
-				return i;
-			if (r->rows[i].is_archive && strstr(br, nm + strlen("kernels ")))
-				return i;
-		}
-	}
-	return SIZE_MAX;
-}
-
-/* Previous timings: .ninja_log keeps the latest duration of every output. */
-static void load_expected(struct run *r)
-{
-	struct ninja_log_entry *v;
-	size_t n;
-	/* A missing log is a first build; an unreadable one only makes the ETA less precise, but
-	 * the user hears about it. */
-	struct diag warn = cli_diag_as_warnings(r->c);
-	ninja_log_read(&r->c->arena, &warn, r->g->build_dir, NINJA_LOG_LATEST, &v, &n);
-	for (size_t e = 0; e < n; e++) {
-		for (size_t i = 0; i < r->n_rows; i++) {
-			if (!strncmp(v[e].output, r->rows[i].prefix, strlen(r->rows[i].prefix))) {
-				r->rows[i].expected +=
-				    (double)(v[e].end_ms - v[e].start_ms) / 1000.0;
-				r->rows[i].n_expected++;
-			}
-		}
-	}
-}
-
-static void row_done(struct run *r, size_t row, enum row_state st, const char *detail)
-{
-	struct row *w = &r->rows[row];
+	struct result_row *w = &r->m->rows[row];
 	w->state = st;
-	w->t_end = build_now(r);
-	build_plain_line(r, row, st == ROW_OK ? "ok" : "FAILED", detail);
-	if (st == ROW_FAILED && w->is_archive) {
-		for (size_t i = 0; i < r->n_rows; i++) {
-			if (r->rows[i].archive == row && r->rows[i].state == ROW_WAITING) {
-				r->rows[i].state = ROW_BLOCKED;
+	w->t_end = t;
+	if (st == RESULT_OK)
+		w->step = NULL; /* the model keeps the step running or failed */
+	build_plain_line(r, t, row, st == RESULT_OK ? "ok" : "FAILED", detail);
+	if (st == RESULT_FAILED && w->is_archive) {
+		for (size_t i = 0; i < r->m->n_rows; i++) {
+			struct result_row *x = &r->m->rows[i];
+			if (x->shown && x->archive_row == row && x->state == RESULT_WAITING) {
+				x->state = RESULT_BLOCKED;
 				if (!r->tty)
 					build_plain_line(
-					    r, i, "blocked:",
+					    r, t, i, "blocked:",
 					    arena_printf(&r->c->arena, "%s failed", w->name));
 			}
 		}
@@ -191,21 +61,23 @@ static void finish_flush(struct run *r)
 	}
 	r->fin_pending = false;
 	size_t row = r->fin_row;
+	double t = r->fin_t;
+	struct result_row *rows = r->m->rows;
 	const char *detail =
 	    arena_printf(a, "%s (%s)", r->fin_step, build_fmt_secs(a, r->fin_secs));
-	if (row != SIZE_MAX && r->rows[row].running > 0)
-		r->rows[row].running--;
+	if (row != SIZE_MAX && r->views[row].running > 0)
+		r->views[row].running--;
 	if (r->fin_failed && row != SIZE_MAX) {
-		r->rows[row].step = r->fin_step;
-		if (r->rows[row].state != ROW_FAILED)
-			row_done(r, row, ROW_FAILED, detail);
+		rows[row].step = r->fin_step;
+		if (rows[row].state != RESULT_FAILED)
+			row_done(r, t, row, RESULT_FAILED, detail);
 		else
-			build_plain_line(r, row, "FAILED", detail);
+			build_plain_line(r, t, row, "FAILED", detail);
 	} else {
-		build_plain_line(r, row, r->fin_failed ? "FAILED" : "", detail);
+		build_plain_line(r, t, row, r->fin_failed ? "FAILED" : "", detail);
 	}
 	if (r->block.len) {
-		const char *name = row == SIZE_MAX ? "ninja" : r->rows[row].name;
+		const char *name = row == SIZE_MAX ? "ninja" : rows[row].name;
 		struct strbuf sb = {0};
 		if (r->tty)
 			sb_printf(&sb, "%s\x1b[1m%s\x1b[0m | %s:\n",
@@ -213,7 +85,7 @@ static void finish_flush(struct run *r)
 			          r->fin_step);
 		build_put_indented(&sb, text, "    ");
 		if (r->gha && row != SIZE_MAX) {
-			sb_puts(&r->rows[row].log, sb_str(&sb));
+			sb_puts(&r->views[row].log, sb_str(&sb));
 			if (r->fin_failed)
 				build_gha_annotate(r, row, r->fin_step, text);
 		} else {
@@ -226,18 +98,30 @@ static void finish_flush(struct run *r)
 	}
 	if (row == SIZE_MAX || r->fin_failed)
 		return;
-	struct row *w = &r->rows[row];
-	if (w->state == ROW_RUNNING && w->running == 0 &&
+	struct result_row *w = &rows[row];
+	if (w->state == RESULT_RUNNING && r->views[row].running == 0 &&
 	    !strncmp(r->fin_step, w->last_step, strlen(w->last_step))) {
-		row_done(r, row, ROW_OK, build_fmt_secs(a, build_now(r) - w->t_start));
+		row_done(r, t, row, RESULT_OK, build_fmt_secs(a, t - w->t_start));
 		build_gha_group(r, row);
 	}
 }
 
-static void on_start(struct run *r, const char *desc)
+/* A row's step starts at t: the row runs it. */
+static void row_start(struct run *r, size_t row, const char *step, double t)
+{
+	struct result_row *w = &r->m->rows[row];
+	if (w->t_start < 0)
+		w->t_start = t;
+	if (w->state == RESULT_WAITING || w->state == RESULT_BLOCKED)
+		w->state = RESULT_RUNNING;
+	r->views[row].running++;
+	w->step = arena_strdup(&r->c->arena, step);
+}
+
+static void on_start(struct run *r, const char *desc, double t)
 {
 	const char *step;
-	size_t row = row_of(r, desc, &step);
+	size_t row = result_row_of_desc(r->m, desc, &step);
 	if (r->n_edges == r->cap_edges) {
 		size_t cap = r->cap_edges ? 2 * r->cap_edges : 16;
 		r->edges =
@@ -245,25 +129,19 @@ static void on_start(struct run *r, const char *desc)
 		r->cap_edges = cap;
 	}
 	r->edges[r->n_edges++] =
-	    (struct edge){.desc = arena_strdup(&r->c->arena, desc), .row = row, .t0 = build_now(r)};
+	    (struct edge){.desc = arena_strdup(&r->c->arena, desc), .row = row, .t0 = t};
 	if (row == SIZE_MAX) {
-		build_plain_line(r, row, "started", desc);
+		build_plain_line(r, t, row, "started", desc);
 		return;
 	}
-	struct row *w = &r->rows[row];
-	if (w->t_start < 0)
-		w->t_start = build_now(r);
-	if (w->state == ROW_WAITING || w->state == ROW_BLOCKED)
-		w->state = ROW_RUNNING;
-	w->running++;
-	w->step = arena_strdup(&r->c->arena, step);
-	build_plain_line(r, row, "started", step);
+	row_start(r, row, step, t);
+	build_plain_line(r, t, row, "started", step);
 }
 
-static void on_finish(struct run *r, const char *desc)
+static void on_finish(struct run *r, const char *desc, double t)
 {
 	const char *step;
-	size_t row = row_of(r, desc, &step);
+	size_t row = result_row_of_desc(r->m, desc, &step);
 	double t0 = -1;
 	for (size_t i = 0; i < r->n_edges; i++) {
 		if (!strcmp(r->edges[i].desc, desc)) {
@@ -273,21 +151,16 @@ static void on_finish(struct run *r, const char *desc)
 		}
 	}
 	if (t0 < 0) { /* no start line (ninja without a terminal): started and done now */
-		if (row != SIZE_MAX) {
-			struct row *w = &r->rows[row];
-			if (w->t_start < 0)
-				w->t_start = build_now(r);
-			if (w->state == ROW_WAITING)
-				w->state = ROW_RUNNING;
-			w->running++;
-			w->step = arena_strdup(&r->c->arena, step);
-		}
-		t0 = build_now(r);
+		if (row != SIZE_MAX)
+			row_start(r, row, step, t);
+		t0 = t;
 	}
 	r->fin_pending = true;
+	r->fin_reopen = false;
 	r->fin_row = row;
 	r->fin_step = arena_strdup(&r->c->arena, step);
-	r->fin_secs = build_now(r) - t0;
+	r->fin_secs = t - t0;
+	r->fin_t = t;
 	r->fin_failed = false;
 }
 
@@ -316,22 +189,30 @@ static void on_record(struct run *r, char *rec)
 	strip_ansi(rec);
 	if (!strncmp(rec, STATUS_MARK, strlen(STATUS_MARK))) {
 		long s, f, t;
+		double at;
 		int off = 0;
-		if (sscanf(rec + strlen(STATUS_MARK), "%ld %ld %ld@@ %n", &s, &f, &t, &off) != 3 ||
+		if (sscanf(rec + strlen(STATUS_MARK), "%ld %ld %ld %lf@@ %n", &s, &f, &t, &at,
+		           &off) != 4 ||
 		    off == 0)
 			return;
 		const char *desc = rec + strlen(STATUS_MARK) + off;
 		finish_flush(r);
+		r->fin_reopen = false;
 		r->total = t;
 		if (f > r->finished) {
 			r->finished = f;
 			r->started = s;
-			on_finish(r, desc);
+			on_finish(r, desc, at);
 		} else if (s > r->started) {
 			r->started = s;
-			on_start(r, desc);
+			on_start(r, desc, at);
 		}
 		return;
+	}
+	/* The edge shown when ninja went quiet failed after all, or has output: it is not done. */
+	if (r->fin_reopen && r->block.len == 0 && !r->fin_pending && strncmp(rec, "ninja: ", 7)) {
+		r->fin_reopen = false;
+		r->fin_pending = true;
 	}
 	if (!strncmp(rec, "FAILED: ", 8) && r->fin_pending && r->block.len == 0) {
 		/* Keep the FAILED line and the command in the block: they say what ran. */
@@ -342,6 +223,7 @@ static void on_record(struct run *r, char *rec)
 	}
 	if (!strncmp(rec, "ninja: ", 7)) {
 		finish_flush(r);
+		r->fin_reopen = false;
 		if (strstr(rec, "no work to do")) {
 			r->no_work = true;
 			return;
@@ -422,24 +304,28 @@ static bool spawn_ninja(struct run *r, const char *const *argv, const char *cons
 	return os_proc_start(&r->c->diag, argv, envp, true, proc);
 }
 
-/* After ninja: rows that never finished are failed, blocked or not built. */
+/* After ninja: shown rows that never finished are ok (ninja has nothing left to do for them),
+ * failed, blocked or not built. */
 static void finish_rows(struct run *r, const char *ninja, int status)
 {
-	for (size_t i = 0; i < r->n_rows; i++) {
-		struct row *w = &r->rows[i];
-		if (w->state == ROW_OK || w->state == ROW_FAILED) {
+	double t = build_now(r);
+	for (size_t i = 0; i < r->m->n_rows; i++) {
+		struct result_row *w = &r->m->rows[i];
+		if (!w->shown)
+			continue;
+		if (w->state == RESULT_OK || w->state == RESULT_FAILED) {
 			build_gha_group(r, i);
 			continue;
 		}
 		if (status == 0) {
-			row_done(r, i, ROW_OK, w->t_start < 0 ? "up to date" : "");
-		} else if (w->state == ROW_WAITING &&
-		           ninja_target_clean(ninja, r->g->build_dir, w->target)) {
-			row_done(r, i, ROW_OK, "up to date");
-		} else if (w->state != ROW_BLOCKED) {
-			w->state = ROW_NOT_BUILT;
-			w->t_end = build_now(r);
-			build_plain_line(r, i, "not built:", "ninja stopped first");
+			row_done(r, t, i, RESULT_OK, w->t_start < 0 ? "up to date" : "");
+		} else if (w->state != RESULT_BLOCKED &&
+		           ninja_target_clean(ninja, r->m->build_dir, w->target)) {
+			row_done(r, t, i, RESULT_OK, w->t_start < 0 ? "up to date" : "");
+		} else if (w->state != RESULT_BLOCKED) {
+			w->state = RESULT_NOT_BUILT;
+			w->t_end = t;
+			build_plain_line(r, t, i, "not built:", "ninja stopped first");
 		}
 		build_gha_group(r, i);
 	}
@@ -453,19 +339,46 @@ static int jobs_of(const char *const *argv)
 	return os_cpu_count();
 }
 
-bool build_run_ninja_mode(struct cli *c, const struct plan *p, const struct build_graph *g,
-                          const char *const *argv, const char *const *env, enum build_progress mode,
-                          int *status)
+/* Reads ninja's output until it exits and its pseudo-terminal is drained. An edge's finish is
+ * shown when ninja goes quiet after it, not only when the next line comes (its output, or a
+ * FAILED line, comes with the status line, in one piece). */
+static void read_ninja(struct run *r, struct os_proc *proc, int *status)
 {
-	struct run r = {.c = c, .p = p, .g = g, .fin_row = SIZE_MAX};
+	bool exited = false;
+	char buf[8192];
+	for (;;) {
+		long n = os_proc_read(proc, buf, sizeof(buf), exited ? 0 : 250);
+		if (n > 0) {
+			feed(r, buf, (size_t)n);
+		} else if (n == 0) {
+			if (!exited)
+				exited = os_proc_wait(proc, true, status);
+			break;
+		} else if (exited) {
+			break; /* drained */
+		} else if (r->fin_pending && r->pending.len == 0) {
+			finish_flush(r);
+			r->fin_reopen = true;
+		}
+		if (!exited)
+			exited = os_proc_wait(proc, false, status);
+		if (r->tty && build_now(r) - r->last_draw >= 0.25)
+			build_tty_draw(r);
+	}
+}
+
+bool build_run_ninja(struct cli *c, const struct plan *p, struct build_result *m,
+                     const char *const *argv, const char *const *env, enum build_progress mode,
+                     int *status)
+{
+	struct run r = {.c = c, .p = p, .m = m, .fin_row = SIZE_MAX};
 	const char *gha = env_value(c->env, "GITHUB_ACTIONS");
 	r.gha = gha && !strcmp(gha, "true");
 	r.tty = !r.gha && build_want_tty(c->env, mode);
 	r.jobs = jobs_of(argv);
+	r.views = arena_calloc(&c->arena, m->n_rows + 1, sizeof(*r.views));
 	build_gha_init(&r);
 	clock_gettime(CLOCK_MONOTONIC, &r.t0);
-	rows_init(&r, argv);
-	load_expected(&r);
 
 	struct os_proc proc;
 	if (!spawn_ninja(&r, argv, env, &proc)) {
@@ -474,24 +387,7 @@ bool build_run_ninja_mode(struct cli *c, const struct plan *p, const struct buil
 	}
 	if (r.tty)
 		build_tty_draw(&r);
-	bool exited = false;
-	char buf[8192];
-	for (;;) {
-		long n = os_proc_read(&proc, buf, sizeof(buf), exited ? 0 : 250);
-		if (n > 0) {
-			feed(&r, buf, (size_t)n);
-		} else if (n == 0) {
-			if (!exited)
-				exited = os_proc_wait(&proc, true, status);
-			break;
-		} else if (exited) {
-			break; /* drained */
-		}
-		if (!exited)
-			exited = os_proc_wait(&proc, false, status);
-		if (r.tty && build_now(&r) - r.last_draw >= 0.25)
-			build_tty_draw(&r);
-	}
+	read_ninja(&r, &proc, status);
 	os_proc_close(&proc);
 	if (r.pending.len) {
 		char *rec = arena_strndup(&c->arena, sb_str(&r.pending), r.pending.len);
@@ -505,20 +401,12 @@ bool build_run_ninja_mode(struct cli *c, const struct plan *p, const struct buil
 		printf("ninja: no work to do\n");
 	}
 	fflush(stdout);
-	if (r.gha)
-		build_gha_summary(&r);
-	for (size_t i = 0; i < r.n_rows; i++) {
-		sb_release(&r.rows[i].log);
-		sb_release(&r.rows[i].notes);
+	for (size_t i = 0; i < m->n_rows; i++) {
+		sb_release(&r.views[i].log);
+		sb_release(&r.views[i].notes);
 	}
 	sb_release(&r.pending);
 	sb_release(&r.block);
 	build_gha_free(&r);
 	return true;
-}
-
-bool build_run_ninja(struct cli *c, const struct plan *p, const struct build_graph *g,
-                     const char *const *argv, const char *const *env, int *status)
-{
-	return build_run_ninja_mode(c, p, g, argv, env, BUILD_PROGRESS_AUTO, status);
 }

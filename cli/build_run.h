@@ -3,6 +3,7 @@
 #define CUWHEEL_CLI_BUILD_RUN_H
 
 #include "cli/cli.h"
+#include "cli/build_result.h"
 #include "matrix/buildgraph.h"
 
 /* How progress is shown: auto picks tty when stdout is a terminal and neither NO_COLOR nor CI
@@ -17,13 +18,14 @@ enum build_progress {
 /* Parses "auto", "tty" or "plain" into *out; false when text is none of them. */
 bool build_progress_parse(const char *text, enum build_progress *out);
 
-/* Runs ninja (argv, with env added) for the graph's cells with automatic progress; *status gets
- * ninja's exit status. Returns false + diagnostic only when ninja could not be run. */
-bool build_run_ninja(struct cli *c, const struct plan *p, const struct build_graph *g,
-                     const char *const *argv, const char *const *env, int *status);
-/* Same, with the progress mode chosen by the caller (--progress). */
-bool build_run_ninja_mode(struct cli *c, const struct plan *p, const struct build_graph *g,
-                          const char *const *argv, const char *const *env, enum build_progress mode,
-                          int *status);
+/* Runs ninja (argv, with env added) for the rows of m that it was asked for, showing their
+ * progress in mode, and keeps each row's state and times in m; *status gets ninja's exit status.
+ * Returns false + diagnostic only when ninja could not be run. */
+bool build_run_ninja(struct cli *c, const struct plan *p, struct build_result *m,
+                     const char *const *argv, const char *const *env, enum build_progress mode,
+                     int *status);
+/* Under GitHub Actions ($GITHUB_STEP_SUMMARY set): appends the shown rows of m as a Markdown
+ * table to the step summary; does nothing elsewhere. */
+void build_gha_summary(struct cli *c, const struct build_result *m);
 
 #endif

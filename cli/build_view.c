@@ -38,57 +38,27 @@ const char *build_fmt_secs(struct arena *a, double s)
 	return arena_printf(a, "%dm%02ds", (int)s / 60, (int)s % 60);
 }
 
-/* The state word a step puts its row in. */
-static const char *step_state(const char *step)
-{
-	static const char *const map[][2] = {
-	    {"nvcc ", "compiling"}, {"cc ", "compiling"}, {"ar ", "archiving"},
-	    {"link ", "linking"},   {"stage", "staging"}, {"pack", "packing"},
-	    {"audit", "auditing"},  {"test", "testing"},
-	};
-	for (size_t i = 0; i < sizeof(map) / sizeof(*map); i++)
-		if (!strncmp(step, map[i][0], strlen(map[i][0])))
-			return map[i][1];
-	return "running";
-}
-
-const char *build_state_word(const struct row *w)
-{
-	switch (w->state) {
-	case ROW_WAITING:
-		return "waiting";
-	case ROW_RUNNING:
-		return w->step ? step_state(w->step) : "running";
-	case ROW_OK:
-		return "ok";
-	case ROW_FAILED:
-		return "FAILED";
-	case ROW_BLOCKED:
-		return "blocked";
-	case ROW_NOT_BUILT:
-		return "not built";
-	}
-	return "?";
-}
-
 /* Remaining work from the previous build's timings, spread over the jobs; <0 when unknown.
  * When ninja runs far fewer steps than the previous build knew (an incremental build), the
  * rows not started yet are assumed up to date. */
 static double eta(const struct run *r, double t)
 {
+	const struct build_result *m = r->m;
 	double left = 0;
 	size_t known = 0;
-	for (size_t i = 0; i < r->n_rows; i++)
-		known += r->rows[i].n_expected;
+	for (size_t i = 0; i < m->n_rows; i++)
+		known += m->rows[i].shown ? m->rows[i].n_expected : 0;
 	if (known == 0)
 		return -1;
 	bool full = (double)r->total >= 0.8 * (double)known;
-	for (size_t i = 0; i < r->n_rows; i++) {
-		const struct row *w = &r->rows[i];
-		if (w->state == ROW_RUNNING) {
+	for (size_t i = 0; i < m->n_rows; i++) {
+		const struct result_row *w = &m->rows[i];
+		if (!w->shown)
+			continue;
+		if (w->state == RESULT_RUNNING) {
 			double rest = w->expected - (t - w->t_start);
 			left += rest > 0 ? rest : 0;
-		} else if (w->state == ROW_WAITING && full) {
+		} else if (w->state == RESULT_WAITING && full) {
 			left += w->expected;
 		}
 	}
@@ -150,52 +120,64 @@ static void put_line(struct strbuf *sb, const char *text, int width)
 void build_tty_draw(struct run *r)
 {
 	struct arena *a = &r->c->arena;
+	const struct build_result *m = r->m;
 	double t = build_now(r);
 	int height, width = term_size(&height);
-	size_t wid = 4;
-	for (size_t i = 0; i < r->n_rows; i++)
-		if (strlen(r->rows[i].name) > wid)
-			wid = strlen(r->rows[i].name);
+	size_t wid = 4, n_rows = 0;
+	for (size_t i = 0; i < m->n_rows; i++) {
+		if (!m->rows[i].shown)
+			continue;
+		n_rows++;
+		if (strlen(m->rows[i].name) > wid)
+			wid = strlen(m->rows[i].name);
+	}
 	/* When the rows do not fit, show the busy and failed ones and count the others. */
-	bool all = (int)r->n_rows + 2 < height;
+	bool all = (int)n_rows + 2 < height;
 	struct strbuf sb = {0};
 	if (r->drawn > 0)
 		sb_printf(&sb, "\x1b[%dF", r->drawn);
 	int lines = 0;
 	size_t hidden = 0;
-	for (size_t i = 0; i < r->n_rows; i++) {
-		const struct row *w = &r->rows[i];
-		if (!all && (w->state == ROW_WAITING || w->state == ROW_OK) && lines + 3 < height) {
+	for (size_t i = 0; i < m->n_rows; i++) {
+		const struct result_row *w = &m->rows[i];
+		if (!w->shown)
+			continue;
+		if (!all && (w->state == RESULT_WAITING || w->state == RESULT_OK) &&
+		    lines + 3 < height) {
 			hidden++;
 			continue;
 		}
-		const char *color = w->state == ROW_OK        ? "\x1b[32m"
-		                    : w->state == ROW_FAILED  ? "\x1b[31;1m"
-		                    : w->state == ROW_RUNNING ? "\x1b[33m"
-		                                              : "\x1b[2m";
+		const char *color = w->state == RESULT_OK        ? "\x1b[32m"
+		                    : w->state == RESULT_FAILED  ? "\x1b[31;1m"
+		                    : w->state == RESULT_RUNNING ? "\x1b[33m"
+		                                                 : "\x1b[2m";
+		/* Times on ninja's clock; a running row's end is now. */
 		double el = w->t_start < 0 ? 0 : (w->t_end >= 0 ? w->t_end : t) - w->t_start;
-		const char *step = w->state == ROW_RUNNING || w->state == ROW_FAILED ? w->step : "";
-		if (w->state == ROW_BLOCKED)
+		const char *step =
+		    w->state == RESULT_RUNNING || w->state == RESULT_FAILED ? w->step : "";
+		if (w->state == RESULT_BLOCKED)
 			step = "its kernel archive failed";
 		char *line =
 		    arena_printf(a, "  %-*s  %s%-9s\x1b[0m  %7s  %s", (int)wid, w->name, color,
-		                 build_state_word(w), w->t_start < 0 ? "" : build_fmt_secs(a, el),
+		                 result_state_word(w), w->t_start < 0 ? "" : build_fmt_secs(a, el),
 		                 step ? step : "");
 		put_line(&sb, line, width);
 		lines++;
 	}
 	size_t ok = 0, failed = 0, busy = 0;
-	for (size_t i = 0; i < r->n_rows; i++) {
-		ok += r->rows[i].state == ROW_OK;
-		failed += r->rows[i].state == ROW_FAILED;
-		busy += r->rows[i].state == ROW_RUNNING;
+	for (size_t i = 0; i < m->n_rows; i++) {
+		if (!m->rows[i].shown)
+			continue;
+		ok += m->rows[i].state == RESULT_OK;
+		failed += m->rows[i].state == RESULT_FAILED;
+		busy += m->rows[i].state == RESULT_RUNNING;
 	}
 	double e = eta(r, t);
 	char *sum =
 	    arena_printf(a,
 	                 "\x1b[1m[%ld/%ld steps]\x1b[0m %zu/%zu done, %zu running%s%s, "
 	                 "%s elapsed%s%s%s",
-	                 r->finished, r->total, ok, r->n_rows, busy,
+	                 r->finished, r->total, ok, n_rows, busy,
 	                 failed ? arena_printf(a, ", \x1b[31m%zu failed\x1b[0m", failed) : "",
 	                 hidden ? arena_printf(a, " (%zu not shown)", hidden) : "",
 	                 build_fmt_secs(a, t), e >= 0 && busy ? ", about " : "",
@@ -223,19 +205,20 @@ void build_emit(struct run *r, const char *text)
 	}
 }
 
-/* Plain mode: one timestamped line per event, "[row] step" like ninja's own lines (a step's
- * end) or "[row] started step", "[row] ok", "[row] FAILED step"; under GitHub Actions into
- * the row's group. */
-void build_plain_line(struct run *r, size_t row, const char *what, const char *detail)
+/* Plain mode: one line per event, stamped with its time on ninja's clock (the step's own start
+ * or end, however late ninja's line came): "[row] step" like ninja's own lines (a step's end)
+ * or "[row] started step", "[row] ok", "[row] FAILED step"; under GitHub Actions into the
+ * row's group. */
+void build_plain_line(struct run *r, double t, size_t row, const char *what, const char *detail)
 {
 	if (r->tty)
 		return;
 	struct arena *a = &r->c->arena;
-	char *line = arena_printf(a, "%7.1fs [%s] %s%s%s\n", build_now(r),
-	                          row == SIZE_MAX ? "ninja" : r->rows[row].name, what,
+	char *line = arena_printf(a, "%7.1fs [%s] %s%s%s\n", t,
+	                          row == SIZE_MAX ? "ninja" : r->m->rows[row].name, what,
 	                          *what && detail && *detail ? " " : "", detail ? detail : "");
 	if (r->gha && row != SIZE_MAX)
-		sb_puts(&r->rows[row].log, line);
+		sb_puts(&r->views[row].log, line);
 	else
 		build_emit(r, line);
 }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "base/env.h"
+#include "base/escape.h"
 #include "base/os.h"
 #include "cli/build_run.h"
 #include "cli/build_win.h"
@@ -170,182 +171,6 @@ static void forget_missing_wheels(struct cli *c, const struct build_graph *g, si
 		if (cp->tested)
 			unlink(os_join(&c->arena, g->build_dir, cp->tested));
 	}
-}
-
-struct cell_result {
-	bool ok;
-	const char *wheel; /* final path in dist/ */
-	long long size;
-	double seconds;
-};
-
-/* The wall time covered by n intervals [st, en] (ms): their union, so steps that ran side by
- * side count once. */
-static double union_seconds(long long (*iv)[2], size_t n)
-{
-	/* Insertion sort by start: a cell has a handful of steps. */
-	for (size_t i = 1; i < n; i++)
-		for (size_t j = i; j > 0 && iv[j][0] < iv[j - 1][0]; j--) {
-			long long t0 = iv[j][0], t1 = iv[j][1];
-			iv[j][0] = iv[j - 1][0];
-			iv[j][1] = iv[j - 1][1];
-			iv[j - 1][0] = t0;
-			iv[j - 1][1] = t1;
-		}
-	long long total = 0, cs = 0, ce = -1;
-	for (size_t i = 0; i < n; i++) {
-		if (iv[i][0] > ce) {
-			total += ce >= cs ? ce - cs : 0;
-			cs = iv[i][0];
-			ce = iv[i][1];
-		} else if (iv[i][1] > ce) {
-			ce = iv[i][1];
-		}
-	}
-	total += ce >= cs ? ce - cs : 0;
-	return (double)total / 1000.0;
-}
-
-/* What this run's ninja did per cell and per kernel archive, from the lines .ninja_log gained
- * after byte `from`: the wall time of those steps (their union), or -1 when none ran (the cell
- * was up to date). Earlier runs' lines are not this run's work. */
-static void ninja_times(struct cli *c, const char *build_dir, const struct plan *p,
-                        const struct build_graph *g, size_t from, double *cell_s, double *arch_s)
-{
-	size_t nt = p->n_cells + p->n_toolkits;
-	long long(**iv)[2] = arena_calloc(&c->arena, nt + 1, sizeof(*iv));
-	size_t *n = arena_calloc(&c->arena, nt + 1, sizeof(*n));
-	size_t *cap = arena_calloc(&c->arena, nt + 1, sizeof(*cap));
-	for (size_t i = 0; i < p->n_cells; i++)
-		cell_s[i] = -1;
-	for (size_t t = 0; t < p->n_toolkits; t++)
-		arch_s[t] = -1;
-	struct ninja_log_entry *v;
-	size_t nv;
-	if (!ninja_log_read_since(&c->arena, &c->diag, build_dir, from, &v, &nv)) {
-		diag_msg(&c->diag, DIAG_WARNING, "the step times are left out of the summary");
-		return;
-	}
-	for (size_t e = 0; e < nv; e++) {
-		const char *out = v[e].output;
-		for (size_t k = 0; k < nt; k++) {
-			const char *dir =
-			    k < p->n_cells ? g->cells[k].dir : g->archives[k - p->n_cells].dir;
-			size_t dl = dir ? strlen(dir) : 0;
-			if (!dir || strncmp(out, dir, dl) != 0 || out[dl] != '/')
-				continue;
-			if (n[k] == cap[k]) {
-				size_t nc = cap[k] ? cap[k] * 2 : 8;
-				iv[k] = arena_realloc(&c->arena, iv[k], cap[k], nc, sizeof(*iv[k]));
-				cap[k] = nc;
-			}
-			iv[k][n[k]][0] = v[e].start_ms;
-			iv[k][n[k]][1] = v[e].end_ms;
-			n[k]++;
-		}
-	}
-	for (size_t k = 0; k < nt; k++) {
-		if (!n[k])
-			continue;
-		double sec = union_seconds(iv[k], n[k]);
-		if (k < p->n_cells)
-			cell_s[k] = sec;
-		else
-			arch_s[k - p->n_cells] = sec;
-	}
-}
-
-static const char *human_size(struct arena *a, long long n)
-{
-	if (n >= 1 << 20)
-		return arena_printf(a, "%.1f MB", (double)n / (1 << 20));
-	return arena_printf(a, "%.1f kB", (double)n / 1024);
-}
-
-/* The audit `internal finish` wrote for cell i's wheel, or NULL: a failed cell's only when it
- * is not older than the wheel it would describe. */
-static json_t *cell_audit(struct cli *c, const struct build_graph *g, size_t i, bool ok)
-{
-	const struct cell_paths *cp = &g->cells[i];
-	if (!cp->dir)
-		return NULL;
-	const char *path =
-	    os_join(&c->arena, g->build_dir, os_join(&c->arena, cp->dir, "audit.json"));
-	if (!os_exists(path) ||
-	    (!ok && os_mtime_ns(path) < os_mtime_ns(os_join(&c->arena, g->build_dir, cp->wheel))))
-		return NULL;
-	json_error_t err;
-	json_t *j = json_load_file(path, 0, &err);
-	if (!j)
-		diag_path(&c->diag, DIAG_WARNING, path,
-		          "unreadable audit result (%s): the report "
-		          "leaves it out",
-		          err.text);
-	return j;
-}
-
-/* Writes report.json and returns its document (for the HTML report), or NULL + diagnostic. */
-static json_t *write_report(struct cli *c, const struct plan_ctx *pc, const struct build_graph *g,
-                            const struct cell_result *res, const double *arch_s, double wall)
-{
-	const struct plan *p = &pc->plan;
-	json_t *root = json_object();
-	json_object_set_new(root, "format", json_integer(1));
-	json_object_set_new(root, "project", json_string(pc->cfg.project.name));
-	json_object_set_new(root, "version", json_string(pc->cfg.project.version));
-	json_object_set_new(root, "wall_seconds", json_real(wall));
-	json_t *arr = json_array();
-	for (size_t t = 0; t < p->n_toolkits; t++) {
-		if (!g->archives[t].dir)
-			continue;
-		json_t *j = json_object();
-		json_object_set_new(j, "cuda", json_string(p->toolkits[t].cuda));
-		json_object_set_new(j, "nvcc", json_string(p->toolkits[t].tk->nvcc));
-		json_object_set_new(j, "archive", json_string(g->archives[t].archive));
-		json_object_set_new(j, "key", json_string(g->archives[t].key));
-		json_object_set_new(j, "objects",
-		                    json_integer((json_int_t)g->archives[t].n_objects));
-		/* null: up to date, nothing ran for it in this run */
-		json_object_set_new(j, "seconds",
-		                    arch_s[t] < 0 ? json_null() : json_real(arch_s[t]));
-		json_array_append_new(arr, j);
-	}
-	json_object_set_new(root, "archives", arr);
-	arr = json_array();
-	for (size_t i = 0; i < p->n_cells; i++) {
-		const struct cell *cl = &p->cells[i];
-		json_t *j = json_object();
-		json_object_set_new(j, "id", json_string(cl->id));
-		const char *result = !cl->selected    ? "not selected"
-		                     : !cl->buildable ? "cannot build here"
-		                     : res[i].ok      ? "ok"
-		                                      : "failed";
-		json_object_set_new(j, "result", json_string(result));
-		json_object_set_new(j, "reason",
-		                    !cl->selected    ? json_string(cl->unselected_by)
-		                    : !cl->buildable ? json_string(cl->why_not)
-		                                     : json_null());
-		json_object_set_new(j, "wheel",
-		                    res[i].wheel ? json_string(res[i].wheel) : json_null());
-		json_object_set_new(j, "size", json_integer(res[i].size));
-		json_object_set_new(j, "seconds",
-		                    res[i].seconds < 0 ? json_null() : json_real(res[i].seconds));
-		json_object_set_new(j, "python", cl->py ? json_string(cl->py->path) : json_null());
-		json_t *audit =
-		    cl->selected && cl->buildable ? cell_audit(c, g, i, res[i].ok) : NULL;
-		json_object_set_new(j, "audit", audit ? audit : json_null());
-		json_array_append_new(arr, j);
-	}
-	json_object_set_new(root, "cells", arr);
-	char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	char *path = os_join(&c->arena, g->build_dir, "report.json");
-	bool ok = text && os_write_atomic(&c->diag, path, text, strlen(text), 0644);
-	free(text);
-	if (!ok) {
-		json_decref(root);
-		return NULL;
-	}
-	return root;
 }
 
 /* What the command line asked for. */
@@ -588,88 +413,30 @@ static const char **ninja_env(struct cli *c, const struct config *cfg)
 	return env.v;
 }
 
-/* Per cell: ok when ninja has nothing left to do for it, with the wheel its final stamp names
- * (and that wheel's size); *n_ok and *n_failed count them. */
-static struct cell_result *cell_results(struct cli *c, const struct plan *p,
-                                        const struct build_graph *g, const char *ninja, int status,
-                                        const struct timespec *started, size_t *n_ok,
-                                        size_t *n_failed)
+/* A run killed with SIGKILL may have left a hidden temp file of a placed wheel; the pack that
+ * rewrites the wheel removes it, and so does the end of a build that found the wheel up to date
+ * (the project lock keeps other builds out). */
+static void sweep_wheel_temps(struct cli *c, const struct build_result *m,
+                              const struct timespec *started)
 {
-	struct cell_result *res = arena_calloc(&c->arena, p->n_cells + 1, sizeof(*res));
-	*n_ok = *n_failed = 0;
-	for (size_t i = 0; i < p->n_cells; i++) {
-		const struct cell_paths *cp = &g->cells[i];
-		if (!cp->dir)
-			continue;
-		res[i].ok = status == 0 || ninja_target_clean(ninja, g->build_dir, cp->target);
-		struct source s;
-		struct diag quiet = {0}; /* a probe: a cell with no final stamp placed no wheel */
-		if (res[i].ok && os_read_file(&c->arena, &quiet,
-		                              os_join(&c->arena, g->build_dir, cp->final), &s)) {
-			res[i].wheel = arena_strndup(&c->arena, s.text, strcspn(s.text, "\n"));
-			struct stat st;
-			if (stat(res[i].wheel, &st) == 0)
-				res[i].size = (long long)st.st_size;
-			/* A run killed with SIGKILL may have left a hidden temp file of this wheel;
-			 * the pack that rewrites the wheel removes it, and so does the end of a
-			 * build that found the wheel up to date (the project lock keeps other
-			 * builds out). */
-			wheel_tmp_sweep(&c->arena, res[i].wheel,
+	for (size_t i = 0; i < m->n_rows; i++)
+		if (m->rows[i].wheel)
+			wheel_tmp_sweep(&c->arena, m->rows[i].wheel,
 			                (int64_t)started->tv_sec * 1000000000 + started->tv_nsec);
-		}
-		if (res[i].ok)
-			(*n_ok)++;
-		else
-			(*n_failed)++;
-	}
-	return res;
 }
 
-/* The summary on stdout: the kernel archives, then one line per selected cell. */
-static void print_summary(struct cli *c, const struct plan_ctx *pc, const struct build_graph *g,
-                          const struct cell_result *res, const double *arch_s, size_t n_ok,
-                          size_t n_failed, double wall)
+/* The build's result, written down and shown: the summary on stdout, report.json, report.html
+ * and report-trace.json, all from the one model. Returns CLI_OK or CLI_FAIL. */
+static int build_report(struct cli *c, const struct build_result *m)
 {
-	const struct plan *p = &pc->plan;
-	printf("\n");
-	for (size_t t = 0; t < p->n_toolkits; t++)
-		if (g->archives[t].dir)
-			printf("kernels  CUDA %-5s %zu objects, compiled once: %s\n",
-			       p->toolkits[t].cuda, g->archives[t].n_objects,
-			       arch_s[t] < 0
-			           ? "up to date"
-			           : arena_printf(&c->arena, "%.1fs (wall, this run)", arch_s[t]));
-	size_t wid = 4;
-	for (size_t i = 0; i < p->n_cells; i++)
-		if (strlen(p->cells[i].id) > wid)
-			wid = strlen(p->cells[i].id);
-	printf("\n%-*s  %-6s  %-9s  %10s  %s\n", (int)wid, "CELL", "RESULT", "SIZE", "TIME",
-	       "WHEEL");
-	for (size_t i = 0; i < p->n_cells; i++) {
-		const struct cell *cl = &p->cells[i];
-		if (!cl->selected)
-			continue;
-		if (!cl->buildable) {
-			printf("%-*s  %-6s  %-9s  %10s  %s\n", (int)wid, cl->id, "skip", "-", "-",
-			       cl->why_not);
-			continue;
-		}
-		const char *wheel = res[i].wheel ? strrchr(res[i].wheel, '/') + 1 : "-";
-		/* TIME: the wall time of the cell's own steps in this run (its kernels are on the
-		 * kernels line), "up to date" when ninja had nothing to do for it; "-" for a failed
-		 * cell none of whose steps finished (ninja logs finished steps only). */
-		const char *tm = res[i].seconds >= 0
-		                     ? arena_printf(&c->arena, "%9.1fs", res[i].seconds)
-		                 : res[i].ok ? "up to date"
-		                             : "-";
-		printf("%-*s  %-6s  %-9s  %10s  %s\n", (int)wid, cl->id,
-		       res[i].ok ? "ok" : "FAILED",
-		       res[i].ok ? human_size(&c->arena, res[i].size) : "-", tm,
-		       res[i].ok ? wheel : "(see the error above)");
-	}
-	printf("\n%zu built, %zu failed, %zu not buildable here; %.1fs; wheels in %s\n", n_ok,
-	       n_failed, p->n_selected - p->n_buildable, wall, pc->cfg.dist_dir);
-	printf("report: %s\n", os_join(&c->arena, g->build_dir, "report.json"));
+	/* Cell ids, reasons and wheel names come from the config and the project: escaped. */
+	fputs(esc_str(&c->arena, ESC_LOG, report_summary(&c->arena, m)), stdout);
+	build_gha_summary(c, m);
+	if (!report_write(&c->arena, &c->diag, m, m->build_dir, true))
+		return CLI_FAIL;
+	printf("report: %s (and report-trace.json beside it)\n",
+	       os_join(&c->arena, m->build_dir, "report.html"));
+	return CLI_OK;
 }
 
 /* The build with the build dir locked: the graph, ninja, the results, the summary and the
@@ -689,11 +456,6 @@ static int build_locked(struct cli *c, const struct build_args *a, struct plan_c
 
 	const char **args = ninja_argv(c, a, ninja, &g);
 	const char **env = ninja_env(c, &pc->cfg);
-	/* .ninja_log grows by this run's steps: what was there before is earlier runs' work. */
-	struct stat lst;
-	size_t log_from = stat(os_join(&c->arena, g.build_dir, ".ninja_log"), &lst) == 0
-	                      ? (size_t)lst.st_size
-	                      : 0;
 	int status = 0;
 	if (a->dry_run) {
 		struct os_run r = {.argv = args, .env = env};
@@ -701,7 +463,18 @@ static int build_locked(struct cli *c, const struct build_args *a, struct plan_c
 			return CLI_FAIL;
 		return status == 0 ? CLI_OK : CLI_FAIL;
 	}
-	if (!build_run_ninja_mode(c, p, &g, args, env, a->progress, &status))
+	struct strv targets = {0};
+	if (a->export_dir)
+		strv_push(&c->arena, &targets, "kernels");
+	else
+		targets = g.targets;
+	struct build_result m;
+	result_init(&c->arena, p, &g, &targets, &m);
+	struct diag warn = cli_diag_as_warnings(c);
+	result_expect(&c->arena, &warn, g.build_dir, &m);
+	/* .ninja_log grows by this run's steps: what was there before is earlier runs' work. */
+	struct ninja_log_mark before = ninja_log_mark(&c->arena, g.build_dir);
+	if (!build_run_ninja(c, p, &m, args, env, a->progress, &status))
 		return CLI_FAIL;
 	if (a->export_dir) {
 		if (status != 0 || !kernels_export(&c->arena, &c->diag, p, &g, a->export_dir))
@@ -709,21 +482,14 @@ static int build_locked(struct cli *c, const struct build_args *a, struct plan_c
 		printf("cuwheel: kernel archives and manifest.json written to %s\n", a->export_dir);
 		return CLI_OK;
 	}
-
-	double *cell_s = arena_calloc(&c->arena, p->n_cells + 1, sizeof(double));
-	double *arch_s = arena_calloc(&c->arena, p->n_toolkits + 1, sizeof(double));
-	ninja_times(c, g.build_dir, p, &g, log_from, cell_s, arch_s);
-	size_t n_ok, n_failed;
-	struct cell_result *res = cell_results(c, p, &g, ninja, status, started, &n_ok, &n_failed);
-	for (size_t i = 0; i < p->n_cells; i++)
-		res[i].seconds = g.cells[i].dir ? cell_s[i] : 0;
 	struct timespec t1;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	double wall = (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
-	print_summary(c, pc, &g, res, arch_s, n_ok, n_failed, wall);
-	json_t *doc = write_report(c, pc, &g, res, arch_s, wall);
-	/* report.html, -data.json, -trace.json, from the document just written */
-	int rc = doc ? report_write(c, pc, doc, NULL) : CLI_FAIL;
+	result_finish(&c->arena, &c->diag, &before, wall, &m);
+	sweep_wheel_temps(c, &m, started);
+	int rc = build_report(c, &m);
+	size_t n_ok, n_failed, n_skipped;
+	result_count(&m, &n_ok, &n_failed, &n_skipped);
 	if (n_failed)
 		return CLI_FAIL;
 	return status == 0 ? rc : CLI_FAIL;

@@ -1,8 +1,11 @@
 /* cmd_report.c: `cuwheel report`: the last build as HTML (grid, timeline, audits, toolchain),
- * JSON and a Chrome trace. */
+ * JSON and a Chrome trace, rendered from the report.json it wrote: the toolchain shown is the
+ * one that build used, whatever this machine has now. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "base/os.h"
 #include "cli/cli.h"
 #include "cli/plan_common.h"
 #include "cli/report.h"
@@ -10,8 +13,10 @@
 enum report_option { REPORT_OUT, REPORT_JSON, REPORT_TRACE };
 
 static const struct cli_option report_options[] = {
-    {"out", 0, "DIR", REPORT_OUT, "write the three files into DIR (default: the build dir)"},
-    {"json", 0, NULL, REPORT_JSON, "print the data JSON on stdout instead of writing files"},
+    {"out", 0, "DIR", REPORT_OUT,
+     "write report.html, report.json and report-trace.json into DIR\n"
+     "(default: report.html and report-trace.json into the build dir)"},
+    {"json", 0, NULL, REPORT_JSON, "print report.json on stdout instead of writing files"},
     {"trace", 0, NULL, REPORT_TRACE, "print the trace JSON on stdout instead of writing files"},
     {0},
 };
@@ -20,12 +25,13 @@ const struct cli_help cmd_report_help = {
     .text =
         "usage: cuwheel report [--out DIR] [--json] [--trace]\n"
         "\n"
-        "Writes the report of the last `cuwheel build` (every build also writes it into the\n"
-        "build dir): report.html, one self-contained page with the matrix as a grid (each cell\n"
-        "coloured by its result, with its wheel, size and time), a timeline of every step on the\n"
-        "cores (kernel archives and per-Python cells in two colours), each wheel's audit findings\n"
-        "and the toolchain; report-data.json, the same data; report-trace.json, the steps as\n"
-        "Chrome trace events (open in ui.perfetto.dev or chrome://tracing).\n",
+        "Writes the report of the last `cuwheel build` from the report.json it left in the build\n"
+        "dir (every build also writes the report there): report.html, one self-contained page\n"
+        "with the matrix as a grid (each cell coloured by its result, with its wheel, size and\n"
+        "time), a timeline of every step on the cores (kernel archives and per-Python cells in\n"
+        "two colours), each wheel's audit findings and the toolchain the build used;\n"
+        "report-trace.json, the steps as Chrome trace events (open in ui.perfetto.dev or\n"
+        "chrome://tracing). report.json is the build's result itself (docs/manual/report.md).\n",
     .groups = {{NULL, report_options}},
     .more = "Exit status: 0 written, 1 no build to report on, 2 usage.\n",
 };
@@ -57,20 +63,25 @@ int cmd_report(struct cli *c, int argc, char **argv)
 	if (json && trace)
 		return cli_usage(c, "report",
 		                 "--json and --trace each print one document; pick one");
-	struct matrix_opts mo = {0};
-	struct plan_ctx pc;
-	int rc = plan_load(c, &mo, &pc);
-	if (rc != CLI_OK)
-		return rc;
-	if (!json && !trace)
-		return report_write(c, &pc, NULL, out);
-	struct report r;
-	if (!report_load(c, &pc, &r))
+	struct config cfg;
+	if (!cli_config_load(c, &cfg))
 		return CLI_FAIL;
-	json_t *doc = json ? report_json(&pc, &r) : report_trace(&r);
-	int ok = json_dumpf(doc, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER) == 0;
-	printf("\n");
+	struct build_result m;
+	if (!result_load(&c->arena, &c->diag, cfg.build_dir, &m))
+		return CLI_FAIL;
+	if (!json && !trace) {
+		const char *dir = out ? out : cfg.build_dir;
+		if (!report_write(&c->arena, &c->diag, &m, dir, out != NULL))
+			return CLI_FAIL;
+		printf("report: %s (and report-trace.json%s beside it)\n",
+		       os_join(&c->arena, dir, "report.html"), out ? ", report.json" : "");
+		return CLI_OK;
+	}
+	json_t *doc = json ? result_to_json(&m) : report_trace(&m);
+	char *text = report_dump(&c->arena, doc);
 	json_decref(doc);
-	report_free(&r);
-	return ok ? CLI_OK : CLI_FAIL;
+	if (!text)
+		return CLI_FAIL;
+	fputs(text, stdout);
+	return CLI_OK;
 }

@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/os.h"
 #include "base/strbuf.h"
@@ -28,8 +29,9 @@ static int index_cmp(const void *x, const void *y)
 	return (a->index > b->index) - (a->index < b->index);
 }
 
-/* Keeps the last entry of every output, in file order. */
-static size_t keep_latest(struct arena *a, struct ninja_log_entry *v, size_t n)
+/* Returns the last entry of every output of v, in file order, in a new array (*out). */
+static size_t keep_latest(struct arena *a, const struct ninja_log_entry *v, size_t n,
+                          struct ninja_log_entry **out)
 {
 	struct keyed *k = arena_calloc(a, n + 1, sizeof(*k));
 	for (size_t i = 0; i < n; i++)
@@ -40,10 +42,10 @@ static size_t keep_latest(struct arena *a, struct ninja_log_entry *v, size_t n)
 		if (i + 1 == n || strcmp(k[i].output, k[i + 1].output))
 			k[m++] = k[i];
 	qsort(k, m, sizeof(*k), index_cmp);
-	struct ninja_log_entry *copy = arena_calloc(a, n + 1, sizeof(*copy));
-	memcpy(copy, v, n * sizeof(*v));
+	struct ninja_log_entry *r = arena_calloc(a, m + 1, sizeof(*r));
 	for (size_t i = 0; i < m; i++)
-		v[i] = copy[k[i].index];
+		r[i] = v[k[i].index];
+	*out = r;
 	return m;
 }
 
@@ -84,57 +86,60 @@ static size_t parse(struct arena *a, const char *text, struct ninja_log_entry **
 			v = arena_realloc(a, v, cap, 2 * cap, sizeof(*v));
 			cap *= 2;
 		}
-		v[len++] = (struct ninja_log_entry){st, en, arena_strndup(a, o, ol)};
+		v[len++] = (struct ninja_log_entry){st, en, arena_strndup(a, o, ol),
+		                                    (size_t)(line - text)};
 	}
 	*out = v;
 	*run_start_out = run_start;
 	return len;
 }
 
-/* Reads the log; false + diagnostic when it is there but unreadable. A missing one: empty. */
-static bool load(struct arena *a, struct diag *d, const char *build_dir, struct source *log)
+struct ninja_log_mark ninja_log_mark(struct arena *a, const char *build_dir)
 {
+	struct stat st;
+	if (stat(os_join(a, build_dir, ".ninja_log"), &st) != 0)
+		return (struct ninja_log_mark){0, 0};
+	return (struct ninja_log_mark){(unsigned long long)st.st_size,
+	                               (unsigned long long)st.st_ino};
+}
+
+bool ninja_log_load(struct arena *a, struct diag *d, const char *build_dir, struct ninja_log *log)
+{
+	*log = (struct ninja_log){0};
 	const char *path = os_join(a, build_dir, ".ninja_log");
-	*log = (struct source){.text = "", .len = 0};
-	if (!os_exists(path))
-		return true;
-	return os_read_file(a, d, path, log);
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return true; /* no log yet: a first build */
+	struct source text;
+	if (!os_read_file(a, d, path, &text))
+		return false;
+	log->inode = (unsigned long long)st.st_ino;
+	log->n = parse(a, text.text, &log->v, &log->run_start);
+	return true;
 }
 
-bool ninja_log_read(struct arena *a, struct diag *d, const char *build_dir,
-                    enum ninja_log_view view, struct ninja_log_entry **out, size_t *n)
+size_t ninja_log_view(struct arena *a, const struct ninja_log *log, enum ninja_log_view view,
+                      struct ninja_log_entry **out)
 {
-	*out = NULL;
-	*n = 0;
-	struct source log;
-	if (!load(a, d, build_dir, &log))
-		return false;
-	struct ninja_log_entry *v;
-	size_t run_start;
-	size_t len = parse(a, log.text, &v, &run_start);
 	if (view == NINJA_LOG_LAST_RUN) {
-		*out = v + run_start;
-		*n = len - run_start;
-	} else {
-		*out = v;
-		*n = keep_latest(a, v, len);
+		*out = log->v + log->run_start;
+		return log->n - log->run_start;
 	}
-	return true;
+	return keep_latest(a, log->v, log->n, out);
 }
 
-bool ninja_log_read_since(struct arena *a, struct diag *d, const char *build_dir, size_t from,
-                          struct ninja_log_entry **out, size_t *n)
+size_t ninja_log_run(const struct ninja_log *log, const struct ninja_log_mark *before,
+                     struct ninja_log_entry **out)
 {
-	*out = NULL;
-	*n = 0;
-	struct source log;
-	if (!load(a, d, build_dir, &log))
-		return false;
-	if (from > log.len)
-		from = 0; /* ninja rewrote (recompacted) the log: all of it is this run's */
-	size_t run_start;
-	*n = parse(a, log.text + from, out, &run_start);
-	return true;
+	if (log->inode != before->inode) { /* rewritten (recompacted), or new */
+		*out = log->v + log->run_start;
+		return log->n - log->run_start;
+	}
+	size_t i = 0;
+	while (i < log->n && log->v[i].at < before->size)
+		i++;
+	*out = log->v + i;
+	return log->n - i;
 }
 
 bool ninja_target_clean(const char *ninja, const char *build_dir, const char *target)

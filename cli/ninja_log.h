@@ -14,6 +14,7 @@
 struct ninja_log_entry {
 	long long start_ms, end_ms;
 	const char *output; /* build-dir relative */
+	size_t at;          /* the byte offset of its line in the log */
 };
 
 enum ninja_log_view {
@@ -21,15 +22,32 @@ enum ninja_log_view {
 	NINJA_LOG_LAST_RUN, /* the entries of the last ninja run only */
 };
 
-/* Reads build_dir/.ninja_log into *out (arena memory). A missing log is an empty one. Returns
- * false + diagnostic when the file is there but cannot be read (*out is then empty). */
-bool ninja_log_read(struct arena *a, struct diag *d, const char *build_dir,
-                    enum ninja_log_view view, struct ninja_log_entry **out, size_t *n);
-/* Reads the entries of the lines .ninja_log gained after byte `from` (its size before a run):
- * what that run did, in file order. A log shorter than `from` was rewritten by ninja (it
- * recompacts it): all of it is then the run's. False + diagnostic as ninja_log_read. */
-bool ninja_log_read_since(struct arena *a, struct diag *d, const char *build_dir, size_t from,
-                          struct ninja_log_entry **out, size_t *n);
+/* Where the log stood before a run: its size and inode (0, 0: no log). ninja appends a run's
+ * entries, or rewrites (recompacts) the whole file under a new inode. */
+struct ninja_log_mark {
+	unsigned long long size, inode;
+};
+
+/* The log, read once: every entry in file order. */
+struct ninja_log {
+	struct ninja_log_entry *v;
+	size_t n;
+	size_t run_start;         /* where the last run begins: end times fall back there */
+	unsigned long long inode; /* of the file read; 0 when there was none */
+};
+
+/* Returns where build_dir/.ninja_log stands now (before a run); never fails. */
+struct ninja_log_mark ninja_log_mark(struct arena *a, const char *build_dir);
+/* Reads build_dir/.ninja_log (arena memory). A missing log is an empty one. Returns false +
+ * diagnostic when the file is there but cannot be read (*log is then empty). */
+bool ninja_log_load(struct arena *a, struct diag *d, const char *build_dir, struct ninja_log *log);
+/* Returns one view of the log in *out (arena memory; the log is not changed) and its size. */
+size_t ninja_log_view(struct arena *a, const struct ninja_log *log, enum ninja_log_view view,
+                      struct ninja_log_entry **out);
+/* Returns in *out the entries the run that began at mark `before` appended, and their number:
+ * those after its size; all of the last run when ninja rewrote the log meanwhile. */
+size_t ninja_log_run(const struct ninja_log *log, const struct ninja_log_mark *before,
+                     struct ninja_log_entry **out);
 /* True when `ninja -C build_dir -n target` has no work to do (the target is up to date); false
  * when it has, or when ninja cannot be asked. */
 bool ninja_target_clean(const char *ninja, const char *build_dir, const char *target);

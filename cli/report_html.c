@@ -42,15 +42,58 @@ static void human_size(struct strbuf *sb, long long n)
 		sb_printf(sb, "%.1f kB", (double)n / 1024);
 }
 
-static const char *result_class(const char *result)
+static const char *result_class(const struct result_row *w)
 {
-	if (!strcmp(result, "ok"))
+	switch (w->state) {
+	case RESULT_OK:
 		return "ok";
-	if (!strcmp(result, "failed"))
-		return "failed";
-	if (!strcmp(result, "not selected"))
+	case RESULT_NOT_SELECTED:
 		return "unselected";
-	return "skipped";
+	case RESULT_CANNOT_BUILD:
+		return "skipped";
+	default:
+		return "failed";
+	}
+}
+
+/* The grid's column of a cell: its CUDA, and torch. */
+static const char *column_of(struct arena *a, const struct result_row *w)
+{
+	if (!w->cuda)
+		return "?";
+	return w->torch ? arena_printf(a, "CUDA %s, torch %s", w->cuda, w->torch)
+	                : arena_printf(a, "CUDA %s", w->cuda);
+}
+
+/* One cell of the grid: id, result, size and time or why not, the wheel. */
+static void grid_cell(struct strbuf *sb, const struct result_row *w)
+{
+	const char *result = result_word(w);
+	sb_printf(sb, "<div class=\"cell %s\" data-row=\"", result_class(w));
+	esc(sb, w->name);
+	sb_puts(sb, "\" style=\"padding:6px;margin:2px 0\"><div class=\"r\">");
+	esc(sb, w->name);
+	sb_puts(sb, "</div><div>");
+	esc(sb, result);
+	if (w->state == RESULT_OK) {
+		sb_puts(sb, " &middot; ");
+		human_size(sb, w->size);
+		if (w->seconds < 0)
+			sb_puts(sb, " &middot; up to date");
+		else
+			sb_printf(sb, " &middot; %.1fs", w->seconds);
+	}
+	sb_puts(sb, "</div>");
+	if (w->wheel) {
+		sb_puts(sb, "<div class=\"w\">");
+		esc(sb, basename_of(w->wheel));
+		sb_puts(sb, "</div>");
+	} else if (w->reason) {
+		sb_puts(sb, "<div class=\"sub\">");
+		esc(sb, w->reason);
+		sb_puts(sb, "</div>");
+	}
+	sb_puts(sb, "</div>");
 }
 
 static const char css[] =
@@ -67,17 +110,15 @@ static const char css[] =
     "-2px}.lvl-error{color:#b42318;font-weight:600}.lvl-warning{color:#a15c07}.lvl-note{color:"
     "#5b6475}code{font-family:ui-monospace,monospace;font-size:12px}";
 
-static void grid(struct strbuf *sb, const struct report *r)
+static void grid(struct strbuf *sb, const struct build_result *m)
 {
 	struct arena a = {0};
 	struct strv rows = {0}, cols = {0};
-	for (size_t i = 0; i < r->n_cells; i++) {
-		const struct cell *cl = r->cells[i].cell;
-		const char *row = cl ? cl->python : "?";
-		const char *col =
-		    cl ? (cl->torch ? arena_printf(&a, "CUDA %s, torch %s", cl->cuda, cl->torch)
-		                    : arena_printf(&a, "CUDA %s", cl->cuda))
-		       : "?";
+	for (size_t i = 0; i < m->n_rows; i++) {
+		const struct result_row *w = &m->rows[i];
+		if (w->is_archive)
+			continue;
+		const char *row = w->python ? w->python : "?", *col = column_of(&a, w);
 		if (!strv_contains(&rows, row))
 			strv_push(&a, &rows, row);
 		if (!strv_contains(&cols, col))
@@ -96,47 +137,16 @@ static void grid(struct strbuf *sb, const struct report *r)
 		sb_puts(sb, "</th>");
 		for (size_t j = 0; j < cols.n; j++) {
 			bool any = false;
-			for (size_t i = 0; i < r->n_cells; i++) {
-				const struct report_cell *rc = &r->cells[i];
-				const struct cell *cl = rc->cell;
-				const char *row = cl ? cl->python : "?";
-				const char *col =
-				    cl ? (cl->torch ? arena_printf(&a, "CUDA %s, torch %s",
-				                                   cl->cuda, cl->torch)
-				                    : arena_printf(&a, "CUDA %s", cl->cuda))
-				       : "?";
-				if (strcmp(row, rows.v[k]) || strcmp(col, cols.v[j]))
+			for (size_t i = 0; i < m->n_rows; i++) {
+				const struct result_row *w = &m->rows[i];
+				if (w->is_archive ||
+				    strcmp(w->python ? w->python : "?", rows.v[k]) ||
+				    strcmp(column_of(&a, w), cols.v[j]))
 					continue;
 				if (!any)
 					sb_puts(sb, "<td class=\"cell-group\">");
 				any = true;
-				sb_printf(sb, "<div class=\"cell %s\" data-row=\"",
-				          result_class(rc->result));
-				esc(sb, rc->id);
-				sb_puts(sb,
-				        "\" style=\"padding:6px;margin:2px 0\"><div class=\"r\">");
-				esc(sb, rc->id);
-				sb_puts(sb, "</div><div>");
-				esc(sb, rc->result);
-				if (!strcmp(rc->result, "ok")) {
-					sb_puts(sb, " &middot; ");
-					human_size(sb, rc->size);
-					if (rc->seconds < 0)
-						sb_puts(sb, " &middot; up to date");
-					else
-						sb_printf(sb, " &middot; %.1fs", rc->seconds);
-				}
-				sb_puts(sb, "</div>");
-				if (rc->wheel) {
-					sb_puts(sb, "<div class=\"w\">");
-					esc(sb, basename_of(rc->wheel));
-					sb_puts(sb, "</div>");
-				} else if (rc->reason) {
-					sb_puts(sb, "<div class=\"sub\">");
-					esc(sb, rc->reason);
-					sb_puts(sb, "</div>");
-				}
-				sb_puts(sb, "</div>");
+				grid_cell(sb, w);
 			}
 			sb_puts(sb, any ? "</td>" : "<td></td>");
 		}
@@ -147,7 +157,7 @@ static void grid(struct strbuf *sb, const struct report *r)
 }
 
 /* The Gantt chart: one lane per core, a bar per step; the kernel stage in violet. */
-static void timeline(struct strbuf *sb, const struct report *r)
+static void timeline(struct strbuf *sb, const struct build_result *r)
 {
 	if (r->n_steps == 0) {
 		sb_puts(sb, "<p class=\"sub\" id=\"timeline\">No steps ran in the last build "
@@ -185,7 +195,7 @@ static void timeline(struct strbuf *sb, const struct report *r)
 		    sb, "<text x=\"4\" y=\"%d\" font-size=\"11\" fill=\"#5b6475\">core %d</text>\n",
 		    top + l * lane_h + 15, l + 1);
 	for (size_t i = 0; i < r->n_steps; i++) {
-		const struct report_step *s = &r->steps[i];
+		const struct result_step *s = &r->steps[i];
 		double x = left + (double)s->start_ms * scale;
 		double w = (double)(s->end_ms - s->start_ms) * scale;
 		if (w < 1)
@@ -207,17 +217,17 @@ static void timeline(struct strbuf *sb, const struct report *r)
 	            "per-Python cell (binding, link, stage, pack, audit, test)</div>\n");
 }
 
-static void audits(struct strbuf *sb, const struct report *r)
+static void audits(struct strbuf *sb, const struct build_result *m)
 {
 	bool any = false;
-	for (size_t i = 0; i < r->n_cells; i++) {
-		const struct report_cell *rc = &r->cells[i];
+	for (size_t i = 0; i < m->n_rows; i++) {
+		const struct result_row *rc = &m->rows[i];
 		if (!rc->audited)
 			continue;
 		any = true;
 		const struct audit_result *a = &rc->audit;
 		sb_puts(sb, "<h3 style=\"font-size:14px;margin:16px 0 4px\"><code>");
-		esc(sb, basename_of(rc->wheel));
+		esc(sb, rc->wheel ? basename_of(rc->wheel) : rc->audit.wheel);
 		sb_printf(sb, "</code> &mdash; %s, %d error%s, %d warning%s",
 		          a->ok ? "passes" : "fails", a->errors, a->errors == 1 ? "" : "s",
 		          a->warnings, a->warnings == 1 ? "" : "s");
@@ -260,40 +270,42 @@ static void audits(struct strbuf *sb, const struct report *r)
 		sb_puts(sb, "<p class=\"sub\">No wheel to audit.</p>\n");
 }
 
-static void toolchain(struct strbuf *sb, const struct plan_ctx *pc, const struct report *r)
+/* The toolchain the build used, as it recorded it: nothing here asks this machine. */
+static void toolchain(struct strbuf *sb, const struct build_result *m)
 {
-	const struct plan *p = &pc->plan;
 	sb_puts(sb,
 	        "<table id=\"toolchain\"><tr><th>tool</th><th>version</th><th>path</th></tr>\n");
-	for (size_t t = 0; t < p->n_toolkits; t++) {
-		const struct toolkit_plan *tp = &p->toolkits[t];
-		if (!tp->used || !tp->tk)
-			continue;
+	for (size_t t = 0; t < m->n_toolkits; t++) {
+		const struct result_toolkit *tk = &m->toolkits[t];
 		sb_puts(sb, "<tr><td>nvcc (CUDA ");
-		esc(sb, tp->cuda);
+		esc(sb, tk->cuda);
 		sb_puts(sb, ")</td><td>");
-		esc(sb, tp->tk->version);
+		esc(sb, tk->version);
 		sb_puts(sb, "</td><td><code>");
-		esc(sb, tp->tk->nvcc);
+		esc(sb, tk->nvcc);
+		sb_puts(sb, "</code></td></tr>\n<tr><td>host compiler (CUDA ");
+		esc(sb, tk->cuda);
+		sb_puts(sb, ")</td><td>");
+		esc(sb, tk->cc_version ? tk->cc_version : "(unknown)");
+		sb_puts(sb, "</td><td><code>");
+		esc(sb, tk->cc);
+		sb_puts(sb, "</code>, <code>");
+		esc(sb, tk->cxx);
 		sb_puts(sb, "</code></td></tr>\n");
 	}
-	struct arena a = {0};
-	struct strv seen = {0};
-	for (size_t i = 0; i < r->n_cells; i++) {
-		const struct cell *cl = r->cells[i].cell;
-		if (!cl || !cl->py || strv_contains(&seen, cl->py->path))
-			continue;
-		strv_push(&a, &seen, cl->py->path);
+	for (size_t i = 0; i < m->n_pythons; i++) {
+		const struct result_python *py = &m->pythons[i];
 		sb_puts(sb, "<tr><td>Python</td><td>");
-		esc(sb, cl->py->version);
+		esc(sb, py->version);
+		if (py->torch) {
+			sb_puts(sb, ", torch ");
+			esc(sb, py->torch);
+		}
 		sb_puts(sb, "</td><td><code>");
-		esc(sb, cl->py->path);
+		esc(sb, py->path);
 		sb_puts(sb, "</code></td></tr>\n");
 	}
-	arena_free(&a);
-	sb_puts(sb, "<tr><td>cc</td><td colspan=\"2\">");
-	esc(sb, r->cc_version ? r->cc_version : "(unknown)");
-	sb_puts(sb, "</td></tr>\n</table>\n");
+	sb_puts(sb, "</table>\n");
 }
 
 /* Hovering a cell of the grid highlights its steps in the timeline. */
@@ -308,35 +320,34 @@ static const char script[] =
     "g[i].addEventListener('mouseleave',function(){mark(null);});}"
     "document.body.setAttribute('data-ready','1');})();";
 
-char *report_html(struct arena *a, const struct plan_ctx *pc, const struct report *r)
+char *report_html(struct arena *a, const struct build_result *m)
 {
 	struct strbuf sb = {0};
-	size_t ok = 0, failed = 0;
-	for (size_t i = 0; i < r->n_cells; i++) {
-		ok += !strcmp(r->cells[i].result, "ok");
-		failed += !strcmp(r->cells[i].result, "failed");
-	}
+	size_t ok, failed, skipped, n_cells = 0;
+	result_count(m, &ok, &failed, &skipped);
+	for (size_t i = 0; i < m->n_rows; i++)
+		n_cells += !m->rows[i].is_archive;
 	sb_puts(&sb, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 	             "<title>cuwheel report: ");
-	esc(&sb, r->project);
+	esc(&sb, m->project);
 	sb_printf(&sb, "</title><style>%s</style></head><body>\n<h1>", css);
-	esc(&sb, r->project);
+	esc(&sb, m->project);
 	sb_putc(&sb, ' ');
-	esc(&sb, r->version);
+	esc(&sb, m->version);
 	sb_printf(
 	    &sb,
 	    "</h1><div class=\"sub\">%zu wheel%s built, %zu failed, %zu cell%s in the matrix; "
 	    "%.1fs wall; %zu step%s on %d core%s in the last run</div>\n",
-	    ok, ok == 1 ? "" : "s", failed, r->n_cells, r->n_cells == 1 ? "" : "s", r->wall_seconds,
-	    r->n_steps, r->n_steps == 1 ? "" : "s", r->n_lanes, r->n_lanes == 1 ? "" : "s");
+	    ok, ok == 1 ? "" : "s", failed, n_cells, n_cells == 1 ? "" : "s", m->wall_seconds,
+	    m->n_steps, m->n_steps == 1 ? "" : "s", m->n_lanes, m->n_lanes == 1 ? "" : "s");
 	sb_puts(&sb, "<h2>Matrix</h2>\n");
-	grid(&sb, r);
+	grid(&sb, m);
 	sb_puts(&sb, "<h2>Timeline</h2>\n");
-	timeline(&sb, r);
+	timeline(&sb, m);
 	sb_puts(&sb, "<h2>Audit</h2>\n");
-	audits(&sb, r);
+	audits(&sb, m);
 	sb_puts(&sb, "<h2>Toolchain</h2>\n");
-	toolchain(&sb, pc, r);
+	toolchain(&sb, m);
 	sb_printf(&sb, "<script>%s</script>\n</body></html>\n", script);
 	return sb_to_arena(&sb, a);
 }

@@ -1,7 +1,10 @@
 """`cuwheel report` after a real small build (CUDA 13.0, sm_75, one Python): the trace is valid
-Chrome trace JSON (names, phases, microsecond timestamps and durations), the data JSON and the
-HTML hold the grid and the timeline, and headless Chromium renders the page with no script
-error. Needs jsonschema (re-executes itself with ci/test-venv's python when missing)."""
+Chrome trace JSON (names, phases, microsecond timestamps and durations), report.json and the
+HTML hold the grid and the timeline, the summary the build printed says what report.json says,
+`cuwheel report` shows the toolchain the build used after what discovery would find has changed
+(another cc first on PATH, another Python asked for), and headless Chromium renders the page
+with no script error. Needs jsonschema (re-executes itself with ci/test-venv's python when
+missing)."""
 import html.parser
 import json
 import os
@@ -112,7 +115,7 @@ def main():
         if b.returncode != 0:
             fail("the build failed", b.stdout)
         bdir = os.path.join(proj, "build", "cuwheel")
-        for n in ("report.html", "report-data.json", "report-trace.json"):
+        for n in ("report.html", "report.json", "report-trace.json"):
             if not os.path.isfile(os.path.join(bdir, n)):
                 fail(f"the build did not write {n} into the build dir", b.stdout)
         out = os.path.join(tmp, "out")
@@ -146,15 +149,59 @@ def main():
                     fail(f"lane {lane} runs two steps at once")
         print(f"ok: trace is valid Chrome trace JSON ({len(xs)} steps on {len(by_lane)} lanes)")
 
-        data = json.load(open(os.path.join(out, "report-data.json")))
+        data = json.load(open(os.path.join(out, "report.json")))
+        if data != json.load(open(os.path.join(bdir, "report.json"))):
+            fail("`cuwheel report --out` wrote another report.json than the build's")
         cell = next(c for c in data["cells"] if c["id"] == CELL)
         if cell["result"] != "ok" or not cell["wheel"] or cell["size"] <= 0:
-            fail(f"data JSON: {cell}")
+            fail(f"report.json: {cell}")
         if cell["audit"] is None or not cell["audit"]["ok"]:
-            fail(f"data JSON: no passing audit for {CELL}")
-        if not data["toolchain"]["nvcc"] or not data["toolchain"]["pythons"]:
-            fail("data JSON: no toolchain versions")
-        print("ok: data JSON holds the cells, the audit and the toolchain")
+            fail(f"report.json: no passing audit for {CELL}")
+        tc = data["toolchain"]
+        if not tc["toolkits"] or not tc["pythons"] or not tc["toolkits"][0]["cc_version"]:
+            fail(f"report.json: no toolchain versions: {tc}")
+        print("ok: report.json holds the cells, the audit and the toolchain")
+
+        # The summary the build printed is report.json rendered: each cell's line has its
+        # result, size and wheel as report.json has them.
+        for c in data["cells"]:
+            if c["result"] == "not selected":
+                continue
+            size = c["size"] / 1024
+            want = (rf"^{re.escape(c['id'])}\s+ok\s+{size:.1f} kB\s+[\d.]+s\s+"
+                    rf"{re.escape(os.path.basename(c['wheel']))}$")
+            if not re.search(want, b.stdout, re.M):
+                fail(f"the summary's line of {c['id']} is not report.json's ({want})", b.stdout)
+        print("ok: the printed summary says what report.json says")
+
+        # `cuwheel report` does not ask this machine: with another cc first on PATH and
+        # another Python asked for, it shows the compilers and Pythons the build used.
+        fake = os.path.join(tmp, "fakebin")
+        os.makedirs(fake)
+        for tool in ("cc", "c++", "gcc", "g++"):
+            with open(os.path.join(fake, tool), "w") as f:
+                f.write("#!/bin/sh\necho 'cc (Fake) 99.9.9'\n")
+            os.chmod(os.path.join(fake, tool), 0o755)
+        env2 = dict(env, PATH=fake + os.pathsep + env["PATH"], CC=os.path.join(fake, "cc"),
+                    CXX=os.path.join(fake, "c++"), CUWHEEL_MATRIX_PYTHON="3.11")
+        r3 = subprocess.run([CUWHEEL, "report", "--json"], cwd=proj, env=env2,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if r3.returncode != 0:
+            fail("cuwheel report --json failed", r3.stdout + r3.stderr)
+        if json.loads(r3.stdout)["toolchain"] != tc:
+            fail(f"report --json shows another toolchain: {r3.stdout[:2000]}")
+        r4 = subprocess.run([CUWHEEL, "report", "--out", os.path.join(tmp, "out-now")],
+                            cwd=proj, env=env2, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+        page_now = open(os.path.join(tmp, "out-now", "report.html")).read()
+        if r4.returncode != 0 or "99.9.9" in page_now or "CC=" in page_now:
+            fail("the HTML's toolchain is this machine's, not the build's", r4.stdout)
+        py_used = [p["version"] for p in tc["pythons"]]
+        if not any(v.startswith("3.12") for v in py_used) or \
+                not all(v in page_now for v in py_used) or tc["toolkits"][0]["cc_version"] \
+                not in page_now:
+            fail(f"the HTML does not show the build's Pythons {py_used} and cc")
+        print("ok: `cuwheel report` shows the toolchain the build used, not today's machine")
 
         page_path = os.path.join(out, "report.html")
         text = open(page_path).read()
@@ -175,7 +222,7 @@ def main():
         # A no-op rebuild: nothing ran for the cell, so its time is unknown (null), shown as
         # "up to date", never as 0 s (the report once read report.json's null as 0).
         if not (isinstance(cell["seconds"], float) and cell["seconds"] > 0):
-            fail(f"data JSON: the first build's cell time is {cell['seconds']!r}")
+            fail(f"report.json: the first build's cell time is {cell['seconds']!r}")
         b2 = subprocess.run([CUWHEEL, "build", "--no-test", "--progress=plain"], cwd=proj,
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         out2 = os.path.join(tmp, "out2")
@@ -183,14 +230,14 @@ def main():
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         if b2.returncode != 0 or r2.returncode != 0:
             fail("the no-op rebuild or its report failed", b2.stdout + r2.stdout)
-        cell2 = next(c for c in json.load(open(os.path.join(out2, "report-data.json")))["cells"]
+        cell2 = next(c for c in json.load(open(os.path.join(out2, "report.json")))["cells"]
                      if c["id"] == CELL)
         if cell2["result"] != "ok" or cell2["seconds"] is not None:
-            fail(f"data JSON after a no-op rebuild: {cell2['result']}, seconds "
+            fail(f"report.json after a no-op rebuild: {cell2['result']}, seconds "
                  f"{cell2['seconds']!r} (want ok and null)")
         if "up to date" not in open(os.path.join(out2, "report.html")).read():
             fail("the HTML after a no-op rebuild does not say the cell was up to date")
-        print("ok: after a no-op rebuild the cell's time is null in the data and 'up to date' "
+        print("ok: after a no-op rebuild the cell's time is null in report.json and 'up to date' "
               "in the HTML")
 
         chromium = shutil.which("chromium") or shutil.which("chromium-browser")

@@ -1,5 +1,6 @@
 /* test_ninja_log.c: the one .ninja_log reader: the latest entry of every output across runs,
- * the entries of the last run, a missing log, and lines that are not entries. */
+ * the entries of the last run, what one run appended, a missing log, and lines that are not
+ * entries. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -42,7 +43,9 @@ static void latest_keeps_the_last_entry_of_each_output(void **state)
 	char *dir = make_dir(&a, LOG);
 	struct ninja_log_entry *v;
 	size_t n;
-	assert_true(ninja_log_read(&a, &d, dir, NINJA_LOG_LATEST, &v, &n));
+	struct ninja_log log;
+	assert_true(ninja_log_load(&a, &d, dir, &log));
+	n = ninja_log_view(&a, &log, NINJA_LOG_LATEST, &v);
 	assert_int_equal(n, 3);
 	assert_string_equal(v[0].output, "cells/x/lib.so");
 	assert_string_equal(v[1].output, "kernels/a.o");
@@ -61,7 +64,9 @@ static void last_run_starts_where_end_times_fall_back(void **state)
 	char *dir = make_dir(&a, LOG);
 	struct ninja_log_entry *v;
 	size_t n;
-	assert_true(ninja_log_read(&a, &d, dir, NINJA_LOG_LAST_RUN, &v, &n));
+	struct ninja_log log;
+	assert_true(ninja_log_load(&a, &d, dir, &log));
+	n = ninja_log_view(&a, &log, NINJA_LOG_LAST_RUN, &v);
 	assert_int_equal(n, 2);
 	assert_string_equal(v[0].output, "kernels/a.o");
 	assert_int_equal(v[0].start_ms, 0);
@@ -79,8 +84,38 @@ static void missing_log_is_empty(void **state)
 	char *dir = make_dir(&a, NULL);
 	struct ninja_log_entry *v;
 	size_t n = 7;
-	assert_true(ninja_log_read(&a, &d, dir, NINJA_LOG_LATEST, &v, &n));
+	struct ninja_log log;
+	assert_true(ninja_log_load(&a, &d, dir, &log));
+	n = ninja_log_view(&a, &log, NINJA_LOG_LATEST, &v);
 	assert_int_equal(n, 0);
+	struct diag q = {0};
+	os_rm_rf(&q, dir);
+	arena_free(&a);
+}
+
+static void a_run_is_what_it_appended_or_all_of_a_rewritten_log(void **state)
+{
+	(void)state;
+	struct arena a = {0};
+	struct diag d = {0};
+	char *dir = make_dir(&a, LOG);
+	struct ninja_log log;
+	assert_true(ninja_log_load(&a, &d, dir, &log));
+	struct ninja_log_mark mark = ninja_log_mark(&a, dir);
+	assert_int_equal(mark.inode, log.inode);
+	/* The log as it stood before the second run: up to its first line. */
+	mark.size = (unsigned long long)(strstr(LOG, "0\t300") - LOG);
+	struct ninja_log_entry *v;
+	assert_int_equal(ninja_log_run(&log, &mark, &v), 2);
+	assert_string_equal(v[0].output, "kernels/a.o");
+	assert_int_equal(v[1].end_ms, 400);
+	/* Nothing appended: no steps ran (a no-op build). */
+	mark.size = sizeof(LOG) - 1;
+	assert_int_equal(ninja_log_run(&log, &mark, &v), 0);
+	/* Another inode: ninja rewrote (recompacted) the log; the run is its last one. */
+	mark.inode++;
+	assert_int_equal(ninja_log_run(&log, &mark, &v), 2);
+	assert_int_equal(v[0].end_ms, 300);
 	struct diag q = {0};
 	os_rm_rf(&q, dir);
 	arena_free(&a);
@@ -92,6 +127,7 @@ int main(void)
 	    cmocka_unit_test(latest_keeps_the_last_entry_of_each_output),
 	    cmocka_unit_test(last_run_starts_where_end_times_fall_back),
 	    cmocka_unit_test(missing_log_is_empty),
+	    cmocka_unit_test(a_run_is_what_it_appended_or_all_of_a_rewritten_log),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
