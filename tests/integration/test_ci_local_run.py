@@ -86,6 +86,8 @@ class Runner:
         m = re.fullmatch(r"github\.(\w+)", e)
         if m:
             return ctx["github"][m.group(1)]
+        if e == "runner.temp":
+            return ctx["runner_temp"]
         m = re.fullmatch(r"matrix\.([\w-]+)", e)
         if m:
             return str(ctx["matrix"][m.group(1)])
@@ -108,6 +110,9 @@ class Runner:
             return True
         if c == "github.event_name == 'push'":
             return ctx["github"]["event_name"] == "push"
+        m = re.fullmatch(r"startsWith\(github\.ref, '([^']*)'\)", c)
+        if m:  # the publishing jobs: tags only; this run is a push to main
+            return ctx["github"].get("ref", "refs/heads/main").startswith(m.group(1))
         raise ValueError(f"condition the harness does not know: {c}")
 
     def uses(self, step, ctx, env):
@@ -171,7 +176,7 @@ class Runner:
         needs = job.get("needs", [])
         ctx = {"github": {"workspace": ws, "sha": "0123456789abcdef", "event_name": "push",
                           "ref": "refs/heads/main", "run_id": "1"},
-               "matrix": matrix, "needs": needs, "project": self.project}
+               "matrix": matrix, "needs": needs, "project": self.project, "runner_temp": temp}
         env = {k: v for k, v in os.environ.items() if not k.startswith(("CUWHEEL", "CCACHE"))}
         env.update(CI="true", GITHUB_ACTIONS="true", GITHUB_WORKSPACE=ws, RUNNER_TEMP=temp,
                    RUNNER_OS="Linux", RUNNER_ENVIRONMENT="self-hosted",
@@ -179,6 +184,10 @@ class Runner:
                    GITHUB_REF="refs/heads/main", GITHUB_PATH=files["path"],
                    GITHUB_ENV=files["env"], GITHUB_STEP_SUMMARY=files["summary"],
                    GITHUB_OUTPUT=files["output"], GITHUB_JOB=jid)
+        if job.get("container"):
+            # The manylinux image's /opt/python/cp3X-cp3X/bin: here, pyenv's interpreters.
+            dirs = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.*/bin")))
+            env["PATH"] = os.pathsep.join(dirs + [env["PATH"]])
         for scope in (self.doc.get("env", {}), job.get("env", {})):
             env.update({k: self.subst(v, ctx) for k, v in scope.items()})
         print(f"== job {label}", flush=True)
@@ -358,4 +367,5 @@ def main():
     print("test_ci_local_run: all checks passed")
 
 
-main()
+if __name__ == "__main__":
+    main()

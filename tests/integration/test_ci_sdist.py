@@ -221,4 +221,5 @@ def main():
     print("test_ci_sdist: all checks passed")
 
 
-main()
+if __name__ == "__main__":
+    main()
