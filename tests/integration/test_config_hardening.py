@@ -71,8 +71,11 @@ def run(args, cwd, env=None):
     e = {k: v for k, v in os.environ.items() if not k.startswith("CUWHEEL_")}
     e["NO_COLOR"] = "1"
     e.update(env or {})
-    return subprocess.run([CUWHEEL] + args, cwd=cwd, env=e, capture_output=True, text=True,
-                          errors="replace", timeout=900)
+    p = subprocess.run([CUWHEEL] + args, cwd=cwd, env=e, capture_output=True, text=True,
+                       errors="replace", timeout=900)
+    for bad in ("AddressSanitizer", "LeakSanitizer", "runtime error:"):
+        check(f"no sanitizer report from cuwheel {args[0]}", bad not in p.stderr, p.stderr)
+    return p
 
 
 def the_wheel(d):
