@@ -518,8 +518,13 @@ static void test_job(struct emit *e, const struct leg *l)
 	gh_download(e, NULL, arena_printf(e->a, "wheels-*%s", l->id), e->dist);
 	yaml_step(sb, 6, "GPU driver");
 	yaml_run(sb, 8, "nvidia-smi");
+	gh_sdist_step(e);
 	yaml_step(sb, 6, "Test every wheel on every Python it is for");
-	yaml_run(sb, 8, arena_printf(e->a, "cuwheel test %s/*.whl", e->dist));
+	yaml_run(sb, 8,
+	         arena_printf(e->a,
+	                      "%s# shellcheck disable=SC2153 # DIST is the workflow's, not a "
+	                      "misspelt SDIST\ncuwheel \"${src[@]}\" test \"$DIST\"/*.whl",
+	                      source_args));
 	sb_putc(sb, '\n');
 }
 

@@ -14,7 +14,15 @@
 #include "cli/wheeltest.h"
 #include "standards/json_values.h"
 
-enum test_option { TEST_JOBS, TEST_PYTHON, TEST_FIND_LINKS, TEST_KEEP_VENVS, TEST_JSON, TEST_DIR };
+enum test_option {
+	TEST_JOBS,
+	TEST_PYTHON,
+	TEST_FIND_LINKS,
+	TEST_KEEP_VENVS,
+	TEST_JSON,
+	TEST_DIR,
+	TEST_CONFIG
+};
 
 static const struct cli_option test_options[] = {
     {"jobs", 'j', "N", TEST_JOBS, "run N (wheel, Python) pairs at once (default: one per CPU)"},
@@ -23,12 +31,15 @@ static const struct cli_option test_options[] = {
     {"keep-venvs", 0, NULL, TEST_KEEP_VENVS, "keep each venv and print where it is"},
     {"json", 0, NULL, TEST_JSON, "print the results as JSON on stdout instead of the table"},
     {NULL, 'C', "DIR", TEST_DIR, "the project directory (holding pyproject.toml)"},
+    {"config", 0, "FILE", TEST_CONFIG,
+     "the config beside the project (with SDIST.tar.gz among the\n"
+     "arguments: the project is that sdist, as for build)"},
     {0},
 };
 
 static const char test_help_text[] =
     "usage: cuwheel test [-j N] [--python X.Y]... [--find-links DIR]... [--keep-venvs]\n"
-    "                    [--json] [-C DIR] [WHEEL...]\n"
+    "                    [--json] [-C DIR] [SDIST.tar.gz --config FILE] [WHEEL...]\n"
     "\n"
     "Tests wheels the way a user gets them: for each wheel (default: every .whl in the\n"
     "project's dist dir) and each Python it is for, a fresh venv of that Python, a pip install\n"
@@ -213,12 +224,19 @@ int cmd_test(struct cli *c, int argc, char **argv)
 				return cli_usage(c, "test", "-C needs a directory");
 			c->project_dir = val;
 			break;
+		case TEST_CONFIG:
+			c->config_file = val;
+			break;
 		default:
 			return CLI_USAGE;
 		}
 	}
-	for (int i = p.next; i < argc; i++)
-		strv_push(a, &wheels, argv[i]);
+	for (int i = p.next; i < argc; i++) {
+		if (!c->sdist && cli_is_sdist(argv[i]))
+			c->sdist = argv[i]; /* the project to test for, as build takes it */
+		else
+			strv_push(a, &wheels, argv[i]);
+	}
 
 	struct config cfg;
 	if (!cli_config_load(c, &cfg))

@@ -195,6 +195,18 @@ def main():
               "a committed sdist: its repository path, no fetch step", p.stderr)
         validate("gsplat committed sdist", p.stdout)
 
+        # GPU tests on a self-hosted runner: the test job fetches the sdist and gives cuwheel
+        # test the sdist and the config (the test command is the config's).
+        p = emit(repo, sdist, "--gpu-label", "gpu")
+        gdoc = validate("gsplat sdist --gpu-label gpu", p.stdout, ("gpu",))
+        t = gdoc["jobs"]["test-cu130-linux_x86_64"]
+        names = [s.get("name") for s in t["steps"]]
+        runs = "\n".join(s.get("run", "") for s in t["steps"])
+        check("The sdist (pinned by sha256)" in names and
+              'cuwheel "${src[@]}" test "$DIST"/*.whl' in runs and
+              'src+=(--config "$GITHUB_WORKSPACE/$CONFIG")' in runs,
+              "gsplat --gpu-label: the test job gets the sdist and the config", names)
+
         # Refusals.
         p = emit(repo, sdist, "--sha256", "ab" * 32, ok=(1,))
         check(p.returncode == 1 and f"sha256 is {SHA256}, not the --sha256" in p.stderr,
