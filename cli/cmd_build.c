@@ -100,7 +100,8 @@ const struct cli_help cmd_build_help = {
         "file once and relinks every cell of its toolkit.\n"
         "\n"
         "SDIST.tar.gz: build this sdist, unpacked (hardened: no '..', no links out, size limits)\n"
-        "into the build dir's sdist/; needs --config.\n",
+        "into the build dir's sdist/. Without --config and [tool.cuwheel] (an sdist, or -C DIR\n"
+        "with a setup.py), the build is read from setup.py (see cuwheel init) and said so.\n",
     .groups = {{NULL, build_options}},
     .more = "Environment: CUWHEEL_* overrides the config (see the README); CUWHEEL_NINJA names\n"
             "ninja; CC and CXX name the host compilers.\n"

@@ -31,7 +31,7 @@ static const struct cli_option init_options[] = {
 };
 
 const struct cli_help cmd_init_help = {
-    .text = "usage: cuwheel init [SDIST.tar.gz | DIR] [--setup-env K=V]... [-o FILE]\n"
+    .text = "usage: cuwheel init [SDIST.tar.gz | DIR] [--setup-env K=V]... [-o FILE] [--timeout S]\n"
             "\n"
             "Reads the build from the project's setup.py instead of asking for it: runs setup.py\n"
             "with one Python found here that has torch (the newest), in a throwaway copy of the\n"

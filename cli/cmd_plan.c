@@ -37,8 +37,8 @@ const struct cli_help cmd_plan_help = {
         "ones the toolkit cannot build. With --config, it first says where every metadata field\n"
         "came from (PKG-INFO:LINE, the config's [project], or a default).\n"
         "\n"
-        "SDIST.tar.gz: unpack this sdist (into the build dir's sdist/) and plan it; needs\n"
-        "--config.\n",
+        "SDIST.tar.gz: unpack this sdist (into the build dir's sdist/) and plan it. Without\n"
+        "--config and [tool.cuwheel], the build is read from its setup.py (see cuwheel init).\n",
     .groups = {{NULL, plan_options}},
     .more = "Exit status: 0 when at least one cell is selected, 3 when none is, 1 on errors.\n",
 };
