@@ -31,22 +31,23 @@ static const struct cli_option init_options[] = {
 };
 
 const struct cli_help cmd_init_help = {
-    .text = "usage: cuwheel init [SDIST.tar.gz | DIR] [--setup-env K=V]... [-o FILE] [--timeout S]\n"
-            "\n"
-            "Reads the build from the project's setup.py instead of asking for it: runs setup.py\n"
-            "with one Python found here that has torch (the newest), in a throwaway copy of the\n"
-            "project, without network (its own network namespace where `unshare -rn` works, and\n"
-            "always a socket layer that refuses and records every connection), with a time limit\n"
-            "and its output capped, and with setuptools.setup (and distutils') replaced by a\n"
-            "recorder. Every Extension/CUDAExtension/CppExtension, the build_ext class and its\n"
-            "options, packages and entry points are recorded; the preprocessor then splits each\n"
-            "extension's sources into kernels (no Python header: compiled once per toolkit) and\n"
-            "the rest (per Python). The config written says where each value came from\n"
-            "(setup.py:41 extra_compile_args[\"nvcc\"]) and holds a matrix to edit.\n"
-            "\n"
-            "DIR (default: the project, -C DIR) or SDIST.tar.gz (unpacked into the build dir's\n"
-            "sdist/). `cuwheel build` and `plan` of a project with no [tool.cuwheel] anywhere\n"
-            "run the same capture on the fly (and say so in one line).\n",
+    .text =
+        "usage: cuwheel init [SDIST.tar.gz | DIR] [--setup-env K=V]... [-o FILE] [--timeout S]\n"
+        "\n"
+        "Reads the build from the project's setup.py instead of asking for it: runs setup.py\n"
+        "with one Python found here that has torch (the newest), in a throwaway copy of the\n"
+        "project, without network (its own network namespace where `unshare -rn` works, and\n"
+        "always a socket layer that refuses and records every connection), with a time limit\n"
+        "and its output capped, and with setuptools.setup (and distutils') replaced by a\n"
+        "recorder. Every Extension/CUDAExtension/CppExtension, the build_ext class and its\n"
+        "options, packages and entry points are recorded; the preprocessor then splits each\n"
+        "extension's sources into kernels (no Python header: compiled once per toolkit) and\n"
+        "the rest (per Python). The config written says where each value came from\n"
+        "(setup.py:41 extra_compile_args[\"nvcc\"]) and holds a matrix to edit.\n"
+        "\n"
+        "DIR (default: the project, -C DIR) or SDIST.tar.gz (unpacked into the build dir's\n"
+        "sdist/). `cuwheel build` and `plan` of a project with no [tool.cuwheel] anywhere\n"
+        "run the same capture on the fly (and say so in one line).\n",
     .groups = {{NULL, init_options}},
     .more = "Exit status: 0 written, 1 error (the capture's cause named), 2 usage.\n",
 };
