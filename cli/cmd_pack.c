@@ -21,6 +21,7 @@ enum pack_option {
 	PACK_QUIET,
 	PACK_REQUIRES,
 	PACK_PROJECT_JSON,
+	PACK_DATA,
 };
 
 static const struct cli_option pack_options[] = {
@@ -41,6 +42,10 @@ static const struct cli_option pack_options[] = {
     {"requires", 0, "REQ", PACK_REQUIRES,
      "one more Requires-Dist (PEP 508), after the project's\n"
      "dependencies; repeatable (a torch cell: \"torch>=2.11,<2.12\")"},
+    {"data", 0, NULL, PACK_DATA,
+     "pack the staged tree's <name>-<version>.data directory (scripts/\n"
+     "install into bin/); without it any top-level *.data is refused,\n"
+     "and cuwheel build never passes it"},
     {"project-json", 0, "FILE", PACK_PROJECT_JSON,
      "the metadata as `cuwheel build` writes it (build/cuwheel/\n"
      "project.json), instead of reading pyproject.toml"},
@@ -50,7 +55,7 @@ static const struct cli_option pack_options[] = {
 const struct cli_help cmd_pack_help = {
     .text =
         "usage: cuwheel pack STAGED_DIR --tag PY-ABI-PLATFORM [--local LABEL] [-o DIR]\n"
-        "                    [--build N] [--compression N] [--purelib] [-j N]\n"
+        "                    [--build N] [--compression N] [--purelib] [--data] [-j N]\n"
         "                    [--requires REQ]... [--project-json FILE]\n"
         "\n"
         "Writes one wheel from STAGED_DIR (its contents become the wheel's root) and the\n"
@@ -120,6 +125,9 @@ int cmd_pack(struct cli *c, int argc, char **argv)
 			break;
 		case PACK_PURELIB:
 			po.root_is_purelib = true;
+			break;
+		case PACK_DATA:
+			po.own_data = true;
 			break;
 		case PACK_REQUIRES:
 			if (!*p.value)

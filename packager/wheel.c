@@ -182,7 +182,10 @@ bool wheel_pack(struct arena *a, struct diag *d, const struct pack_opts *o, char
 		}
 		/* pip installs any top-level *.data/scripts/ into the environment's bin/: the
 		 * wheels cuwheel packs hold no .data directory at all. */
-		if (top >= 5 && strncasecmp(files.v[i].name + top - 5, ".data", 5) == 0) {
+		bool own = o->own_data && top == strlen(distinfo) - 5 &&
+		           !strncmp(files.v[i].name, distinfo, top - 5) &&
+		           !strncmp(files.v[i].name + top - 5, ".data", 5);
+		if (!own && top >= 5 && strncasecmp(files.v[i].name + top - 5, ".data", 5) == 0) {
 			diag_path(
 			    d, DIAG_ERROR, files.v[i].path,
 			    "the staged tree holds a .data directory ('%s'), which installers "

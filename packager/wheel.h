@@ -26,6 +26,9 @@ struct pack_opts {
 	int64_t source_date_epoch; /* member timestamps (UTC), clamped to 1980; <0: default */
 	int threads;               /* deflate threads; 0: one per CPU */
 	const char *generator;     /* WHEEL's Generator; NULL: "cuwheel <version>" */
+	bool own_data;             /* the staged tree may hold the wheel's own
+	                            * <name>-<version>.data (asked for by `pack --data`, never by a
+	                            * build); any other top-level *.data is refused regardless */
 };
 
 /* Packs o->staged_dir into out_dir/{name}-{version}(-{build})?-{tags}.whl: members sorted with
