@@ -558,6 +558,52 @@ static const char *emit_pch(struct gen *g, const char *dir, const char *header, 
 	return stub;
 }
 
+/* A .cu among a torch extension's sources, compiled by nvcc as BuildExtension would (its
+ * flags and order: torchplan_cu_flags): once per (toolkit, torch, flags) where the
+ * preprocessor found no Python header in it, else per Python with that Python's headers.
+ * Appends its object to objs. */
+static void emit_torch_cu(struct gen *g, const struct cell *c, const struct extension_cfg *x,
+                          const struct torch_plan_ext *te, size_t i, const struct torch_flags *tf,
+                          const struct cell_paths *cp, struct strv *objs)
+{
+	struct strbuf *sb = &g->sb;
+	const struct toolkit_plan *tp = &g->plan->toolkits[c->toolkit];
+	const char *src = x->files.v[i];
+	bool shared = !te->srcs[i].python;
+	/* Device line info: the project by absolute path, as for the kernels. */
+	bool li = kernels_line_info(&g->cfg->kernels);
+	const char *proj = li ? g->cfg->project_dir : g->proj;
+	struct strv flags = {0};
+	torchplan_cu_flags(g->a, g->cfg, x, c, tf, proj, te->link, shared ? BIND_SHARED : BIND_CELL,
+	                   &flags);
+	const char *name;
+	const char *in = source_input(g, src, true, &name);
+	if (li && !strcmp(in, from_build(g, src)))
+		in = src[0] == '/' ? src : os_join(g->a, g->cfg->project_dir, src);
+	const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+	/* Each object in its own directory: -objtemp puts nvcc's temporaries there. */
+	char *obj =
+	    shared ? arena_printf(g->a, "shared/cu%d%d-%s/obj/%s/%s/%s.o", tp->tk->major,
+	                          tp->tk->minor, shared_key(g, tp, &flags), x->module, name, base)
+	           : arena_printf(g->a, "%s/obj/%s/%s/%s.o", cp->dir, x->module, name, base);
+	strv_push(g->a, objs, obj);
+	if (strv_contains(&g->emitted, obj))
+		return;
+	strv_push(g->a, &g->emitted, obj);
+	sb_puts(sb, "build ");
+	ninja_path(sb, obj);
+	sb_puts(sb, ": nvcc ");
+	ninja_path(sb, in);
+	sb_printf(sb, "\n  cuda = %s\n  nvcc = ", tp->cuda);
+	ninja_arg(sb, tp->tk->nvcc);
+	sb_puts(sb, "\n  flags = -O3 -Xcompiler=-fPIC -Xcompiler=-fvisibility=hidden ");
+	ninja_arg(sb, xcompiler(g->a, arena_printf(g->a, "-ffile-prefix-map=%s=.", proj)));
+	emit_toolkit_flags(g, tp, name, 1);
+	sb_puts(sb, cuda_arch_nvcc_flags(g->a, tp->archs, tp->n_archs, true));
+	emit_flags(g, NULL, &flags, false);
+	sb_puts(sb, "\n");
+}
+
 /* One source of a torch-kind extension, as the preprocessor decided: shared by every Python
  * of (toolkit, torch, flags), or per cell, with a precompiled header forced first where that
  * keeps its meaning: torch/all.h, one .gch per (toolkit, torch, flags less the Python include
@@ -571,6 +617,10 @@ static void emit_torch_source(struct gen *g, const struct cell *c, const struct 
 	struct strbuf *sb = &g->sb;
 	const struct toolkit_plan *tp = &g->plan->toolkits[c->toolkit];
 	const char *src = x->files.v[i];
+	if (is_cu(src)) {
+		emit_torch_cu(g, c, x, te, i, tf, cp, objs);
+		return;
+	}
 	const struct binding_decision *bd = &te->srcs[i];
 	bool shared = !bd->python;
 	bool pch = bd->pch == PCH_USE;

@@ -110,6 +110,33 @@ void torchplan_binding_flags(struct arena *a, const struct config *cfg,
 		strv_push(a, out, tf->post.v[i]);
 }
 
+void torchplan_cu_flags(struct arena *a, const struct config *cfg, const struct extension_cfg *x,
+                        const struct cell *c, const struct torch_flags *tf, const char *proj,
+                        const char *link, enum bind_mode mode, struct strv *out)
+{
+	const struct kernels_cfg *k = &cfg->kernels;
+	for (size_t i = 0; i < x->defines.n; i++)
+		strv_push(a, out, arena_printf(a, "-D%s", x->defines.v[i]));
+	for (size_t i = 0; i < x->include_dirs.n; i++)
+		strv_push(a, out,
+		          arena_printf(a, "-I%s", from_build(a, proj, x->include_dirs.v[i])));
+	torchplan_relink(a, &tf->incs, &c->py->torch, link, out);
+	if (mode == BIND_CELL || mode == BIND_CELL_PCH) {
+		strv_push(a, out, "-isystem");
+		strv_push(a, out, c->py->include_dir);
+	}
+	for (size_t i = 0; i < tf->nvcc_common.n; i++)
+		strv_push(a, out, tf->nvcc_common.v[i]);
+	bool own_std = false;
+	for (size_t i = 0; i < k->nvcc_flags.n; i++) {
+		strv_push(a, out, k->nvcc_flags.v[i]);
+		own_std |= !strncmp(k->nvcc_flags.v[i], "-std=", 5);
+	}
+	for (size_t i = 0; i < tf->post.n; i++)
+		if (!own_std || strncmp(tf->post.v[i], "-std=", 5) != 0)
+			strv_push(a, out, tf->post.v[i]);
+}
+
 const struct torch_plan_ext *torchplan_find(const struct torch_plan *tp, size_t ext,
                                             const char *torch)
 {
@@ -272,6 +299,20 @@ bool torchplan_make(struct arena *a, struct diag *d, const struct plan *plan, co
 					bd->python = true; /* C sources stay as they are */
 					continue;
 				}
+				if (is_cu(src)) {
+					/* nvcc's preprocessor under nvcc's flags (c++ would take
+					 * a .cu for a linker input): per Python where Python's
+					 * headers are in it, else once; never a PCH. */
+					struct strv cuf = {0};
+					strv_push(a, &cuf, tk->nvcc);
+					torchplan_cu_flags(a, cfg, x, c, &tf, out->scan.proj,
+					                   te->link, BIND_CELL, &cuf);
+					if (!torchscan_binding(&out->scan, &cuf,
+					                       from_build(a, out->scan.proj, src),
+					                       NULL, bd))
+						ok = false;
+					continue;
+				}
 				if (!torchscan_binding(&out->scan, &flags,
 				                       from_build(a, out->scan.proj, src), NULL,
 				                       bd)) {
@@ -318,7 +359,7 @@ bool torchplan_make(struct arena *a, struct diag *d, const struct plan *plan, co
 			for (size_t f = 0; f < x->files.n; f++) {
 				const char *src = x->files.v[f];
 				struct binding_decision *bd = &te->srcs[f];
-				if (is_c(src) || !bd->torch_ext || !bd->python ||
+				if (is_c(src) || is_cu(src) || !bd->torch_ext || !bd->python ||
 				    x->pch == TRI_OFF || bd->pch == PCH_EXCLUDED)
 					continue;
 				if (!torchscan_binding(&out->scan, &flags,

@@ -56,6 +56,15 @@ void torchplan_binding_flags(struct arena *a, const struct config *cfg,
                              const struct toolkit *tk, const struct torch_flags *tf,
                              const char *proj, const char *link, enum bind_mode mode,
                              struct strv *out);
+/* Appends the nvcc flags of one .cu source of extension x in cell c (mode BIND_CELL or
+ * BIND_SHARED), less cuwheel's own (-O3, -Xcompiler=..., toolkit and arch flags), in
+ * BuildExtension's order: the extension's defines and include dirs, torch's include
+ * dirs, the Python include dir (BIND_CELL), COMMON_NVCC_FLAGS, the kernels' nvcc-flags (the
+ * project's nvcc flags), then the defines torch appends and -std=c++17. proj names the
+ * project (relative to the build dir, or absolute where device line info is asked for). */
+void torchplan_cu_flags(struct arena *a, const struct config *cfg, const struct extension_cfg *x,
+                        const struct cell *c, const struct torch_flags *tf, const char *proj,
+                        const char *link, enum bind_mode mode, struct strv *out);
 /* Copies flags replacing each -I<dir> under ti's torch package by the same dir under link. */
 void torchplan_relink(struct arena *a, const struct strv *flags, const struct torch_info *ti,
                       const char *link, struct strv *out);

@@ -409,6 +409,24 @@ static const char *first_lines(struct arena *a, const char *msg)
 	return arena_strndup(a, msg, n);
 }
 
+static bool is_python_header(const char *f);
+static const char *shown(struct scan_ctx *s, const char *f);
+
+/* A kernel source whose closure holds Python's headers: kernels are compiled once for every
+ * Python, so one Python's headers would serve them all. */
+static bool kernel_python(struct scan_ctx *s, const char *src, const char *header)
+{
+	diag_path(s->d, DIAG_ERROR, shown(s, src),
+	          "this kernel source includes Python's headers (%s), but kernels are compiled "
+	          "once per toolkit for every Python",
+	          header);
+	diag_msg(s->d, DIAG_HINT,
+	         "list it among the sources of the torch extension instead (compiled per Python "
+	         "there, or once where it includes no Python header), or keep torch/extension.h "
+	         "out of it (torch/all.h, ATen/ATen.h)");
+	return false;
+}
+
 bool torchscan_kernel(struct scan_ctx *s, const struct strv *argv, const char *src,
                       const struct strv *torch_dirs, bool *uses, const char **which)
 {
@@ -420,6 +438,8 @@ bool torchscan_kernel(struct scan_ctx *s, const struct strv *argv, const char *s
 	if (!c.ok) {
 		/* No torch at hand to find its headers: a torch header is what was missing. */
 		const char *m = missing_header(s->a, c.error);
+		if (m && is_python_header(m))
+			return kernel_python(s, src, m);
 		if (m && is_torch_name(m)) {
 			*uses = true;
 			*which = m;
@@ -429,6 +449,9 @@ bool torchscan_kernel(struct scan_ctx *s, const struct strv *argv, const char *s
 		          argv->v[0], first_lines(s->a, c.error));
 		return false;
 	}
+	for (size_t i = 0; i < c.files.n; i++)
+		if (is_python_header(c.files.v[i]))
+			return kernel_python(s, src, c.files.v[i]);
 	for (size_t i = 0; i < c.files.n; i++) {
 		const char *f = c.files.v[i];
 		for (size_t d = 0; d < torch_dirs->n; d++) {

@@ -42,7 +42,7 @@ def write(path, text):
         f.write(text)
 
 
-def project(d, pch="auto", exclude=None, unguarded=False):
+def project(d, pch="auto", exclude=None, unguarded=False, cu=False, kernel_python=False):
     write(os.path.join(d, "pkg", "scanproj", "__init__.py"), "")
     write(os.path.join(d, "k", "guarded.cu"),
           "#ifndef __CUDACC__\n#include <torch/extension.h>\n#endif\n"
@@ -53,6 +53,23 @@ def project(d, pch="auto", exclude=None, unguarded=False):
               "__global__ void t(float *x) { x[threadIdx.x] *= 2.0f; }\n")
     elif os.path.exists(os.path.join(d, "k", "torchy.cu")):
         os.unlink(os.path.join(d, "k", "torchy.cu"))
+    for n, text in (("py.cu", "#include <torch/extension.h>\n"
+                              "__global__ void kp(float *x) { x[threadIdx.x] += 3.0f; }\n"),):
+        p = os.path.join(d, "k", n)
+        if kernel_python:
+            write(p, text)
+        elif os.path.exists(p):
+            os.unlink(p)
+    for n, text in (("ext.cu", "#include <torch/extension.h>\n"
+                               "__global__ void ke(float *x) { x[threadIdx.x] -= 1.0f; }\n"
+                               "at::Tensor ext_cu(const at::Tensor &x) { return x - 1; }\n"),
+                    ("plain.cu", "#include <ATen/core/TensorBase.h>\n"
+                                 "__global__ void kq(float *x) { x[threadIdx.x] *= 3.0f; }\n")):
+        p = os.path.join(d, "b", n)
+        if cu:
+            write(p, text)
+        elif os.path.exists(p):
+            os.unlink(p)
     write(os.path.join(d, "b", "common.h"),
           "#ifndef SCANPROJ_COMMON_H\n#define SCANPROJ_COMMON_H\n"
           "#include <torch/extension.h>\n#endif\n")
@@ -83,7 +100,7 @@ archs = "9.0"
 [tool.cuwheel.extension]
 module = "scanproj._C"
 kind = "torch"
-sources = ["b/*.cpp"]
+sources = ["b/*.cpp"{', "b/*.cu"' if cu else ''}]
 include-dirs = ["b"]
 pch = "{pch}"
 {extra}
@@ -196,6 +213,40 @@ def main():
         nv = [b for b in nin.split("\nbuild ") if ": nvcc " in b.split("\n")[0]]
         check(nv and all("-Itorch/2.11" in b and "torch-pythons" not in b for b in nv),
               "the nvcc commands name torch through build/torch/<version>-<abi>, not a venv")
+
+        # Issue 27, 3.: a kernel that includes Python's headers is refused, by name, with
+        # what to do (before: nvcc -M's raw error, or one Python's headers for every cell).
+        project(d, kernel_python=True)
+        rc, out, err, _ = plan(d)
+        check(rc != 0 and "k/py.cu" in err and "includes Python's headers" in err
+              and "sources of the torch extension" in err,
+              "a kernel .cu with torch/extension.h is refused with the way out: %s"
+              % err.strip()[-500:])
+        # .cu files among the extension's sources: nvcc's preprocessor decides; the one with
+        # torch/extension.h is compiled per Python (its Python's headers), the ATen one once.
+        project(d, cu=True)
+        rc, out, err, _ = plan(d, "--json")
+        s = by_source(json.loads(out)) if rc == 0 else {}
+        check(rc == 0 and s.get("b/ext.cu", {}).get("per_python") is True
+              and s.get("b/plain.cu", {}).get("per_python") is False
+              and s.get("b/ext.cu", {}).get("pch") == "no",
+              "extension .cu files: ext.cu (torch/extension.h) per Python, plain.cu (ATen) "
+              "shared, no PCH (%s; %s)" % (err.strip()[-300:], {k: v for k, v in s.items()
+                                                                if k.endswith(".cu")}))
+        p = subprocess.run([CUWHEEL, "-C", d, "build", "--dry-run", "--no-test"],
+                           capture_output=True, text=True, env=env)
+        nin = open(os.path.join(d, "build", "build.ninja")).read()
+        blocks = nin.split("\nbuild ")
+        ext = [b for b in blocks if ": nvcc " in b.split("\n")[0] and "b/ext.cu" in b.split("\n")[0]]
+        plain = [b for b in blocks if ": nvcc " in b.split("\n")[0]
+                 and "b/plain.cu" in b.split("\n")[0]]
+        check(p.returncode == 0 and len(ext) == 1 and ext[0].startswith("cells/")
+              and "-isystem" in ext[0] and "python3.12" in ext[0]
+              and "-DTORCH_EXTENSION_NAME=_C" in ext[0],
+              "b/ext.cu: one nvcc edge in the cell, with that Python's headers and torch's "
+              "flags: %s" % (ext[0][:300] if ext else p.stderr[-500:]))
+        check(len(plain) == 1 and plain[0].startswith("shared/") and "python3" not in plain[0],
+              "b/plain.cu: one shared nvcc edge without a Python include dir")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print("%d failure(s)" % len(failures))
