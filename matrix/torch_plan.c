@@ -335,8 +335,11 @@ bool torchplan_make(struct arena *a, struct diag *d, const struct plan *plan, co
 			    arena_calloc(a, 2 * plan->n_toolkits + 2, sizeof(*per_set));
 			for (size_t k = 0; k < plan->n_cells; k++) {
 				const struct cell *o = &plan->cells[k];
-				if (o->unpaired || o->abi3 || !o->torch || !c->torch ||
-				    strcmp(o->torch, c->torch) != 0 ||
+				/* (A matrix without a torch axis: every cell takes the torch
+				 * its Python has.) */
+				bool same_torch =
+				    c->torch ? o->torch && !strcmp(o->torch, c->torch) : !o->torch;
+				if (o->unpaired || !same_torch ||
 				    strcmp(o->platform, c->platform) != 0)
 					continue;
 				n_cells++;
