@@ -70,7 +70,8 @@ static void put_c_escape(struct strbuf *sb, unsigned char b)
 	}
 }
 
-void esc_add(struct strbuf *sb, enum esc_sink sink, const char *s, size_t n)
+/* Appends the n bytes at s to sb, escaped for sink. */
+static void esc_add(struct strbuf *sb, enum esc_sink sink, const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	bool wf = sink == ESC_WORKFLOW || sink == ESC_WORKFLOW_PROP;

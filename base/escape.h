@@ -26,8 +26,6 @@ enum esc_sink {
 	ESC_WORKFLOW_PROP,
 };
 
-/* Appends the n bytes at s to sb, escaped for sink. */
-void esc_add(struct strbuf *sb, enum esc_sink sink, const char *s, size_t n);
 /* Returns the NUL-terminated s escaped for sink, in a ("" for NULL). */
 char *esc_str(struct arena *a, enum esc_sink sink, const char *s);
 /* Returns the n bytes at s escaped for sink, in a. */

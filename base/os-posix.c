@@ -95,7 +95,9 @@ static void os_tmp_add(const char *path, int kind)
 	}
 }
 
-void os_tmp_register(const char *path)
+/* Temp files that must vanish on error or signal: register after creating, forget after the
+ * final rename. The signal handlers installed by os_install_signal_cleanup unlink them. */
+static void os_tmp_register(const char *path)
 {
 	os_tmp_add(path, 1);
 }

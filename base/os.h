@@ -72,10 +72,9 @@ bool os_lock_try(int fd);
 /* Waits for an exclusive lock on fd (retrying on EINTR); false + diagnostic naming path. */
 bool os_lock_wait(struct diag *d, int fd, const char *path);
 
-/* Temp files that must vanish on error or signal: register after creating, forget after the
- * final rename. The signal handlers installed by os_install_signal_cleanup unlink them. */
-void os_tmp_register(const char *path);
-/* Same for a temp directory (`index`'s .site.new.*): removed with everything in it. */
+/* Temp directories (`index`'s .site.new.*) that must vanish on error or signal: register after
+ * creating; the signal handlers installed by os_install_signal_cleanup remove them with
+ * everything in them. */
 void os_tmp_register_dir(const char *path);
 /* Creates a unique directory from tmpl (ending in XXXXXX, filled in place) and registers it as
  * above, with signals blocked in between so none can leave it behind; false + diagnostic. */

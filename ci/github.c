@@ -34,7 +34,9 @@ static const struct {
     {"13.0", "13.0.88", "13.0.96"},
 };
 
-char *ci_kernel_flags_key(struct arena *a, const struct config *cfg)
+/* Returns the short digest (12 hex digits) of the kernel settings that change the archives
+ * (sources, flags, archs, cudart, rdc): the flags part of artifact and cache keys. */
+static char *ci_kernel_flags_key(struct arena *a, const struct config *cfg)
 {
 	struct strbuf sb = {0};
 	const struct kernels_cfg *k = &cfg->kernels;

@@ -57,8 +57,5 @@ struct ci_github_stats {
  * when no cell can be placed, or the file would pass GitHub's size limit. */
 bool ci_github_emit(struct arena *a, struct diag *d, const struct plan *p,
                     const struct ci_github_opts *o, char **out, struct ci_github_stats *st);
-/* Returns the short digest (12 hex digits) of the kernel settings that change the archives
- * (sources, flags, archs, cudart, rdc): the flags part of artifact and cache keys. */
-char *ci_kernel_flags_key(struct arena *a, const struct config *cfg);
 
 #endif

@@ -54,13 +54,9 @@ struct emit {
 	size_t n_jobs;
 };
 
-/* Opens job id. needs: job ids (NULL-terminated) or NULL; image: the container, or NULL. */
-void gh_job_open(struct emit *e, const char *id, const char *name, const char *runs_on,
-                 const char *const *needs, const char *image, int minutes);
 /* The steps: checkout (with submodules when the repository has them), cuwheel, the sdist
  * (unless committed), an artifact download (by name, or pattern merged). */
 void gh_checkout(struct emit *e);
-void gh_install_cuwheel(struct emit *e);
 void gh_sdist_step(struct emit *e);
 void gh_download(struct emit *e, const char *name, const char *pattern, const char *path);
 /* "uses: ACTION" of the pinned table, at indent ind, with its tag as a comment. */

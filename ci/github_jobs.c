@@ -22,8 +22,9 @@ static const char *image_for(struct emit *e, const struct leg *l)
 	                    x + strlen("x86_64"));
 }
 
-void gh_job_open(struct emit *e, const char *id, const char *name, const char *runs_on,
-                 const char *const *needs, const char *image, int minutes)
+/* Opens job id. needs: job ids (NULL-terminated) or NULL; image: the container, or NULL. */
+static void gh_job_open(struct emit *e, const char *id, const char *name, const char *runs_on,
+                        const char *const *needs, const char *image, int minutes)
 {
 	struct strbuf *sb = &e->sb;
 	strv_push(e->a, &e->jobs, id);
@@ -232,7 +233,7 @@ void gh_checkout(struct emit *e)
 		sb_puts(&e->sb, "          submodules: recursive\n");
 }
 
-void gh_install_cuwheel(struct emit *e)
+static void gh_install_cuwheel(struct emit *e)
 {
 	yaml_step(&e->sb, 6,
 	          e->o->cuwheel.git ? "cuwheel (built at the pinned commit)"

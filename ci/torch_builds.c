@@ -26,7 +26,8 @@ static bool word_in(const char *list, const char *w)
 	return false;
 }
 
-const char *torch_build_why_not(struct arena *a, const char *minor, const char *cuda)
+/* Returns NULL when PyTorch publishes torch minor for CUDA cuda, else why not. */
+static const char *torch_build_why_not(struct arena *a, const char *minor, const char *cuda)
 {
 	const struct torch_build *b = torch_build_find(minor);
 	if (!b)

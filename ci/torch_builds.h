@@ -21,8 +21,6 @@ struct torch_build {
 
 /* Returns the row of torch minor ("2.6"), or NULL. */
 const struct torch_build *torch_build_find(const char *minor);
-/* Returns NULL when PyTorch publishes torch minor for CUDA cuda, else why not. */
-const char *torch_build_why_not(struct arena *a, const char *minor, const char *cuda);
 /* Leaves out (unselects, with a warning) every selected torch cell of p whose (torch, CUDA)
  * PyTorch does not publish, by the table only. False + error when a torch is not in the
  * table, or no selected cell is left. */

@@ -58,11 +58,6 @@ void yaml_kv(struct strbuf *sb, int ind, const char *key, const char *val)
 	sb_putc(sb, '\n');
 }
 
-void yaml_kv_raw(struct strbuf *sb, int ind, const char *key, const char *val)
-{
-	sb_printf(sb, "%*s%s: %s\n", ind, "", key, val);
-}
-
 void yaml_key(struct strbuf *sb, int ind, const char *key)
 {
 	sb_printf(sb, "%*s%s:\n", ind, "", key);

@@ -10,8 +10,6 @@
 void yaml_scalar(struct strbuf *sb, const char *s);
 /* Appends "key: value" at indent ind (spaces), value as yaml_scalar writes it. */
 void yaml_kv(struct strbuf *sb, int ind, const char *key, const char *val);
-/* Appends "key: value" with value as is: numbers, booleans, flow collections. */
-void yaml_kv_raw(struct strbuf *sb, int ind, const char *key, const char *val);
 /* Appends "key:" opening a mapping or sequence at indent ind. */
 void yaml_key(struct strbuf *sb, int ind, const char *key);
 /* Appends "- value" at indent ind. */

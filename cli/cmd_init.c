@@ -107,7 +107,9 @@ static int cmp_version(const void *x, const void *y)
 	return am != bm ? am - bm : an - bn;
 }
 
-bool cli_capture_config(struct cli *c, const struct capture_request *q, struct capture_result *res)
+/* Captures q->tree's setup.py and derives its config into res; false after diagnostics. */
+static bool cli_capture_config(struct cli *c, const struct capture_request *q,
+                               struct capture_result *res)
 {
 	struct arena *a = &c->arena;
 	memset(res, 0, sizeof(*res));

@@ -27,8 +27,6 @@ struct capture_result {
 /* True when the command has no --config and the project has no [tool.cuwheel] (an sdist, or a
  * directory whose pyproject.toml lacks it, with a setup.py). */
 bool cli_needs_capture(struct cli *c);
-/* Captures q->tree's setup.py and derives its config into res; false after diagnostics. */
-bool cli_capture_config(struct cli *c, const struct capture_request *q, struct capture_result *res);
 /* For build/plan without config: unpacks the sdist (if any), captures, writes the config into
  * <build dir>/init/cuwheel.toml and says so in one line; *tree and *config are then what
  * config_load_with takes. False after diagnostics. */

@@ -34,7 +34,10 @@ const char *wheeltest_result_name(enum wheeltest_result r)
 	return "fail";
 }
 
-char *wheeltest_expand_command(struct arena *a, const char *command, const char **why)
+/* Returns the test command with {project} and {wheel} replaced by "$CUWHEEL_PROJECT" and
+ * "$CUWHEEL_WHEEL" (which the command's environment holds), or NULL + *why when a placeholder
+ * stands where that would not be one plain argument (matrix/testcmd.h). */
+static char *wheeltest_expand_command(struct arena *a, const char *command, const char **why)
 {
 	size_t at;
 	return testcmd_expand(a, command, why, &at);
@@ -46,8 +49,10 @@ static bool arch_matches(const char *arch, const char *host)
 	return !strcmp(arch, host);
 }
 
-const char *wheeltest_platform_problem(struct arena *a, const char *plat, const char *host_arch,
-                                       const char *glibc)
+/* Returns why this machine cannot run a wheel for platform tag plat (static or arena text), or
+ * NULL when it can. host_arch is uname's machine ("x86_64"); glibc "2.36" or NULL (musl). */
+static const char *wheeltest_platform_problem(struct arena *a, const char *plat,
+                                              const char *host_arch, const char *glibc)
 {
 	if (!strcmp(plat, "any"))
 		return NULL;

@@ -61,13 +61,5 @@ const char *wheeltest_result_name(enum wheeltest_result r);
 /* What a job's Python is called in messages: "3.12.1", or for a stable-ABI torch wheel tested
  * with several torches, "3.12.1 with torch 2.12.0+cu130". */
 const char *wheeltest_job_python(struct arena *a, const struct wheeltest_job *j);
-/* Returns the test command with {project} and {wheel} replaced by "$CUWHEEL_PROJECT" and
- * "$CUWHEEL_WHEEL" (which the command's environment holds), or NULL + *why when a placeholder
- * stands where that would not be one plain argument (matrix/testcmd.h). */
-char *wheeltest_expand_command(struct arena *a, const char *command, const char **why);
-/* Returns why this machine cannot run a wheel for platform tag plat (static or arena text), or
- * NULL when it can. host_arch is uname's machine ("x86_64"); glibc "2.36" or NULL (musl). */
-const char *wheeltest_platform_problem(struct arena *a, const char *plat, const char *host_arch,
-                                       const char *glibc);
 
 #endif

@@ -1,7 +1,9 @@
 /* buildflags.c: config-given flags of C/C++ sources (cxx-flags, OpenMP). */
 #include "matrix/buildflags.h"
 
-bool buildflags_openmp(const struct config *cfg, const struct torch_info *ti)
+/* True when C/C++ sources built against torch ti (NULL: no torch) get -fopenmp: openmp = on,
+ * or auto and that torch reports the OpenMP backend. */
+static bool buildflags_openmp(const struct config *cfg, const struct torch_info *ti)
 {
 	if (cfg->openmp == TRI_ON)
 		return true;

@@ -10,9 +10,6 @@
 #include "matrix/config.h"
 #include "toolchain/discover.h"
 
-/* True when C/C++ sources built against torch ti (NULL: no torch) get -fopenmp: openmp = on,
- * or auto and that torch reports the OpenMP backend. */
-bool buildflags_openmp(const struct config *cfg, const struct torch_info *ti);
 /* Appends the config's extra flags for one C/C++ source (not .cu) to out: cxx-flags for kernel
  * sources, then -DAT_PARALLEL_OPENMP -fopenmp when OpenMP is on (gsplat's setup.py adds both
  * to its cxx flags; torch's headers then use OpenMP for at::parallel_for). */

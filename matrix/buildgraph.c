@@ -24,8 +24,10 @@ char *buildgraph_limited_api(struct arena *a, const char *python)
 	return arena_printf(a, "0x03%02X0000", minor);
 }
 
-const char *buildgraph_module_path(struct arena *a, const struct extension_cfg *x,
-                                   const struct cell *c)
+/* Returns the extension module's file name for a cell ("_C.abi3.so", "_C.cpython-312-...so")
+ * and its path inside the package tree ("tinyraster/_C.abi3.so"). */
+static const char *buildgraph_module_path(struct arena *a, const struct extension_cfg *x,
+                                          const struct cell *c)
 {
 	struct strbuf sb = {0};
 	for (const char *p = x->module; *p; p++)

@@ -60,9 +60,5 @@ bool buildgraph_generate(struct arena *a, struct diag *d, const struct plan *pla
                          const struct build_opts *o, struct build_graph *out);
 /* Returns the Py_LIMITED_API value for an abi3 baseline "3.10" -> "0x030A0000". */
 char *buildgraph_limited_api(struct arena *a, const char *python);
-/* Returns the extension module's file name for a cell ("_C.abi3.so", "_C.cpython-312-...so")
- * and its path inside the package tree ("tinyraster/_C.abi3.so"). */
-const char *buildgraph_module_path(struct arena *a, const struct extension_cfg *x,
-                                   const struct cell *c);
 
 #endif

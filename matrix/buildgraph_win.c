@@ -402,8 +402,11 @@ static void emit_probe(struct wgen *g, struct strbuf *sb)
 		sb_printf(sb, "%s\n", win_probe_lines[i]);
 }
 
-bool wingraph_generate(struct arena *a, struct diag *d, const struct plan *plan,
-                       struct win_export *out)
+/* Generates build.ninja and probe.py for the Windows cells of plan (no file written). False +
+ * diagnostic when the project cannot be built there (kernels that include torch headers, a
+ * path a ninja file cannot hold). */
+static bool wingraph_generate(struct arena *a, struct diag *d, const struct plan *plan,
+                              struct win_export *out)
 {
 	memset(out, 0, sizeof *out);
 	const struct config *cfg = plan->cfg;

@@ -30,11 +30,6 @@ bool wingraph_cell(const struct cell *c);
  * version-specific module) or "tinyraster/_C.pyd" (abi3, torch's abi-less name is not used). */
 const char *wingraph_module_path(struct arena *a, const struct extension_cfg *x,
                                  const struct cell *c);
-/* Generates build.ninja and probe.py for the Windows cells of plan (no file written). False +
- * diagnostic when the project cannot be built there (kernels that include torch headers, a
- * path a ninja file cannot hold). */
-bool wingraph_generate(struct arena *a, struct diag *d, const struct plan *plan,
-                       struct win_export *out);
 /* Writes the whole directory: generated in a temp sibling and renamed over dir, so dir is
  * either the previous export or the new one. A dir that exists and is not an export (no
  * build.ninja written by cuwheel) is refused. False + diagnostic. */

@@ -223,7 +223,8 @@ static bool check_test_command(struct cfg_reader *r, struct config *cfg)
 	return false;
 }
 
-bool config_check(struct cfg_reader *r, struct config *cfg)
+/* Checks rules that span several tables (after env overrides). */
+static bool config_check(struct cfg_reader *r, struct config *cfg)
 {
 	bool ok = true;
 	const struct toml_value *tool = toml_get(toml_get(cfg->root, "tool"), "cuwheel");
@@ -556,7 +557,8 @@ static bool env_pythons(struct cfg_reader *r, struct config *cfg, const char *va
 	return true;
 }
 
-bool config_apply_env(struct cfg_reader *r, struct config *cfg, const char *const *env)
+/* Applies CUWHEEL_* overrides from env. */
+static bool config_apply_env(struct cfg_reader *r, struct config *cfg, const char *const *env)
 {
 	if (!env)
 		return true;

@@ -189,9 +189,7 @@ bool config_load_with(struct arena *a, struct diag *d, const char *project_dir,
 bool config_load_sdist(struct arena *a, struct diag *d, const char *tree, const char *config_file,
                        const char *sdist, const char *sdist_shown, const char *const *env,
                        struct config *cfg);
-/* Returns the name of an extension kind ("capi") / cudart kind / tristate. */
-const char *ext_kind_name(enum ext_kind k);
-const char *cudart_kind_name(enum cudart_kind k);
+/* Returns the name of a tristate: "auto", "on" or "off". */
 const char *tristate_name(enum tristate t);
 
 #endif

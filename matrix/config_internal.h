@@ -39,10 +39,6 @@ bool config_check_package_dirs(struct cfg_reader *r, struct config *cfg);
 const char *config_package_base(const char *entry);
 /* Reads [tool.cuwheel] (defaults for what is absent). */
 bool config_read_tool(struct cfg_reader *r, struct config *cfg);
-/* Applies CUWHEEL_* overrides from env. */
-bool config_apply_env(struct cfg_reader *r, struct config *cfg, const char *const *env);
-/* Checks rules that span several tables (after env overrides). */
-bool config_check(struct cfg_reader *r, struct config *cfg);
 /* True when a project-relative path stays inside the project (no absolute, no '..' escape). */
 bool config_path_inside(const char *rel);
 /* True when path exists (symlinks followed) and is not a regular file: reading it could block

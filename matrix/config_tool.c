@@ -170,14 +170,6 @@ static const char *const tri_names[] = {
 #undef X
 };
 
-const char *ext_kind_name(enum ext_kind k)
-{
-	return ext_names[k];
-}
-const char *cudart_kind_name(enum cudart_kind k)
-{
-	return cudart_names[k];
-}
 const char *tristate_name(enum tristate t)
 {
 	return tri_names[t];

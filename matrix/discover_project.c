@@ -10,7 +10,9 @@ const char *discover_cache_dir(struct arena *a, const struct config *cfg)
 	return os_join(a, cuwheel_cache_dir(a, cfg->env), "probes");
 }
 
-bool discover_needs_torch(const struct config *cfg)
+/* Returns true when the config needs torch facts (a torch axis, a torch extension, kernels
+ * that include torch headers), so the probes import torch. */
+static bool discover_needs_torch(const struct config *cfg)
 {
 	if (cfg->matrix.torch.n > 0 || cfg->kernels.uses_torch == TRI_ON)
 		return true;

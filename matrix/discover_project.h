@@ -21,9 +21,6 @@ bool discover(struct arena *a, struct diag *d, const struct config *cfg, const c
  * does not need it). Same contract. */
 bool discover_with(struct arena *a, struct diag *d, const struct config *cfg, const char *cache_dir,
                    const struct discover_opts *o, struct discovery *out);
-/* Returns true when the config needs torch facts (a torch axis, a torch extension, kernels
- * that include torch headers), so the probes import torch. */
-bool discover_needs_torch(const struct config *cfg);
 /* Returns where a project's probes are cached: <build_dir>/probes (build/cuwheel/probes by
  * default) when the config has a build dir, else <cuwheel_cache_dir(cfg->env)>/probes. */
 const char *discover_cache_dir(struct arena *a, const struct config *cfg);

@@ -19,7 +19,8 @@
  * requires-python); fixed so that a plan does not depend on what this machine has. */
 static const char *const default_pythons[] = {"3.9", "3.10", "3.11", "3.12", "3.13", "3.14"};
 
-const char *matrix_host_platform(struct arena *a)
+/* Returns this machine's wheel platform tag ("linux_x86_64"). */
+static const char *matrix_host_platform(struct arena *a)
 {
 	struct utsname u;
 	if (uname(&u) != 0)

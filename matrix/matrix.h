@@ -83,8 +83,6 @@ struct matrix_opts {
  * (wheel_clash), no cuda axis and no toolkit. */
 bool matrix_expand(struct arena *a, struct diag *d, const struct config *cfg,
                    const struct discovery *ds, const struct matrix_opts *o, struct plan *out);
-/* Returns this machine's wheel platform tag ("linux_x86_64"). */
-const char *matrix_host_platform(struct arena *a);
 /* Fills the local-version template for a cell ("cu{cuda_nodot}" -> "cu130"). */
 char *matrix_local_label(struct arena *a, const char *tmpl, const char *python, const char *cuda,
                          const char *torch);

@@ -48,14 +48,6 @@ void ninja_arg(struct strbuf *sb, const char *arg)
 	sb_putc(sb, '\'');
 }
 
-void ninja_args(struct strbuf *sb, const char *const *argv)
-{
-	for (size_t i = 0; argv && argv[i]; i++) {
-		sb_putc(sb, ' ');
-		ninja_arg(sb, argv[i]);
-	}
-}
-
 void ninja_paths(struct strbuf *sb, const struct strv *paths)
 {
 	for (size_t i = 0; i < paths->n; i++) {

@@ -13,8 +13,6 @@ void ninja_path(struct strbuf *sb, const char *path);
 /* True when s is non-empty and every byte is one sh reads as itself ([A-Za-z0-9-_./=:,+@%^]). */
 bool ninja_shell_plain(const char *s);
 void ninja_arg(struct strbuf *sb, const char *arg);
-/* Appends a space and each argument of a NULL-terminated list via ninja_arg. */
-void ninja_args(struct strbuf *sb, const char *const *argv);
 /* Appends a space and each path of a list via ninja_path (the inputs of a build line). */
 struct strv;
 void ninja_paths(struct strbuf *sb, const struct strv *paths);

@@ -158,7 +158,9 @@ static bool stage_dir(struct arena *a, struct diag *d, const char *src, const ch
 	return true;
 }
 
-const char *stage_root_name_problem(const char *name)
+/* Why name (a path whose first component is what the wheel holds at its root) cannot be
+ * staged: a *.data or *.dist-info name (any case), or '', '.', '..'; NULL when it can. */
+static const char *stage_root_name_problem(const char *name)
 {
 	size_t n = strcspn(name, "/");
 	static const char *const reserved[] = {".data", ".dist-info"};

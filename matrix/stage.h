@@ -15,15 +15,12 @@ struct stage_file {
 
 /* Recreates out_dir holding each package directory (by its basename; __pycache__, *.pyc and,
  * unless hidden, dot files left out) and each extra file. Package paths are relative to
- * project_dir. A package or file whose name at the wheel's root stage_root_name_problem refuses
- * is an error before anything is written. False + diagnostic on error; a failed stage leaves no
- * half tree behind. */
+ * project_dir. A package or file whose name at the wheel's root cannot be staged (a *.data or
+ * *.dist-info name, '', '.', '..') is an error before anything is written. False + diagnostic
+ * on error; a failed stage leaves no half tree behind. */
 bool stage_tree(struct arena *a, struct diag *d, const char *project_dir, const char *out_dir,
                 const struct strv *packages, bool hidden, const struct stage_file *files,
                 size_t n_files);
-/* Why name (a path whose first component is what the wheel holds at its root) cannot be
- * staged: a *.data or *.dist-info name (any case), or '', '.', '..'; NULL when it can. */
-const char *stage_root_name_problem(const char *name);
 /* What staging the package directory rel (project-relative) would refuse, found without
  * copying: a symbolic link, a file that is not regular or cannot be read, a tree over 64
  * levels; the message (naming the entry, escaped), or NULL when it would stage. */

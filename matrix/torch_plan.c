@@ -45,7 +45,9 @@ static bool version_wrapv(const char *python)
 	return sscanf(python, "%d.%d", &major, &minor) == 2 && major == 3 && minor < 12;
 }
 
-void torchplan_peer_opt_flags(struct arena *a, struct strv *out)
+/* The optimisation and code-affecting flags setuptools passes to every C++ source (CPython's
+ * sysconfig OPT less -g and the warnings): "-O3 -DNDEBUG -fwrapv". */
+static void torchplan_peer_opt_flags(struct arena *a, struct strv *out)
 {
 	strv_push(a, out, "-O3");
 	strv_push(a, out, "-DNDEBUG");

@@ -68,8 +68,5 @@ void torchplan_cu_flags(struct arena *a, const struct config *cfg, const struct 
 /* Copies flags replacing each -I<dir> under ti's torch package by the same dir under link. */
 void torchplan_relink(struct arena *a, const struct strv *flags, const struct torch_info *ti,
                       const char *link, struct strv *out);
-/* The optimisation and code-affecting flags setuptools passes to every C++ source (CPython's
- * sysconfig OPT less -g and the warnings): "-O3 -DNDEBUG -fwrapv". */
-void torchplan_peer_opt_flags(struct arena *a, struct strv *out);
 
 #endif

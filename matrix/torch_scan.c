@@ -252,8 +252,12 @@ static bool cache_write(struct scan_ctx *s, const char *path, const struct scan_
 	return ok;
 }
 
-bool scan_run(struct scan_ctx *s, const struct strv *argv, const char *src, bool expand,
-              struct scan_closure *out)
+/* Runs argv (a compiler command without output options; expand: -E, else -M) on src with
+ * cwd = build dir and fills out; answers from the cache when argv, src's content and every
+ * file of the cached closure are unchanged. False only when the cache cannot be written or the
+ * command cannot start (diagnostic); a compiler error is out->ok = false. */
+static bool scan_run(struct scan_ctx *s, const struct strv *argv, const char *src, bool expand,
+                     struct scan_closure *out)
 {
 	memset(out, 0, sizeof(*out));
 	struct arena *a = s->a;

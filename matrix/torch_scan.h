@@ -45,12 +45,6 @@ struct binding_decision {
 	const char *pch_why; /* PCH_REFUSED: which file expands differently */
 };
 
-/* Runs argv (a compiler command without output options; expand: -E, else -M) on src with
- * cwd = build dir and fills out; answers from the cache when argv, src's content and every
- * file of the cached closure are unchanged. False only when the cache cannot be written or the
- * command cannot start (diagnostic); a compiler error is out->ok = false. */
-bool scan_run(struct scan_ctx *s, const struct strv *argv, const char *src, bool expand,
-              struct scan_closure *out);
 /* Makes build_dir/torch/<version>-<abi digest> a link to the torch package of ti and returns
  * that path relative to the build dir: kernel and shared-object commands name torch's headers
  * through it, so they do not change with the venv that provided that torch. NULL +

@@ -91,9 +91,6 @@ bool audit_wheel(struct arena *a, struct diag *d, const char *wheel_path,
                  const struct audit_opts *opts, struct audit_result *out);
 /* Returns one result as a JSON object (the keys audit_results_json writes); json_decref it. */
 json_t *audit_result_to_json(const struct audit_result *r);
-/* The findings alone, as audit_result_to_json writes them: [{level, code, member, message,
- * hint}] (a new reference; report.json carries them in its cell summaries). */
-json_t *audit_findings_json(const struct audit_result *r);
 /* Reads back what audit_result_to_json wrote (strings copied into the arena). Returns false
  * when o is not such an object. */
 bool audit_result_from_json(struct arena *a, const json_t *o, struct audit_result *out);

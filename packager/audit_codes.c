@@ -16,11 +16,3 @@ const struct audit_code *audit_codes(size_t *n)
 	*n = sizeof(table) / sizeof(*table);
 	return table;
 }
-
-const struct audit_code *audit_code_find(const char *code)
-{
-	for (size_t i = 0; i < sizeof(table) / sizeof(*table); i++)
-		if (!strcmp(table[i].code, code))
-			return &table[i];
-	return NULL;
-}

@@ -115,7 +115,5 @@ struct audit_code {
 
 /* The table, in the order above; *n gets its length. */
 const struct audit_code *audit_codes(size_t *n);
-/* Returns the row of code, or NULL when the table has no such code. */
-const struct audit_code *audit_code_find(const char *code);
 
 #endif

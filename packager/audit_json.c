@@ -6,7 +6,9 @@
 #include "packager/audit.h"
 #include "standards/json_values.h"
 
-json_t *audit_findings_json(const struct audit_result *r)
+/* The findings alone, as audit_result_to_json writes them: [{level, code, member, message,
+ * hint}] (a new reference; report.json carries them in its cell summaries). */
+static json_t *audit_findings_json(const struct audit_result *r)
 {
 	json_t *fs = json_array();
 	for (size_t i = 0; i < r->n_findings; i++) {

@@ -26,7 +26,8 @@
 #define INDEX_API    "1.1"
 enum { INDEX_METADATA_MAX = 16 << 20 };
 
-char *index_url_escape(struct arena *a, const char *s)
+/* Percent-encodes everything but A-Z a-z 0-9 . _ ~ - (so '+' becomes %2B). */
+static char *index_url_escape(struct arena *a, const char *s)
 {
 	struct strbuf sb = {0};
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
@@ -39,7 +40,8 @@ char *index_url_escape(struct arena *a, const char *s)
 	return sb_to_arena(&sb, a);
 }
 
-char *index_html_escape(struct arena *a, const char *s)
+/* Escapes & < > " ' for HTML text and attribute values. */
+static char *index_html_escape(struct arena *a, const char *s)
 {
 	struct strbuf sb = {0};
 	for (const char *p = s; *p; p++) {

@@ -49,9 +49,5 @@ struct index_summary {
  * earlier cuwheel index (it holds .cuwheel-index). No wheel at all: false and out->empty. */
 bool index_write(struct arena *a, struct diag *d, const struct index_opts *o,
                  struct index_summary *out);
-/* Percent-encodes everything but A-Z a-z 0-9 . _ ~ - (so '+' becomes %2B). */
-char *index_url_escape(struct arena *a, const char *s);
-/* Escapes & < > " ' for HTML text and attribute values. */
-char *index_html_escape(struct arena *a, const char *s);
 
 #endif

@@ -106,7 +106,8 @@ bool pe_is_pe(const void *data, size_t len)
 	return lfanew <= len && len - lfanew >= 4 && memcmp(p + lfanew, "PE\0\0", 4) == 0;
 }
 
-const char *pe_arch_name(int machine)
+/* Returns the platform arch a wheel tags machine with ("amd64" for win_amd64), or NULL. */
+static const char *pe_arch_name(int machine)
 {
 	switch (machine) {
 	case PE_MACHINE_AMD64:

@@ -30,7 +30,5 @@ bool pe_is_pe(const void *data, size_t len);
  * string) when the image is truncated or malformed. */
 bool pe_read_mem(struct arena *a, const void *data, size_t len, struct pe_info *out,
                  const char **err);
-/* Returns the platform arch a wheel tags machine with ("amd64" for win_amd64), or NULL. */
-const char *pe_arch_name(int machine);
 
 #endif

@@ -229,20 +229,6 @@ static bool parse_obj(struct arena *a, json_t *r, struct interp *ip, const char 
 	return true;
 }
 
-bool probe_parse(struct arena *a, const char *json, struct interp *ip, const char **executable,
-                 const char **err)
-{
-	json_error_t je;
-	json_t *r = json_loads(json, 0, &je);
-	if (!r) {
-		*err = arena_printf(a, "the probe printed invalid JSON: %s", je.text);
-		return false;
-	}
-	bool ok = parse_obj(a, r, ip, executable, err);
-	json_decref(r);
-	return ok;
-}
-
 /* One interpreter run, done by a worker thread: no arena, no diag, only heap buffers. */
 struct probe_task {
 	const char *path;

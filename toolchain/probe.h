@@ -35,9 +35,6 @@ void probe_run(struct arena *a, struct diag *d, const char *cache_dir, struct pr
  * tens of seconds; a hung interpreter must not hang discovery). NULL *bad, or the value that
  * was not a positive integer (the default is used). */
 int probe_timeout(const char *const *env, const char **bad);
-/* Parses the JSON a probe printed into ip (strings copied into a); false with *err set. */
-bool probe_parse(struct arena *a, const char *json, struct interp *ip, const char **executable,
-                 const char **err);
 /* Returns the cache file of an interpreter: <cache_dir>/probe-<hash of path>.json. */
 char *probe_cache_path(struct arena *a, const char *cache_dir, const char *interp);
 /* Returns a 64-bit FNV-1a hash of s as 16 hex digits (stable file names for cache entries). */

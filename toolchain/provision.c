@@ -97,7 +97,7 @@ const char *provision_jstr(json_t *o, const char *key)
 
 /* The strings end up in a pip requirements file, apt-get's arguments and URLs, so they are held
  * to the characters such names have. */
-bool provision_pkg_from_json(struct arena *a, json_t *o, struct provision_pkg *p, bool deb)
+static bool provision_pkg_from_json(struct arena *a, json_t *o, struct provision_pkg *p, bool deb)
 {
 	const char *name = provision_jstr(o, "name"), *ver = provision_jstr(o, "version");
 	const char *file = provision_jstr(o, "filename"), *sha = provision_jstr(o, "sha256");

@@ -105,9 +105,6 @@ const char *provision_jstr(json_t *o, const char *key);
 /* Returns true when s is non-empty and holds only alphanumerics and the characters of allowed
  * (the lock's strings end up in requirement files, apt arguments and URLs). */
 bool provision_is_token(const char *s, const char *allowed);
-/* Reads one {name, version, filename, sha256, size} of a wheel (deb false) or a .deb (deb
- * true, Debian's characters) into p; false when a field is missing or malformed. */
-bool provision_pkg_from_json(struct arena *a, json_t *o, struct provision_pkg *p, bool deb);
 /* Fills s's packages from the lock's array pkgs (Debian packages when deb); false + an error
  * at path naming section[i].packages[j] when one is malformed. */
 bool provision_set_pkgs(struct arena *a, struct diag *d, const char *path, const char *section,

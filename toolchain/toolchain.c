@@ -38,7 +38,9 @@ unsigned toolchain_nvcc_lacks(struct arena *a, const char *root, const char *hel
 	return lacks;
 }
 
-int toolchain_max_gcc(struct arena *a, const char *include_dir)
+/* Returns the newest gcc major <include_dir>/crt/host_config.h accepts ("gcc versions later
+ * than 11 are not supported"), or 0 when the header sets no such limit or cannot be read. */
+static int toolchain_max_gcc(struct arena *a, const char *include_dir)
 {
 	struct diag quiet = {0};
 	struct source src;

@@ -26,9 +26,6 @@ struct host_compiler {
 /* Returns the TOOLCHAIN_LACKS_* bits for the options `nvcc --help` (help) does not list and,
  * for --orig_src_path_name, that <root>/bin/cudafe++ does not contain. */
 unsigned toolchain_nvcc_lacks(struct arena *a, const char *root, const char *help);
-/* Returns the newest gcc major <include_dir>/crt/host_config.h accepts ("gcc versions later
- * than 11 are not supported"), or 0 when the header sets no such limit or cannot be read. */
-int toolchain_max_gcc(struct arena *a, const char *include_dir);
 /* Picks the host compiler for a toolkit of version cuda ("11.8.89") whose headers are in
  * include_dir: $CXX (and $CC) of env when set and not empty (an error when the toolkit refuses
  * it), else the newest of c++ and the installed g++-N the toolkit accepts. Never fails:
