@@ -10,6 +10,7 @@
 #include "base/os.h"
 #include "base/path.h"
 #include "matrix/buildgraph.h"
+#include "matrix/torchflags.h"
 
 static bool is_cu(const char *path)
 {
@@ -219,7 +220,7 @@ static bool kernels_decide(struct torch_plan *tp, const struct plan *plan, const
 			bool cu = is_cu(src);
 			strv_push(a, &av, cu ? tkp->tk->nvcc : is_c(src) ? cc : cxx);
 			if (!is_c(src))
-				strv_push(a, &av, "-std=c++17");
+				strv_push(a, &av, torchflags_std(ti));
 			for (size_t d = 0; d < k->include_dirs.n; d++)
 				strv_push(a, &av,
 				          arena_printf(

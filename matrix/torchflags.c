@@ -145,10 +145,12 @@ bool torchflags_for(struct arena *a, const struct extension_cfg *x, const struct
 				strv_push(a, &f->post, extra[i]);
 			}
 	}
-	/* cpp_extension appends -std=c++17 unless a -std= is given (nvcc refuses two). */
+	/* cpp_extension appends -std=c++17 (c++20 from torch 2.12) unless a -std= is given (nvcc
+	 * refuses two). */
 	if (!has_prefix_flag(&x->cflags, "-std=")) {
-		strv_push(a, c, "-std=c++17");
-		strv_push(a, &f->post, "-std=c++17");
+		const char *std = torchflags_std(torch ? ti : NULL);
+		strv_push(a, c, std);
+		strv_push(a, &f->post, std);
 	}
 	/* Torch's include dirs (also where a pybind11 extension finds pybind11 when torch is
 	 * there), as cpp_extension's include_paths() lists them, then the CUDA one. */
@@ -198,4 +200,14 @@ bool torchflags_for(struct arena *a, const struct extension_cfg *x, const struct
 		f->cudart_shared = cuda;
 	}
 	return true;
+}
+
+const char *torchflags_std(const struct torch_info *ti)
+{
+	int maj = 0, min = 0;
+	if (ti && ti->present && ti->version_short &&
+	    sscanf(ti->version_short, "%d.%d", &maj, &min) == 2 &&
+	    (maj > 2 || (maj == 2 && min >= 12)))
+		return "-std=c++20";
+	return "-std=c++17";
 }

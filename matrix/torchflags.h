@@ -40,6 +40,10 @@ bool torchflags_for(struct arena *a, const struct extension_cfg *x, const struct
  * (torch's C++ ABI is only stable within a minor release); for a module built against torch's
  * stable ABI (stable), "torch>=2.11": that torch and every later one. */
 const char *torchflags_requirement(struct arena *a, const char *torch, bool stable);
+/* Returns the C++ standard flag torch.utils.cpp_extension of that torch passes: "-std=c++20"
+ * from torch 2.12 on (torch 2.15's headers #error below C++20), else "-std=c++17" (also for
+ * ti NULL or an unknown version). */
+const char *torchflags_std(const struct torch_info *ti);
 /* Returns the TORCH_EXTENSION_NAME of a dotted module: its last part ("pkg._C" -> "_C"). */
 const char *torchflags_extension_name(const char *module);
 
