@@ -31,7 +31,7 @@ import venv
 ROOT = os.getcwd()
 UPDATE = "--update" in sys.argv[1:]  # rewrite the golden files instead of comparing
 GOLDEN = os.path.join(ROOT, "tests", "integration", "golden", "ci")
-# The in-repo torch project: examples/torchext (torch 2.6 and 2.11 x CUDA 12.4 and 13.0, the
+# The in-repo torch project: examples/torchext (torch 2.6, 2.11, 2.15 x CUDA 12.4, 13.0, 13.2, the
 # cells PyTorch does not publish left out by ci/torch_builds.def).
 TORCHEXT = os.path.join(ROOT, "examples", "torchext")
 # The golden workflows: (file, CUWHEEL_* overrides, options). tinyraster's own matrix with its
@@ -755,7 +755,7 @@ remote = "redis://cache.example.org:6379"
             with open(os.path.join(tx, "pyproject.toml")) as f:
                 t = f.read()
             with open(os.path.join(tx, "pyproject.toml"), "w") as f:
-                f.write(t.replace('torch = ["2.6", "2.11"]', 'torch = ["2.5"]'))
+                f.write(re.sub(r'(?m)^torch = \[[^\]]*\]', 'torch = ["2.5"]', t))
             p = run([CUWHEEL, "-C", tx, "ci", "github", "--stdout", "--cuwheel",
                      CUWHEEL_SPEC], env=clean_env(), ok=(1,))
             check(p.returncode == 1 and "torch 2.5 is not in cuwheel's table" in p.stderr and

@@ -56,8 +56,11 @@ def main():
         if not check(rc == 0, "setup-pythons %s made its venvs" % " ".join(args)):
             return 1
     tmp = tempfile.mkdtemp(prefix="cuwheel-torchext-matrix-")
+    # The example's matrix also has torch 2.15 (CUDA 13.2, Python 3.11-3.14): that is
+    # tests/torch215/test_torch_ext_pt215.py's (label torch215); this one keeps 2.6 and 2.11.
     env = dict(os.environ, CUWHEEL_BUILD_DIR=os.path.join(tmp, "build"),
-               CUWHEEL_DIST_DIR=os.path.join(tmp, "dist"))
+               CUWHEEL_DIST_DIR=os.path.join(tmp, "dist"), CUWHEEL_MATRIX_TORCH="2.6,2.11",
+               CUWHEEL_MATRIX_CUDA="12.4,13.0", CUWHEEL_MATRIX_PYTHON="3.10,3.11,3.12,3.13")
     try:
         rc, out = run([CUWHEEL, "toolkit", "install", "12.4"], env=env)
         if rc != 0:
