@@ -76,8 +76,10 @@ def body(tmp):
     rep = m.group(1) if m else os.path.join(proj, "build", "cuwheel", "report.json")
     cells = [c for c in json.load(open(rep))["cells"] if c["id"].startswith("cp315-")] \
         if os.path.exists(rep) else []
+    # report.json format 2 names the interpreter in "interpreter" (format 1: in "python").
+    interp = cells[0].get("interpreter") or cells[0].get("python") or "" if cells else ""
     check(len(cells) == 1 and cells[0]["result"] == "ok" and
-          cells[0]["python"].startswith(os.path.join(tmp, "cache", "pythons", "3.15.")),
+          interp.startswith(os.path.join(tmp, "cache", "pythons", "3.15.")),
           f"report.json: cp315 ok, built and tested by the provisioned interpreter: {cells}")
     rc, out = run([CW, "python", "list"], env=env)
     check(rc == 0 and "3.15." in out and "debian sid" in out, f"python list: {out.strip()}")
