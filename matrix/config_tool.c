@@ -225,6 +225,22 @@ static bool read_dirs(struct cfg_reader *r, struct config *cfg, const struct tom
 	bool ok = cfg_strv(r, t, key, where, false, out);
 	for (size_t i = 0; ok && i < out->n; i++) {
 		const struct toml_value *at = toml_get(t, key)->u.array.items[i];
+		size_t len = strlen(out->v[i]);
+		/* nvcc trims the values of its options: "-Iinc/s " reaches the host compiler as
+		 * "-Iinc/s", another directory (found by test_graph_property). */
+		if (len && (isspace((unsigned char)out->v[i][0]) ||
+		            isspace((unsigned char)out->v[i][len - 1]))) {
+			cfg_error(
+			    r, at,
+			    "include directory '%s' begins or ends with whitespace, which nvcc "
+			    "strips from its options (the compiler would look elsewhere)",
+			    config_shown(r->a, out->v[i]));
+			diag_msg(r->d, DIAG_HINT,
+			         "rename the directory without the leading or trailing "
+			         "space");
+			ok = false;
+			continue;
+		}
 		if (out->v[i][0] == '/') {
 			if (!os_is_dir(out->v[i])) {
 				cfg_error(r, at, "include directory '%s' does not exist",
