@@ -165,5 +165,7 @@ int os_cpu_count(void);
 char *os_self_exe(struct arena *a);
 /* Renders argv as a shell-quoted line (for --dry-run and messages). */
 char *os_argv_str(struct arena *a, const char *const *argv);
+/* Sleeps for ms milliseconds (resumed after a signal handler returns). */
+void os_sleep_ms(long ms);
 
 #endif

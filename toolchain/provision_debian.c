@@ -164,9 +164,23 @@ static bool apt_run(struct arena *a, struct diag *d, const struct apt *apt, cons
 	struct os_run r = {.argv = argv.v, .capture = true, .cwd = cwd};
 	struct strbuf out = {0};
 	int status;
-	if (!os_run(d, &r, &out, &status)) {
-		sb_release(&out);
-		return false;
+	/* Another apt-get holds the private state's lock: one that an install killed with
+	 * SIGKILL left running in its own process group. Wait for it (at most 2 minutes) rather
+	 * than fail: it ends on its own. */
+	for (int tries = 0;; tries++) {
+		sb_reset(&out);
+		if (!os_run(d, &r, &out, &status)) {
+			sb_release(&out);
+			return false;
+		}
+		if (status == 0 || !strstr(sb_str(&out), "Could not get lock") || tries >= 60)
+			break;
+		if (tries == 0)
+			diag_msg(
+			    d, DIAG_NOTE,
+			    "another apt-get holds the lock of cuwheel's private apt state (an "
+			    "earlier install that was killed): waiting for it");
+		os_sleep_ms(2000);
 	}
 	const char *text = sb_str(&out);
 	/* apt-get update exits 0 when an index could not be fetched: its "W: Failed to fetch" /
