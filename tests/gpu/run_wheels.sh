@@ -17,7 +17,7 @@ for whl in "$@"; do
   if ! "$py" -m pip install -q --no-index --no-deps --target "$site" "$whl" 2>&1; then
     echo "RESULT $name: install FAILED"; fails=$((fails+1)); continue
   fi
-  (cd "$site" && PYTHONPATH="$site" "$py" -m pytest -q -p no:cacheprovider "$here/../../python/tests" \
+  (cd "$site" && PYTHONPATH="$site" "$py" -m pytest -q -p no:cacheprovider "$here/../../examples/tinyraster/python/tests" \
      > "$site/pytest.log" 2>&1); t=$?
   (cd "$site" && PYTHONPATH="$site" "$py" "$here/check_gpu.py" "${quick[@]}" > "$site/gpu.log" 2>&1); g=$?
   echo "== $name"; tail -n 3 "$site/pytest.log"; cat "$site/gpu.log"

@@ -48,8 +48,8 @@ remote="redis://127.0.0.1:$port"
 # Two clones at different absolute paths: only project-relative paths may reach the hash.
 clone() {
 	mkdir -p "$1"
-	cp -a "$root/pyproject.toml" "$root/LICENSE" "$root/kernels" "$root/bindings" \
-		"$root/python" "$1/"
+	local tr="$root/examples/tinyraster"
+	cp -a "$tr/pyproject.toml" "$tr/LICENSE" "$tr/kernels" "$tr/bindings" "$tr/python" "$1/"
 	find "$1" -name __pycache__ -prune -exec rm -rf {} +
 }
 clone "$tmp/a/tinyraster"
@@ -72,7 +72,7 @@ stat() { # CCACHE_DIR KEY
 }
 
 build "$tmp/a/tinyraster" "$tmp/ccache-a"
-n_cu=$(ls "$root"/kernels/*.cu | wc -l)
+n_cu=$(ls "$root"/examples/tinyraster/kernels/*.cu | wc -l)
 a_write=$(stat "$tmp/ccache-a" remote_storage_write)
 a_miss=$(stat "$tmp/ccache-a" cache_miss)
 keys=$(redis-cli -h 127.0.0.1 -p "$port" dbsize)

@@ -8,11 +8,12 @@ trap 'rm -rf "$TMP"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 pass() { echo "ok: $*"; }
 
-# copy_project DEST: a copy of tinyraster (the repository's default project) at DEST.
+# copy_project DEST: a copy of tinyraster (examples/tinyraster, the demo project) at DEST.
 copy_project() {
   local dest=$1
   mkdir -p "$dest"
-  cp -r "$SRC/pyproject.toml" "$SRC/LICENSE" "$SRC/kernels" "$SRC/bindings" "$SRC/python" "$dest/"
+  local tr="$SRC/examples/tinyraster"
+  cp -r "$tr/pyproject.toml" "$tr/LICENSE" "$tr/kernels" "$tr/bindings" "$tr/python" "$dest/"
   find "$dest" -name __pycache__ -prune -exec rm -rf {} +
 }
 

@@ -78,7 +78,7 @@ class Project:
         self.dir = os.path.join(tmp, name)
         os.makedirs(self.dir)
         for x in ("pyproject.toml", "LICENSE", "kernels", "bindings", "python"):
-            s = os.path.join(ROOT, x)
+            s = os.path.join(ROOT, "examples", "tinyraster", x)
             (shutil.copytree if os.path.isdir(s) else shutil.copy)(s, os.path.join(self.dir, x))
         self.env = {k: v for k, v in os.environ.items() if not k.startswith("CUWHEEL_")}
         self.env.update(NO_COLOR="1", CUWHEEL_MATRIX_CUDA="13.0", CUWHEEL_ARCHS="7.5",

@@ -108,10 +108,10 @@ def fixture(tmp, text_patch):
     proj = os.path.join(tmp, "proj")
     os.makedirs(proj)
     for d in ("kernels", "bindings", "python"):
-        shutil.copytree(os.path.join(ROOT, d), os.path.join(proj, d),
+        shutil.copytree(os.path.join(ROOT, "examples", "tinyraster", d), os.path.join(proj, d),
                         ignore=shutil.ignore_patterns("__pycache__", "*.so"))
-    shutil.copy(os.path.join(ROOT, "LICENSE"), proj)
-    with open(os.path.join(ROOT, "pyproject.toml")) as f:
+    shutil.copy(os.path.join(ROOT, "examples", "tinyraster", "LICENSE"), proj)
+    with open(os.path.join(ROOT, "examples", "tinyraster", "pyproject.toml")) as f:
         text = f.read()
     text = re.sub(r"\[tool\.cuwheel\.matrix\].*?(?=\n\[)", text_patch.strip() + "\n", text,
                   flags=re.S)

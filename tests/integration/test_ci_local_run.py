@@ -303,10 +303,10 @@ def main():
         project = os.path.join(work, "project")
         os.makedirs(project)
         for d in ("kernels", "bindings", "python"):
-            shutil.copytree(os.path.join(ROOT, d), os.path.join(project, d),
+            shutil.copytree(os.path.join(ROOT, "examples", "tinyraster", d), os.path.join(project, d),
                             ignore=shutil.ignore_patterns("__pycache__", "*.so"))
-        shutil.copy(os.path.join(ROOT, "LICENSE"), project)
-        with open(os.path.join(ROOT, "pyproject.toml")) as f:
+        shutil.copy(os.path.join(ROOT, "examples", "tinyraster", "LICENSE"), project)
+        with open(os.path.join(ROOT, "examples", "tinyraster", "pyproject.toml")) as f:
             text = f.read()
         with open(os.path.join(project, "pyproject.toml"), "w") as f:
             digest = hashlib.sha256(open(wheel, "rb").read()).hexdigest()

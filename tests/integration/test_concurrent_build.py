@@ -82,7 +82,7 @@ def main():
         proj = os.path.join(tmp, "proj")
         os.makedirs(proj)
         for x in ("pyproject.toml", "LICENSE", "kernels", "bindings", "python"):
-            s = os.path.join(ROOT, x)
+            s = os.path.join(ROOT, "examples", "tinyraster", x)
             (shutil.copytree if os.path.isdir(s) else shutil.copy)(s, os.path.join(proj, x))
         env = {k: v for k, v in os.environ.items() if not k.startswith("CUWHEEL_")}
         env.update(NO_COLOR="1", SOURCE_DATE_EPOCH="1700000000", CUWHEEL_MATRIX_CUDA="13.0",

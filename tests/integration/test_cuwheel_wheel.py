@@ -124,7 +124,7 @@ def main():
             p = run([exe, "toolkit", "list", "--available"], env=env)
             check(p.returncode == 0 and "13.0" in p.stdout,
                   f"{minor}: the lock file is found under share/cuwheel", p.stdout + p.stderr)
-            p = run([exe, "-C", ROOT, "plan"], env=env)
+            p = run([exe, "-C", os.path.join(ROOT, "examples", "tinyraster"), "plan"], env=env)
             check(p.returncode == 0 and p.stdout.startswith("tinyraster "),
                   f"{minor}: cuwheel plan from the venv", p.stdout[:300] + p.stderr)
     finally:

@@ -162,7 +162,7 @@ def build_sink(tmp):
     d = os.path.join(tmp, "build")
     os.makedirs(d)
     for x in ("pyproject.toml", "LICENSE", "kernels", "bindings", "python"):
-        s = os.path.join(ROOT, x)
+        s = os.path.join(ROOT, "examples", "tinyraster", x)
         (shutil.copytree if os.path.isdir(s) else shutil.copy)(s, os.path.join(d, x))
     cc = os.path.join(tmp, "hostile-cc")
     with open(cc, "w") as f:

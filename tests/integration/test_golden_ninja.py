@@ -32,7 +32,7 @@ SKIP = 77
 def tinyraster(dest):
     os.makedirs(dest)
     for name in ("pyproject.toml", "LICENSE", "kernels", "bindings", "python"):
-        src = os.path.join(ROOT, name)
+        src = os.path.join(ROOT, "examples", "tinyraster", name)
         (shutil.copytree if os.path.isdir(src) else shutil.copy)(src, os.path.join(dest, name))
 
 

@@ -180,7 +180,7 @@ def build_trials(tmp, n):
     proj = os.path.join(tmp, "proj")
     os.makedirs(proj)
     for x in ("pyproject.toml", "LICENSE", "kernels", "bindings", "python"):
-        s = os.path.join(ROOT, x)
+        s = os.path.join(ROOT, "examples", "tinyraster", x)
         (shutil.copytree if os.path.isdir(s) else shutil.copy)(s, os.path.join(proj, x))
     e = env(CUWHEEL_MATRIX_CUDA="13.0", CUWHEEL_ARCHS="7.5", CUWHEEL_MATRIX_PYTHON="3.11,3.12",
             CUWHEEL_CACHE_DIR=os.path.join(tmp, "cache"))
@@ -222,7 +222,7 @@ def build_trials(tmp, n):
         f.write(b"PK\x03\x04 half a wheel")
     os.utime(stale, (time.time() - 60, time.time() - 60))
     # Undo the binding edits: the re-run must give exactly the uninterrupted wheels.
-    shutil.copy(os.path.join(ROOT, "bindings", "tinyraster.c"),
+    shutil.copy(os.path.join(ROOT, "examples", "tinyraster", "bindings", "tinyraster.c"),
                 os.path.join(proj, "bindings", "tinyraster.c"))
     r = subprocess.run(cmd, cwd=proj, env=e, capture_output=True, text=True)
     check("re-run after the interrupted builds", r.returncode == 0, r.stderr[-3000:])

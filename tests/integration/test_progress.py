@@ -38,9 +38,9 @@ def base_env(tmp):
 def copy_project(dest):
     os.makedirs(dest)
     for name in ("pyproject.toml", "LICENSE"):
-        shutil.copy(os.path.join(SRC, name), dest)
+        shutil.copy(os.path.join(SRC, "examples", "tinyraster", name), dest)
     for name in ("kernels", "bindings", "python"):
-        shutil.copytree(os.path.join(SRC, name), os.path.join(dest, name),
+        shutil.copytree(os.path.join(SRC, "examples", "tinyraster", name), os.path.join(dest, name),
                         ignore=shutil.ignore_patterns("__pycache__"))
 
 

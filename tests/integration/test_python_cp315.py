@@ -52,7 +52,7 @@ def body(tmp):
     proj = os.path.join(tmp, "proj")
     os.makedirs(proj)
     for f in ("pyproject.toml", "LICENSE", "kernels", "bindings", "python"):
-        s = os.path.join(SRC, f)
+        s = os.path.join(SRC, "examples", "tinyraster", f)
         (shutil.copytree if os.path.isdir(s) else shutil.copy)(s, os.path.join(proj, f))
     for d in glob.glob(os.path.join(proj, "**", "__pycache__"), recursive=True):
         shutil.rmtree(d)

@@ -102,9 +102,9 @@ def main():
         proj = os.path.join(tmp, "proj")
         os.makedirs(proj)
         for n in ("pyproject.toml", "LICENSE"):
-            shutil.copy(os.path.join(SRC, n), proj)
+            shutil.copy(os.path.join(SRC, "examples", "tinyraster", n), proj)
         for n in ("kernels", "bindings", "python"):
-            shutil.copytree(os.path.join(SRC, n), os.path.join(proj, n),
+            shutil.copytree(os.path.join(SRC, "examples", "tinyraster", n), os.path.join(proj, n),
                             ignore=shutil.ignore_patterns("__pycache__"))
         env = dict(os.environ, CUWHEEL_ARCHS="7.5", CUWHEEL_MATRIX_CUDA="13.0",
                    CUWHEEL_MATRIX_PYTHON="3.12", CUWHEEL_CCACHE="off", TMPDIR=tmp)

@@ -138,7 +138,7 @@ def main():
         proj = os.path.join(tmp, "proj")
         os.makedirs(proj)
         for x in ("pyproject.toml", "LICENSE", "kernels", "bindings", "python"):
-            s = os.path.join(ROOT, x)
+            s = os.path.join(ROOT, "examples", "tinyraster", x)
             (shutil.copytree if os.path.isdir(s) else shutil.copy)(s, os.path.join(proj, x))
         closed_reader(tmp, proj)
         closed_streams(tmp, proj)

@@ -78,7 +78,7 @@ def main():
         proj = os.path.join(tmp, "proj")
         os.makedirs(proj)
         for name in ("pyproject.toml", "LICENSE", "kernels", "bindings", "python"):
-            src = os.path.join(ROOT, name)
+            src = os.path.join(ROOT, "examples", "tinyraster", name)
             (shutil.copytree if os.path.isdir(src) else shutil.copy)(src, os.path.join(proj, name))
 
         # 1. The wrapper is followed to the toolkit it runs.

@@ -58,10 +58,10 @@ def capi_copy(work):
     proj = os.path.join(work, "tinyraster-capi")
     os.makedirs(proj)
     for d in ("kernels", "bindings", "python"):
-        shutil.copytree(os.path.join(ROOT, d), os.path.join(proj, d),
+        shutil.copytree(os.path.join(ROOT, "examples", "tinyraster", d), os.path.join(proj, d),
                         ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(os.path.join(ROOT, "LICENSE"), proj)
-    with open(os.path.join(ROOT, "pyproject.toml")) as f:
+    shutil.copy(os.path.join(ROOT, "examples", "tinyraster", "LICENSE"), proj)
+    with open(os.path.join(ROOT, "examples", "tinyraster", "pyproject.toml")) as f:
         text = f.read()
     if 'kind = "abi3"' not in text:
         sys.exit("FAIL: pyproject.toml no longer says kind = \"abi3\"")
