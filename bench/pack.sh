@@ -17,7 +17,7 @@ runs=${2:-2}
 mb=${BENCH_MB:-240}
 work=${BENCH_DIR:-$root/build/bench-pack}
 py=${BENCH_PYTHON:-$root/build/venv/bin/python}
-command -v "$py" > /dev/null || py=$("$root/ci/test-venv")
+command -v "$py" > /dev/null || py=$("$root/tools/test-venv")
 export SOURCE_DATE_EPOCH=1700000000
 
 mkdir -p "$work"

@@ -51,7 +51,7 @@ bool torch_builds_pair(struct arena *a, struct diag *d, struct plan *p)
 			diag_msg(d, DIAG_ERROR, "%s: %s", c->id,
 			         torch_build_why_not(a, c->torch, c->cuda));
 			diag_msg(d, DIAG_HINT,
-			         "ci/update-torch-builds regenerates it from PyTorch's index");
+			         "tools/update-torch-builds regenerates it from PyTorch's index");
 			ok = false;
 			continue;
 		}

@@ -464,7 +464,7 @@ static const struct {
     {"CUWHEEL_MIN_MANYLINUX", ENV_STRING}, {"CUWHEEL_PYTHONS", ENV_STRING},
 };
 /* Variables cuwheel reads elsewhere (not config overrides), or that its own scripts and tests
- * set (ci/test exports CUWHEEL_CI_NO_SKIP to every test), so they are not misspellings. */
+ * set (tools/test exports CUWHEEL_CI_NO_SKIP to every test), so they are not misspellings. */
 static const char *const env_other[] = {
     "CUWHEEL_CACHE_DIR",      "CUWHEEL_PYTHON",
     "CUWHEEL_TOOLKIT_WHEELS", "CUWHEEL",

@@ -292,7 +292,7 @@ const struct provision_set *provision_resolve(struct arena *a, struct diag *d,
 		         version, minor, join_words(a, &same_minor, " and "));
 		diag_msg(d, DIAG_HINT,
 		         "use 'cuwheel toolkit install %s' for the newest, or "
-		         "regenerate %s with ci/update-toolkit-lock",
+		         "regenerate %s with tools/update-toolkit-lock",
 		         minor, l->path);
 		return NULL;
 	}
@@ -330,7 +330,7 @@ const struct provision_set *provision_resolve(struct arena *a, struct diag *d,
 	         minors.n ? join_words(a, &minors, " and ") : "nothing");
 	diag_msg(d, DIAG_HINT,
 	         "if NVIDIA has published CUDA %s on PyPI since, regenerate %s "
-	         "with ci/update-toolkit-lock",
+	         "with tools/update-toolkit-lock",
 	         minor, l->path);
 	return NULL;
 }

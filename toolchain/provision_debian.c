@@ -397,7 +397,7 @@ static bool debian_assemble(struct arena *a, struct diag *d, const struct provis
 	struct provision_deb_for f = {
 	    .what = arena_printf(a, "CUDA %s", s->version),
 	    .lock = "the toolkit lock",
-	    .regen = "ci/update-toolkit-lock",
+	    .regen = "tools/update-toolkit-lock",
 	    .elsewhere = arena_printf(a,
 	                              "run on a Debian or Ubuntu machine, or install CUDA %s and "
 	                              "point [tool.cuwheel.toolkits] at it",

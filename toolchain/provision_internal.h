@@ -52,7 +52,7 @@ bool provision_check_root(struct arena *a, struct diag *d, const char *root,
 struct provision_deb_for {
 	const char *what;      /* "CUDA 11.8.89", "Python 3.14.10" */
 	const char *lock;      /* "the toolkit lock" */
-	const char *regen;     /* the script that regenerates it: "ci/update-toolkit-lock" */
+	const char *regen;     /* the script that regenerates it: "tools/update-toolkit-lock" */
 	const char *elsewhere; /* the hint when apt-get or dpkg-deb is missing */
 };
 

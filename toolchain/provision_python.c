@@ -190,7 +190,7 @@ const struct provision_set *python_resolve(struct arena *a, struct diag *d,
 	         l->path, pinned_minors(a, l));
 	diag_msg(d, DIAG_HINT,
 	         "cuwheel provisions the CPythons Debian %s has that older machines lack; for "
-	         "others use pyenv or uv, or regenerate the lock with ci/update-python-lock %s",
+	         "others use pyenv or uv, or regenerate the lock with tools/update-python-lock %s",
 	         l->n_sets ? l->sets[0].suite : "sid", minor);
 	return NULL;
 }
@@ -335,7 +335,7 @@ static bool assemble(struct arena *a, struct diag *d, const struct provision_opt
 	struct provision_deb_for f = {
 	    .what = arena_printf(a, "Python %s", s->version),
 	    .lock = "the Python lock",
-	    .regen = "ci/update-python-lock",
+	    .regen = "tools/update-python-lock",
 	    .elsewhere =
 	        arena_printf(a,
 	                     "run on a Debian or Ubuntu machine, or install Python %s with "
@@ -346,7 +346,7 @@ static bool assemble(struct arena *a, struct diag *d, const struct provision_opt
 		diag_msg(
 		    d, DIAG_ERROR,
 		    "cannot provision Python %s: patchelf is not on PATH (Debian's patchelf "
-		    "package; ci/install-deps installs it): the interpreter must be pointed at "
+		    "package; tools/install-deps installs it): the interpreter must be pointed at "
 		    "the root's own C library",
 		    s->version);
 		return false;

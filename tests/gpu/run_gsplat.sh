@@ -10,7 +10,7 @@
 #   tests/gpu/run_gsplat.sh build DIR OUT    # both wheels into OUT/, times in OUT/times.txt
 #   tests/gpu/run_gsplat.sh test DIR OUT     # installs and checks the wheels in OUT/
 #
-# DIR holds gsplat-1.5.3.tar.gz, cuwheel-*.whl (ci/cuwheel-wheel), wheelhouse/ (setuptools,
+# DIR holds gsplat-1.5.3.tar.gz, cuwheel-*.whl (tools/cuwheel-wheel), wheelhouse/ (setuptools,
 # wheel, ninja, numpy, jaxtyping, rich, nerfacc, pytest 7.1.2 (gsplat's dev pin: pytest 9 refuses
 # its marked fixtures) and their dependencies, for cp312) and
 # gsplat-tests/{tests,assets}. PYTHON is the interpreter with torch (default

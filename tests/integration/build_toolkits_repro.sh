@@ -17,7 +17,7 @@ have() { echo "$cache" | grep -q "\"version\": \"$1\."; }
 if ! { have 11.8 && have 12.4; } && ! timeout 10 bash -c 'exec 3<>/dev/tcp/deb.debian.org/80' 2>/dev/null; then
   echo "skip: CUDA 11.8/12.4 not provisioned and deb.debian.org not reachable"; exit 77
 fi
-command -v g++-11 >/dev/null || { echo "skip: no g++-11 (ci/install-deps installs it)"; exit 77; }
+command -v g++-11 >/dev/null || { echo "skip: no g++-11 (tools/install-deps installs it)"; exit 77; }
 
 for clone in a b; do
   copy_project "$TMP/$clone"

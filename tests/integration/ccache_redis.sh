@@ -9,8 +9,8 @@ root=$(pwd)
 cw=${CUWHEEL:-$root/build/ci/cuwheel}
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-command -v ccache >/dev/null || fail "ccache is not installed (ci/install-deps)"
-command -v redis-server >/dev/null || fail "redis-server is not installed (ci/install-deps)"
+command -v ccache >/dev/null || fail "ccache is not installed (tools/install-deps)"
+command -v redis-server >/dev/null || fail "redis-server is not installed (tools/install-deps)"
 ccache --version | grep -q "redis-storage" ||
 	fail "this ccache ($(ccache --version | head -1)) has no Redis storage backend"
 nvcc_dir=""

@@ -22,5 +22,5 @@ nvcc_steps() { grep -v '^#' "$1" | awk -F'\t' '{print $4}' | grep -c '\.cu\.o$' 
 
 # tools_python: the venv with the validators (auditwheel, twine, ...), created if missing.
 tools_python() {
-  if [ -x "$SRC/build/venv/bin/python" ]; then echo "$SRC/build/venv/bin/python"; else "$SRC/ci/test-venv"; fi
+  if [ -x "$SRC/build/venv/bin/python" ]; then echo "$SRC/build/venv/bin/python"; else "$SRC/tools/test-venv"; fi
 }

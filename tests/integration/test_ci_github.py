@@ -759,7 +759,7 @@ remote = "redis://cache.example.org:6379"
             p = run([CUWHEEL, "-C", tx, "ci", "github", "--stdout", "--cuwheel",
                      CUWHEEL_SPEC], env=clean_env(), ok=(1,))
             check(p.returncode == 1 and "torch 2.5 is not in cuwheel's table" in p.stderr and
-                  "ci/update-torch-builds" in p.stderr,
+                  "tools/update-torch-builds" in p.stderr,
                   "a torch the table does not know is refused, naming the script", p.stderr)
 
         # 2c. GitHub's limits: over 500 KB refused with the figure and what to do; a leg of

@@ -2,7 +2,7 @@
 index job publishes.
 
 The harness reads the YAML that `cuwheel ci github` writes for tinyraster (CUDA 13.0, the
-project configured with `[tool.cuwheel.ci] cuwheel = <the wheel ci/cuwheel-wheel packs>`),
+project configured with `[tool.cuwheel.ci] cuwheel = <the wheel tools/cuwheel-wheel packs>`),
 orders the Linux jobs by `needs:`, and for each job (and matrix entry) runs every step's
 `run:` script as written, with GitHub's shells (`bash --noprofile --norc -eo pipefail`,
 `python`), its variables (GITHUB_WORKSPACE, RUNNER_TEMP, GITHUB_PATH, GITHUB_ENV,
@@ -293,11 +293,11 @@ def main():
     work = tempfile.mkdtemp(prefix="cuwheel-ci-local-")
     keep = os.environ.get("KEEP_CI_LOCAL_RUN")
     try:
-        p = subprocess.run([os.path.join(ROOT, "ci", "cuwheel-wheel"),
+        p = subprocess.run([os.path.join(ROOT, "tools", "cuwheel-wheel"),
                             os.path.join(work, "cuwheel-dist"),
                             os.path.join(ROOT, "build", "wheel-a")],
                            capture_output=True, text=True)
-        if not check(p.returncode == 0, "ci/cuwheel-wheel packs cuwheel", p.stderr):
+        if not check(p.returncode == 0, "tools/cuwheel-wheel packs cuwheel", p.stderr):
             sys.exit(1)
         wheel = p.stdout.strip().splitlines()[-1]
         project = os.path.join(work, "project")

@@ -11,7 +11,7 @@ stand-ins for the two indexes the jobs read:
 
 The config is examples/gsplat's with its torch axis set to the cached torch's minor, the
 Pythons the cached torch wheels are for, the CUDA of that torch's PyPI build, and archs "8.0";
-cuwheel comes from its own wheel (ci/cuwheel-wheel) by digest. It passes when every Linux job
+cuwheel comes from its own wheel (tools/cuwheel-wheel) by digest. It passes when every Linux job
 succeeds (the sdist fetched and checked, torch installed into the venvs the workflow names
 through CUWHEEL_PYTHONS, kernels once, a wheel per Python built, audited and tested) and the
 index job's summary says every cell was published."""
@@ -117,11 +117,11 @@ def main():
         windex = os.path.join(work, "wheel-index")
         simple_index(windex, wheels)
         os.symlink(windex, os.path.join(work, "cu" + cuda.replace(".", "")))
-        p = subprocess.run([os.path.join(ROOT, "ci", "cuwheel-wheel"),
+        p = subprocess.run([os.path.join(ROOT, "tools", "cuwheel-wheel"),
                             os.path.join(work, "cuwheel-dist"),
                             os.path.join(ROOT, "build", "wheel-a")], capture_output=True,
                            text=True)
-        if not lr.check(p.returncode == 0, "ci/cuwheel-wheel packs cuwheel", p.stderr):
+        if not lr.check(p.returncode == 0, "tools/cuwheel-wheel packs cuwheel", p.stderr):
             sys.exit(1)
         cw = p.stdout.strip().splitlines()[-1]
         digest = hashlib.sha256(open(cw, "rb").read()).hexdigest()

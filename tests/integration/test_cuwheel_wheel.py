@@ -1,4 +1,4 @@
-"""ci/cuwheel-wheel packs cuwheel into a py3-none-manylinux wheel that pip installs: built twice
+"""tools/cuwheel-wheel packs cuwheel into a py3-none-manylinux wheel that pip installs: built twice
 from different build directories it is the same bytes; cuwheel's own audit and auditwheel
 (`auditwheel show`) accept it; installed into a fresh venv of each of Python 3.10-3.13 it runs
 `cuwheel --version`, finds its lock file (`toolkit list --available`) and plans tinyraster,
@@ -58,9 +58,9 @@ def auditwheel_python():
 
 def build(tag):
     out = tempfile.mkdtemp(prefix=f"cuwheel-wheel-{tag}-")
-    p = run([os.path.join(ROOT, "ci", "cuwheel-wheel"), out,
+    p = run([os.path.join(ROOT, "tools", "cuwheel-wheel"), out,
              os.path.join(ROOT, "build", f"wheel-{tag}")])
-    check(p.returncode == 0, f"ci/cuwheel-wheel ({tag}) exits 0", p.stdout + p.stderr)
+    check(p.returncode == 0, f"tools/cuwheel-wheel ({tag}) exits 0", p.stdout + p.stderr)
     return p.stdout.strip().splitlines()[-1] if p.returncode == 0 else None
 
 

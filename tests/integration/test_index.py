@@ -139,11 +139,11 @@ def main():
         # pip and uv install from the cu130 sub-index, offline, for each Python.
         env = offline_env()
         url130 = "file://" + os.path.join(site, "cu130") + "/"
-        tools = subprocess.run([os.path.join(wf.ROOT, "ci", "test-venv")], capture_output=True,
+        tools = subprocess.run([os.path.join(wf.ROOT, "tools", "test-venv")], capture_output=True,
                                text=True)
         uv = os.path.join(os.path.dirname(tools.stdout.strip()), "uv") if tools.returncode == 0 \
             else shutil.which("uv")
-        check(uv and os.path.exists(uv), "uv is available (ci/test-venv)", tools.stderr[-2000:])
+        check(uv and os.path.exists(uv), "uv is available (tools/test-venv)", tools.stderr[-2000:])
         for v, py in sorted(pys.items()):
             venv = os.path.join(tmp, f"venv-pip-{v}")
             subprocess.run([py, "-m", "venv", "--without-pip", venv], check=True)

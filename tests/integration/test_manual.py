@@ -1,4 +1,4 @@
-"""The manual cannot drift from the code: docs/manual/commands.md is what ci/gen-manual renders
+"""The manual cannot drift from the code: docs/manual/commands.md is what tools/gen-manual renders
 from cuwheel's help (whose option sections come from the parser's option tables), every config
 key of the reader's key tables (the `*_keys[]` arrays in matrix/config*.c, the same arrays that
 refuse unknown keys) is named in docs/manual/, and so is every CUWHEEL_* variable cuwheel knows
@@ -36,11 +36,11 @@ def main():
     if not CUWHEEL:
         print("CUWHEEL is not set (run through CTest)")
         sys.exit(77)
-    gen = runpy.run_path(os.path.join(ROOT, "ci", "gen-manual"))
+    gen = runpy.run_path(os.path.join(ROOT, "tools", "gen-manual"))
     want = gen["render"](CUWHEEL)
     have = open(os.path.join(ROOT, "docs", "manual", "commands.md"), encoding="utf-8").read()
-    check(want == have, "docs/manual/commands.md is what ci/gen-manual renders from the help",
-          "run ci/gen-manual build/ci/cuwheel and commit docs/manual/commands.md")
+    check(want == have, "docs/manual/commands.md is what tools/gen-manual renders from the help",
+          "run tools/gen-manual build/ci/cuwheel and commit docs/manual/commands.md")
     # Every command of the table has a section, and every option its help lists is in it.
     for name in gen["commands"](gen["run"](CUWHEEL, "--help")):
         m = re.search(rf"^## cuwheel {name}\n(.*?)(?=^## |\Z)", have, re.S | re.M)

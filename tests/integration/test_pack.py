@@ -3,7 +3,7 @@
 3.10-3.13 and checked by every validator (pip install + import, pypa/installer with RECORD
 validation, twine check --strict, check-wheel-contents, wheel unpack, packaging), the PyPI zip
 rules, reproducibility (mtimes, umask, creation order), refusals, and atomicity under signals.
-Needs $CUWHEEL; the validators come from build/venv (ci/test-venv creates it)."""
+Needs $CUWHEEL; the validators come from build/venv (tools/test-venv creates it)."""
 import glob
 import hashlib
 import os
@@ -75,7 +75,7 @@ PyMODINIT_FUNC PyInit__C(void) { return PyModule_Create(&mod); }
 def venv_python():
     p = os.path.join(ROOT, "build", "venv", "bin", "python")
     if not os.path.exists(p):
-        p = subprocess.run([os.path.join(ROOT, "ci", "test-venv")], check=True,
+        p = subprocess.run([os.path.join(ROOT, "tools", "test-venv")], check=True,
                            capture_output=True, text=True).stdout.strip()
     return p
 

@@ -35,7 +35,7 @@ def run(cmd, **kw):
 def venv_python():
     p = os.path.join(ROOT, "build", "venv", "bin", "python")
     if not os.path.exists(p):
-        p = run([os.path.join(ROOT, "ci", "test-venv")], check=True).stdout.strip()
+        p = run([os.path.join(ROOT, "tools", "test-venv")], check=True).stdout.strip()
     return p
 
 

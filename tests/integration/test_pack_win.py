@@ -65,7 +65,7 @@ def check(name, cond, detail=""):
 def venv_python():
     p = os.path.join(ROOT, "build", "venv", "bin", "python")
     if not os.path.exists(p):
-        p = run([os.path.join(ROOT, "ci", "test-venv")], check=True).stdout.strip()
+        p = run([os.path.join(ROOT, "tools", "test-venv")], check=True).stdout.strip()
     return p
 
 
@@ -113,7 +113,7 @@ def validate(vpy, whl, label):
 
 def main():
     if not shutil.which(CC):
-        print("SKIP: needs mingw-w64 (ci/install-deps installs it)")
+        print("SKIP: needs mingw-w64 (tools/install-deps installs it)")
         return 77
     vpy = venv_python()
     work = tempfile.mkdtemp(prefix="cuwheel-packwin-")

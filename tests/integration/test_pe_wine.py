@@ -250,7 +250,7 @@ def main():
     missing = [t for t in (CC64, CXX64, CC32, DLLTOOL) if not shutil.which(t)]
     if missing or not wine:
         print(f"SKIP: needs mingw-w64 and wine64 (missing: {missing or 'wine64'}); "
-              "ci/install-deps installs them")
+              "tools/install-deps installs them")
         return SKIP
     work = tempfile.mkdtemp(prefix="cuwheel-pe-")
     env = dict(os.environ, WINEPREFIX=os.path.join(work, "wineprefix"), WINEDEBUG="-all",

@@ -115,7 +115,7 @@ def body(tmp):
         q for q in p["packages"] if q["name"] == "libuuid1").update(version="0.0-0"))
     rc, out = cw(["install", "3.14"], dict(env, CUWHEEL_PYTHON_LOCK=gone))
     check(rc == 1 and "Debian sid no longer carries libuuid1 0.0-0" in out and
-          "regenerate the lock with ci/update-python-lock" in out,
+          "regenerate the lock with tools/update-python-lock" in out,
           "a vanished pin says to regenerate the lock" + ("" if rc == 1 else f"\n{out}"))
     bad = lock_with(tmp, "badsha.json", lambda p: min(
         p["packages"], key=lambda q: q["size"]).update(sha256="0" * 64))

@@ -3,7 +3,7 @@ Chrome trace JSON (names, phases, microsecond timestamps and durations), report.
 HTML hold the grid and the timeline, the summary the build printed says what report.json says,
 `cuwheel report` shows the toolchain the build used after what discovery would find has changed
 (another cc first on PATH, another Python asked for), and headless Chromium renders the page
-with no script error. Needs jsonschema (re-executes itself with ci/test-venv's python when
+with no script error. Needs jsonschema (re-executes itself with tools/test-venv's python when
 missing)."""
 import html.parser
 import json
@@ -23,7 +23,7 @@ try:
 except ImportError:
     if os.environ.get("CUWHEEL_REPORT_REEXEC"):
         raise
-    py = subprocess.run([os.path.join(SRC, "ci", "test-venv")], stdout=subprocess.PIPE,
+    py = subprocess.run([os.path.join(SRC, "tools", "test-venv")], stdout=subprocess.PIPE,
                         text=True, check=True).stdout.strip()
     os.environ["CUWHEEL_REPORT_REEXEC"] = "1"
     os.execv(py, [py] + sys.argv)

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """test_skips: a test that cannot run says so to CTest (exit 77, SKIP_RETURN_CODE) instead of
-passing, and CUWHEEL_CI_NO_SKIP=1 (set by ci/test) turns a skip for want of something CI installs
+passing, and CUWHEEL_CI_NO_SKIP=1 (set by tools/test) turns a skip for want of something CI installs
 into a failure (issue 19, class 10). Table-driven: each case runs a real test script with an
 environment that takes its tool away, and checks the exit code and what it prints; the last case
 runs CTest itself and checks that it reports the test as skipped, not passed."""

@@ -26,6 +26,7 @@ import tempfile
 ROOT = os.path.abspath(os.environ.get("CUWHEEL_SOURCE_DIR", os.getcwd()))
 CUWHEEL = os.path.abspath(os.environ.get("CUWHEEL", "build/ci/cuwheel"))
 GOLDEN = os.path.join(ROOT, "tests", "golden", "win")
+TINYRASTER = os.path.join(ROOT, "examples", "tinyraster")
 UPDATE = "--update" in sys.argv
 FAILS = []
 
@@ -164,7 +165,7 @@ def win_pack(work, out):
            "CUWHEEL_MATRIX_PYTHON": "3.12", "CUWHEEL_BUILD_DIR": os.path.join(work, "b"),
            "CUWHEEL_DIST_DIR": os.path.join(work, "dist")}
     # cp312's .pyd is missing: that cell fails, the abi3 one is placed.
-    r = run([CUWHEEL, "build", "--stage", "win-pack", "--import", out], env, cwd=ROOT)
+    r = run([CUWHEEL, "build", "--stage", "win-pack", "--import", out], env, cwd=TINYRASTER)
     whls = sorted(os.path.basename(p) for p in glob.glob(os.path.join(work, "dist", "*.whl")))
     check("win-pack: a missing .pyd fails its cell (exit 1, named)", r.returncode == 1 and
           "cp312-cu130-win_amd64" in r.stderr and "_C.cp312-win_amd64.pyd is missing"
@@ -174,7 +175,7 @@ def win_pack(work, out):
     # cp312's .pyd imports cudart64_13.dll: the audit fails it with the user's error.
     pyd(os.path.join(stage, "cp312-cu130-win_amd64", "tinyraster", "_C.cp312-win_amd64.pyd"),
         "python312.dll", cudart=True)
-    r = run([CUWHEEL, "build", "--stage", "win-pack", "--import", out], env, cwd=ROOT)
+    r = run([CUWHEEL, "build", "--stage", "win-pack", "--import", out], env, cwd=TINYRASTER)
     check("win-pack: cudart64_13.dll fails the audit with the DLL load error",
           r.returncode == 1 and "cudart64_13.dll" in r.stderr and
           "DLL load failed while importing _C" in r.stderr, r.stdout + r.stderr)
@@ -182,7 +183,7 @@ def win_pack(work, out):
     check("win-pack: nothing placed for the failed cell", len(whls) == 1, whls)
     pyd(os.path.join(stage, "cp312-cu130-win_amd64", "tinyraster", "_C.cp312-win_amd64.pyd"),
         "python312.dll")
-    r = run([CUWHEEL, "build", "--stage", "win-pack", "--import", out], env, cwd=ROOT)
+    r = run([CUWHEEL, "build", "--stage", "win-pack", "--import", out], env, cwd=TINYRASTER)
     whls = sorted(os.path.basename(p) for p in glob.glob(os.path.join(work, "dist", "*.whl")))
     check("win-pack: both win_amd64 wheels placed", r.returncode == 0 and whls == [
         "tinyraster-0.1.0+cu130-cp310-abi3-win_amd64.whl",
@@ -208,7 +209,7 @@ def main():
         env = {"CUWHEEL_MATRIX_PLATFORM": "win_amd64", "CUWHEEL_MATRIX_CUDA": "13.0",
                "CUWHEEL_MATRIX_PYTHON": "3.12"}
         tr = os.path.join(work, "tinyraster")
-        export("tinyraster", ROOT, env, tr)
+        export("tinyraster", TINYRASTER, env, tr)
         capi = os.path.join(work, "capi")
         export("tinyraster-capi", capi_copy(work), dict(env, CUWHEEL_MATRIX_PYTHON="3.12 3.13"),
                capi)
@@ -260,19 +261,19 @@ def main():
         keep = os.path.join(work, "keep")
         os.makedirs(keep)
         open(os.path.join(keep, "mine.txt"), "w").write("x")
-        r = run([CUWHEEL, "build", "--stage", "win-graph", "--export", keep], env, cwd=ROOT)
+        r = run([CUWHEEL, "build", "--stage", "win-graph", "--export", keep], env, cwd=TINYRASTER)
         check("win-graph refuses to replace a directory it did not write", r.returncode == 1
               and os.path.exists(os.path.join(keep, "mine.txt")) and "not replaced" in r.stderr,
               r.stderr)
         # Re-export over a previous export: replaced whole (paths.ninja from the probe gone).
-        r = run([CUWHEEL, "build", "--stage", "win-graph", "--export", tr], env, cwd=ROOT)
+        r = run([CUWHEEL, "build", "--stage", "win-graph", "--export", tr], env, cwd=TINYRASTER)
         check("win-graph replaces its previous export", r.returncode == 0 and
               not os.path.exists(os.path.join(tr, "paths.ninja")), r.stderr)
-        r = run([CUWHEEL, "build", "--stage", "win-graph"], env, cwd=ROOT)
+        r = run([CUWHEEL, "build", "--stage", "win-graph"], env, cwd=TINYRASTER)
         check("--stage win-graph without --export is a usage error", r.returncode == 2,
               r.stderr)
         r = run([CUWHEEL, "build", "--stage", "win-graph", "--export", os.path.join(work, "x")],
-                {"CUWHEEL_MATRIX_PLATFORM": "linux_x86_64"}, cwd=ROOT)
+                {"CUWHEEL_MATRIX_PLATFORM": "linux_x86_64"}, cwd=TINYRASTER)
         check("win-graph with no win_amd64 cell exits 3", r.returncode == 3, r.stderr)
         win_pack(work, tr)
     finally:

@@ -2,8 +2,8 @@
 
 A test that cannot run exits with SKIP (77); tests/CMakeLists.txt sets SKIP_RETURN_CODE 77 on
 every test, so CTest reports it as "Skipped", never as passed. When what is missing is something
-CI installs (ci/install-deps: valgrind, chromium, redis-server, ccache, ...) and
-CUWHEEL_CI_NO_SKIP=1 is set (ci/test sets it), the skip is a failure instead (exit 1): CI must
+CI installs (tools/install-deps: valgrind, chromium, redis-server, ccache, ...) and
+CUWHEEL_CI_NO_SKIP=1 is set (tools/test sets it), the skip is a failure instead (exit 1): CI must
 not pass with a test that did not run. Missing things CI does not install (nvcc, the pyenv
 Pythons, root) stay skips everywhere."""
 import os
@@ -14,9 +14,9 @@ SKIP = 77
 
 def skip_code(reason, ci_installs=None):
     """Prints why the test (or part of it) did not run; returns the exit code to end with:
-    SKIP, or 1 when ci_installs names a package of ci/install-deps and CUWHEEL_CI_NO_SKIP=1."""
+    SKIP, or 1 when ci_installs names a package of tools/install-deps and CUWHEEL_CI_NO_SKIP=1."""
     if ci_installs and os.environ.get("CUWHEEL_CI_NO_SKIP") == "1":
-        print(f"FAIL: {reason}, and CI installs {ci_installs} (ci/install-deps): with "
+        print(f"FAIL: {reason}, and CI installs {ci_installs} (tools/install-deps): with "
               f"CUWHEEL_CI_NO_SKIP=1 this skip is a failure", flush=True)
         return 1
     print(f"skipped: {reason}", flush=True)

@@ -277,7 +277,7 @@ static void test_env_bad_values_and_misspellings_are_reported(void **state)
 	assert_int_equal(f->d.warnings, 1);
 	assert_non_null(strstr(f->last, "unknown cuwheel environment variable"));
 	assert_int_equal(cfg.kernels.n_archs, 7);
-	/* What cuwheel's own CI and tests set is no misspelling: ci/test exports
+	/* What cuwheel's own CI and tests set is no misspelling: tools/test exports
 	 * CUWHEEL_CI_NO_SKIP=1 to every test, whose cuwheel runs must stay quiet. */
 	const char *ours[] = {"CUWHEEL_CI_NO_SKIP=1", "CUWHEEL_TORCH_PYTHONS=/x", "CUWHEEL=/y",
 	                      NULL};

@@ -230,7 +230,7 @@ static void test_versions_resolve_or_say_why_not(void **state)
 	} refused[] = {
 	    {"3.14.9", "cannot provision Python 3.14.9: pythons.lock.json pins Python 3.14 "
 	               "(3.14.10) only"},
-	    {"3.15", "ci/update-python-lock 3.15"},
+	    {"3.15", "tools/update-python-lock 3.15"},
 	    {"3.14t", "cannot provision Python 3.14t: Debian ships none; pythons.lock.json pins "
 	              "only the default build of Python 3.14 (3.14.10)"},
 	    {"4.1", "'4.1' is not a Python version"},
