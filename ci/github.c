@@ -11,7 +11,7 @@
 #include "ci/github_internal.h"
 #include "ci/yaml.h"
 #include "ci/torch_builds.h"
-#include "matrix/kernels_key.h"
+#include "kernels/kernels_key.h"
 #include "standards/platform.h"
 
 /* Where GitHub builds each platform of standards/platform.h; one without a row (win_arm64:

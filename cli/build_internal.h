@@ -7,7 +7,7 @@
 #include <time.h>
 
 #include "base/strbuf.h"
-#include "cli/build_result.h"
+#include "report/build_result.h"
 #include "cli/build_run.h"
 
 /* Prefixed to every ninja status line so that it cannot be mistaken for compiler output:

@@ -13,7 +13,7 @@
 #include "base/escape.h"
 #include "base/os.h"
 #include "cli/build_internal.h"
-#include "cli/ninja_log.h"
+#include "report/ninja_log.h"
 
 extern char **environ;
 

@@ -3,8 +3,8 @@
 #define CUWHEEL_CLI_BUILD_RUN_H
 
 #include "cli/cli.h"
-#include "cli/build_result.h"
-#include "matrix/buildgraph.h"
+#include "report/build_result.h"
+#include "graph/buildgraph.h"
 
 /* How progress is shown: auto picks tty when stdout is a terminal and neither NO_COLOR nor CI
  * is set; plain appends one line per step start and finish (GitHub Actions adds groups,

@@ -8,8 +8,8 @@
 
 #include "base/env.h"
 #include "base/os.h"
-#include "matrix/buildgraph_win.h"
-#include "matrix/torchflags.h"
+#include "graph/buildgraph_win.h"
+#include "bindings/torchflags.h"
 #include "packager/audit.h"
 #include "packager/retag.h"
 #include "packager/wheel.h"

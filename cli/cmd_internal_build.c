@@ -9,15 +9,15 @@
 #include "base/os.h"
 #include "cli/plan_common.h"
 #include "cli/internal.h"
-#include "cli/test_context.h"
+#include "wheeltest/test_context.h"
 #include "matrix/config.h"
 #include "toolchain/discover.h"
-#include "matrix/stage.h"
+#include "packager/stage.h"
 #include "packager/audit.h"
 #include "packager/placed.h"
 #include "packager/retag.h"
 #include "standards/tags.h"
-#include "cli/wheeltest.h"
+#include "wheeltest/wheeltest.h"
 
 enum internal_option {
 	STAGE_OUT,

@@ -8,7 +8,7 @@
 #include "base/os.h"
 #include "cli/cli.h"
 #include "cli/plan_common.h"
-#include "cli/report.h"
+#include "report/report.h"
 
 enum report_option { REPORT_OUT, REPORT_JSON, REPORT_TRACE };
 

@@ -11,7 +11,7 @@
 #include "cli/cli.h"
 #include "matrix/config.h"
 #include "matrix/discover_project.h"
-#include "cli/wheeltest.h"
+#include "wheeltest/wheeltest.h"
 #include "standards/json_values.h"
 
 enum test_option {

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 
 #include "cli/cli.h"
-#include "matrix/capture.h"
+#include "init/capture.h"
 
 struct capture_request {
 	const char *tree;          /* the project (a checkout, or an unpacked sdist) */

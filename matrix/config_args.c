@@ -1,10 +1,10 @@
 /* config_args.c: every config string on its way to build.ninja or a compiler is checked here,
- * at its own file:line:col, against the route it takes (matrix/ninja.c knows what each route
+ * at its own file:line:col, against the route it takes (standards/ninja.c knows what each route
  * cannot carry). A value that passes reaches the compiler as exactly the argument written. */
 #include <string.h>
 
 #include "matrix/config_internal.h"
-#include "matrix/ninja.h"
+#include "standards/ninja.h"
 
 bool config_check_args(struct cfg_reader *r, const struct toml_value *t, const char *key,
                        enum arg_route route)

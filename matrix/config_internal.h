@@ -7,7 +7,7 @@
 
 #include "matrix/config.h"
 #include "matrix/config_read.h"
-#include "matrix/ninja.h"
+#include "standards/ninja.h"
 
 /* The longest local version label: a wheel's file name (255 bytes at most on Linux) also holds
  * the name, the version and three tags. */

@@ -9,7 +9,7 @@
 #include "base/path.h"
 #include "base/strbuf.h"
 #include "matrix/config_internal.h"
-#include "matrix/stage.h"
+#include "packager/stage.h"
 
 bool config_find_packages(struct cfg_reader *r, struct config *cfg, const struct toml_value *at)
 {

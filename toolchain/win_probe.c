@@ -1,5 +1,5 @@
 /* win_probe.c: the text of DIR/probe.py below its head (the head, with the matrix, is
- * written by matrix/buildgraph_win.c). Edit as Python; each line is one C string. */
+ * written by graph/buildgraph_win.c). Edit as Python; each line is one C string. */
 #include "toolchain/win_probe.h"
 
 #include <stddef.h>

@@ -1,5 +1,5 @@
 /* win_probe.h: the body of the probe script a Windows runner runs before ninja (it finds MSVC,
- * CUDA, Python and torch and writes paths.ninja); matrix/buildgraph_win.c puts TOOLKITS and
+ * CUDA, Python and torch and writes paths.ninja); graph/buildgraph_win.c puts TOOLKITS and
  * PYTHONS above it. */
 #ifndef CUWHEEL_TOOLCHAIN_WIN_PROBE_H
 #define CUWHEEL_TOOLCHAIN_WIN_PROBE_H

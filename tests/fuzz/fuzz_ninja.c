@@ -1,4 +1,4 @@
-/* fuzz_ninja.c: libFuzzer target for build.ninja escaping (matrix/ninja.c): for any string and
+/* fuzz_ninja.c: libFuzzer target for build.ninja escaping (standards/ninja.c): for any string and
  * route, a value ninja_arg_refusal accepts comes back exactly through the layers that read it:
  *   ninja_arg:  ninja's "$$" -> "$", then /bin/sh's word splitting and quotes -> one word;
  *   ninja_path: ninja's "$ ", "$:", "$$" -> one path token;
@@ -11,7 +11,7 @@
 
 #include "base/arena.h"
 #include "base/strbuf.h"
-#include "matrix/ninja.h"
+#include "standards/ninja.h"
 
 /* The libFuzzer entry point: returns 0 (inputs are never rejected from the corpus). */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,5 +1,6 @@
-"""The folders of the product (base, standards, toolchain, matrix, packager, ci, cli) form a graph without
-a cycle: the graph is derived from the #include lines of every .c and .h file, a depth-first
+"""The folders of the product form a graph without a cycle, in the pipeline's layers (LAYERS: a
+folder uses only folders of a lower layer, so kernels/ can never reach into bindings/ nor
+matrix/ into kernels/): the graph is derived from the #include lines of every .c and .h file, a depth-first
 search fails on a back edge, and every edge must be one that CMakeLists.txt allows the folder's
 library (cuwheel_area(NAME USES ...)), so that the build, this test and docs/design.md's
 section describe the same graph. Prints the graph it found."""
@@ -8,6 +9,19 @@ import re
 import sys
 
 ROOT = os.environ.get("CUWHEEL_SOURCE_DIR") or os.getcwd()
+# The layers, lowest first; folders of one layer are independent of each other.
+LAYERS = [
+    ["base"],
+    ["standards"],
+    ["toolchain", "packager"],
+    ["matrix"],       # the config model and its expansion
+    ["kernels"],      # the per-toolkit kernel archive
+    ["bindings", "init", "ci", "wheeltest"],  # the per-cell binding; init; the CI emitter; tests
+    ["graph"],        # build.ninja
+    ["report"],       # the build's result and its views
+    ["cli"],          # the commands
+]
+RANK = {f: i for i, layer in enumerate(LAYERS) for f in layer}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/[^"]+"', re.M)
 
 
@@ -70,6 +84,16 @@ def main():
     edges = include_graph(folders)
     ok = True
     for f in folders:
+        if f not in RANK:
+            ok = False
+            print(f"FAIL: CMakeLists.txt's folder {f}/ has no layer in LAYERS", file=sys.stderr)
+    for f in folders:
+        for d in sorted(uses[f]):
+            if f in RANK and RANK.get(d, len(LAYERS)) >= RANK[f]:
+                ok = False
+                print(f"FAIL: cuwheel_area({f} USES {d}): {d}/ is not in a lower layer than "
+                      f"{f}/", file=sys.stderr)
+    for f in folders:
         print(f"{f:>9} -> {', '.join(sorted(edges[f])) or '(nothing)'}")
     for n, m, cycle in back_edges(edges):
         ok = False
@@ -97,7 +121,8 @@ def main():
             print(f"FAIL: docs/design.md's folder graph differs from CMakeLists.txt: missing "
                   f"{sorted(want - drawn)}, extra {sorted(drawn - want)}", file=sys.stderr)
     if ok:
-        print("ok: no back edge; every include is an edge CMakeLists.txt allows; docs/design.md agrees")
+        print("ok: no back edge; every use goes to a lower layer; every include is an edge "
+              "CMakeLists.txt allows; docs/design.md agrees")
     return 0 if ok else 1
 
 

@@ -11,10 +11,10 @@
 
 #include "base/path.h"
 #include "base/strbuf.h"
-#include "matrix/buildgraph.h"
+#include "graph/buildgraph.h"
 #include "matrix/matrix.h"
 #include "standards/cuda_arch.h"
-#include "matrix/ninja.h"
+#include "standards/ninja.h"
 
 static char *path_of(void (*fn)(struct strbuf *, const char *), const char *in)
 {

@@ -13,8 +13,8 @@
 
 #include <cmocka.h>
 
-#include "matrix/capture.h"
-#include "matrix/init_config.h"
+#include "init/capture.h"
+#include "init/init_config.h"
 
 struct fixture {
 	struct arena a;

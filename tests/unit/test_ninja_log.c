@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "base/os.h"
-#include "cli/ninja_log.h"
+#include "report/ninja_log.h"
 
 /* Two runs: the second starts where end times fall back (300 after 900). */
 static const char LOG[] = "# ninja log v6\n"

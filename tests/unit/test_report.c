@@ -15,8 +15,8 @@
 #include <cmocka.h>
 
 #include "base/os.h"
-#include "cli/build_result.h"
-#include "cli/report.h"
+#include "report/build_result.h"
+#include "report/report.h"
 
 #define GOLDEN "tests/golden/report/"
 

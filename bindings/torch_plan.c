@@ -1,0 +1,412 @@
+/* torch_plan.c: the torch decisions of a plan. The preprocessor runs once per source and torch
+ * version, with the flags of the first selected cell of that torch (the representative), from
+ * the build dir as ninja will; its answers are cached in build_dir/scan. */
+#include "bindings/torch_plan.h"
+
+#include <fnmatch.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/os.h"
+#include "base/path.h"
+#include "bindings/torchflags.h"
+
+static bool is_cu(const char *path)
+{
+	const char *dot = strrchr(path, '.');
+	return dot && !strcmp(dot, ".cu");
+}
+
+static bool is_c(const char *path)
+{
+	const char *dot = strrchr(path, '.');
+	return dot && !strcmp(dot, ".c");
+}
+
+/* Project-relative path as seen from the build dir. */
+static const char *from_build(struct arena *a, const char *proj, const char *rel)
+{
+	if (rel[0] == '/' || !strcmp(proj, "."))
+		return rel;
+	return os_join(a, proj, rel);
+}
+
+/* CPython up to 3.11 passes -fwrapv to extensions, from 3.12 -fno-strict-overflow. */
+static bool py_wrapv(const struct interp *py)
+{
+	return py->major == 3 && py->minor < 12;
+}
+
+/* The same from a cell's Python version as the config writes it ("3.11", "3.13t"), so that
+ * cells whose interpreter this machine lacks count too. */
+static bool version_wrapv(const char *python)
+{
+	int major = 0, minor = 0;
+	return sscanf(python, "%d.%d", &major, &minor) == 2 && major == 3 && minor < 12;
+}
+
+/* The optimisation and code-affecting flags setuptools passes to every C++ source (CPython's
+ * sysconfig OPT less -g and the warnings): "-O3 -DNDEBUG -fwrapv". */
+static void torchplan_peer_opt_flags(struct arena *a, struct strv *out)
+{
+	strv_push(a, out, "-O3");
+	strv_push(a, out, "-DNDEBUG");
+}
+
+void torchplan_relink(struct arena *a, const struct strv *flags, const struct torch_info *ti,
+                      const char *link, struct strv *out)
+{
+	struct scan_ctx s = {.a = a};
+	struct strv mapped = {0};
+	torchscan_link_includes(&s, ti, link, &mapped);
+	for (size_t i = 0; i < flags->n; i++) {
+		const char *f = flags->v[i];
+		size_t k = 0;
+		if (link && !strncmp(f, "-I", 2))
+			while (k < ti->include_dirs.n && strcmp(f + 2, ti->include_dirs.v[k]) != 0)
+				k++;
+		if (link && !strncmp(f, "-I", 2) && k < ti->include_dirs.n)
+			strv_push(a, out, arena_printf(a, "-I%s", mapped.v[k]));
+		else
+			strv_push(a, out, f);
+	}
+}
+
+void torchplan_binding_flags(struct arena *a, const struct config *cfg,
+                             const struct extension_cfg *x, const struct cell *c,
+                             const struct toolkit *tk, const struct torch_flags *tf,
+                             const char *proj, const char *link, enum bind_mode mode,
+                             struct strv *out)
+{
+	(void)cfg;
+	/* What setuptools gives every source of a BuildExtension (CPython's sysconfig CFLAGS:
+	 * -O3 -DNDEBUG, and -fwrapv up to 3.11, -fno-strict-overflow from 3.12, which implies
+	 * it); -g and the warnings are left out. A shared object is built once for every
+	 * Python: it takes the stricter of the two. */
+	torchplan_peer_opt_flags(a, out);
+	bool wrapv = mode != BIND_SHARED && c->py && py_wrapv(c->py);
+	strv_push(a, out, wrapv ? "-fwrapv" : "-fno-strict-overflow");
+	strv_push(a, out, "-fPIC");
+	strv_push(a, out, "-fvisibility=hidden");
+	strv_push(a, out, arena_printf(a, "-ffile-prefix-map=%s=.", proj));
+	/* Then BuildExtension's order: the project's defines and include dirs, torch's, CUDA's
+	 * and Python's include dirs, the project's cflags, and last the defines torch appends
+	 * (and -std=c++17), so a project's -U or -D of one of them acts as it does there. */
+	for (size_t i = 0; i < x->defines.n; i++)
+		strv_push(a, out, arena_printf(a, "-D%s", x->defines.v[i]));
+	for (size_t i = 0; i < x->include_dirs.n; i++)
+		strv_push(a, out,
+		          arena_printf(a, "-I%s", from_build(a, proj, x->include_dirs.v[i])));
+	/* torch's headers through link in every mode: their paths reach the object (__FILE__
+	 * in torch's checks), and the venv that provided torch must not. */
+	torchplan_relink(a, &tf->incs, &c->py->torch, link, out);
+	if (tk)
+		strv_push(a, out, arena_printf(a, "-I%s", tk->include_dir));
+	if (mode == BIND_CELL || mode == BIND_CELL_PCH) {
+		strv_push(a, out, "-isystem");
+		strv_push(a, out, c->py->include_dir);
+	}
+	for (size_t i = 0; i < x->cflags.n; i++)
+		strv_push(a, out, x->cflags.v[i]);
+	for (size_t i = 0; i < tf->post.n; i++)
+		strv_push(a, out, tf->post.v[i]);
+}
+
+void torchplan_cu_flags(struct arena *a, const struct config *cfg, const struct extension_cfg *x,
+                        const struct cell *c, const struct torch_flags *tf, const char *proj,
+                        const char *link, enum bind_mode mode, struct strv *out)
+{
+	const struct kernels_cfg *k = &cfg->kernels;
+	for (size_t i = 0; i < x->defines.n; i++)
+		strv_push(a, out, arena_printf(a, "-D%s", x->defines.v[i]));
+	for (size_t i = 0; i < x->include_dirs.n; i++)
+		strv_push(a, out,
+		          arena_printf(a, "-I%s", from_build(a, proj, x->include_dirs.v[i])));
+	torchplan_relink(a, &tf->incs, &c->py->torch, link, out);
+	if (mode == BIND_CELL || mode == BIND_CELL_PCH) {
+		strv_push(a, out, "-isystem");
+		strv_push(a, out, c->py->include_dir);
+	}
+	for (size_t i = 0; i < tf->nvcc_common.n; i++)
+		strv_push(a, out, tf->nvcc_common.v[i]);
+	bool own_std = false;
+	for (size_t i = 0; i < k->nvcc_flags.n; i++) {
+		strv_push(a, out, k->nvcc_flags.v[i]);
+		own_std |= !strncmp(k->nvcc_flags.v[i], "-std=", 5);
+	}
+	for (size_t i = 0; i < tf->post.n; i++)
+		if (!own_std || strncmp(tf->post.v[i], "-std=", 5) != 0)
+			strv_push(a, out, tf->post.v[i]);
+}
+
+const struct torch_plan_ext *torchplan_find(const struct torch_plan *tp, size_t ext,
+                                            const char *torch)
+{
+	for (size_t i = 0; i < tp->n_exts; i++)
+		if (tp->exts[i].ext == ext && !strcmp(tp->exts[i].torch, torch))
+			return &tp->exts[i];
+	return NULL;
+}
+
+static bool excluded(const struct extension_cfg *x, const char *src)
+{
+	for (size_t i = 0; i < x->pch_exclude.n; i++)
+		if (fnmatch(x->pch_exclude.v[i], src, FNM_PATHNAME) == 0)
+			return true;
+	return false;
+}
+
+/* What plan says of a source that uses the PCH: which header, and why that one. */
+static const char *pch_use_why(struct arena *a, bool shared, size_t min_k, size_t n_cells,
+                               size_t n_sets)
+{
+	if (shared)
+		return arena_printf(a,
+		                    "torch/all.h, one .gch per flag set for %zu Pythons (%zu .gch)",
+		                    n_cells, n_sets);
+	if (min_k < 2)
+		return "torch/extension.h, one .gch per Python "
+		       "(no other Python of its flag set to share one)";
+	return "torch/extension.h, one .gch per Python "
+	       "(parsing torch/python.h in every source would cost more than a shared one saves)";
+}
+
+/* uses-torch = auto: does any kernel source include a torch header under the flags it is
+ * compiled with? nvcc preprocesses .cu files with its own defines (__CUDACC__, __NVCC__), so
+ * a torch include behind `#ifndef __CUDACC__` is not one. */
+static bool kernels_decide(struct torch_plan *tp, const struct plan *plan, const char *cxx,
+                           const char *cc)
+{
+	struct arena *a = tp->scan.a;
+	const struct config *cfg = plan->cfg;
+	const struct kernels_cfg *k = &cfg->kernels;
+	bool torch_here = false;
+	for (size_t i = 0; i < plan->n_cells; i++)
+		torch_here |= plan->cells[i].selected && plan->cells[i].buildable &&
+		              plan->cells[i].py->torch.present;
+	if (k->uses_torch == TRI_AUTO && k->files.n && !torch_here) {
+		/* No torch to build against: torch headers would fail the compile anyway. */
+		tp->kernels_why = "no selected cell has torch";
+		return true;
+	}
+	if (k->uses_torch != TRI_AUTO || k->files.n == 0) {
+		tp->kernels_use_torch = k->uses_torch == TRI_ON;
+		tp->kernels_why = arena_printf(a, "uses-torch = %s", tristate_name(k->uses_torch));
+		return true;
+	}
+	for (size_t t = 0; t < plan->n_toolkits; t++) {
+		const struct toolkit_plan *tkp = &plan->toolkits[t];
+		if (!tkp->used || !tkp->tk)
+			continue;
+		/* A torch at hand (any selected cell's of this toolkit) lets the preprocessor
+		 * find torch's headers; without one, a missing torch header is the answer. */
+		const struct torch_info *ti = NULL;
+		for (size_t i = 0; i < plan->n_cells && !ti; i++) {
+			const struct cell *c = &plan->cells[i];
+			if (c->selected && c->buildable && c->toolkit == t &&
+			    c->py->torch.present && c->py->torch.include_dirs.n)
+				ti = &c->py->torch;
+		}
+		const char *link = ti ? torchscan_link(&tp->scan, ti) : NULL;
+		if (ti && !link)
+			return false;
+		struct strv tdirs = {0};
+		if (ti)
+			torchscan_link_includes(&tp->scan, ti, link, &tdirs);
+		for (size_t i = 0; i < k->files.n; i++) {
+			const char *src = k->files.v[i];
+			struct strv av = {0};
+			bool cu = is_cu(src);
+			strv_push(a, &av, cu ? tkp->tk->nvcc : is_c(src) ? cc : cxx);
+			if (!is_c(src))
+				strv_push(a, &av, torchflags_std(ti));
+			for (size_t d = 0; d < k->include_dirs.n; d++)
+				strv_push(a, &av,
+				          arena_printf(
+				              a, "-I%s",
+				              from_build(a, tp->scan.proj, k->include_dirs.v[d])));
+			if (!cu)
+				strv_push(a, &av, arena_printf(a, "-I%s", tkp->tk->include_dir));
+			for (size_t d = 0; d < k->defines.n; d++)
+				strv_push(a, &av, arena_printf(a, "-D%s", k->defines.v[d]));
+			for (size_t d = 0; d < k->host_flags.n; d++)
+				strv_push(a, &av,
+				          cu ? arena_printf(a, "-Xcompiler=%s", k->host_flags.v[d])
+				             : k->host_flags.v[d]);
+			if (cu)
+				for (size_t d = 0; d < k->nvcc_flags.n; d++)
+					strv_push(a, &av, k->nvcc_flags.v[d]);
+			for (size_t d = 0; d < tdirs.n; d++)
+				strv_push(a, &av, arena_printf(a, "-I%s", tdirs.v[d]));
+			bool uses = false;
+			const char *which = NULL;
+			if (!torchscan_kernel(&tp->scan, &av, from_build(a, tp->scan.proj, src),
+			                      &tdirs, &uses, &which))
+				return false;
+			if (uses) {
+				tp->kernels_use_torch = true;
+				tp->kernels_why = arena_printf(a, "%s includes %s", src, which);
+				return true;
+			}
+		}
+	}
+	tp->kernels_why = "no kernel source includes a torch header";
+	return true;
+}
+
+bool torchplan_make(struct arena *a, struct diag *d, const struct plan *plan, const char *build_dir,
+                    const char *cxx, const char *cc, struct torch_plan *out)
+{
+	memset(out, 0, sizeof(*out));
+	const struct config *cfg = plan->cfg;
+	out->scan = (struct scan_ctx){.a = a, .d = d, .build_dir = build_dir};
+	out->scan.proj = path_relative(a, build_dir, cfg->project_dir);
+	if (!kernels_decide(out, plan, cxx, cc))
+		return false;
+	bool ok = true;
+	out->exts =
+	    arena_calloc(a, cfg->n_extensions * (plan->n_cells + 1) + 1, sizeof(*out->exts));
+	for (size_t e = 0; e < cfg->n_extensions; e++) {
+		const struct extension_cfg *x = &cfg->extensions[e];
+		if (x->kind != EXT_TORCH)
+			continue;
+		for (size_t i = 0; i < plan->n_cells; i++) {
+			const struct cell *c = &plan->cells[i];
+			if (!c->selected || !c->buildable || !c->py->torch.present ||
+			    !c->py->torch.version || torchplan_find(out, e, c->py->torch.version))
+				continue;
+			const struct toolkit *tk = plan->toolkits[c->toolkit].tk;
+			struct torch_flags tf;
+			const char *err = NULL;
+			if (!torchflags_for(a, x, c->py, tk, &tf, &err))
+				continue; /* buildgraph reports it */
+			struct torch_plan_ext *te = &out->exts[out->n_exts++];
+			te->ext = e;
+			te->torch = c->py->torch.version;
+			te->rep = c;
+			te->link = torchscan_link(&out->scan, &c->py->torch);
+			if (!te->link)
+				return false;
+			te->srcs = arena_calloc(a, x->files.n + 1, sizeof(*te->srcs));
+			struct strv flags = {0};
+			strv_push(a, &flags, cxx);
+			torchplan_binding_flags(a, cfg, x, c, tk, &tf, out->scan.proj, te->link,
+			                        BIND_CELL, &flags);
+			/* Per Python or shared, first without any PCH question. */
+			size_t n_cand = 0;
+			for (size_t f = 0; f < x->files.n; f++) {
+				const char *src = x->files.v[f];
+				struct binding_decision *bd = &te->srcs[f];
+				if (is_c(src)) {
+					bd->python = true; /* C sources stay as they are */
+					continue;
+				}
+				if (is_cu(src)) {
+					/* nvcc's preprocessor under nvcc's flags (c++ would take
+					 * a .cu for a linker input): per Python where Python's
+					 * headers are in it, else once; never a PCH. */
+					struct strv cuf = {0};
+					strv_push(a, &cuf, tk->nvcc);
+					torchplan_cu_flags(a, cfg, x, c, &tf, out->scan.proj,
+					                   te->link, BIND_CELL, &cuf);
+					if (!torchscan_binding(&out->scan, &cuf,
+					                       from_build(a, out->scan.proj, src),
+					                       NULL, bd))
+						ok = false;
+					continue;
+				}
+				if (!torchscan_binding(&out->scan, &flags,
+				                       from_build(a, out->scan.proj, src), NULL,
+				                       bd)) {
+					ok = false;
+					continue;
+				}
+				if (!bd->torch_ext || !bd->python || x->pch == TRI_OFF)
+					continue;
+				if (excluded(x, src))
+					bd->pch = PCH_EXCLUDED;
+				else
+					n_cand++;
+			}
+			/* The cells of this torch, per flag set (toolkit, -fwrapv or not): every
+			 * cell of the config's matrix on this platform that pairs with it, selected
+			 * or not, found here or not, so that the PCH (and so the objects) of a cell
+			 * is the same whether one cell or all are built, here or on a runner. */
+			size_t n_cells = 0, n_sets = 0, min_k = 0;
+			size_t *per_set =
+			    arena_calloc(a, 2 * plan->n_toolkits + 2, sizeof(*per_set));
+			for (size_t k = 0; k < plan->n_cells; k++) {
+				const struct cell *o = &plan->cells[k];
+				/* (A matrix without a torch axis: every cell takes the torch
+				 * its Python has.) */
+				bool same_torch =
+				    c->torch ? o->torch && !strcmp(o->torch, c->torch) : !o->torch;
+				if (o->unpaired || !same_torch ||
+				    strcmp(o->platform, c->platform) != 0)
+					continue;
+				n_cells++;
+				n_sets += per_set[2 * o->toolkit + version_wrapv(o->python)]++ == 0;
+			}
+			for (size_t k = 0; k < 2 * plan->n_toolkits + 2; k++)
+				if (per_set[k] && (!min_k || per_set[k] < min_k))
+					min_k = per_set[k];
+			/* Which header to precompile. torch/all.h holds no Python header, so one
+			 * .gch serves every Python of a flag set, but each source then parses
+			 * torch/python.h (pybind11, Python.h) itself. Measured (bench/torchbind,
+			 * torch 2.11, 8 sources, 4 Pythons): a .gch costs ~35 CPU-s, and a source
+			 * ~1.5 CPU-s more with torch/all.h's than with torch/extension.h's. So
+			 * torch/all.h where the .gch builds it saves outweigh that, in the smallest
+			 * flag set of k Pythons: (k - 1) * 35 > k * n * 1.5; else one .gch of
+			 * torch/extension.h per Python (always so for a single Python, as a CI
+			 * runner that builds one cell is). */
+			te->pch_shared = min_k >= 2 && (min_k - 1) * 70 > min_k * n_cand * 3;
+			const char *header = te->pch_shared ? "torch/all.h" : "torch/extension.h";
+			for (size_t f = 0; f < x->files.n; f++) {
+				const char *src = x->files.v[f];
+				struct binding_decision *bd = &te->srcs[f];
+				if (is_c(src) || is_cu(src) || !bd->torch_ext || !bd->python ||
+				    x->pch == TRI_OFF || bd->pch == PCH_EXCLUDED)
+					continue;
+				if (!torchscan_binding(&out->scan, &flags,
+				                       from_build(a, out->scan.proj, src), header,
+				                       bd)) {
+					ok = false;
+					continue;
+				}
+				if (bd->pch == PCH_REFUSED && x->pch == TRI_ON) {
+					diag_path(
+					    d, DIAG_ERROR, cfg->pyproject,
+					    "%s: pch = \"on\", but %s; add it to pch-exclude "
+					    "or set pch = \"auto\" (the source is then compiled "
+					    "without the precompiled header)",
+					    src, bd->pch_why);
+					ok = false;
+				}
+			}
+			/* A .gch costs about what three compiles of a source that includes
+			 * torch/extension.h save with it (~35 CPU-s against 27 -> 12 CPU-s a
+			 * source): with auto, it is built only where each .gch serves three
+			 * compiles or more. */
+			size_t n_use = 0;
+			for (size_t f = 0; f < x->files.n; f++)
+				n_use += te->srcs[f].pch == PCH_USE;
+			size_t gchs = te->pch_shared ? n_sets : n_cells;
+			bool pays = n_use * n_cells >= 3 * (gchs ? gchs : 1);
+			const char *why = pch_use_why(a, te->pch_shared, min_k, n_cells, n_sets);
+			if (x->pch == TRI_AUTO && !pays)
+				why = arena_printf(
+				    a,
+				    "%zu source%s x %zu Python%s would use %zu .gch; a PCH "
+				    "pays from three compiles per .gch (pch = \"on\" forces it)",
+				    n_use, n_use == 1 ? "" : "s", n_cells, n_cells == 1 ? "" : "s",
+				    gchs ? gchs : 1);
+			for (size_t f = 0; f < x->files.n; f++)
+				if (te->srcs[f].pch == PCH_USE) {
+					te->srcs[f].pch =
+					    x->pch == TRI_AUTO && !pays ? PCH_NONE : PCH_USE;
+					te->srcs[f].pch_why = why;
+				}
+		}
+	}
+	return ok;
+}

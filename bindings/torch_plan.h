@@ -1,0 +1,72 @@
+/* torch_plan.h: the torch decisions of one plan, taken by the preprocessor (torch_scan.h):
+ * whether the kernels include torch headers, and per source of each torch-kind extension
+ * whether it is compiled per Python or once per (toolkit, torch, flags), and with the
+ * precompiled header (torch/all.h shared per flag set, or torch/extension.h per cell) or not.
+ * `plan` shows them; buildgraph follows them. */
+#ifndef CUWHEEL_BINDINGS_TORCH_PLAN_H
+#define CUWHEEL_BINDINGS_TORCH_PLAN_H
+
+#include <stdbool.h>
+
+#include "matrix/matrix.h"
+#include "kernels/torch_scan.h"
+#include "bindings/torchflags.h"
+
+/* The sources of one torch-kind extension, decided for one torch version. */
+struct torch_plan_ext {
+	size_t ext;             /* index into cfg->extensions */
+	const char *torch;      /* the full version: "2.11.0+cu130" */
+	const char *link;       /* build-dir-relative link to that torch's package */
+	const struct cell *rep; /* the cell whose flags the preprocessor ran with */
+	bool pch_shared; /* the PCH is of torch/all.h, one per flag set; else of torch/extension.h,
+	                  * one per cell */
+	struct binding_decision *srcs; /* parallel to the extension's files */
+};
+
+struct torch_plan {
+	bool kernels_use_torch;
+	const char *kernels_why; /* "csrc/a.cu includes ATen/ATen.h", "uses-torch = on" */
+	struct torch_plan_ext *exts;
+	size_t n_exts;
+	struct scan_ctx scan;
+};
+
+/* Decides for the selected, buildable cells of plan. build_dir is absolute; the scan cache
+ * and the torch links go there. cxx/cc: the host compilers the graph uses. False +
+ * diagnostic when a preprocessor run fails or refuses PCH where pch = "on". */
+bool torchplan_make(struct arena *a, struct diag *d, const struct plan *plan, const char *build_dir,
+                    const char *cxx, const char *cc, struct torch_plan *out);
+/* Returns the decisions for extension ext under torch version torch, or NULL. */
+const struct torch_plan_ext *torchplan_find(const struct torch_plan *tp, size_t ext,
+                                            const char *torch);
+/* Which compile of a torch-kind binding source the flags are for. */
+enum bind_mode {
+	BIND_CELL,     /* per Python (torch through link, as in every mode) */
+	BIND_CELL_PCH, /* per Python with the shared PCH forced first: torch through link */
+	BIND_PCH,      /* the PCH of torch/all.h: BIND_CELL_PCH less the Python include dir, so
+	                * every Python of one flag set (-fwrapv or -fno-strict-overflow) shares it */
+	BIND_SHARED,   /* once per (toolkit, torch, flags) for every Python: torch through link,
+	                * no Python include dir, the stricter -fno-strict-overflow */
+};
+
+/* Appends the compile flags of one source of extension x in cell c (no compiler, no -c/-o);
+ * link names torch's package independently of the venv (tf's -I dirs mapped to it). */
+void torchplan_binding_flags(struct arena *a, const struct config *cfg,
+                             const struct extension_cfg *x, const struct cell *c,
+                             const struct toolkit *tk, const struct torch_flags *tf,
+                             const char *proj, const char *link, enum bind_mode mode,
+                             struct strv *out);
+/* Appends the nvcc flags of one .cu source of extension x in cell c (mode BIND_CELL or
+ * BIND_SHARED), less cuwheel's own (-O3, -Xcompiler=..., toolkit and arch flags), in
+ * BuildExtension's order: the extension's defines and include dirs, torch's include
+ * dirs, the Python include dir (BIND_CELL), COMMON_NVCC_FLAGS, the kernels' nvcc-flags (the
+ * project's nvcc flags), then the defines torch appends and -std=c++17. proj names the
+ * project (relative to the build dir, or absolute where device line info is asked for). */
+void torchplan_cu_flags(struct arena *a, const struct config *cfg, const struct extension_cfg *x,
+                        const struct cell *c, const struct torch_flags *tf, const char *proj,
+                        const char *link, enum bind_mode mode, struct strv *out);
+/* Copies flags replacing each -I<dir> under ti's torch package by the same dir under link. */
+void torchplan_relink(struct arena *a, const struct strv *flags, const struct torch_info *ti,
+                      const char *link, struct strv *out);
+
+#endif

@@ -1,0 +1,1093 @@
+/* buildgraph.c: the plan as build.ninja. Kernels are compiled once per (toolkit, flags) into
+ * an archive that every Python cell of that toolkit links; only the binding stub is compiled
+ * per Python. */
+#include "graph/buildgraph.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/env.h"
+#include "base/os.h"
+#include "base/path.h"
+#include "kernels/buildflags.h"
+#include "kernels/kernels_key.h"
+#include "standards/ninja.h"
+#include "standards/toml.h"
+#include "bindings/torch_plan.h"
+#include "bindings/torchflags.h"
+
+char *buildgraph_limited_api(struct arena *a, const char *python)
+{
+	int minor = atoi(python + 2);
+	return arena_printf(a, "0x03%02X0000", minor);
+}
+
+/* Returns the extension module's file name for a cell ("_C.abi3.so", "_C.cpython-312-...so")
+ * and its path inside the package tree ("tinyraster/_C.abi3.so"). */
+static const char *buildgraph_module_path(struct arena *a, const struct extension_cfg *x,
+                                          const struct cell *c)
+{
+	struct strbuf sb = {0};
+	for (const char *p = x->module; *p; p++)
+		sb_putc(&sb, *p == '.' ? '/' : *p);
+	sb_puts(&sb, c->abi3 ? ".abi3.so" : x->no_abi_suffix ? ".so" : c->py->ext_suffix);
+	return sb_to_arena(&sb, a);
+}
+
+/* Digest of everything that changes the kernel objects: the archive's key. */
+static char *archive_key(struct arena *a, const struct config *cfg, const struct toolkit_plan *tp,
+                         const char *cc, const struct torch_info *ti)
+{
+	struct strbuf sb = {0};
+	/* Not the toolkit root: runners install the same nvcc in different places. */
+	sb_printf(&sb, "v1\n%s\n%s\n", tp->tk->version, cc);
+	for (size_t i = 0; i < tp->n_archs; i++)
+		sb_printf(&sb, "%d%d%c%d;", tp->archs[i].major, tp->archs[i].minor,
+		          tp->archs[i].suffix ? tp->archs[i].suffix : '-', tp->archs[i].ptx);
+	kernels_key_settings(&sb, &cfg->kernels);
+	/* Kernels that include torch headers are built against one torch: it is in the key.
+	 * Kernels that include none are shared by every torch of the toolkit. */
+	if (ti) {
+		sb_printf(&sb, "torch %s %d", ti->version, ti->cxx11_abi);
+		for (size_t i = 0; i < ti->abi_flags.n; i++)
+			sb_printf(&sb, " %s", ti->abi_flags.v[i]);
+		sb_putc(&sb, '\n');
+	}
+	/* Only when given, so that the keys of projects without them stay as they were. */
+	struct strv hf = {0};
+	buildflags_host(a, cfg, ti, true, &hf);
+	if (hf.n) {
+		sb_puts(&sb, "host-only");
+		for (size_t i = 0; i < hf.n; i++)
+			sb_printf(&sb, " %s", hf.v[i]);
+		sb_putc(&sb, '\n');
+	}
+	char *hex = kernels_key_digest(a, &sb);
+	sb_release(&sb);
+	return hex;
+}
+
+static bool is_cxx(const char *path)
+{
+	const char *dot = strrchr(path, '.');
+	return dot && (!strcmp(dot, ".cpp") || !strcmp(dot, ".cc") || !strcmp(dot, ".cxx"));
+}
+
+static bool is_c(const char *path)
+{
+	const char *dot = strrchr(path, '.');
+	return dot && !strcmp(dot, ".c");
+}
+
+static bool is_cu(const char *path)
+{
+	const char *dot = strrchr(path, '.');
+	return dot && !strcmp(dot, ".cu");
+}
+
+/* The value of name in the config's environment, or dflt when it is unset or empty. */
+static const char *env_or(const struct config *cfg, const char *name, const char *dflt)
+{
+	const char *v = env_nonempty(cfg->env, name);
+	return v ? v : dflt;
+}
+
+struct gen {
+	bool failed; /* an error was reported while generating: no build.ninja */
+	struct arena *a;
+	struct diag *d;
+	const struct plan *plan;
+	const struct config *cfg;
+	const struct build_opts *o;
+	struct strbuf sb;
+	const char *proj; /* the project dir relative to the build dir */
+	const char *bdir; /* the build dir, absolute */
+	const char *cc, *cxx;
+	int ncpu;
+	struct torch_plan tp;   /* the preprocessor's torch decisions */
+	struct strv emitted;    /* shared objects and PCH rules already in the graph */
+	const char *stage_list; /* BUILDGRAPH_STAGE_FILES's text, made with the first stage step */
+};
+
+/* Project-relative path as seen from the build dir. */
+static char *from_build(struct gen *g, const char *rel)
+{
+	if (rel[0] == '/')
+		return arena_strdup(g->a, rel);
+	if (!strcmp(g->proj, "."))
+		return arena_strdup(g->a, rel);
+	return os_join(g->a, g->proj, rel);
+}
+
+/* The path a build line compiles for src: src itself, or a stub in the build dir that
+ * #includes it when src's name cannot reach nvcc or ninja verbatim (a$b.cu, "c d.cu", a|b.c).
+ * *name is what stands for src in object paths and seeds. The stub is rewritten only when its
+ * text changes, so an unchanged source is not rebuilt. */
+static const char *source_input(struct gen *g, const char *src, bool nvcc, const char **name)
+{
+	const char *path = from_build(g, src);
+	*name = src;
+	if (!ninja_source_needs_stub(path, nvcc))
+		return path;
+	const char *stub = ninja_stub_name(g->a, src);
+	if (ninja_source_needs_stub(src, nvcc))
+		*name = stub;
+	char *abs = os_join(g->a, g->bdir, stub);
+	char *dir = arena_strndup(g->a, abs, (size_t)(strrchr(abs, '/') - abs));
+	const char *target = src[0] == '/' ? src : os_join(g->a, g->cfg->project_dir, src);
+	char *text = arena_printf(g->a, "#include \"%s\"\n", path_relative(g->a, dir, target));
+	struct diag quiet = {0};
+	struct source old = {0};
+	if (os_read_file(g->a, &quiet, abs, &old) && !strcmp(old.text, text))
+		return stub;
+	if (!os_mkdir_p(g->d, dir) || !os_write_atomic(g->d, abs, text, strlen(text), 0644))
+		g->failed = true;
+	return stub;
+}
+
+static void emit_header(struct gen *g)
+{
+	struct strbuf *sb = &g->sb;
+	if (g->cfg->config_file) {
+		const char *base = strrchr(g->cfg->config_file, '/');
+		sb_printf(sb, "# Generated by cuwheel " CUWHEEL_VERSION " from %s; do not edit.\n",
+		          base ? base + 1 : g->cfg->config_file);
+	} else {
+		sb_puts(sb, "# Generated by cuwheel " CUWHEEL_VERSION
+		            " from pyproject.toml; do not edit.\n");
+	}
+	sb_puts(sb, ""
+	            "# Regenerated by every `cuwheel build`; ninja executes it.\n"
+	            "ninja_required_version = 1.10\n\n");
+	const char *launcher = g->o->ccache ? g->o->ccache : "";
+	sb_puts(sb, "launcher =");
+	if (*launcher) {
+		sb_putc(sb, ' ');
+		ninja_arg(sb, launcher);
+	}
+	sb_puts(sb, "\ncuwheel = ");
+	ninja_arg(sb, g->o->cuwheel);
+	if (g->cfg->config_file) {
+		/* The steps read the same config beside the project (--config FILE). */
+		sb_puts(sb, " --config ");
+		ninja_arg(sb, g->cfg->config_file);
+	}
+	sb_puts(sb, "\nproject = ");
+	ninja_arg(sb, g->proj);
+	sb_puts(sb, "\n\n"
+	            "rule nvcc\n"
+	            "  command = $launcher $nvcc $flags -MD -MF $out.d -c $in -o $out\n"
+	            "  depfile = $out.d\n"
+	            "  deps = gcc\n"
+	            "  description = kernels CUDA $cuda: nvcc $in\n\n"
+	            "rule cc\n"
+	            "  command = $launcher $cc $flags -MD -MF $out.d -c $in -o $out\n"
+	            "  depfile = $out.d\n"
+	            "  deps = gcc\n"
+	            "  description = $what: cc $in\n\n"
+	            "rule ar\n"
+	            "  command = rm -f $out && ar qcD $out $in && ranlib -D $out\n"
+	            "  description = ar $out\n\n"
+	            "rule link\n"
+	            "  command = $ld -shared -o $out $in $ldflags\n"
+	            "  description = link $out\n\n"
+	            "rule cuwheel\n"
+	            "  command = $cuwheel -C $project $args\n"
+	            "  description = $desc\n\n");
+}
+
+/* nvcc pastes -Xcompiler values unquoted into the shell command that runs the host compiler,
+ * after splitting them at commas: a value with anything but characters sh reads as themselves
+ * (a space in a project path, ';', '|', '&', '(', '<', '*', '#', '~'...) or with a comma must
+ * carry its own double quotes, which nvcc keeps; inside them sh treats all but '"', '\\', '$'
+ * and '`' literally, and those are escaped. */
+static char *xcompiler(struct arena *a, const char *flag)
+{
+	if (ninja_shell_plain(flag) && !strchr(flag, ','))
+		return arena_printf(a, "-Xcompiler=%s", flag);
+	struct strbuf sb = {0};
+	sb_puts(&sb, "-Xcompiler=\"");
+	for (const char *p = flag; *p; p++) {
+		if (strchr("\"\\$`", *p))
+			sb_putc(&sb, '\\');
+		sb_putc(&sb, *p);
+	}
+	sb_putc(&sb, '"');
+	return sb_to_arena(&sb, a);
+}
+
+static void emit_flags(struct gen *g, const char *prefix, const struct strv *v, bool xcompiler_form)
+{
+	for (size_t i = 0; i < v->n; i++) {
+		sb_putc(&g->sb, ' ');
+		if (xcompiler_form)
+			ninja_arg(&g->sb, xcompiler(g->a, v->v[i]));
+		else if (prefix)
+			ninja_arg(&g->sb, arena_printf(g->a, "%s%s", prefix, v->v[i]));
+		else
+			ninja_arg(&g->sb, v->v[i]);
+	}
+}
+
+static void emit_includes(struct gen *g, const struct strv *dirs)
+{
+	for (size_t i = 0; i < dirs->n; i++) {
+		sb_putc(&g->sb, ' ');
+		ninja_arg(&g->sb, arena_printf(g->a, "-I%s", from_build(g, dirs->v[i])));
+	}
+}
+
+/* The interpreter whose torch the kernels of toolkit tp are built against when they include
+ * torch headers (uses-torch), else NULL. One archive per toolkit: its cells must share one
+ * torch version, or an error is reported. */
+static const struct interp *kernels_torch(struct gen *g, const struct toolkit_plan *tp)
+{
+	if (!g->tp.kernels_use_torch)
+		return NULL;
+	size_t t = (size_t)(tp - g->plan->toolkits);
+	const struct interp *py = NULL;
+	for (size_t i = 0; i < g->plan->n_cells; i++) {
+		const struct cell *c = &g->plan->cells[i];
+		if (!c->selected || !c->buildable || c->toolkit != t || !c->py->torch.present)
+			continue;
+		if (!py) {
+			py = c->py;
+		} else if (strcmp(py->torch.version, c->py->torch.version) != 0) {
+			diag_path(
+			    g->d, DIAG_ERROR, g->cfg->pyproject,
+			    "the kernels include torch headers, so CUDA %s needs one archive per "
+			    "torch, which is not supported yet: torch %s and %s; build one torch "
+			    "at a time (--only '*-pt211-*') or keep torch headers out of the "
+			    "kernels",
+			    tp->cuda, py->torch.version, c->py->torch.version);
+			g->failed = true;
+			break;
+		}
+	}
+	return py;
+}
+
+/* Sources are named relative to the build dir, so the map is too: an absolute one would differ
+ * between clones and defeat a shared ccache (which hashes -Xcompiler values as written). */
+static char *prefix_map(struct gen *g)
+{
+	return arena_printf(g->a, "-ffile-prefix-map=%s=.", g->proj);
+}
+
+/* The nvcc options that depend on the toolkit: each only where its nvcc knows it (nvcc
+ * --help, cudafe++), the host compiler it accepts, and -frandom-seed through -Xcompiler (nvcc
+ * 11.8 and 12.4 reject it as their own option). */
+static void emit_toolkit_flags(struct gen *g, const struct toolkit_plan *tp, const char *src,
+                               int threads)
+{
+	struct strbuf *sb = &g->sb;
+	unsigned lacks = tp->tk->nvcc_lacks;
+	if (tp->tk->host.ccbin) {
+		sb_puts(sb, " -ccbin ");
+		ninja_arg(sb, tp->tk->host.cxx);
+	}
+	if (!(lacks & TOOLCHAIN_LACKS_THREADS))
+		sb_printf(sb, " --threads %d", threads);
+	if (!(lacks & TOOLCHAIN_LACKS_OBJTEMP))
+		sb_puts(sb, " -objtemp");
+	sb_putc(sb, ' ');
+	ninja_arg(sb, xcompiler(g->a, arena_printf(g->a, "-frandom-seed=%s", src)));
+	/* cudafe++ hashes the source's absolute path into internal-linkage names: give it the
+	 * project-relative one so every clone builds the same bytes. */
+	if (!(lacks & TOOLCHAIN_LACKS_ORIG_SRC)) {
+		sb_puts(sb, " -Xcudafe ");
+		ninja_arg(sb, arena_printf(g->a, "--orig_src_path_name=%s", src));
+	}
+}
+
+/* The host compiler of toolkit tp's kernels and bindings (C++ when cxx). */
+static const char *host_cc(const struct gen *g, const struct toolkit_plan *tp, bool cxx)
+{
+	if (!tp->tk->host.ccbin)
+		return cxx ? g->cxx : g->cc;
+	return cxx ? tp->tk->host.cxx : tp->tk->host.cc;
+}
+
+/* True when the kernels' nvcc flags ask for device line info or device debug info. */
+static bool kernels_line_info(const struct kernels_cfg *k)
+{
+	static const char *const li[] = {"-lineinfo", "--generate-line-info", "-G",
+	                                 "--device-debug"};
+	for (size_t i = 0; i < k->nvcc_flags.n; i++)
+		for (size_t j = 0; j < sizeof(li) / sizeof(*li); j++)
+			if (!strcmp(k->nvcc_flags.v[i], li[j]))
+				return true;
+	return false;
+}
+
+/* The kernel archive of one toolkit. */
+static void emit_archive(struct gen *g, const struct toolkit_plan *tp, struct archive_paths *ap)
+{
+	struct strbuf *sb = &g->sb;
+	const struct kernels_cfg *k = &g->cfg->kernels;
+	const struct interp *tpy = kernels_torch(g, tp);
+	struct torch_flags ktf = {0};
+	struct strv cpp_post = {0}; /* ktf.post for .cpp kernels: their -std= is host-flags' */
+	if (tpy) {
+		struct extension_cfg kx = {
+		    .module = g->cfg->n_extensions ? g->cfg->extensions[0].module : "kernels",
+		    .kind = EXT_TORCH};
+		const char *err = NULL;
+		if (!torchflags_for(g->a, &kx, tpy, tp->tk, &ktf, &err)) {
+			diag_path(g->d, DIAG_ERROR, g->cfg->pyproject, "kernels: %s", err);
+			g->failed = true;
+		}
+		/* torch's headers through build_dir/torch/<version>-<abi>: the commands (and so
+		 * the archive) do not depend on which venv provided that torch. */
+		const char *link = torchscan_link(&g->tp.scan, &tpy->torch);
+		if (!link)
+			g->failed = true;
+		struct strv inc = {0};
+		torchplan_relink(g->a, &ktf.incs, &tpy->torch, link, &inc);
+		ktf.incs = inc;
+		/* The kernels' own -std= (nvcc-flags) stands, as BuildExtension's would. */
+		struct strv post = {0};
+		bool own_std = false;
+		for (size_t f = 0; f < k->nvcc_flags.n; f++)
+			own_std |= !strncmp(k->nvcc_flags.v[f], "-std=", 5);
+		for (size_t f = 0; f < ktf.post.n; f++)
+			if (!own_std || strncmp(ktf.post.v[f], "-std=", 5) != 0)
+				strv_push(g->a, &post, ktf.post.v[f]);
+		cpp_post = ktf.post;
+		ktf.post = post;
+	}
+	ap->key = archive_key(g->a, g->cfg, tp, host_cc(g, tp, false), tpy ? &tpy->torch : NULL);
+	ap->dir = arena_printf(g->a, "kernels/cu%d%d-%s", tp->tk->major, tp->tk->minor, ap->key);
+	ap->archive = arena_printf(g->a, "%s/libkernels.a", ap->dir);
+	char *pmap = prefix_map(g);
+	size_t n_cu = 0;
+	for (size_t i = 0; i < k->files.n; i++)
+		n_cu += is_cu(k->files.v[i]);
+	int par = g->o->jobs < (int)n_cu ? g->o->jobs : (int)n_cu;
+	int threads = par > 0 ? g->ncpu / par : 1;
+	if (threads < 1)
+		threads = 1;
+	if (threads > (int)tp->n_archs)
+		threads = (int)tp->n_archs;
+	/* CUWHEEL_NVCC_THREADS overrides the choice (benchmarks sweep it; big machines raise it).
+	 */
+	const char *forced = env_value(g->cfg->env, "CUWHEEL_NVCC_THREADS");
+	if (forced && atoi(forced) >= 1 && atoi(forced) <= 64)
+		threads = atoi(forced);
+
+	if (g->o->imported_archives) {
+		/* The archive is a source here: it was built by `--stage kernels` elsewhere. */
+		sb_printf(sb, "# CUDA %s: kernels imported (%s)\n\n", tp->cuda, ap->archive);
+		ap->n_objects = k->files.n;
+		return;
+	}
+	sb_printf(sb,
+	          "# CUDA %s (%s): kernels compiled once, shared by every cell of this toolkit\n",
+	          tp->cuda, tp->tk->root);
+	struct strv objs = {0};
+	for (size_t i = 0; i < k->files.n; i++) {
+		const char *src;
+		const char *in = source_input(g, k->files.v[i], is_cu(k->files.v[i]), &src);
+		/* Each object in its own directory: nvcc's -objtemp puts its temporaries there,
+		 * and sources sharing a basename (texture.cu, texture.cpp) never collide. */
+		char *obj = arena_printf(g->a, "%s/obj/%s/%s.o", ap->dir, src,
+		                         strrchr(src, '/') ? strrchr(src, '/') + 1 : src);
+		strv_push(g->a, &objs, obj);
+		/* Device line info (-lineinfo, -G) records the source as cicc saw it, made
+		 * absolute against the working directory (the build dir): name the project's
+		 * files by absolute path there, so every build dir of a project embeds the same
+		 * bytes (ccache still shares: CCACHE_BASEDIR is the project). */
+		bool li = is_cu(src) && kernels_line_info(k);
+		sb_puts(sb, "build ");
+		ninja_path(sb, obj);
+		sb_puts(sb, is_cu(src) ? ": nvcc " : ": cc ");
+		ninja_path(sb, li && strcmp(in, from_build(g, k->files.v[i])) == 0
+		                   ? os_join(g->a, g->cfg->project_dir, k->files.v[i])
+		                   : in);
+		if (is_cu(src)) {
+			sb_puts(sb, "\n  cuda = ");
+			sb_puts(sb, tp->cuda);
+			sb_puts(sb, "\n  nvcc = ");
+			ninja_arg(sb, tp->tk->nvcc);
+			/* Kernels that include torch headers take BuildExtension's order (-std
+			 * last, torch's flags around the project's: torchflags.h). */
+			sb_puts(sb, tpy ? "\n  flags = -O3 -Xcompiler=-fPIC "
+			                  "-Xcompiler=-fvisibility=hidden "
+			                : "\n  flags = -O3 -std=c++17 -Xcompiler=-fPIC "
+			                  "-Xcompiler=-fvisibility=hidden ");
+			ninja_arg(sb, xcompiler(g->a, pmap));
+			if (li) {
+				sb_putc(sb, ' ');
+				ninja_arg(
+				    sb, xcompiler(g->a, arena_printf(g->a, "-ffile-prefix-map=%s=.",
+				                                     g->cfg->project_dir)));
+			}
+			emit_toolkit_flags(g, tp, src, threads);
+			if (k->rdc)
+				sb_puts(sb, " -rdc=true");
+			sb_puts(sb, cuda_arch_nvcc_flags(g->a, tp->archs, tp->n_archs, true));
+			if (li)
+				for (size_t d = 0; d < k->include_dirs.n; d++) {
+					const char *dir = k->include_dirs.v[d];
+					sb_putc(sb, ' ');
+					ninja_arg(
+					    sb, arena_printf(
+					            g->a, "-I%s",
+					            dir[0] == '/'
+					                ? dir
+					                : os_join(g->a, g->cfg->project_dir, dir)));
+				}
+			else
+				emit_includes(g, &k->include_dirs);
+			emit_flags(g, NULL, &ktf.incs, false);
+			emit_flags(g, "-D", &k->defines, false);
+			emit_flags(g, NULL, &ktf.nvcc_common, false);
+			emit_flags(g, NULL, &k->host_flags, true);
+			emit_flags(g, NULL, &k->nvcc_flags, false);
+			emit_flags(g, NULL, &ktf.post, false);
+		} else {
+			sb_puts(sb, "\n  what = kernels CUDA ");
+			sb_puts(sb, tp->cuda);
+			sb_puts(sb, "\n  cc = ");
+			ninja_arg(sb, host_cc(g, tp, is_cxx(src)));
+			sb_puts(sb, "\n  flags = -O2 -fPIC -fvisibility=hidden ");
+			ninja_arg(sb, pmap);
+			emit_includes(g, &k->include_dirs);
+			if (is_cxx(src))
+				emit_flags(g, NULL, &ktf.incs, false);
+			sb_putc(sb, ' ');
+			ninja_arg(sb, arena_printf(g->a, "-I%s", tp->tk->include_dir));
+			emit_flags(g, "-D", &k->defines, false);
+			emit_flags(g, NULL, &k->host_flags, false);
+			if (is_cxx(src))
+				emit_flags(g, NULL, &cpp_post, false);
+			struct strv hf = {0};
+			buildflags_host(g->a, g->cfg, tpy ? &tpy->torch : NULL, true, &hf);
+			emit_flags(g, NULL, &hf, false);
+		}
+		sb_puts(sb, "\n");
+	}
+	ap->n_objects = objs.n;
+	if (k->rdc) {
+		char *dlink = arena_printf(g->a, "%s/obj/dlink.o", ap->dir);
+		sb_puts(sb, "build ");
+		ninja_path(sb, dlink);
+		sb_puts(sb, ": link");
+		ninja_paths(sb, &objs);
+		sb_puts(sb, "\n  ld = ");
+		ninja_arg(sb, tp->tk->nvcc);
+		sb_puts(sb, " -dlink -Xcompiler=-fPIC");
+		if (tp->tk->host.ccbin) {
+			sb_puts(sb, " -ccbin ");
+			ninja_arg(sb, tp->tk->host.cxx);
+		}
+		sb_puts(sb, cuda_arch_nvcc_flags(g->a, tp->archs, tp->n_archs, false));
+		sb_puts(sb, "\n  ldflags =\n");
+		strv_push(g->a, &objs, dlink);
+	}
+	sb_puts(sb, "build ");
+	ninja_path(sb, ap->archive);
+	sb_puts(sb, ": ar");
+	ninja_paths(sb, &objs);
+	sb_puts(sb, "\n\n");
+}
+
+/* Digest of a shared binding object's inputs: toolkit, compiler and every flag. */
+static char *shared_key(struct gen *g, const struct toolkit_plan *tp, const struct strv *flags)
+{
+	struct strbuf sb = {0};
+	sb_printf(&sb, "shared v1\n%s\n%s\n", tp->tk->version, g->cxx);
+	for (size_t i = 0; i < flags->n; i++)
+		sb_printf(&sb, "%s\x1f", flags->v[i]);
+	char *hex = kernels_key_digest(g->a, &sb);
+	sb_release(&sb);
+	return hex;
+}
+
+/* The rules for sources compiled with a precompiled torch header, once per graph. The .gch
+ * itself (hundreds of MB) is built without ccache, which would evict the rest of its cache for
+ * it; the sources that use it go through ccache with the sloppiness it needs. */
+static void emit_pch_rules(struct gen *g)
+{
+	if (strv_contains(&g->emitted, "rule pch"))
+		return;
+	strv_push(g->a, &g->emitted, "rule pch");
+	sb_puts(&g->sb, "rule pch\n"
+	                "  command = $cc $flags -x c++-header -MD -MF $out.d -c $in -o $out\n"
+	                "  depfile = $out.d\n"
+	                "  deps = gcc\n"
+	                "  description = $what: pch $header\n\n"
+	                "rule cc_pch\n"
+	                "  command = CCACHE_SLOPPINESS=pch_defines,time_macros"
+	                "$${CCACHE_SLOPPINESS:+,$$CCACHE_SLOPPINESS} $launcher $cc $flags -MD -MF "
+	                "$out.d -c $in -o $out\n"
+	                "  depfile = $out.d\n"
+	                "  deps = gcc\n"
+	                "  description = $what: cc $in (pch)\n\n");
+}
+
+/* The .gch of header (torch/all.h, torch/extension.h) built with flags in dir, once in the
+ * graph. Returns the header to force first; the .gch lies beside it. */
+static const char *emit_pch(struct gen *g, const char *dir, const char *header, const char *what,
+                            const struct strv *flags)
+{
+	const char *base = strrchr(header, '/');
+	const char *stub = arena_printf(g->a, "%s/torch_%s", dir, base ? base + 1 : header);
+	const char *gch = arena_printf(g->a, "%s.gch", stub);
+	if (strv_contains(&g->emitted, gch))
+		return stub;
+	strv_push(g->a, &g->emitted, gch);
+	emit_pch_rules(g);
+	/* The header the .gch stands for: written here, only when it differs, so its mtime
+	 * moves only when it does. */
+	char *text = arena_printf(g->a, "#include <%s>\n", header);
+	if (!os_mkdir_p(g->d, os_join(g->a, g->plan->cfg->build_dir, dir)) ||
+	    !os_write_if_changed(g->a, g->d, os_join(g->a, g->plan->cfg->build_dir, stub), text,
+	                         strlen(text), 0644))
+		g->failed = true;
+	struct strbuf *sb = &g->sb;
+	sb_puts(sb, "build ");
+	ninja_path(sb, gch);
+	sb_puts(sb, ": pch ");
+	ninja_path(sb, stub);
+	sb_printf(sb, "\n  what = %s\n  header = %s\n  cc = ", what, header);
+	ninja_arg(sb, g->cxx);
+	sb_puts(sb, "\n  flags =");
+	emit_flags(g, NULL, flags, false);
+	sb_puts(sb, "\n");
+	return stub;
+}
+
+/* A .cu among a torch extension's sources, compiled by nvcc as BuildExtension would (its
+ * flags and order: torchplan_cu_flags): once per (toolkit, torch, flags) where the
+ * preprocessor found no Python header in it, else per Python with that Python's headers.
+ * Appends its object to objs. */
+static void emit_torch_cu(struct gen *g, const struct cell *c, const struct extension_cfg *x,
+                          const struct torch_plan_ext *te, size_t i, const struct torch_flags *tf,
+                          const struct cell_paths *cp, struct strv *objs)
+{
+	struct strbuf *sb = &g->sb;
+	const struct toolkit_plan *tp = &g->plan->toolkits[c->toolkit];
+	const char *src = x->files.v[i];
+	bool shared = !te->srcs[i].python;
+	/* Device line info: the project by absolute path, as for the kernels. */
+	bool li = kernels_line_info(&g->cfg->kernels);
+	const char *proj = li ? g->cfg->project_dir : g->proj;
+	struct strv flags = {0};
+	torchplan_cu_flags(g->a, g->cfg, x, c, tf, proj, te->link, shared ? BIND_SHARED : BIND_CELL,
+	                   &flags);
+	const char *name;
+	const char *in = source_input(g, src, true, &name);
+	if (li && !strcmp(in, from_build(g, src)))
+		in = src[0] == '/' ? src : os_join(g->a, g->cfg->project_dir, src);
+	const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+	/* Each object in its own directory: -objtemp puts nvcc's temporaries there. */
+	char *obj =
+	    shared ? arena_printf(g->a, "shared/cu%d%d-%s/obj/%s/%s/%s.o", tp->tk->major,
+	                          tp->tk->minor, shared_key(g, tp, &flags), x->module, name, base)
+	           : arena_printf(g->a, "%s/obj/%s/%s/%s.o", cp->dir, x->module, name, base);
+	strv_push(g->a, objs, obj);
+	if (strv_contains(&g->emitted, obj))
+		return;
+	strv_push(g->a, &g->emitted, obj);
+	sb_puts(sb, "build ");
+	ninja_path(sb, obj);
+	sb_puts(sb, ": nvcc ");
+	ninja_path(sb, in);
+	sb_printf(sb, "\n  cuda = %s\n  nvcc = ", tp->cuda);
+	ninja_arg(sb, tp->tk->nvcc);
+	sb_puts(sb, "\n  flags = -O3 -Xcompiler=-fPIC -Xcompiler=-fvisibility=hidden ");
+	ninja_arg(sb, xcompiler(g->a, arena_printf(g->a, "-ffile-prefix-map=%s=.", proj)));
+	emit_toolkit_flags(g, tp, name, 1);
+	sb_puts(sb, cuda_arch_nvcc_flags(g->a, tp->archs, tp->n_archs, true));
+	emit_flags(g, NULL, &flags, false);
+	sb_puts(sb, "\n");
+}
+
+/* One source of a torch-kind extension, as the preprocessor decided: shared by every Python
+ * of (toolkit, torch, flags), or per cell, with a precompiled header forced first where that
+ * keeps its meaning: torch/all.h, one .gch per (toolkit, torch, flags less the Python include
+ * dir) that the Pythons of a flag set share (it holds no Python header), or torch/extension.h,
+ * one per cell (torch_plan.c says which pays). Appends its object to objs. */
+static void emit_torch_source(struct gen *g, const struct cell *c, const struct extension_cfg *x,
+                              const struct torch_plan_ext *te, size_t i,
+                              const struct torch_flags *tf, const struct cell_paths *cp,
+                              struct strv *objs)
+{
+	struct strbuf *sb = &g->sb;
+	const struct toolkit_plan *tp = &g->plan->toolkits[c->toolkit];
+	const char *src = x->files.v[i];
+	if (is_cu(src)) {
+		emit_torch_cu(g, c, x, te, i, tf, cp, objs);
+		return;
+	}
+	const struct binding_decision *bd = &te->srcs[i];
+	bool shared = !bd->python;
+	bool pch = bd->pch == PCH_USE;
+	enum bind_mode mode = shared                  ? BIND_SHARED
+	                      : pch && te->pch_shared ? BIND_CELL_PCH
+	                                              : BIND_CELL;
+	struct strv flags = {0};
+	torchplan_binding_flags(g->a, g->cfg, x, c, tp->tk, tf, g->proj, te->link, mode, &flags);
+	if (shared) {
+		char *obj = arena_printf(g->a, "shared/cu%d%d-%s/obj/%s/%s.o", tp->tk->major,
+		                         tp->tk->minor, shared_key(g, tp, &flags), x->module, src);
+		strv_push(g->a, objs, obj);
+		if (strv_contains(&g->emitted, obj))
+			return;
+		strv_push(g->a, &g->emitted, obj);
+		sb_puts(sb, "build ");
+		ninja_path(sb, obj);
+		sb_puts(sb, ": cc ");
+		ninja_path(sb, from_build(g, src));
+		sb_printf(sb, "\n  what = shared CUDA %s torch %s\n  cc = ", tp->cuda, te->torch);
+		ninja_arg(sb, g->cxx);
+		sb_puts(sb, "\n  flags =");
+		emit_flags(g, NULL, &flags, false);
+		sb_puts(sb, "\n");
+		return;
+	}
+	char *obj = arena_printf(g->a, "%s/obj/%s/%s.o", cp->dir, x->module, src);
+	strv_push(g->a, objs, obj);
+	const char *stub = NULL;
+	if (pch && te->pch_shared) {
+		struct strv pch_flags = {0};
+		torchplan_binding_flags(g->a, g->cfg, x, c, tp->tk, tf, g->proj, te->link, BIND_PCH,
+		                        &pch_flags);
+		stub = emit_pch(
+		    g,
+		    arena_printf(g->a, "shared/cu%d%d-%s/pch/%s", tp->tk->major, tp->tk->minor,
+		                 shared_key(g, tp, &pch_flags), x->module),
+		    "torch/all.h",
+		    arena_printf(g->a, "shared CUDA %s torch %s", tp->cuda, te->torch), &pch_flags);
+	} else if (pch) {
+		stub = emit_pch(g, arena_printf(g->a, "%s/pch/%s", cp->dir, x->module),
+		                "torch/extension.h", c->id, &flags);
+	}
+	sb_puts(sb, "build ");
+	ninja_path(sb, obj);
+	sb_puts(sb, stub ? ": cc_pch " : ": cc ");
+	ninja_path(sb, from_build(g, src));
+	if (stub) {
+		sb_puts(sb, " | ");
+		ninja_path(sb, arena_printf(g->a, "%s.gch", stub));
+	}
+	sb_printf(sb, "\n  what = %s\n  cc = ", c->id);
+	ninja_arg(sb, g->cxx);
+	sb_puts(sb, "\n  flags =");
+	if (stub) {
+		sb_puts(sb, " -include ");
+		ninja_arg(sb, stub);
+		sb_puts(sb, " -Winvalid-pch -fpch-preprocess");
+	}
+	emit_flags(g, NULL, &flags, false);
+	sb_puts(sb, "\n");
+}
+
+/* True when a pybind11 extension can find pybind11's headers in this cell: torch's (torch ships
+ * them, and its include dirs come first), the interpreter's pybind11 package, or one of the
+ * extension's own include dirs (a vendored copy, a submodule). */
+static bool pybind11_found(struct gen *g, const struct config *cfg, const struct extension_cfg *x,
+                           const struct interp *py)
+{
+	if (py->torch.present || py->pybind11.include_dir)
+		return true;
+	for (size_t i = 0; i < x->include_dirs.n; i++) {
+		const char *d = x->include_dirs.v[i];
+		const char *dir = d[0] == '/' ? d : os_join(g->a, cfg->project_dir, d);
+		if (os_exists(os_join(g->a, dir, "pybind11/pybind11.h")))
+			return true;
+	}
+	return false;
+}
+static void emit_cell(struct gen *g, const struct cell *c, const struct archive_paths *ap,
+                      struct cell_paths *cp)
+{
+	struct strbuf *sb = &g->sb;
+	const struct config *cfg = g->cfg;
+	const struct toolkit_plan *tp = &g->plan->toolkits[c->toolkit];
+	cp->dir = arena_printf(g->a, "cells/%s", c->id);
+	cp->target = c->id;
+	char *pmap = prefix_map(g);
+	sb_printf(sb, "# %s: Python %s (%s)\n", c->id, c->py->version, c->py->path);
+
+	struct strv stage_args = {0};
+	struct strv modules = {0};
+	for (size_t e = 0; e < cfg->n_extensions; e++) {
+		const struct extension_cfg *x = &cfg->extensions[e];
+		/* torch and pybind11 bindings are C++, built with the flags cpp_extension passes,
+		 * read from this cell's interpreter's torch. */
+		bool cxx_kind = x->kind == EXT_TORCH || x->kind == EXT_PYBIND11;
+		struct torch_flags tf = {0};
+		const char *tferr = NULL;
+		if (cxx_kind && !torchflags_for(g->a, x, c->py, tp->tk, &tf, &tferr)) {
+			diag_path(g->d, DIAG_ERROR, cfg->pyproject, "%s: %s", c->id, tferr);
+			g->failed = true;
+		}
+		if (x->kind == EXT_PYBIND11 && !pybind11_found(g, cfg, x, c->py)) {
+			const struct toml_value *kind = toml_get(x->where, "kind");
+			diag_at(g->d, DIAG_ERROR, &cfg->src, kind ? kind->line : 0,
+			        kind ? kind->col : 0,
+			        "%s: extension %s is of kind pybind11, but Python %s (%s) cannot "
+			        "import pybind11 (%s) and no include-dirs entry holds "
+			        "pybind11/pybind11.h",
+			        c->id, x->module, c->py->version, c->py->path,
+			        c->py->pybind11.error ? c->py->pybind11.error : "no answer");
+			diag_msg(
+			    g->d, DIAG_HINT,
+			    "install pybind11 in that interpreter (%s -m pip install pybind11), or "
+			    "name the directory that holds pybind11/ in the extension's "
+			    "include-dirs",
+			    c->py->path);
+			g->failed = true;
+		}
+		struct strv objs = {0};
+		const struct torch_plan_ext *te =
+		    x->kind == EXT_TORCH && c->py->torch.version
+		        ? torchplan_find(&g->tp, e, c->py->torch.version)
+		        : NULL;
+		for (size_t i = 0; i < x->files.n; i++) {
+			const char *src = x->files.v[i];
+			if (te && !is_c(src)) {
+				emit_torch_source(g, c, x, te, i, &tf, cp, &objs);
+				continue;
+			}
+			const char *in = source_input(g, x->files.v[i], false, &src);
+			bool cxx = is_cxx(src) || (cxx_kind && !is_c(src));
+			/* Per extension: two extensions may compile one source with other flags. */
+			char *obj = arena_printf(g->a, "%s/obj/%s/%s.o", cp->dir, x->module, src);
+			strv_push(g->a, &objs, obj);
+			sb_puts(sb, "build ");
+			ninja_path(sb, obj);
+			sb_puts(sb, ": cc ");
+			ninja_path(sb, in);
+			sb_printf(sb, "\n  what = %s\n  cc = ", c->id);
+			ninja_arg(sb, host_cc(g, tp, cxx));
+			sb_puts(sb, "\n  flags = -O2 -DNDEBUG -fPIC -fvisibility=hidden ");
+			ninja_arg(sb, pmap);
+			emit_includes(g, &x->include_dirs);
+			sb_putc(sb, ' ');
+			ninja_arg(sb, arena_printf(g->a, "-I%s", tp->tk->include_dir));
+			sb_puts(sb, " -isystem ");
+			ninja_arg(sb, c->py->include_dir);
+			if (c->abi3 && !(cxx_kind && cxx)) /* C++ torch sources: in tf.cflags */
+				sb_printf(sb, " -DPy_LIMITED_API=%s",
+				          buildgraph_limited_api(g->a, c->python));
+			if (cxx_kind && cxx)
+				emit_flags(g, NULL, &tf.cflags, false);
+			emit_flags(g, "-D", &x->defines, false);
+			struct strv hf = {0};
+			buildflags_host(g->a, cfg, &c->py->torch, false, &hf);
+			emit_flags(g, NULL, &hf, false);
+			emit_flags(g, NULL, &x->cflags, false);
+			sb_puts(sb, "\n");
+		}
+		const char *modpath = buildgraph_module_path(g->a, x, c);
+		const char *mod = arena_printf(g->a, "%s/lib/%s", cp->dir, modpath);
+		if (!cp->module)
+			cp->module = mod;
+		strv_push(g->a, &modules, mod);
+		sb_puts(sb, "build ");
+		ninja_path(sb, mod);
+		sb_puts(sb, ": link");
+		ninja_paths(sb, &objs);
+		/* A project without kernel sources (a plain C extension) has no archive. */
+		if (ap->archive) {
+			sb_puts(sb, " | ");
+			ninja_path(sb, ap->archive);
+		}
+		sb_puts(sb, "\n  ld = ");
+		ninja_arg(sb, host_cc(g, tp, true));
+		sb_puts(sb, "\n  ldflags =");
+		if (ap->archive) {
+			sb_puts(sb, " -Wl,--whole-archive ");
+			ninja_arg(sb, ap->archive);
+			sb_puts(sb, " -Wl,--no-whole-archive");
+		}
+		if (tf.cudart_shared) {
+			/* torch loads the CUDA runtime: -lcudart comes with torch's libraries. */
+		} else if (cfg->kernels.cudart == CUDART_STATIC) {
+			sb_putc(sb, ' ');
+			ninja_arg(sb, os_join(g->a, tp->tk->lib_dir, "libcudart_static.a"));
+		} else {
+			sb_putc(sb, ' ');
+			ninja_arg(sb, arena_printf(g->a, "-L%s", tp->tk->lib_dir));
+			sb_puts(sb, " -lcudart");
+		}
+		/* Keep the archive's and cudart's symbols out of the dynamic table: the module
+		 * exports PyInit_* and nothing else; -s drops build-machine paths and symbols. */
+		sb_puts(sb, " -Wl,--exclude-libs,ALL -Wl,-s -Wl,-O1 -lpthread -ldl -lrt");
+		emit_flags(g, NULL, &tf.ldflags, false);
+		emit_flags(g, NULL, &x->ldflags, false);
+		emit_flags(g, "-l", &x->libraries, false);
+		sb_puts(sb, "\n");
+		strv_push(g->a, &stage_args, "--file");
+		strv_push(g->a, &stage_args, arena_printf(g->a, "%s=%s", mod, modpath));
+	}
+
+	/* Stage: the pure-Python packages plus the modules, in the tree the wheel will hold. */
+	char *stage = arena_printf(g->a, "%s/stage", cp->dir);
+	char *stamp = arena_printf(g->a, "%s/stage.stamp", cp->dir);
+	sb_puts(sb, "build ");
+	ninja_path(sb, stamp);
+	sb_puts(sb, ": cuwheel");
+	ninja_paths(sb, &modules);
+	struct strv pkgfiles = {0};
+	for (size_t p = 0; p < cfg->packages.n; p++) {
+		struct strv files = {0};
+		struct arena *a = g->a;
+		/* Every file under the package is an input: editing Python code restages. */
+		struct strv stack = {0};
+		strv_push(a, &stack, cfg->packages.v[p]);
+		while (stack.n) {
+			const char *rel = stack.v[--stack.n];
+			struct strv names = {0};
+			if (!os_list_dir(a, os_join(a, cfg->project_dir, rel), &names))
+				continue;
+			for (size_t k = 0; k < names.n; k++) {
+				if (!strcmp(names.v[k], "__pycache__") ||
+				    (names.v[k][0] == '.' && !cfg->ship_hidden))
+					continue;
+				char *r = os_join(a, rel, names.v[k]);
+				if (os_is_dir(os_join(a, cfg->project_dir, r)))
+					strv_push(a, &stack, r);
+				else
+					strv_push(a, &files, r);
+			}
+		}
+		for (size_t k = 0; k < files.n; k++)
+			strv_push(g->a, &pkgfiles, files.v[k]);
+		if (p == 0 && cfg->ship_hidden)
+			strv_push(g->a, &stage_args, "--hidden");
+		strv_push(g->a, &stage_args, "--package");
+		strv_push(g->a, &stage_args, cfg->packages.v[p]);
+	}
+	/* The file list itself is an input: a file renamed (its mtime kept) or removed changes
+	 * no input's mtime and no command, but changes the list, which is rewritten only when
+	 * its content changes. */
+	sb_puts(sb, " | " BUILDGRAPH_STAGE_FILES);
+	for (size_t k = 0; k < pkgfiles.n; k++) {
+		sb_putc(sb, ' ');
+		ninja_path(sb, from_build(g, pkgfiles.v[k]));
+	}
+	if (!g->stage_list) {
+		struct strbuf lb = {0};
+		sb_printf(&lb, "# cuwheel: the files the stage steps ship (packages%s)\n",
+		          cfg->ship_hidden ? ", hidden files too" : "");
+		for (size_t p = 0; p < cfg->packages.n; p++)
+			sb_printf(&lb, "package %s\n", cfg->packages.v[p]);
+		for (size_t k = 0; k < pkgfiles.n; k++)
+			sb_printf(&lb, "file %s\n", pkgfiles.v[k]);
+		g->stage_list = sb_to_arena(&lb, g->a);
+	}
+	sb_puts(sb, "\n  args = internal stage --out ");
+	ninja_arg(sb, os_join(g->a, g->plan->cfg->build_dir, stage));
+	sb_puts(sb, " --stamp ");
+	ninja_arg(sb, os_join(g->a, g->plan->cfg->build_dir, stamp));
+	for (size_t i = 0; i < stage_args.n; i++) {
+		sb_putc(sb, ' ');
+		const char *arg = stage_args.v[i];
+		/* Module sources are build-dir relative; the command runs with -C project. */
+		if (i > 0 && !strcmp(stage_args.v[i - 1], "--file"))
+			arg = arena_printf(g->a, "%s/%s", g->plan->cfg->build_dir, arg);
+		ninja_arg(sb, arg);
+	}
+	sb_printf(sb, "\n  desc = %s: stage\n", c->id);
+
+	/* Pack. */
+	cp->wheel = arena_printf(g->a, "%s/%s", cp->dir, c->wheel);
+	sb_puts(sb, "build ");
+	ninja_path(sb, cp->wheel);
+	sb_puts(sb, ": cuwheel ");
+	ninja_path(sb, stamp);
+	sb_puts(sb, " | " BUILDGRAPH_PROJECT_JSON);
+	if (cfg->project.readme_path) {
+		sb_putc(sb, ' ');
+		ninja_path(sb, from_build(g, cfg->project.readme_path));
+	}
+	for (size_t i = 0; i < cfg->project.license_files.n; i++) {
+		sb_putc(sb, ' ');
+		ninja_path(sb, from_build(g, cfg->project.license_files.v[i]));
+	}
+	sb_puts(sb, "\n  args = pack ");
+	ninja_arg(sb, os_join(g->a, g->plan->cfg->build_dir, stage));
+	sb_puts(sb, " --project-json ");
+	ninja_arg(sb, os_join(g->a, g->plan->cfg->build_dir, BUILDGRAPH_PROJECT_JSON));
+	sb_puts(sb, " --tag ");
+	ninja_arg(sb, arena_printf(g->a, "%s-%s-%s", c->py_tag, c->abi_tag, c->platform));
+	if (c->local) {
+		sb_puts(sb, " --local ");
+		ninja_arg(sb, c->local);
+	} else {
+		sb_puts(sb, " --no-local");
+	}
+	if (c->torch) {
+		sb_puts(sb, " --requires ");
+		ninja_arg(sb, torchflags_requirement(g->a, c->torch, c->torch_stable));
+	}
+	sb_printf(sb, " --quiet --compression %d -o ", cfg->compression);
+	ninja_arg(sb, os_join(g->a, g->plan->cfg->build_dir, cp->dir));
+	sb_printf(sb, "\n  desc = %s: pack %s\n", c->id, c->wheel);
+
+	/* Audit, stamp the platform tag, place the wheel in dist/ atomically. */
+	cp->final = arena_printf(g->a, "%s/final", cp->dir);
+	sb_puts(sb, "build ");
+	ninja_path(sb, cp->final);
+	sb_puts(sb, ": cuwheel ");
+	ninja_path(sb, cp->wheel);
+	sb_puts(sb, "\n  args = internal finish ");
+	ninja_arg(sb, os_join(g->a, g->plan->cfg->build_dir, cp->wheel));
+	sb_puts(sb, " --dist ");
+	ninja_arg(sb, cfg->dist_dir);
+	sb_puts(sb, " --stamp ");
+	ninja_arg(sb, os_join(g->a, g->plan->cfg->build_dir, cp->final));
+	if (tp->n_archs && cfg->kernels.files.n) { /* no kernels: no device code to check */
+		sb_puts(sb, " --require-arch ");
+		ninja_arg(sb, cuda_arch_list_compact(g->a, tp->archs, tp->n_archs));
+	}
+	/* What the wheel may hold at its root: the packages and the top-level modules. */
+	for (size_t p = 0; p < cfg->packages.n; p++) {
+		const char *base = strrchr(cfg->packages.v[p], '/');
+		sb_puts(sb, " --declare ");
+		ninja_arg(sb, base ? base + 1 : cfg->packages.v[p]);
+	}
+	for (size_t e = 0; e < cfg->n_extensions; e++) {
+		const char *m = cfg->extensions[e].module;
+		if (m && !strchr(m, '.')) {
+			sb_puts(sb, " --declare ");
+			ninja_arg(sb, m);
+		}
+	}
+	if (cfg->audit.strict)
+		sb_puts(sb, " --strict");
+	if (c->torch_stable)
+		sb_puts(sb, " --torch-stable");
+	if (cfg->audit.min_manylinux) {
+		sb_puts(sb, " --min-manylinux ");
+		ninja_arg(sb, cfg->audit.min_manylinux);
+	}
+	sb_printf(sb, "\n  desc = %s: audit\n", c->id);
+
+	const char *last = cp->final;
+	if (g->o->run_tests && cfg->test.command) {
+		cp->tested = arena_printf(g->a, "%s/tested", cp->dir);
+		sb_puts(sb, "build ");
+		ninja_path(sb, cp->tested);
+		sb_puts(sb, ": cuwheel ");
+		ninja_path(sb, cp->final);
+		sb_puts(sb, "\n  args = internal test-cell ");
+		ninja_arg(sb, os_join(g->a, g->plan->cfg->build_dir, cp->final));
+		sb_puts(sb, " --python ");
+		ninja_arg(sb, c->abi3 ? "all" : c->python);
+		sb_puts(sb, " --stamp ");
+		ninja_arg(sb, os_join(g->a, g->plan->cfg->build_dir, cp->tested));
+		sb_puts(sb, " --context ");
+		ninja_arg(sb, os_join(g->a, g->plan->cfg->build_dir, BUILDGRAPH_TEST_CONTEXT));
+		sb_printf(sb, "\n  desc = %s: test\n", c->id);
+		last = cp->tested;
+	}
+	sb_puts(sb, "build ");
+	ninja_path(sb, c->id);
+	sb_puts(sb, ": phony ");
+	ninja_path(sb, last);
+	sb_puts(sb, "\n\n");
+}
+
+bool buildgraph_generate(struct arena *a, struct diag *d, const struct plan *plan,
+                         const struct build_opts *o, struct build_graph *out)
+{
+	memset(out, 0, sizeof(*out));
+	const struct config *cfg = plan->cfg;
+	if (!os_mkdir_p(d, cfg->build_dir))
+		return false;
+	out->build_dir = os_realpath(a, cfg->build_dir);
+	out->ninja_file = os_join(a, out->build_dir, "build.ninja");
+	struct gen g = {.a = a, .d = d, .plan = plan, .cfg = cfg, .o = o};
+	g.proj = path_relative(a, out->build_dir, cfg->project_dir);
+	g.bdir = out->build_dir;
+	/* nvcc sees the project through this path (-I, -ffile-prefix-map): a build dir outside
+	 * the project puts the project's own path there. */
+	const char *why = cfg->kernels.files.n ? ninja_arg_refusal(g.proj, ARG_NVCC_INCLUDE) : NULL;
+	if (!why && cfg->kernels.files.n)
+		why = ninja_arg_refusal(g.proj, ARG_NVCC_HOST);
+	if (why) {
+		diag_path(d, DIAG_ERROR, cfg->project_dir,
+		          "the project directory, seen from the build directory as '%s', holds %s",
+		          g.proj, why);
+		diag_msg(d, DIAG_HINT, "keep build-dir inside the project");
+		return false;
+	}
+	g.cc = env_or(cfg, "CC", "cc");
+	g.cxx = env_or(cfg, "CXX", "c++");
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	g.ncpu = n > 0 ? (int)n : 1;
+	/* Paths found rather than written (toolkits, interpreters, the directories) reach
+	 * build.ninja too: one with a line break would add a line to it. */
+	struct strv paths = {0};
+	strv_push(a, &paths, cfg->project_dir);
+	strv_push(a, &paths, out->build_dir);
+	strv_push(a, &paths, cfg->dist_dir);
+	for (size_t t = 0; t < plan->n_toolkits; t++) {
+		const struct toolkit *tk = plan->toolkits[t].tk;
+		if (plan->toolkits[t].used && tk) {
+			strv_push(a, &paths, tk->nvcc);
+			strv_push(a, &paths, tk->include_dir);
+			strv_push(a, &paths, tk->lib_dir);
+		}
+	}
+	for (size_t i = 0; i < plan->n_cells; i++)
+		if (plan->cells[i].selected && plan->cells[i].buildable)
+			strv_push(a, &paths, plan->cells[i].py->include_dir);
+	for (size_t i = 0; i < paths.n; i++) {
+		if (paths.v[i] && !ninja_path_ok(paths.v[i])) {
+			diag_path(d, DIAG_ERROR, paths.v[i],
+			          "a path with a newline cannot be built");
+			return false;
+		}
+	}
+	if (!torchplan_make(a, d, plan, out->build_dir, g.cxx, g.cc, &g.tp))
+		return false;
+	emit_header(&g);
+	out->archives = arena_calloc(a, plan->n_toolkits + 1, sizeof(*out->archives));
+	out->cells = arena_calloc(a, plan->n_cells + 1, sizeof(*out->cells));
+	size_t n_archives = 0, n_cells = 0, n_nvcc = 0;
+	for (size_t t = 0; t < plan->n_toolkits; t++) {
+		if (!plan->toolkits[t].used || cfg->kernels.files.n == 0)
+			continue;
+		emit_archive(&g, &plan->toolkits[t], &out->archives[t]);
+		n_archives++;
+		n_nvcc += out->archives[t].n_objects;
+	}
+	for (size_t i = 0; i < plan->n_cells; i++) {
+		const struct cell *c = &plan->cells[i];
+		if (!c->selected || !c->buildable)
+			continue;
+		emit_cell(&g, c, &out->archives[c->toolkit], &out->cells[i]);
+		strv_push(a, &out->targets, c->id);
+		n_cells++;
+	}
+	sb_puts(&g.sb, "build kernels: phony");
+	for (size_t t = 0; t < plan->n_toolkits; t++) {
+		if (out->archives[t].archive) {
+			sb_putc(&g.sb, ' ');
+			ninja_path(&g.sb, out->archives[t].archive);
+		}
+	}
+	sb_puts(&g.sb, "\nbuild all: phony");
+	for (size_t i = 0; i < out->targets.n; i++) {
+		sb_putc(&g.sb, ' ');
+		ninja_path(&g.sb, out->targets.v[i]);
+	}
+	sb_puts(&g.sb, "\ndefault all\n");
+	if (g.stage_list &&
+	    !os_write_if_changed(a, d, os_join(a, out->build_dir, BUILDGRAPH_STAGE_FILES),
+	                         g.stage_list, strlen(g.stage_list), 0644))
+		return false;
+	out->text = sb_to_arena(&g.sb, a);
+	out->summary =
+	    arena_printf(a, "%zu kernel archive%s (%zu objects), %zu cell%s", n_archives,
+	                 n_archives == 1 ? "" : "s", n_nvcc, n_cells, n_cells == 1 ? "" : "s");
+	return !g.failed;
+}

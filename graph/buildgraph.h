@@ -1,0 +1,64 @@
+/* buildgraph.h: turns a plan into one build.ninja for the whole matrix: kernel objects and one
+ * archive per (toolkit, flags), then per cell the binding stub, the link, staging, packing,
+ * the audit that stamps the platform tag, and the tests. ninja executes it. */
+#ifndef CUWHEEL_GRAPH_BUILDGRAPH_H
+#define CUWHEEL_GRAPH_BUILDGRAPH_H
+
+#include <stdbool.h>
+
+#include "matrix/matrix.h"
+
+/* The file in the build dir that the command writes for the test steps (the test command and
+ * the Pythons it found) and `internal test-cell --context` reads. */
+#define BUILDGRAPH_TEST_CONTEXT "test-context.json"
+/* The project's metadata that the command writes (only when it changed) and the pack steps
+ * read and depend on, instead of pyproject.toml. */
+#define BUILDGRAPH_PROJECT_JSON "project.json"
+/* The list of the packages' files that the graph writes (only when it changed) and every stage
+ * step depends on: a file renamed, added or removed restages, though no input's mtime and no
+ * command changed. */
+#define BUILDGRAPH_STAGE_FILES "stage-files.txt"
+
+struct build_opts {
+	int jobs;               /* parallel jobs ninja will run (for nvcc --threads) */
+	const char *ccache;     /* ccache path, or NULL for no compiler cache */
+	const char *cuwheel;    /* absolute path of this cuwheel binary */
+	bool run_tests;         /* add test edges (when the config has a test command) */
+	bool imported_archives; /* archives come from --import: no kernel compile edges */
+};
+
+/* What the graph promises per cell and per toolkit (paths relative to the build dir). */
+struct cell_paths {
+	const char *dir;    /* cells/<id> */
+	const char *module; /* the linked extension module */
+	const char *wheel;  /* the packed wheel before the audit */
+	const char *final;  /* stamp holding the path of the wheel placed in dist/ */
+	const char *tested; /* stamp written when the tests passed, or NULL */
+	const char *target; /* the phony target naming the cell: its id */
+};
+
+struct archive_paths {
+	const char *dir;     /* kernels/cu130-<key> */
+	const char *archive; /* kernels/cu130-<key>/libkernels.a */
+	const char *key;     /* hex digest of toolkit + flags */
+	size_t n_objects;
+};
+
+struct build_graph {
+	const char *build_dir;    /* absolute */
+	const char *ninja_file;   /* absolute */
+	char *text;               /* the build.ninja contents */
+	struct cell_paths *cells; /* parallel to plan->cells; dir NULL when not in the graph */
+	struct archive_paths *archives; /* parallel to plan->toolkits; dir NULL when unused */
+	struct strv targets;            /* the cell targets to build */
+	const char *summary;            /* one line: what the graph holds */
+};
+
+/* Generates the graph for the selected, buildable cells of plan. False + diagnostic when a
+ * path cannot be expressed or a needed tool is missing. */
+bool buildgraph_generate(struct arena *a, struct diag *d, const struct plan *plan,
+                         const struct build_opts *o, struct build_graph *out);
+/* Returns the Py_LIMITED_API value for an abi3 baseline "3.10" -> "0x030A0000". */
+char *buildgraph_limited_api(struct arena *a, const char *python);
+
+#endif

@@ -1,0 +1,589 @@
+/* capture.c: runs a project's setup.py under the recorder (init/capture_setup.py) in a
+ * throwaway copy, with no network, a time limit and capped output, and reads what it
+ * recorded. */
+#include "init/capture.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/env.h"
+#include "base/os.h"
+#include "base/strbuf.h"
+
+#define CAPTURE_TIMEOUT_S  600
+#define CAPTURE_MAX_OUTPUT (16u << 20)
+#define CAPTURE_TAIL       4096
+
+static const char *hint_by_hand =
+    "describe the build as [tool.cuwheel] by hand (docs/manual/init.md; examples/gsplat is "
+    "one), or fix what stops setup.py and run `cuwheel init` again";
+
+/* --- reading the recorder's JSON ------------------------------------------------------- */
+
+static const char *jstr(struct arena *a, json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+	return json_is_string(v) ? arena_strdup(a, json_string_value(v)) : NULL;
+}
+
+static int jline(json_t *lines, const char *key)
+{
+	json_t *v = json_object_get(lines, key);
+	return json_is_integer(v) ? (int)json_integer_value(v) : 0;
+}
+
+static void jstrv(struct arena *a, json_t *arr, struct strv *out)
+{
+	size_t i;
+	json_t *v;
+	json_array_foreach(arr, i, v)
+	{
+		if (json_is_string(v))
+			strv_push(a, out, arena_strdup(a, json_string_value(v)));
+	}
+}
+
+static void read_ext(struct arena *a, json_t *e, struct cap_ext *x)
+{
+	x->name = jstr(a, e, "name");
+	jstrv(a, json_object_get(e, "sources"), &x->sources);
+	jstrv(a, json_object_get(e, "include_dirs"), &x->include_dirs);
+	jstrv(a, json_object_get(e, "library_dirs"), &x->library_dirs);
+	jstrv(a, json_object_get(e, "runtime_library_dirs"), &x->runtime_library_dirs);
+	jstrv(a, json_object_get(e, "undef_macros"), &x->undefs);
+	jstrv(a, json_object_get(e, "extra_link_args"), &x->link_args);
+	jstrv(a, json_object_get(e, "extra_objects"), &x->extra_objects);
+	jstrv(a, json_object_get(e, "libraries"), &x->libraries);
+	x->py_limited_api = json_is_true(json_object_get(e, "py_limited_api"));
+	size_t i;
+	json_t *v;
+	json_array_foreach(json_object_get(e, "define_macros"), i, v)
+	{
+		json_t *n = json_array_get(v, 0), *val = json_array_get(v, 1);
+		if (!json_is_string(n))
+			continue;
+		strv_push(a, &x->defines,
+		          json_is_string(val) ? arena_printf(a, "%s=%s", json_string_value(n),
+		                                             json_string_value(val))
+		                              : arena_strdup(a, json_string_value(n)));
+	}
+	json_t *args = json_object_get(e, "extra_compile_args");
+	x->args_per_compiler = !json_object_get(args, "*");
+	jstrv(a, json_object_get(args, x->args_per_compiler ? "cxx" : "*"), &x->cxx_args);
+	jstrv(a, json_object_get(args, "nvcc"), &x->nvcc_args);
+	json_array_foreach(json_object_get(e, "dropped"), i, v)
+	{
+		const char *what = jstr(a, v, "what"), *val = jstr(a, v, "value");
+		if (what && val)
+			strv_push(a, &x->dropped, arena_printf(a, "%s %s", what, val));
+	}
+	json_t *lines = json_object_get(e, "lines");
+	x->line = jline(e, "line") ? jline(e, "line") : jline(lines, "@");
+	x->line_name = jline(lines, "#0") ? jline(lines, "#0") : jline(lines, "name");
+	x->line_sources = jline(lines, "#1") ? jline(lines, "#1") : jline(lines, "sources");
+	x->line_include_dirs = jline(lines, "include_dirs");
+	x->line_library_dirs = jline(lines, "library_dirs");
+	x->line_defines = jline(lines, "define_macros");
+	x->line_undefs = jline(lines, "undef_macros");
+	x->line_args = jline(lines, "extra_compile_args");
+	x->line_link_args = jline(lines, "extra_link_args");
+	x->line_libraries = jline(lines, "libraries");
+	int *all[] = {&x->line_name,         &x->line_sources,   &x->line_include_dirs,
+	              &x->line_library_dirs, &x->line_defines,   &x->line_undefs,
+	              &x->line_args,         &x->line_link_args, &x->line_libraries};
+	for (size_t k = 0; k < sizeof(all) / sizeof(*all); k++)
+		if (!*all[k])
+			*all[k] = x->line; /* not written in the call: the call's own line */
+}
+
+static void read_entry_points(struct arena *a, json_t *ep, struct capture *c)
+{
+	if (!json_is_object(ep))
+		return;
+	const char *group;
+	json_t *list;
+	c->entry_groups = arena_calloc(a, json_object_size(ep) + 1, sizeof(*c->entry_groups));
+	json_object_foreach(ep, group, list)
+	{
+		struct entry_group *g = &c->entry_groups[c->n_entry_groups++];
+		g->group = arena_strdup(a, group);
+		struct strv lines = {0};
+		if (json_is_string(list)) {
+			/* an INI-style string: "name = mod:fn" lines */
+			const char *p = json_string_value(list);
+			while (*p) {
+				size_t n = strcspn(p, "\n");
+				strv_push(a, &lines, arena_strndup(a, p, n));
+				p += n + (p[n] == '\n');
+			}
+		} else {
+			jstrv(a, list, &lines);
+		}
+		g->entries.v = arena_calloc(a, lines.n + 1, sizeof(*g->entries.v));
+		for (size_t i = 0; i < lines.n; i++) {
+			const char *eq = strchr(lines.v[i], '=');
+			if (!eq)
+				continue;
+			const char *k = lines.v[i], *ke = eq, *v = eq + 1;
+			while (*k == ' ' || *k == '\t')
+				k++;
+			while (ke > k && (ke[-1] == ' ' || ke[-1] == '\t'))
+				ke--;
+			while (*v == ' ' || *v == '\t')
+				v++;
+			size_t vn = strlen(v);
+			while (vn && (v[vn - 1] == ' ' || v[vn - 1] == '\t' || v[vn - 1] == '\r'))
+				vn--;
+			if (ke == k)
+				continue;
+			struct str_pair *p = &g->entries.v[g->entries.n++];
+			p->key = arena_strndup(a, k, (size_t)(ke - k));
+			p->value = arena_strndup(a, v, vn);
+		}
+	}
+}
+
+static void pair_add(struct arena *a, struct str_pairs *p, const char *k, const char *v)
+{
+	p->v = arena_realloc(a, p->v, p->n, p->n + 1, sizeof(*p->v));
+	p->v[p->n].key = k;
+	p->v[p->n++].value = v;
+}
+
+static void read_meta(struct arena *a, json_t *m, json_t *lines, struct capture *c)
+{
+	static const char *const keys[] = {"name",   "version",         "description",
+	                                   "url",    "python_requires", "license",
+	                                   "author", "author_email",    "keywords"};
+	for (size_t i = 0; i < sizeof(keys) / sizeof(*keys); i++) {
+		json_t *v = json_object_get(m, keys[i]);
+		const char *s = NULL;
+		if (json_is_string(v))
+			s = arena_strdup(a, json_string_value(v));
+		else if (json_is_array(v)) {
+			struct strv l = {0};
+			jstrv(a, v, &l);
+			struct strbuf sb = {0};
+			for (size_t k = 0; k < l.n; k++)
+				sb_printf(&sb, "%s%s", k ? "," : "", l.v[k]);
+			s = sb_to_arena(&sb, a);
+		}
+		if (!s)
+			continue;
+		pair_add(a, &c->meta, keys[i], s);
+		pair_add(a, &c->meta_lines, keys[i], arena_printf(a, "%d", jline(lines, keys[i])));
+	}
+	json_t *req = json_object_get(m, "install_requires");
+	if (json_is_string(req)) {
+		const char *p = json_string_value(req);
+		while (*p) {
+			size_t n = strcspn(p, "\n");
+			if (n)
+				strv_push(a, &c->install_requires, arena_strndup(a, p, n));
+			p += n + (p[n] == '\n');
+		}
+	} else {
+		jstrv(a, req, &c->install_requires);
+	}
+	if (json_object_get(m, "install_requires"))
+		pair_add(a, &c->meta_lines, "install_requires",
+		         arena_printf(a, "%d", jline(lines, "install_requires")));
+	json_t *ex = json_object_get(m, "extras_require");
+	if (json_is_object(ex)) {
+		const char *name;
+		json_t *deps;
+		c->extras = arena_calloc(a, json_object_size(ex) + 1, sizeof(*c->extras));
+		json_object_foreach(ex, name, deps)
+		{
+			struct extra *e = &c->extras[c->n_extras++];
+			e->name = arena_strdup(a, name);
+			jstrv(a, deps, &e->deps);
+		}
+		pair_add(a, &c->meta_lines, "extras_require",
+		         arena_printf(a, "%d", jline(lines, "extras_require")));
+	}
+	json_t *pd = json_object_get(m, "include_package_data");
+	c->package_data |= json_is_true(pd);
+}
+
+bool capture_parse(struct arena *a, struct diag *d, const char *path, const char *text, size_t len,
+                   struct capture *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->use_ninja = -1;
+	json_error_t je;
+	json_t *root = json_loadb(text, len, 0, &je);
+	if (!root || !json_is_object(root) ||
+	    json_integer_value(json_object_get(root, "format")) != 1) {
+		diag_path(d, DIAG_ERROR, path,
+		          "the recorder wrote no readable record (format 1)%s%s", root ? "" : ": ",
+		          root ? "" : je.text);
+		json_decref(root);
+		return false;
+	}
+	out->python = jstr(a, root, "python");
+	json_t *t = json_object_get(root, "torch");
+	out->torch = jstr(a, t, "version");
+	out->torch_cuda = jstr(a, t, "cuda");
+	json_t *calls = json_object_get(root, "calls");
+	json_t *call = json_array_get(calls, 0);
+	if (call) {
+		json_t *lines = json_object_get(call, "lines");
+		out->setup_line = jline(call, "line");
+		json_t *exts = json_object_get(call, "extensions");
+		out->exts = arena_calloc(a, json_array_size(exts) + 1, sizeof(*out->exts));
+		size_t i;
+		json_t *e;
+		json_array_foreach(exts, i, e) read_ext(a, e, &out->exts[out->n_exts++]);
+		json_t *be = json_object_get(call, "build_ext");
+		if (json_is_object(be)) {
+			out->build_ext = jstr(a, be, "class");
+			out->build_ext_torch = json_is_true(json_object_get(be, "torch"));
+			json_t *opt = json_object_get(be, "options");
+			out->no_abi_suffix =
+			    json_is_true(json_object_get(opt, "no_python_abi_suffix"));
+			json_t *nj = json_object_get(opt, "use_ninja");
+			if (json_is_boolean(nj))
+				out->use_ninja = json_is_true(nj);
+		}
+		jstrv(a, json_object_get(call, "packages"), &out->packages);
+		json_t *pd = json_object_get(call, "package_dir");
+		const char *k;
+		json_t *v;
+		json_object_foreach(pd, k, v)
+		{
+			if (json_is_string(v))
+				pair_add(a, &out->package_dir, arena_strdup(a, k),
+				         arena_strdup(a, json_string_value(v)));
+		}
+		out->package_data = json_object_size(json_object_get(call, "package_data")) > 0;
+		jstrv(a, json_object_get(call, "py_modules"), &out->py_modules);
+		jstrv(a, json_object_get(call, "scripts"), &out->scripts);
+		jstrv(a, json_object_get(call, "other_keywords"), &out->other_keywords);
+		read_entry_points(a, json_object_get(call, "entry_points"), out);
+		read_meta(a, json_object_get(call, "metadata"), lines, out);
+		out->line_cmdclass = jline(lines, "cmdclass");
+		out->line_packages = jline(lines, "packages");
+		out->line_package_dir = jline(lines, "package_dir");
+		out->line_package_data = jline(lines, "package_data");
+		out->line_py_modules = jline(lines, "py_modules");
+		out->line_entry_points = jline(lines, "entry_points");
+		out->line_scripts = jline(lines, "scripts");
+	}
+	json_decref(root);
+	return true;
+}
+
+/* --- what went wrong, told once -------------------------------------------------------- */
+
+/* The recorder's verdict on the run (error, network, calls), as one diagnostic; true when
+ * the run recorded exactly one setup() call and nothing went wrong. */
+static bool verdict(struct arena *a, struct diag *d, const char *setup, json_t *root,
+                    const char *tail)
+{
+	json_t *net = json_object_get(root, "network");
+	if (json_array_size(net)) {
+		json_t *n0 = json_array_get(net, 0);
+		int line = jline(n0, "line");
+		diag_path(d, DIAG_ERROR, line ? arena_printf(a, "%s:%d", setup, line) : setup,
+		          "setup.py tried the network (%s %s): the capture runs it without one",
+		          jstr(a, n0, "call"), jstr(a, n0, "target"));
+		diag_msg(d, DIAG_HINT, "%s", hint_by_hand);
+		return false;
+	}
+	json_t *err = json_object_get(root, "error");
+	if (json_is_object(err)) {
+		const char *kind = jstr(a, err, "kind"), *msg = jstr(a, err, "message");
+		int line = jline(err, "line");
+		const char *where = line ? arena_printf(a, "%s:%d", setup, line) : setup;
+		if (kind && !strcmp(kind, "missing-module"))
+			diag_path(d, DIAG_ERROR, where,
+			          "setup.py needs the module '%s', which the capture's Python does "
+			          "not have (%s)",
+			          jstr(a, err, "module"), msg);
+		else if (kind && !strcmp(kind, "exit"))
+			diag_path(d, DIAG_ERROR, where, "setup.py exited with %s before setup()",
+			          msg);
+		else
+			diag_path(d, DIAG_ERROR, where, "setup.py failed: %s", msg);
+		if (tail && *tail)
+			diag_msg(d, DIAG_NOTE, "its last output:\n%s", tail);
+		diag_msg(d, DIAG_HINT, "%s", hint_by_hand);
+		return false;
+	}
+	size_t n = json_array_size(json_object_get(root, "calls"));
+	if (n == 0) {
+		diag_path(d, DIAG_ERROR, setup,
+		          "setup.py ran to its end without calling setup() (it calls it only under "
+		          "a condition, or from a main() that `python setup.py` does not reach)");
+		diag_msg(d, DIAG_HINT, "%s", hint_by_hand);
+		return false;
+	}
+	if (n > 1) {
+		diag_path(d, DIAG_ERROR, setup, "setup.py called setup() %zu times", n);
+		diag_msg(d, DIAG_HINT, "%s", hint_by_hand);
+		return false;
+	}
+	return true;
+}
+
+/* Checks what the recorded extensions can be built from. */
+static bool check_exts(struct arena *a, struct diag *d, const char *setup, const struct capture *c)
+{
+	if (c->n_exts == 0) {
+		diag_path(d, DIAG_ERROR,
+		          c->setup_line ? arena_printf(a, "%s:%d", setup, c->setup_line) : setup,
+		          "setup() lists no extension module (ext_modules is empty): nothing for "
+		          "cuwheel to compile; the --setup-env switches given decide what setup.py "
+		          "builds (FORCE_CUDA=1, BUILD_NO_CUDA=0, ...)");
+		diag_msg(d, DIAG_HINT, "%s", hint_by_hand);
+		return false;
+	}
+	for (size_t i = 0; i < c->n_exts; i++) {
+		const struct cap_ext *x = &c->exts[i];
+		if (x->sources.n == 0) {
+			diag_path(d, DIAG_ERROR, arena_printf(a, "%s:%d", setup, x->line),
+			          "extension '%s' lists no sources: its build_ext (%s) builds it "
+			          "another way (CMake, a Makefile), which cuwheel cannot read",
+			          x->name ? x->name : "?",
+			          c->build_ext ? c->build_ext : "setuptools'");
+			diag_msg(d, DIAG_HINT, "%s", hint_by_hand);
+			return false;
+		}
+		for (size_t s = 0; s < x->sources.n; s++)
+			if (x->sources.v[s][0] == '/') {
+				diag_path(d, DIAG_ERROR, arena_printf(a, "%s:%d", setup, x->line),
+				          "extension '%s' compiles '%s', outside the project",
+				          x->name, x->sources.v[s]);
+				diag_msg(d, DIAG_HINT, "%s", hint_by_hand);
+				return false;
+			}
+	}
+	return true;
+}
+
+/* --- the run --------------------------------------------------------------------------- */
+
+static bool unshare_works(struct arena *a, const char *const *env)
+{
+	char *u = os_which(a, env, "unshare");
+	if (!u)
+		return false;
+	const char *argv[] = {u, "-rn", "--", "true", NULL};
+	struct os_run r = {.argv = argv, .capture = true, .timeout_s = 10};
+	struct strbuf out = {0};
+	int st = 1;
+	struct diag quiet = {0};
+	bool ok = os_run(&quiet, &r, &out, &st) && st == 0;
+	sb_release(&out);
+	return ok;
+}
+
+static void env_copy(struct arena *a, struct strv *e, const char *const *env, const char *name)
+{
+	const char *v = env_nonempty(env, name);
+	if (v)
+		strv_push(a, e, arena_printf(a, "%s=%s", name, v));
+}
+
+/* Keeps the last CAPTURE_TAIL bytes of the output. */
+static void tail_keep(struct strbuf *t, const char *buf, size_t n)
+{
+	sb_add(t, buf, n);
+	if (t->len > 2 * CAPTURE_TAIL) {
+		memmove(t->buf, t->buf + t->len - CAPTURE_TAIL, CAPTURE_TAIL);
+		t->len = CAPTURE_TAIL;
+		t->buf[t->len] = '\0';
+	}
+}
+
+static const char *tail_text(struct arena *a, const struct strbuf *t)
+{
+	const char *s = t->len > CAPTURE_TAIL ? t->buf + t->len - CAPTURE_TAIL
+	                : t->buf              ? t->buf
+	                                      : "";
+	/* whole lines, the last few */
+	const char *p = s + strlen(s);
+	int lines = 0;
+	while (p > s && lines < 8)
+		if (*--p == '\n' && p[1])
+			lines++;
+	if (p > s || *p == '\n')
+		p++;
+	size_t n = strlen(p);
+	while (n && p[n - 1] == '\n')
+		n--;
+	return arena_strndup(a, p, n);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Runs argv with envp, stopping it (its whole process group) past the time or output limit.
+ * *why is NULL when it ran to its end. */
+static bool run_limited(struct arena *a, struct diag *d, const char *const *argv,
+                        const char *const *envp, int timeout_s, size_t max_output,
+                        struct strbuf *tail, const char **why, int *status)
+{
+	struct os_proc p;
+	if (!os_proc_start(d, argv, envp, false, &p))
+		return false;
+	*why = NULL;
+	size_t total = 0;
+	double end = now_s() + timeout_s;
+	char buf[65536];
+	for (;;) {
+		double left = end - now_s();
+		if (left <= 0) {
+			*why = arena_printf(a, "it ran past the time limit (%d s)", timeout_s);
+			break;
+		}
+		long got =
+		    os_proc_read(&p, buf, sizeof(buf), left > 0.2 ? 200 : (int)(left * 1000) + 1);
+		if (got == 0)
+			break;
+		if (got < 0)
+			continue;
+		total += (size_t)got;
+		tail_keep(tail, buf, (size_t)got);
+		if (total > max_output) {
+			*why = arena_printf(a, "it printed more than %zu MiB", max_output >> 20);
+			break;
+		}
+	}
+	os_proc_kill(&p); /* whatever it left running goes too */
+	os_proc_wait(&p, true, status);
+	os_proc_close(&p);
+	return true;
+}
+
+bool capture_run(struct arena *a, struct diag *d, const struct capture_opts *o, struct capture *out)
+{
+	const char *setup = os_join(a, o->project_dir, "setup.py");
+	if (!os_exists(setup)) {
+		diag_path(d, DIAG_ERROR, o->project_dir,
+		          "holds no setup.py, and no [tool.cuwheel] says how to build it");
+		diag_msg(d, DIAG_HINT,
+		         "write [tool.cuwheel] in pyproject.toml or a config beside the project "
+		         "(--config FILE); docs/manual/init.md");
+		return false;
+	}
+	if (!os_mkdir_p(d, o->tmp_parent))
+		return false;
+	char *tmp = arena_printf(a, "%s/capture-XXXXXX", o->tmp_parent);
+	if (!os_mkdtemp_registered(d, tmp))
+		return false;
+	bool ok = false;
+	struct strbuf tail = {0};
+	const char *src = os_join(a, tmp, "src"), *home = os_join(a, tmp, "home"),
+	           *ttmp = os_join(a, tmp, "tmp"), *json = os_join(a, tmp, "record.json"),
+	           *script = os_join(a, tmp, "capture_setup.py");
+	if (!os_mkdir_p(d, src) || !os_mkdir_p(d, home) || !os_mkdir_p(d, ttmp) ||
+	    !os_write_atomic(d, script, capture_setup_py, capture_setup_py_len, 0644))
+		goto done;
+	/* The copy: tar through a pipe (argv only), less .git and the build dir. */
+	struct strv from = {0};
+	strv_push(a, &from, "tar");
+	strv_push(a, &from, "-C");
+	strv_push(a, &from, o->project_dir);
+	strv_push(a, &from, "--exclude=./.git");
+	if (o->skip_dir)
+		strv_push(a, &from, arena_printf(a, "--exclude=./%s", o->skip_dir));
+	strv_push(a, &from, "-cf");
+	strv_push(a, &from, "-");
+	strv_push(a, &from, ".");
+	strv_push(a, &from, NULL);
+	const char *to[] = {"tar", "-C", src, "-xf", "-", NULL};
+	struct os_run tr = {.argv = to, .capture = true};
+	struct strbuf tout = {0};
+	int fst = 0, tst = 0;
+	if (!os_run_pipe(d, from.v, &tr, &tout, &fst, &tst))
+		goto done;
+	if (fst || tst) {
+		diag_path(d, DIAG_ERROR, o->project_dir, "cannot copy it for the capture (tar: %s)",
+		          sb_str(&tout));
+		sb_release(&tout);
+		goto done;
+	}
+	sb_release(&tout);
+
+	/* Only what setup.py needs and the switches given: no proxy that works, a home and a
+	 * temp dir of its own inside the throwaway copy's dir. */
+	struct strv env = {0};
+	env_copy(a, &env, o->env, "PATH");
+	env_copy(a, &env, o->env, "CUDA_HOME");
+	env_copy(a, &env, o->env, "CUDA_PATH");
+	env_copy(a, &env, o->env, "CC");
+	env_copy(a, &env, o->env, "CXX");
+	strv_push(a, &env, arena_printf(a, "HOME=%s", home));
+	strv_push(a, &env, arena_printf(a, "TMPDIR=%s", ttmp));
+	strv_push(a, &env, "LC_ALL=C.UTF-8");
+	strv_push(a, &env, "PYTHONDONTWRITEBYTECODE=1");
+	strv_push(a, &env, "PYTHONNOUSERSITE=1");
+	strv_push(a, &env, "PYTHONUNBUFFERED=1");
+	strv_push(a, &env, "PIP_NO_INDEX=1");
+	static const char *const proxies[] = {"http_proxy",  "https_proxy", "HTTP_PROXY",
+	                                      "HTTPS_PROXY", "ALL_PROXY",   "all_proxy"};
+	for (size_t i = 0; i < sizeof(proxies) / sizeof(*proxies); i++)
+		strv_push(a, &env, arena_printf(a, "%s=http://127.0.0.1:9", proxies[i]));
+	for (size_t i = 0; o->setenv && o->setenv[i]; i++)
+		strv_push(a, &env, o->setenv[i]);
+	strv_push(a, &env, NULL);
+
+	struct strv argv = {0};
+	if (unshare_works(a, o->env)) {
+		strv_push(a, &argv, os_which(a, o->env, "unshare"));
+		strv_push(a, &argv, "-rn"); /* a network namespace of its own: no interface up */
+		strv_push(a, &argv, "--");
+	}
+	strv_push(a, &argv, o->python);
+	strv_push(a, &argv, script);
+	strv_push(a, &argv, json);
+	strv_push(a, &argv, src); /* the recorder starts there: os_proc_start has no cwd */
+	strv_push(a, &argv, NULL);
+	int timeout = o->timeout_s > 0 ? o->timeout_s : CAPTURE_TIMEOUT_S;
+	size_t max_out = o->max_output ? o->max_output : CAPTURE_MAX_OUTPUT;
+	const char *why = NULL;
+	int status = 0;
+	if (!run_limited(a, d, argv.v, env.v, timeout, max_out, &tail, &why, &status))
+		goto done;
+	const char *shown = "setup.py";
+	if (why) {
+		diag_path(d, DIAG_ERROR, shown, "the capture stopped setup.py: %s", why);
+		const char *t = tail_text(a, &tail);
+		if (*t)
+			diag_msg(d, DIAG_NOTE, "its last output:\n%s", t);
+		diag_msg(d, DIAG_HINT, "%s", hint_by_hand);
+		goto done;
+	}
+	struct source rec;
+	struct diag quiet = {0};
+	if (!os_exists(json) || !os_read_file(a, &quiet, json, &rec)) {
+		diag_path(d, DIAG_ERROR, shown,
+		          "the capture's Python (%s) wrote no record (exit status %d)", o->python,
+		          status);
+		const char *t = tail_text(a, &tail);
+		if (*t)
+			diag_msg(d, DIAG_NOTE, "its last output:\n%s", t);
+		diag_msg(d, DIAG_HINT, "%s", hint_by_hand);
+		goto done;
+	}
+	json_t *root = json_loadb(rec.text, rec.len, 0, NULL);
+	bool good = root && verdict(a, d, shown, root, tail_text(a, &tail));
+	json_decref(root);
+	if (!good || !capture_parse(a, d, shown, rec.text, rec.len, out))
+		goto done;
+	out->setup_py = shown;
+	ok = check_exts(a, d, shown, out);
+done:
+	sb_release(&tail);
+	ok &= os_rm_rf(d, tmp);
+	os_tmp_forget(tmp);
+	return ok;
+}

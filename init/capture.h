@@ -1,0 +1,92 @@
+/* capture.h: what a project's setup.py says, read by running it (init/capture_setup.py, the
+ * embedded recorder) in a throwaway copy of the project: no network, a time limit, its output
+ * capped, only the environment switches given. The copy is removed whatever happens. */
+#ifndef CUWHEEL_INIT_CAPTURE_H
+#define CUWHEEL_INIT_CAPTURE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/arena.h"
+#include "base/diag.h"
+#include "standards/project.h"
+
+/* One Extension/CUDAExtension/CppExtension as setup.py built it. Paths are project-relative
+ * (or absolute when outside the project); torch's, Python's and CUDA's own dirs and torch's
+ * libraries are already dropped (listed in dropped). Lines are setup.py's, 0 when unknown. */
+struct cap_ext {
+	const char *name;
+	struct strv sources, include_dirs, library_dirs, runtime_library_dirs;
+	struct strv defines; /* NAME or NAME=VALUE */
+	struct strv undefs;
+	bool args_per_compiler; /* extra_compile_args was a dict */
+	struct strv cxx_args;   /* ["cxx"], or the list when not a dict */
+	struct strv nvcc_args;  /* ["nvcc"] */
+	struct strv link_args;  /* extra_link_args */
+	struct strv libraries;  /* less torch's own */
+	struct strv extra_objects;
+	bool py_limited_api;
+	struct strv dropped; /* "include dir /…/torch/include", for the config's comments */
+	int line;            /* the Extension(...) call */
+	int line_name, line_sources, line_include_dirs, line_library_dirs, line_defines,
+	    line_undefs, line_args, line_link_args, line_libraries;
+};
+
+/* What one recorded setup() call said, and what the run was. */
+struct capture {
+	const char *python;     /* "3.12": the interpreter that ran it */
+	const char *torch;      /* "2.11.0+cu130", or NULL without torch */
+	const char *torch_cuda; /* "13.0", or NULL */
+	const char *setup_py;   /* the setup.py shown in messages ("setup.py") */
+	int setup_line;         /* the setup() call */
+	struct cap_ext *exts;
+	size_t n_exts;
+	const char *build_ext; /* the build_ext class ("…BuildExtension…"), or NULL */
+	bool build_ext_torch;  /* a torch BuildExtension (or a subclass) */
+	bool no_abi_suffix;    /* BuildExtension.with_options(no_python_abi_suffix=True) */
+	int use_ninja;         /* -1: not given */
+	int line_cmdclass, line_packages, line_package_dir, line_package_data, line_py_modules,
+	    line_entry_points, line_scripts;
+	struct strv packages; /* dotted */
+	struct str_pairs package_dir;
+	bool package_data; /* package_data or include_package_data given */
+	struct strv py_modules;
+	struct entry_group *entry_groups;
+	size_t n_entry_groups;
+	struct strv scripts;
+	/* The metadata keywords (for a project without PKG-INFO or [project]). */
+	struct str_pairs meta;       /* name, version, description, url, python_requires, license,
+	                              * author, author_email: key -> value */
+	struct str_pairs meta_lines; /* key -> "LINE" */
+	struct strv install_requires;
+	struct extra *extras;
+	size_t n_extras;
+	struct strv other_keywords; /* setup() keywords cuwheel does not read */
+};
+
+struct capture_opts {
+	const char *python;        /* the interpreter (with torch, usually) */
+	const char *project_dir;   /* the tree to copy; the copy is where setup.py runs */
+	const char *tmp_parent;    /* where the throwaway copy is made (a fresh dir under it) */
+	const char *const *setenv; /* "K=V" switches for setup.py (--setup-env) */
+	const char *const *env;    /* cuwheel's environment: PATH, HOME… are taken from it */
+	const char *skip_dir; /* a dir inside project_dir not to copy (the build dir), or NULL */
+	int timeout_s;        /* 0: 600 */
+	size_t max_output;    /* bytes of stdout+stderr before it is stopped; 0: 16 MiB */
+};
+
+/* Copies the project, runs setup.py there under the recorder and reads what it recorded into
+ * out. False + a diagnostic naming the cause (setup() never called, a missing module, an
+ * exception at setup.py:LINE, a time-out, too much output, a network attempt, no extension,
+ * an extension without sources) otherwise. The copy is gone either way. */
+bool capture_run(struct arena *a, struct diag *d, const struct capture_opts *o,
+                 struct capture *out);
+/* Reads the recorder's JSON document (format 1) into out; false + diagnostic at path. */
+bool capture_parse(struct arena *a, struct diag *d, const char *path, const char *text, size_t len,
+                   struct capture *out);
+
+/* The recorder, embedded at build time (cmake/embed.cmake). */
+extern const unsigned char capture_setup_py[];
+extern const size_t capture_setup_py_len;
+
+#endif

@@ -1,0 +1,731 @@
+/* init_config.c: setup.py's extensions said as [tool.cuwheel]: the preprocessor splits each
+ * extension's sources into kernels (no Python header in their closure: compiled once per
+ * toolkit) and the extension's own (per Python); every value written carries its origin. */
+#include "init/init_config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/os.h"
+#include "base/path.h"
+#include "base/strbuf.h"
+#include "kernels/torch_scan.h"
+
+#define COMMENT_COL   44
+#define DEFAULT_ARCHS "7.5;8.0;8.6;8.9;9.0;10.0;12.0+PTX"
+
+static const char *ext_of(const char *p)
+{
+	const char *slash = strrchr(p, '/'), *dot = strrchr(p, '.');
+	return dot && (!slash || dot > slash) ? dot : "";
+}
+
+static bool is_cu(const char *p)
+{
+	return !strcmp(ext_of(p), ".cu");
+}
+
+static bool is_c(const char *p)
+{
+	return !strcmp(ext_of(p), ".c");
+}
+
+static void push_new(struct arena *a, struct strv *v, const char *s)
+{
+	if (!strv_contains(v, s))
+		strv_push(a, v, s);
+}
+
+static bool strv_eq(const struct strv *x, const struct strv *y)
+{
+	if (x->n != y->n)
+		return false;
+	for (size_t i = 0; i < x->n; i++)
+		if (strcmp(x->v[i], y->v[i]))
+			return false;
+	return true;
+}
+
+/* --- TOML text ------------------------------------------------------------------------- */
+
+static void toml_str(struct strbuf *sb, const char *s)
+{
+	sb_putc(sb, '"');
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			sb_printf(sb, "\\%c", *p);
+		else if (*p == '\n')
+			sb_puts(sb, "\\n");
+		else if (*p == '\t')
+			sb_puts(sb, "\\t");
+		else if (*p < 0x20 || *p == 0x7f)
+			sb_printf(sb, "\\u%04x", *p);
+		else
+			sb_putc(sb, (char)*p);
+	}
+	sb_putc(sb, '"');
+}
+
+static void toml_arr(struct strbuf *sb, const struct strv *v)
+{
+	sb_putc(sb, '[');
+	for (size_t i = 0; i < v->n; i++) {
+		if (i)
+			sb_puts(sb, ", ");
+		toml_str(sb, v->v[i]);
+	}
+	sb_putc(sb, ']');
+}
+
+/* Ends the current line with "# why" at the comment column (one space past a long line). */
+static void comment(struct strbuf *sb, size_t line_start, const char *why)
+{
+	if (why && *why) {
+		size_t w = sb->len - line_start;
+		do
+			sb_putc(sb, ' ');
+		while (++w < COMMENT_COL);
+		sb_puts(sb, "# ");
+		for (const char *p = why; *p; p++)
+			sb_putc(sb, *p == '\n' ? ' ' : *p);
+	}
+	sb_putc(sb, '\n');
+}
+
+static void kv_str(struct strbuf *sb, const char *key, const char *val, const char *why)
+{
+	size_t st = sb->len;
+	sb_printf(sb, "%s = ", key);
+	toml_str(sb, val);
+	comment(sb, st, why);
+}
+
+static void kv_arr(struct strbuf *sb, const char *key, const struct strv *v, const char *why)
+{
+	size_t st = sb->len;
+	sb_printf(sb, "%s = ", key);
+	toml_arr(sb, v);
+	comment(sb, st, why);
+}
+
+static void kv_raw(struct strbuf *sb, const char *key, const char *raw, const char *why)
+{
+	size_t st = sb->len;
+	sb_printf(sb, "%s = %s", key, raw);
+	comment(sb, st, why);
+}
+
+/* --- sources as globs where a glob says the same --------------------------------------- */
+
+/* Replaces every group of files of one directory and extension that is all of that
+ * directory's files of that extension (two or more) by a glob "dir/STAR.ext". */
+static void compact(struct arena *a, const char *proj, const struct strv *files, struct strv *out)
+{
+	struct strv done = {0};
+	for (size_t i = 0; i < files->n; i++) {
+		const char *f = files->v[i], *slash = strrchr(f, '/');
+		const char *dir = slash ? arena_strndup(a, f, (size_t)(slash - f)) : "";
+		const char *ext = ext_of(f);
+		const char *glob = arena_printf(a, "%s%s*%s", dir, *dir ? "/" : "", ext);
+		if (strv_contains(&done, glob))
+			continue;
+		size_t in_group = 0;
+		for (size_t j = 0; j < files->n; j++) {
+			const char *g = files->v[j], *gs = strrchr(g, '/');
+			size_t dl = gs ? (size_t)(gs - g) : 0;
+			if (dl == strlen(dir) && !strncmp(g, dir, dl) && !strcmp(ext_of(g), ext))
+				in_group++;
+		}
+		struct strv names = {0};
+		size_t on_disk = 0;
+		if (*ext && in_group >= 2 &&
+		    os_list_dir(a, *dir ? os_join(a, proj, dir) : proj, &names))
+			for (size_t k = 0; k < names.n; k++)
+				on_disk +=
+				    names.v[k][0] != '.' && !strcmp(ext_of(names.v[k]), ext) &&
+				    !os_is_dir(os_join(a, os_join(a, proj, dir), names.v[k]));
+		if (*ext && in_group >= 2 && on_disk == in_group) {
+			strv_push(a, &done, glob);
+			strv_push(a, out, glob);
+		} else {
+			strv_push(a, out, f);
+		}
+	}
+}
+
+/* --- classifying ----------------------------------------------------------------------- */
+
+struct split {
+	struct strv kernels, binding; /* project-relative */
+	struct strv why_binding;      /* per binding source: the Python header reached */
+};
+
+static const char *from_build(struct arena *a, const char *proj, const char *rel)
+{
+	if (rel[0] == '/' || !strcmp(proj, "."))
+		return rel;
+	return os_join(a, proj, rel);
+}
+
+/* The host compiler's command for the scan of one C/C++ source of x. */
+static void scan_argv(struct arena *a, const struct init_inputs *in, const struct cap_ext *x,
+                      const char *proj, const char *src, struct strv *av)
+{
+	bool c = is_c(src);
+	strv_push(a, av, c ? in->cc : in->cxx);
+	if (!c)
+		strv_push(a, av, "-std=c++17");
+	for (size_t i = 0; i < x->include_dirs.n; i++)
+		strv_push(a, av,
+		          arena_printf(a, "-I%s", from_build(a, proj, x->include_dirs.v[i])));
+	if (in->py) {
+		for (size_t i = 0; i < in->py->torch.include_dirs.n; i++)
+			strv_push(a, av, arena_printf(a, "-I%s", in->py->torch.include_dirs.v[i]));
+		if (in->py->include_dir)
+			strv_push(a, av, arena_printf(a, "-I%s", in->py->include_dir));
+	}
+	if (in->tk && in->tk->include_dir)
+		strv_push(a, av, arena_printf(a, "-I%s", in->tk->include_dir));
+	for (size_t i = 0; i < x->defines.n; i++)
+		strv_push(a, av, arena_printf(a, "-D%s", x->defines.v[i]));
+	for (size_t i = 0; i < x->undefs.n; i++)
+		strv_push(a, av, arena_printf(a, "-U%s", x->undefs.v[i]));
+	if (x->args_per_compiler || !c)
+		for (size_t i = 0; i < x->cxx_args.n; i++)
+			if (!strncmp(x->cxx_args.v[i], "-D", 2) ||
+			    !strncmp(x->cxx_args.v[i], "-U", 2) ||
+			    !strncmp(x->cxx_args.v[i], "-I", 2) ||
+			    !strncmp(x->cxx_args.v[i], "-std", 4))
+				strv_push(a, av, x->cxx_args.v[i]);
+}
+
+static bool classify(struct arena *a, struct diag *d, const struct init_inputs *in,
+                     const struct cap_ext *x, struct split *out)
+{
+	struct scan_ctx s = {.a = a, .d = d, .build_dir = in->build_dir};
+	s.proj = path_relative(a, in->build_dir, in->project_dir);
+	bool ok = true;
+	for (size_t i = 0; i < x->sources.n; i++) {
+		const char *src = x->sources.v[i];
+		if (is_cu(src)) {
+			strv_push(a, &out->kernels, src);
+			continue;
+		}
+		struct strv av = {0};
+		scan_argv(a, in, x, s.proj, src, &av);
+		struct binding_decision bd;
+		if (!os_mkdir_p(d, in->build_dir) ||
+		    !torchscan_binding(&s, &av, from_build(a, s.proj, src), NULL, &bd)) {
+			ok = false;
+			continue;
+		}
+		if (bd.python) {
+			strv_push(a, &out->binding, src);
+			strv_push(a, &out->why_binding, bd.python_via);
+		} else {
+			strv_push(a, &out->kernels, src);
+		}
+	}
+	return ok;
+}
+
+/* --- flags ----------------------------------------------------------------------------- */
+
+struct flags {
+	struct strv nvcc, cxx, link;
+	bool openmp;           /* -fopenmp -DAT_PARALLEL_OPENMP were in the cxx args */
+	struct strv nvcc_left; /* what was left out, for the comments */
+	struct strv cxx_left, link_left;
+};
+
+static void split_flags(struct arena *a, const struct cap_ext *x, struct flags *f)
+{
+	bool omp = strv_contains(&x->cxx_args, "-fopenmp") &&
+	           strv_contains(&x->cxx_args, "-DAT_PARALLEL_OPENMP");
+	f->openmp = omp;
+	for (size_t i = 0; i < x->cxx_args.n; i++) {
+		const char *v = x->cxx_args.v[i];
+		if ((omp && (!strcmp(v, "-fopenmp") || !strcmp(v, "-DAT_PARALLEL_OPENMP"))) ||
+		    !strcmp(v, "-std=c++17"))
+			strv_push(a, &f->cxx_left, v);
+		else
+			strv_push(a, &f->cxx, v);
+	}
+	for (size_t i = 0; i < x->nvcc_args.n; i++) {
+		const char *v = x->nvcc_args.v[i];
+		if (!strcmp(v, "-std=c++17"))
+			strv_push(a, &f->nvcc_left, v);
+		else
+			strv_push(a, &f->nvcc, v);
+	}
+	for (size_t i = 0; i < x->undefs.n; i++) {
+		strv_push(a, &f->nvcc, arena_printf(a, "-U%s", x->undefs.v[i]));
+		strv_push(a, &f->cxx, arena_printf(a, "-U%s", x->undefs.v[i]));
+	}
+	for (size_t i = 0; i < x->link_args.n; i++) {
+		const char *v = x->link_args.v[i];
+		if (!strcmp(v, "-s"))
+			strv_push(a, &f->link_left, v);
+		else
+			strv_push(a, &f->link, v);
+	}
+}
+
+static const char *at(struct arena *a, const struct capture *c, int line, const char *what)
+{
+	return arena_printf(a, "%s:%d %s", c->setup_py ? c->setup_py : "setup.py", line, what);
+}
+
+static const char *joined(struct arena *a, const struct strv *v)
+{
+	struct strbuf sb = {0};
+	for (size_t i = 0; i < v->n; i++)
+		sb_printf(&sb, "%s%s", i ? " " : "", v->v[i]);
+	return sb_to_arena(&sb, a);
+}
+
+/* --- packages -------------------------------------------------------------------------- */
+
+/* The directory of top-level package name, as package_dir maps it. */
+static const char *package_path(struct arena *a, const struct capture *c, const char *name)
+{
+	const char *root = NULL;
+	for (size_t i = 0; i < c->package_dir.n; i++) {
+		if (!strcmp(c->package_dir.v[i].key, name))
+			return c->package_dir.v[i].value;
+		if (!c->package_dir.v[i].key[0])
+			root = c->package_dir.v[i].value;
+	}
+	return root && *root && strcmp(root, ".") ? arena_printf(a, "%s/%s", root, name) : name;
+}
+
+static bool is_ident(const char *s)
+{
+	if (!*s || (*s >= '0' && *s <= '9'))
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_'))
+			return false;
+	return true;
+}
+
+/* What cuwheel's packages = "find" finds: top-level dirs with __init__.py. */
+static void find_packages(struct arena *a, const char *proj, struct strv *out)
+{
+	struct strv names = {0};
+	if (!os_list_dir(a, proj, &names))
+		return;
+	for (size_t i = 0; i < names.n; i++)
+		if (is_ident(names.v[i]) &&
+		    os_exists(os_join(a, os_join(a, proj, names.v[i]), "__init__.py")))
+			strv_push(a, out, names.v[i]);
+}
+
+static void write_packages(struct arena *a, struct strbuf *sb, const struct init_inputs *in)
+{
+	const struct capture *c = in->cap;
+	struct strv top = {0}, dirs = {0}, found = {0};
+	for (size_t i = 0; i < c->packages.n; i++) {
+		const char *dot = strchr(c->packages.v[i], '.');
+		push_new(a, &top,
+		         dot ? arena_strndup(a, c->packages.v[i], (size_t)(dot - c->packages.v[i]))
+		             : c->packages.v[i]);
+	}
+	for (size_t i = 0; i < top.n; i++)
+		strv_push(a, &dirs, package_path(a, c, top.v[i]));
+	find_packages(a, in->project_dir, &found);
+	bool same = found.n == dirs.n && c->package_dir.n == 0;
+	for (size_t i = 0; same && i < dirs.n; i++)
+		same = strv_contains(&found, dirs.v[i]);
+	const char *why = at(a, c, c->line_packages,
+	                     arena_printf(a, "packages: %s%s", joined(a, &c->packages),
+	                                  c->package_data ? ", with their package data" : ""));
+	if (!top.n)
+		sb_puts(
+		    sb,
+		    "# setup.py lists no packages: the wheels hold the extension modules only\n");
+	else if (same)
+		kv_str(sb, "packages", "find", why);
+	else
+		kv_arr(sb, "packages", &dirs, why);
+	if (c->py_modules.n)
+		sb_printf(sb,
+		          "# %s: py_modules %s are not shipped (cuwheel ships packages: move them "
+		          "into one, or add them by hand)\n",
+		          at(a, c, c->line_py_modules, "py_modules"), joined(a, &c->py_modules));
+	if (c->scripts.n)
+		sb_printf(sb, "# %s: scripts %s are not shipped (say them as [project.scripts])\n",
+		          at(a, c, c->line_scripts, "scripts"), joined(a, &c->scripts));
+}
+
+/* --- [project] ------------------------------------------------------------------------- */
+
+static const char *meta(const struct capture *c, const char *key, int *line)
+{
+	for (size_t i = 0; i < c->meta.n; i++)
+		if (!strcmp(c->meta.v[i].key, key)) {
+			for (size_t k = 0; k < c->meta_lines.n; k++)
+				if (!strcmp(c->meta_lines.v[k].key, key))
+					*line = (int)strtol(c->meta_lines.v[k].value, NULL, 10);
+			return c->meta.v[i].value;
+		}
+	return NULL;
+}
+
+static int meta_line(const struct capture *c, const char *key)
+{
+	for (size_t k = 0; k < c->meta_lines.n; k++)
+		if (!strcmp(c->meta_lines.v[k].key, key))
+			return (int)strtol(c->meta_lines.v[k].value, NULL, 10);
+	return c->setup_line;
+}
+
+static void write_entry_points(struct arena *a, struct strbuf *sb, const struct capture *c)
+{
+	for (size_t g = 0; g < c->n_entry_groups; g++) {
+		const struct entry_group *eg = &c->entry_groups[g];
+		if (!eg->entries.n)
+			continue;
+		if (!strcmp(eg->group, "console_scripts"))
+			sb_puts(sb, "\n[project.scripts]");
+		else if (!strcmp(eg->group, "gui_scripts"))
+			sb_puts(sb, "\n[project.gui-scripts]");
+		else {
+			sb_puts(sb, "\n[project.entry-points.");
+			toml_str(sb, eg->group);
+			sb_putc(sb, ']');
+		}
+		sb_printf(sb, "  # %s\n",
+		          at(a, c, c->line_entry_points,
+		             arena_printf(a, "entry_points[\"%s\"]", eg->group)));
+		for (size_t i = 0; i < eg->entries.n; i++) {
+			toml_str(sb, eg->entries.v[i].key);
+			sb_puts(sb, " = ");
+			toml_str(sb, eg->entries.v[i].value);
+			sb_putc(sb, '\n');
+		}
+	}
+}
+
+static void write_project(struct arena *a, struct strbuf *sb, const struct init_inputs *in)
+{
+	const struct capture *c = in->cap;
+	if (in->metadata_elsewhere) {
+		if (in->has_pkginfo && c->n_entry_groups) {
+			sb_puts(
+			    sb,
+			    "\n# The metadata is PKG-INFO's; the entry points are not in it.\n");
+			sb_puts(sb, "[project]\n");
+			write_entry_points(a, sb, c);
+		}
+		return;
+	}
+	sb_puts(sb,
+	        "\n# No PKG-INFO and no [project] in pyproject.toml: the metadata is setup()'s.\n");
+	sb_puts(sb, "[project]\n");
+	static const struct {
+		const char *from, *to;
+	} one[] = {{"name", "name"},
+	           {"version", "version"},
+	           {"description", "description"},
+	           {"python_requires", "requires-python"}};
+	for (size_t i = 0; i < sizeof(one) / sizeof(*one); i++) {
+		int line = c->setup_line;
+		const char *v = meta(c, one[i].from, &line);
+		if (v && *v)
+			kv_str(sb, one[i].to, v, at(a, c, line, one[i].from));
+	}
+	if (c->install_requires.n)
+		kv_arr(sb, "dependencies", &c->install_requires,
+		       at(a, c, meta_line(c, "install_requires"), "install_requires"));
+	int line = c->setup_line;
+	const char *url = meta(c, "url", &line);
+	const char *author = meta(c, "author", &line);
+	const char *email = meta(c, "author_email", &line);
+	if (author || email) {
+		struct strbuf t = {0};
+		sb_puts(&t, "[{");
+		if (author) {
+			sb_puts(&t, "name = ");
+			toml_str(&t, author);
+		}
+		if (email) {
+			sb_puts(&t, author ? ", email = " : "email = ");
+			toml_str(&t, email);
+		}
+		sb_puts(&t, "}]");
+		kv_raw(sb, "authors", sb_to_arena(&t, a),
+		       at(a, c, meta_line(c, author ? "author" : "author_email"), "author"));
+	}
+	if (c->n_extras) {
+		sb_printf(sb, "[project.optional-dependencies]        # %s\n",
+		          at(a, c, meta_line(c, "extras_require"), "extras_require"));
+		for (size_t i = 0; i < c->n_extras; i++) {
+			toml_str(sb, c->extras[i].name);
+			sb_puts(sb, " = ");
+			toml_arr(sb, &c->extras[i].deps);
+			sb_putc(sb, '\n');
+		}
+	}
+	if (url && *url) {
+		sb_printf(sb, "[project.urls]                         # %s\n",
+		          at(a, c, meta_line(c, "url"), "url"));
+		kv_str(sb, "Homepage", url, NULL);
+	}
+	write_entry_points(a, sb, c);
+}
+
+/* --- the whole file -------------------------------------------------------------------- */
+
+static const char *kind_of(const struct capture *c, const struct cap_ext *x, const struct split *sp)
+{
+	if (c->build_ext_torch)
+		return "torch";
+	if (x->py_limited_api)
+		return "abi3";
+	for (size_t i = 0; i < sp->why_binding.n; i++)
+		if (strstr(sp->why_binding.v[i], "pybind11"))
+			return "pybind11";
+	return "capi";
+}
+
+static const char *setenv_value(const struct init_inputs *in, const char *name)
+{
+	size_t n = strlen(name);
+	for (size_t i = 0; in->setenv && in->setenv[i]; i++)
+		if (!strncmp(in->setenv[i], name, n) && in->setenv[i][n] == '=')
+			return in->setenv[i] + n + 1;
+	return NULL;
+}
+
+bool init_config_write(struct arena *a, struct diag *d, const struct init_inputs *in, char **text)
+{
+	const struct capture *c = in->cap;
+	struct split *sp = arena_calloc(a, c->n_exts + 1, sizeof(*sp));
+	struct flags *fl = arena_calloc(a, c->n_exts + 1, sizeof(*fl));
+	bool ok = true;
+	for (size_t e = 0; e < c->n_exts; e++) {
+		ok &= classify(a, d, in, &c->exts[e], &sp[e]);
+		split_flags(a, &c->exts[e], &fl[e]);
+	}
+	if (!ok)
+		return false;
+	/* One kernels table serves every extension: their kernels' flags must agree. */
+	struct strv k_src = {0}, k_inc = {0}, k_def = {0};
+	const struct flags *k_nvcc = NULL, *k_cxx = NULL;
+	size_t e_nvcc = 0, e_cxx = 0;
+	bool openmp = false;
+	for (size_t e = 0; e < c->n_exts; e++) {
+		const struct cap_ext *x = &c->exts[e];
+		bool has_cu = false, has_cxx = false;
+		for (size_t i = 0; i < sp[e].kernels.n; i++) {
+			push_new(a, &k_src, sp[e].kernels.v[i]);
+			has_cu |= is_cu(sp[e].kernels.v[i]);
+			has_cxx |= !is_cu(sp[e].kernels.v[i]);
+		}
+		openmp |= fl[e].openmp;
+		if (!sp[e].kernels.n)
+			continue;
+		for (size_t i = 0; i < x->include_dirs.n; i++)
+			push_new(a, &k_inc, x->include_dirs.v[i]);
+		const char *clash = NULL;
+		if (has_cu && k_nvcc && !strv_eq(&k_nvcc->nvcc, &fl[e].nvcc))
+			clash = arena_printf(a, "extra_compile_args[\"nvcc\"] (%s, and %s)",
+			                     joined(a, &k_nvcc->nvcc), joined(a, &fl[e].nvcc));
+		else if (has_cxx && k_cxx && !strv_eq(&k_cxx->cxx, &fl[e].cxx))
+			clash = arena_printf(a, "extra_compile_args[\"cxx\"] (%s, and %s)",
+			                     joined(a, &k_cxx->cxx), joined(a, &fl[e].cxx));
+		else if (k_def.n && !strv_eq(&k_def, &x->defines))
+			clash = "define_macros";
+		if (clash) {
+			diag_path(d, DIAG_ERROR, at(a, c, x->line, ""),
+			          "extension '%s' compiles its kernels with other %s than '%s': "
+			          "cuwheel has one kernels table for all extensions",
+			          x->name, clash, c->exts[has_cu ? e_nvcc : e_cxx].name);
+			diag_msg(d, DIAG_HINT,
+			         "build them as two projects, or make their flags agree by hand in "
+			         "the config `cuwheel init` writes");
+			return false;
+		}
+		if (has_cu && !k_nvcc)
+			k_nvcc = &fl[e], e_nvcc = e;
+		if (has_cxx && !k_cxx)
+			k_cxx = &fl[e], e_cxx = e;
+		if (!k_def.n)
+			k_def = x->defines;
+	}
+	for (size_t e = 0; e < c->n_exts; e++)
+		if (!sp[e].binding.n) {
+			diag_path(d, DIAG_ERROR, at(a, c, c->exts[e].line, ""),
+			          "no source of extension '%s' includes Python.h or pybind11: "
+			          "nothing to compile per Python, so nothing defines PyInit_%s",
+			          c->exts[e].name,
+			          strrchr(c->exts[e].name, '.') ? strrchr(c->exts[e].name, '.') + 1
+			                                        : c->exts[e].name);
+			diag_msg(d, DIAG_HINT,
+			         "name its binding source in [tool.cuwheel.extension] "
+			         "sources by hand");
+			return false;
+		}
+
+	struct strbuf sb = {0};
+	if (in->header)
+		sb_printf(&sb, "# %s\n", in->header);
+	sb_printf(&sb, "# setup.py ran with Python %s%s%s", c->python ? c->python : "?",
+	          c->torch ? ", torch " : "", c->torch ? c->torch : "");
+	for (size_t i = 0; in->setenv && in->setenv[i]; i++)
+		sb_printf(&sb, "%s%s", i ? " " : " and ", in->setenv[i]);
+	sb_puts(&sb, ", in a copy, without network.\n# Each value says where it came from; review "
+	             "them, then `cuwheel plan --config FILE`.\n");
+	write_project(a, &sb, in);
+
+	sb_puts(&sb, "\n[tool.cuwheel]\n");
+	write_packages(a, &sb, in);
+	if (openmp && c->torch)
+		kv_str(&sb, "openmp", "auto",
+		       at(a, c, c->exts[0].line_args,
+		          "extra_compile_args[\"cxx\"] has -DAT_PARALLEL_OPENMP -fopenmp (torch's "
+		          "parallel_info() says OpenMP)"));
+	else if (openmp)
+		kv_str(&sb, "openmp", "on",
+		       at(a, c, c->exts[0].line_args, "extra_compile_args[\"cxx\"] -fopenmp"));
+	if (in->build_dir_key)
+		kv_str(&sb, "build-dir", in->build_dir_key, NULL);
+	if (in->dist_dir_key)
+		kv_str(&sb, "dist-dir", in->dist_dir_key, NULL);
+
+	if (k_src.n) {
+		sb_puts(&sb, "\n[tool.cuwheel.kernels]\n");
+		sb_puts(&sb, "# The sources whose include closure holds no Python header (the "
+		             "preprocessor's answer):\n# compiled once per toolkit.\n");
+		struct strv globs = {0};
+		compact(a, in->project_dir, &k_src, &globs);
+		kv_arr(&sb, "sources", &globs, at(a, c, c->exts[0].line_sources, "sources"));
+		if (k_inc.n)
+			kv_arr(&sb, "include-dirs", &k_inc,
+			       at(a, c, c->exts[0].line_include_dirs, "include_dirs"));
+		if (k_def.n)
+			kv_arr(&sb, "defines", &k_def,
+			       at(a, c, c->exts[0].line_defines, "define_macros"));
+		if (k_nvcc && k_nvcc->nvcc.n)
+			kv_arr(
+			    &sb, "nvcc-flags", &k_nvcc->nvcc,
+			    at(a, c, c->exts[e_nvcc].line_args,
+			       k_nvcc->nvcc_left.n
+			           ? arena_printf(a,
+			                          "extra_compile_args[\"nvcc\"] (less %s: cuwheel "
+			                          "passes it)",
+			                          joined(a, &k_nvcc->nvcc_left))
+			           : "extra_compile_args[\"nvcc\"]"));
+		if (k_cxx && k_cxx->cxx.n)
+			kv_arr(&sb, "cxx-flags", &k_cxx->cxx,
+			       at(a, c, c->exts[e_cxx].line_args,
+			          c->exts[e_cxx].args_per_compiler
+			              ? "extra_compile_args[\"cxx\"], for the .c/.cpp kernels"
+			              : "extra_compile_args, for the .c/.cpp kernels"));
+		const char *arch = setenv_value(in, "TORCH_CUDA_ARCH_LIST");
+		kv_str(&sb, "archs", arch ? arch : DEFAULT_ARCHS,
+		       arch ? "--setup-env TORCH_CUDA_ARCH_LIST"
+		            : "cuwheel's default (no TORCH_CUDA_ARCH_LIST given)");
+		if (c->torch)
+			kv_str(&sb, "uses-torch", "auto",
+			       "the preprocessor decides per build (cuwheel plan shows it)");
+	}
+
+	for (size_t e = 0; e < c->n_exts; e++) {
+		const struct cap_ext *x = &c->exts[e];
+		sb_printf(&sb, "\n[[tool.cuwheel.extension]]\n");
+		sb_printf(&sb, "# %s: the sources that include Python's headers (",
+		          at(a, c, x->line, x->name));
+		for (size_t i = 0; i < sp[e].binding.n; i++) {
+			const char *via = sp[e].why_binding.v[i];
+			const char *base = strrchr(via, '/');
+			sb_printf(&sb, "%s%s: %s", i ? "; " : "", sp[e].binding.v[i],
+			          base ? base + 1 : via);
+		}
+		sb_puts(&sb, "),\n# compiled per Python.\n");
+		kv_str(&sb, "module", x->name, at(a, c, x->line_name, "name"));
+		kv_str(&sb, "kind", kind_of(c, x, &sp[e]),
+		       c->build_ext_torch  ? at(a, c, c->line_cmdclass ? c->line_cmdclass : x->line,
+		                                "build_ext is torch's BuildExtension")
+		       : x->py_limited_api ? at(a, c, x->line, "py_limited_api=True")
+		                           : "the preprocessor: what its sources include");
+		struct strv globs = {0};
+		compact(a, in->project_dir, &sp[e].binding, &globs);
+		kv_arr(&sb, "sources", &globs, at(a, c, x->line_sources, "sources"));
+		if (x->include_dirs.n)
+			kv_arr(&sb, "include-dirs", &x->include_dirs,
+			       at(a, c, x->line_include_dirs, "include_dirs"));
+		if (x->defines.n)
+			kv_arr(&sb, "defines", &x->defines,
+			       at(a, c, x->line_defines, "define_macros"));
+		if (fl[e].cxx.n)
+			kv_arr(&sb, "cflags", &fl[e].cxx,
+			       at(a, c, x->line_args,
+			          x->args_per_compiler ? "extra_compile_args[\"cxx\"]"
+			                               : "extra_compile_args"));
+		if (fl[e].link.n)
+			kv_arr(&sb, "ldflags", &fl[e].link,
+			       at(a, c, x->line_link_args, "extra_link_args"));
+		else if (fl[e].link_left.n)
+			sb_printf(&sb, "# %s: -s (cuwheel always links with -s)\n",
+			          at(a, c, x->line_link_args, "extra_link_args"));
+		if (x->libraries.n)
+			kv_arr(&sb, "libraries", &x->libraries,
+			       at(a, c, x->line_libraries, "libraries"));
+		if (x->library_dirs.n)
+			sb_printf(
+			    &sb,
+			    "# %s: %s (add them to ldflags as -L, relative to the build dir)\n",
+			    at(a, c, x->line_library_dirs, "library_dirs"),
+			    joined(a, &x->library_dirs));
+		if (c->no_abi_suffix)
+			kv_raw(&sb, "abi-suffix", "false",
+			       at(a, c, c->line_cmdclass ? c->line_cmdclass : c->setup_line,
+			          "BuildExtension.with_options(no_python_abi_suffix=True)"));
+		if (x->dropped.n) {
+			struct strv libs = {0};
+			size_t dirs = 0;
+			for (size_t i = 0; i < x->dropped.n; i++)
+				if (!strncmp(x->dropped.v[i], "library ", 8) &&
+				    strncmp(x->dropped.v[i], "library dir ", 12))
+					strv_push(a, &libs, x->dropped.v[i] + 8);
+				else
+					dirs++;
+			sb_printf(&sb,
+			          "# left out, cuwheel adds its own: %s%s%s%zu include/library "
+			          "dir%s of torch, Python or CUDA\n",
+			          libs.n ? "libraries " : "", libs.n ? joined(a, &libs) : "",
+			          libs.n ? " and " : "", dirs, dirs == 1 ? "" : "s");
+		}
+	}
+
+	sb_puts(&sb,
+	        "\n[tool.cuwheel.matrix]\n# Edit the matrix: the values below are what setup.py "
+	        "ran with and the Pythons found here with that torch.\n");
+	if (in->pythons.n)
+		kv_arr(&sb, "python", &in->pythons,
+		       c->torch ? arena_printf(a, "the Pythons found here with torch %s", c->torch)
+		                : "the Pythons found here");
+	if (c->torch_cuda || in->tk) {
+		struct strv cu = {0};
+		strv_push(a, &cu,
+		          c->torch_cuda ? c->torch_cuda
+		                        : arena_printf(a, "%d.%d", in->tk->major, in->tk->minor));
+		kv_arr(&sb, "cuda", &cu,
+		       c->torch_cuda ? arena_printf(a, "torch %s is built for CUDA %s", c->torch,
+		                                    c->torch_cuda)
+		                     : "the toolkit found here");
+	}
+	if (c->torch && !strcmp(kind_of(c, &c->exts[0], &sp[0]), "torch")) {
+		const char *dot = strchr(c->torch, '.');
+		const char *dot2 = dot ? strchr(dot + 1, '.') : NULL;
+		size_t n = dot2 ? (size_t)(dot2 - c->torch) : strcspn(c->torch, "+");
+		struct strv t = {0};
+		strv_push(a, &t, arena_strndup(a, c->torch, n));
+		kv_arr(&sb, "torch", &t, "the torch setup.py ran with");
+	}
+	*text = sb_to_arena(&sb, a);
+	return true;
+}

@@ -1,0 +1,601 @@
+/* torch_scan.c: decisions about torch sources taken by the preprocessor itself (-M for include
+ * closures, -E for what each header expands to), never by reading #include lines: guards such
+ * as `#ifndef __CUDACC__`, macros and include paths are the compiler's business. */
+#include "kernels/torch_scan.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/os.h"
+#include "base/strbuf.h"
+#include "standards/digest.h"
+
+#define SCAN_FORMAT "cuwheel-scan 1"
+
+const char *pch_state_name(enum pch_state p)
+{
+	switch (p) {
+	case PCH_USE:
+		return "yes";
+	case PCH_EXCLUDED:
+		return "no (pch-exclude)";
+	case PCH_REFUSED:
+		return "refused";
+	case PCH_NONE:
+		break;
+	}
+	return "no";
+}
+
+/* The first 32 hex digits of the sha256 of data (a cache file's name). */
+static char *hex_digest(struct arena *a, const void *data, size_t len)
+{
+	char hex[65];
+	mem_sha256_hex(data, len, hex);
+	return arena_strndup(a, hex, 32);
+}
+
+/* A path the compiler printed, as this process can stat it. */
+static const char *stat_path(struct scan_ctx *s, const char *p)
+{
+	return p[0] == '/' ? p : os_join(s->a, s->build_dir, p);
+}
+
+/* FNV-1a, 64 bits: per-file digests of expanded text (equality, not security). */
+static uint64_t fnv(uint64_t h, const char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)p[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+/* The files of a -E run and their digests, found by name through an open-addressing table. */
+struct filetab {
+	struct arena *a;
+	const char **names;
+	uint64_t *digest;
+	size_t n, cap;
+	size_t *slot; /* index+1, 0 empty */
+	size_t nslot;
+};
+
+static size_t filetab_find(struct filetab *t, const char *name, size_t len)
+{
+	uint64_t h = fnv(0xcbf29ce484222325ull, name, len);
+	if (t->n * 2 >= t->nslot) {
+		size_t ns = t->nslot ? t->nslot * 2 : 1024;
+		size_t *slot = arena_calloc(t->a, ns, sizeof(*slot));
+		for (size_t i = 0; i < t->n; i++) {
+			uint64_t hi = fnv(0xcbf29ce484222325ull, t->names[i], strlen(t->names[i]));
+			size_t j = (size_t)hi & (ns - 1);
+			while (slot[j])
+				j = (j + 1) & (ns - 1);
+			slot[j] = i + 1;
+		}
+		t->slot = slot;
+		t->nslot = ns;
+	}
+	size_t j = (size_t)h & (t->nslot - 1);
+	while (t->slot[j]) {
+		const char *n = t->names[t->slot[j] - 1];
+		if (strlen(n) == len && !memcmp(n, name, len))
+			return t->slot[j] - 1;
+		j = (j + 1) & (t->nslot - 1);
+	}
+	if (t->n == t->cap) {
+		size_t nc = t->cap ? t->cap * 2 : 256;
+		t->names = arena_realloc(t->a, t->names, t->cap, nc, sizeof(*t->names));
+		t->digest = arena_realloc(t->a, t->digest, t->cap, nc, sizeof(*t->digest));
+		t->cap = nc;
+	}
+	t->names[t->n] = arena_strndup(t->a, name, len);
+	t->digest[t->n] = 0xcbf29ce484222325ull;
+	t->slot[j] = t->n + 1;
+	return t->n++;
+}
+
+/* Parses `# 12 "file" 1 3` (gcc's line markers); returns the unescaped name or NULL. */
+static const char *line_marker(struct arena *a, const char *p, const char *end, size_t *len)
+{
+	if (p >= end || *p != '#')
+		return NULL;
+	p++;
+	if (p < end && *p == ' ')
+		p++;
+	if (p >= end || *p < '0' || *p > '9')
+		return NULL;
+	while (p < end && *p >= '0' && *p <= '9')
+		p++;
+	if (p + 1 >= end || p[0] != ' ' || p[1] != '"')
+		return NULL;
+	p += 2;
+	struct strbuf sb = {0};
+	while (p < end && *p != '"') {
+		if (*p == '\\' && p + 1 < end)
+			p++;
+		sb_putc(&sb, *p++);
+	}
+	if (sb.len == 0) {
+		sb_release(&sb);
+		return NULL;
+	}
+	*len = sb.len;
+	return sb_to_arena(&sb, a);
+}
+
+/* Digests of -E output: per file, its non-blank lines with runs of blanks as one space (gcc
+ * lays out the same tokens with other spacing when a file is entered at another point). */
+static void parse_expanded(struct arena *a, const char *text, size_t n, struct scan_closure *out)
+{
+	struct filetab t = {.a = a};
+	size_t cur = filetab_find(&t, "<stdin>", 7);
+	for (const char *p = text, *end = text + n; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end;
+		size_t flen = 0;
+		const char *fname = line_marker(a, p, le, &flen);
+		if (fname) {
+			cur = filetab_find(&t, fname, flen);
+		} else {
+			uint64_t h = t.digest[cur];
+			bool any = false, space = false;
+			for (const char *q = p; q < le; q++) {
+				if (*q == ' ' || *q == '\t' || *q == '\r') {
+					space = any;
+					continue;
+				}
+				if (space)
+					h = fnv(h, " ", 1);
+				space = false;
+				any = true;
+				h = fnv(h, q, 1);
+			}
+			if (any)
+				h = fnv(h, "\n", 1);
+			t.digest[cur] = h;
+		}
+		p = nl ? nl + 1 : end;
+	}
+	for (size_t i = 1; i < t.n; i++) {
+		strv_push(a, &out->files, t.names[i]);
+		strv_push(a, &out->digests,
+		          arena_printf(a, "%016llx", (unsigned long long)t.digest[i]));
+	}
+}
+
+/* Parses a make rule (`obj: a.cu b.h \` ...): every prerequisite, unescaped. */
+static void parse_depfile(struct arena *a, const char *text, size_t n, struct scan_closure *out)
+{
+	const char *p = text, *end = text + n;
+	/* The target: up to the first ':' that is followed by a blank or the end. */
+	while (p < end &&
+	       !(*p == ':' && (p + 1 == end || p[1] == ' ' || p[1] == '\n' || p[1] == '\\')))
+		p++;
+	if (p < end)
+		p++;
+	struct strbuf tok = {0};
+	for (; p <= end; p++) {
+		char c = p < end ? *p : ' ';
+		if (c == '\\' && p + 1 < end && p[1] == '\n') {
+			p++;
+			c = ' ';
+		} else if (c == '\\' && p + 1 < end && (p[1] == ' ' || p[1] == '#')) {
+			sb_putc(&tok, *++p);
+			continue;
+		} else if (c == '$' && p + 1 < end && p[1] == '$') {
+			sb_putc(&tok, *++p);
+			continue;
+		}
+		if (c == ' ' || c == '\n' || c == '\t' || c == '\r') {
+			if (tok.len) {
+				strv_push(a, &out->files, arena_strndup(a, tok.buf, tok.len));
+				tok.len = 0;
+			}
+			continue;
+		}
+		sb_putc(&tok, c);
+	}
+	sb_release(&tok);
+}
+
+/* Reads a cached answer; true when it is still valid (every file unchanged). */
+static bool cache_read(struct scan_ctx *s, const char *path, bool expand, struct scan_closure *out)
+{
+	struct source src;
+	struct diag quiet = {0};
+	if (!os_read_file(s->a, &quiet, path, &src))
+		return false;
+	const char *p = src.text;
+	size_t hl = strlen(SCAN_FORMAT);
+	if (strncmp(p, SCAN_FORMAT "\n", hl + 1) != 0)
+		return false;
+	p += hl + 1;
+	struct scan_closure c = {.ok = true, .cached = true};
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		if (!nl)
+			return false;
+		long long mt = 0;
+		char dig[17] = {0};
+		int used = 0;
+		if (sscanf(p, "f %lld %16s %n", &mt, dig, &used) != 2 || used <= 0 || p + used > nl)
+			return false;
+		char *name = arena_strndup(s->a, p + used, (size_t)(nl - p - used));
+		if (name[0] != '<' && os_mtime_ns(stat_path(s, name)) != (int64_t)mt)
+			return false;
+		strv_push(s->a, &c.files, name);
+		if (expand)
+			strv_push(s->a, &c.digests, arena_strdup(s->a, dig));
+		p = nl + 1;
+	}
+	*out = c;
+	return true;
+}
+
+static bool cache_write(struct scan_ctx *s, const char *path, const struct scan_closure *c)
+{
+	struct strbuf sb = {0};
+	sb_puts(&sb, SCAN_FORMAT "\n");
+	for (size_t i = 0; i < c->files.n; i++) {
+		const char *f = c->files.v[i];
+		if (strchr(f, '\n'))
+			continue;
+		long long mt = f[0] == '<' ? 0 : (long long)os_mtime_ns(stat_path(s, f));
+		sb_printf(&sb, "f %lld %s %s\n", mt, c->digests.n ? c->digests.v[i] : "-", f);
+	}
+	bool ok = os_write_atomic(s->d, path, sb.buf, sb.len, 0644);
+	sb_release(&sb);
+	return ok;
+}
+
+/* Runs argv (a compiler command without output options; expand: -E, else -M) on src with
+ * cwd = build dir and fills out; answers from the cache when argv, src's content and every
+ * file of the cached closure are unchanged. False only when the cache cannot be written or the
+ * command cannot start (diagnostic); a compiler error is out->ok = false. */
+static bool scan_run(struct scan_ctx *s, const struct strv *argv, const char *src, bool expand,
+                     struct scan_closure *out)
+{
+	memset(out, 0, sizeof(*out));
+	struct arena *a = s->a;
+	/* The key: the command as run and the source's bytes. Headers are checked one by one
+	 * against the mtimes recorded with the answer. */
+	struct strbuf key = {0};
+	sb_puts(&key, expand ? "E\x1e" : "M\x1e");
+	for (size_t i = 0; i < argv->n; i++)
+		sb_printf(&key, "%s\x1f", argv->v[i]);
+	sb_printf(&key, "\x1e%s\x1e", src);
+	struct source text;
+	struct diag quiet = {0};
+	if (os_read_file(a, &quiet, stat_path(s, src), &text))
+		sb_add(&key, text.text, text.len);
+	char *dir = os_join(a, s->build_dir, "scan");
+	char *cache = arena_printf(a, "%s/%s.scan", dir, hex_digest(a, key.buf, key.len));
+	sb_release(&key);
+	if (cache_read(s, cache, expand, out))
+		return true;
+	if (!os_mkdir_p(s->d, dir))
+		return false;
+	char *tmp = arena_printf(a, "%s/out-%ld.tmp", dir, (long)getpid());
+	const char **av = arena_calloc(a, argv->n + 6, sizeof(*av));
+	size_t n = 0;
+	for (size_t i = 0; i < argv->n; i++)
+		av[n++] = argv->v[i];
+	av[n++] = expand ? "-E" : "-M";
+	av[n++] = src;
+	av[n++] = "-o";
+	av[n++] = tmp;
+	struct os_run r = {.argv = av, .cwd = s->build_dir, .capture = true};
+	struct strbuf msg = {0};
+	int status = 0;
+	if (!os_run(s->d, &r, &msg, &status)) {
+		sb_release(&msg);
+		return false;
+	}
+	if (status != 0) {
+		out->ok = false;
+		out->error = msg.len ? sb_to_arena(&msg, a) : arena_strdup(a, "no output");
+		unlink(tmp);
+		return true;
+	}
+	sb_release(&msg);
+	struct source res;
+	if (!os_read_file(a, s->d, tmp, &res))
+		return false;
+	unlink(tmp);
+	out->ok = true;
+	if (expand)
+		parse_expanded(a, res.text, res.len, out);
+	else
+		parse_depfile(a, res.text, res.len, out);
+	return cache_write(s, cache, out);
+}
+
+/* Returns the package dir of ti (the parent of its first include dir, ".../torch"). */
+static char *torch_root(struct arena *a, const struct torch_info *ti)
+{
+	if (!ti->include_dirs.n)
+		return NULL;
+	const char *inc = ti->include_dirs.v[0];
+	const char *sl = strrchr(inc, '/');
+	return sl ? arena_strndup(a, inc, (size_t)(sl - inc)) : NULL;
+}
+
+const char *torchscan_link(struct scan_ctx *s, const struct torch_info *ti)
+{
+	struct arena *a = s->a;
+	char *root = torch_root(a, ti);
+	if (!root || !ti->version) {
+		diag_msg(s->d, DIAG_ERROR, "torch %s: its probe names no include dir",
+		         ti->version ? ti->version : "?");
+		return NULL;
+	}
+	/* The ABI defines are in the name: two builds of one version that differ in them are
+	 * two torches. */
+	struct strbuf sb = {0};
+	sb_printf(&sb, "%d", ti->cxx11_abi);
+	for (size_t i = 0; i < ti->abi_flags.n; i++)
+		sb_printf(&sb, "\x1f%s", ti->abi_flags.v[i]);
+	char *dig = hex_digest(a, sb.buf ? sb.buf : "", sb.len);
+	sb_release(&sb);
+	dig[8] = '\0';
+	const char *rel = arena_printf(a, "torch/%s-%s", ti->version, dig);
+	char *link = os_join(a, s->build_dir, rel);
+	char *inc = os_join(a, link, "include");
+	/* A link that still leads to a torch of this version stays: its headers are the same
+	 * bytes whichever venv holds them, and moving it would touch every dependent's mtime. */
+	if (os_is_dir(inc))
+		return rel;
+	if (!os_mkdir_p(s->d, os_join(a, s->build_dir, "torch")))
+		return NULL;
+	char *tmp = arena_printf(a, "%s.%ld.tmp", link, (long)getpid());
+	unlink(tmp);
+	if (symlink(root, tmp) != 0) {
+		diag_errno(s->d, tmp, "symlink");
+		return NULL;
+	}
+	if (rename(tmp, link) != 0) {
+		diag_errno(s->d, link, "rename");
+		unlink(tmp);
+		return NULL;
+	}
+	return rel;
+}
+
+void torchscan_link_includes(struct scan_ctx *s, const struct torch_info *ti, const char *link,
+                             struct strv *out)
+{
+	char *root = torch_root(s->a, ti);
+	size_t rl = root ? strlen(root) : 0;
+	for (size_t i = 0; i < ti->include_dirs.n; i++) {
+		const char *d = ti->include_dirs.v[i];
+		if (root && link && !strncmp(d, root, rl) && (d[rl] == '/' || !d[rl]))
+			strv_push(s->a, out, arena_printf(s->a, "%s%s", link, d + rl));
+		else
+			strv_push(s->a, out, d);
+	}
+}
+
+static bool is_torch_name(const char *inc)
+{
+	return !strncmp(inc, "torch/", 6) || !strncmp(inc, "ATen/", 5) || !strncmp(inc, "c10/", 4);
+}
+
+/* Returns the header a failed preprocessor run could not find ("torch/extension.h"), or NULL. */
+static const char *missing_header(struct arena *a, const char *err)
+{
+	const char *p = strstr(err, "fatal error: ");
+	if (!p)
+		return NULL;
+	p += strlen("fatal error: ");
+	const char *e = strstr(p, ": No such file or directory");
+	const char *nl = strchr(p, '\n');
+	if (!e || (nl && nl < e))
+		return NULL;
+	return arena_strndup(a, p, (size_t)(e - p));
+}
+
+/* The compiler's message, its first lines only, for a diagnostic. */
+static const char *first_lines(struct arena *a, const char *msg)
+{
+	const char *p = msg;
+	for (int i = 0; i < 6 && p; i++) {
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	size_t n = p ? (size_t)(p - msg) : strlen(msg);
+	while (n && (msg[n - 1] == '\n'))
+		n--;
+	return arena_strndup(a, msg, n);
+}
+
+static bool is_python_header(const char *f);
+static const char *shown(struct scan_ctx *s, const char *f);
+
+/* A kernel source whose closure holds Python's headers: kernels are compiled once for every
+ * Python, so one Python's headers would serve them all. */
+static bool kernel_python(struct scan_ctx *s, const char *src, const char *header)
+{
+	diag_path(s->d, DIAG_ERROR, shown(s, src),
+	          "this kernel source includes Python's headers (%s), but kernels are compiled "
+	          "once per toolkit for every Python",
+	          header);
+	diag_msg(s->d, DIAG_HINT,
+	         "list it among the sources of the torch extension instead (compiled per Python "
+	         "there, or once where it includes no Python header), or keep torch/extension.h "
+	         "out of it (torch/all.h, ATen/ATen.h)");
+	return false;
+}
+
+bool torchscan_kernel(struct scan_ctx *s, const struct strv *argv, const char *src,
+                      const struct strv *torch_dirs, bool *uses, const char **which)
+{
+	*uses = false;
+	*which = NULL;
+	struct scan_closure c;
+	if (!scan_run(s, argv, src, false, &c))
+		return false;
+	if (!c.ok) {
+		/* No torch at hand to find its headers: a torch header is what was missing. */
+		const char *m = missing_header(s->a, c.error);
+		if (m && is_python_header(m))
+			return kernel_python(s, src, m);
+		if (m && is_torch_name(m)) {
+			*uses = true;
+			*which = m;
+			return true;
+		}
+		diag_path(s->d, DIAG_ERROR, src, "the preprocessor (%s -M) failed on it:\n%s",
+		          argv->v[0], first_lines(s->a, c.error));
+		return false;
+	}
+	for (size_t i = 0; i < c.files.n; i++)
+		if (is_python_header(c.files.v[i]))
+			return kernel_python(s, src, c.files.v[i]);
+	for (size_t i = 0; i < c.files.n; i++) {
+		const char *f = c.files.v[i];
+		for (size_t d = 0; d < torch_dirs->n; d++) {
+			size_t l = strlen(torch_dirs->v[d]);
+			if (!strncmp(f, torch_dirs->v[d], l) && f[l] == '/') {
+				*uses = true;
+				*which = f + l + 1;
+				return true;
+			}
+		}
+	}
+	return true;
+}
+
+static bool is_python_header(const char *f)
+{
+	const char *base = strrchr(f, '/');
+	base = base ? base + 1 : f;
+	return !strcmp(base, "Python.h") || strstr(f, "/pybind11/") != NULL ||
+	       !strncmp(f, "pybind11/", 9);
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* Writes build_dir/scan/<header with / as _> holding `#include <header>` (no .gch ever lies
+ * beside it) and returns it. */
+static const char *scan_stub(struct scan_ctx *s, const char *header)
+{
+	char *text = arena_printf(s->a, "#include <%s>\n", header);
+	char *name = arena_strdup(s->a, header);
+	for (char *p = name; *p; p++)
+		if (*p == '/')
+			*p = '_';
+	const char *rel = arena_printf(s->a, "scan/%s", name);
+	if (!os_mkdir_p(s->d, os_join(s->a, s->build_dir, "scan")) ||
+	    !os_write_if_changed(s->a, s->d, os_join(s->a, s->build_dir, rel), text, strlen(text),
+	                         0644))
+		return NULL;
+	return rel;
+}
+
+/* A path the compiler printed, for a message: project-relative when it is in the project. */
+static const char *shown(struct scan_ctx *s, const char *f)
+{
+	size_t pl = s->proj ? strlen(s->proj) : 0;
+	if (pl && !strncmp(f, s->proj, pl) && f[pl] == '/')
+		return f + pl + 1;
+	return f;
+}
+
+/* Compares what every file expanded to in x (as written) and y (the PCH's header forced
+ * first): the source means the same when each file expands to the same text. Returns NULL, or
+ * the files that differ (at most three, then "..."). */
+static const char *differences(struct scan_ctx *s, const struct scan_closure *x,
+                               const struct scan_closure *y, const char *stub)
+{
+	struct strbuf sb = {0};
+	int n = 0;
+	for (size_t i = 0; i < y->files.n; i++) {
+		const char *f = y->files.v[i];
+		if (f[0] == '<' || ends_with(f, stub))
+			continue;
+		size_t j = 0;
+		while (j < x->files.n && strcmp(x->files.v[j], f) != 0)
+			j++;
+		if (j < x->files.n && !strcmp(x->digests.v[j], y->digests.v[i]))
+			continue;
+		if (n++ < 3)
+			sb_printf(&sb, "%s%s%s", sb.len ? ", " : "", shown(s, f),
+			          j == x->files.n ? " (only with it)" : "");
+	}
+	for (size_t j = 0; j < x->files.n; j++) {
+		const char *f = x->files.v[j];
+		if (f[0] == '<')
+			continue;
+		size_t i = 0;
+		while (i < y->files.n && strcmp(y->files.v[i], f) != 0)
+			i++;
+		if (i == y->files.n && n++ < 3)
+			sb_printf(&sb, "%s%s (only without it)", sb.len ? ", " : "", shown(s, f));
+	}
+	if (n > 3)
+		sb_printf(&sb, " and %d more", n - 3);
+	return n ? sb_to_arena(&sb, s->a) : NULL;
+}
+
+bool torchscan_binding(struct scan_ctx *s, const struct strv *argv, const char *src,
+                       const char *pch_header, struct binding_decision *out)
+{
+	memset(out, 0, sizeof(*out));
+	struct scan_closure as;
+	if (!scan_run(s, argv, src, true, &as))
+		return false;
+	if (!as.ok) {
+		diag_path(s->d, DIAG_ERROR, src, "the preprocessor (%s -E) failed on it:\n%s",
+		          argv->v[0], first_lines(s->a, as.error));
+		return false;
+	}
+	for (size_t i = 0; i < as.files.n; i++) {
+		const char *f = as.files.v[i];
+		if (!out->python && is_python_header(f)) {
+			out->python = true;
+			out->python_via = f;
+		}
+		if (ends_with(f, "/torch/extension.h") || !strcmp(f, "torch/extension.h"))
+			out->torch_ext = true;
+	}
+	if (!pch_header || !out->torch_ext || !out->python)
+		return true;
+	const char *stub = scan_stub(s, pch_header);
+	if (!stub)
+		return false;
+	struct strv forced = {0};
+	for (size_t i = 0; i < argv->n; i++)
+		strv_push(s->a, &forced, argv->v[i]);
+	strv_push(s->a, &forced, "-include");
+	strv_push(s->a, &forced, stub);
+	struct scan_closure bs;
+	if (!scan_run(s, &forced, src, true, &bs))
+		return false;
+	if (!bs.ok) {
+		out->pch = PCH_REFUSED;
+		out->pch_why = arena_printf(s->a, "with %s forced first it fails: %s", pch_header,
+		                            first_lines(s->a, bs.error));
+		return true;
+	}
+	const char *diff = differences(s, &as, &bs, stub);
+	if (diff) {
+		out->pch = PCH_REFUSED;
+		out->pch_why = arena_printf(s->a,
+		                            "with %s forced first, the preprocessor "
+		                            "expands %s to other text (what comes before "
+		                            "torch's headers in it changes their meaning)",
+		                            pch_header, diff);
+	} else {
+		out->pch = PCH_USE;
+	}
+	return true;
+}

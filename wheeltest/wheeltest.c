@@ -1,0 +1,784 @@
+/* wheeltest.c: `cuwheel test`'s engine: which Pythons a wheel runs on, and per (wheel, Python) a
+ * fresh venv, pip install, and the project's test command, several pairs at once. */
+#define _GNU_SOURCE /* confstr(_CS_GNU_LIBC_VERSION) */
+#include "wheeltest/wheeltest.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/env.h"
+#include "base/os.h"
+#include "base/pool.h"
+#include "base/strbuf.h"
+#include "matrix/testcmd.h"
+#include "standards/tags.h"
+#include "standards/version.h"
+#include "standards/wheel_read.h"
+
+const char *wheeltest_result_name(enum wheeltest_result r)
+{
+	switch (r) {
+	case WHEELTEST_PASS:
+		return "pass";
+	case WHEELTEST_FAIL:
+		return "fail";
+	case WHEELTEST_SKIP:
+		return "skip";
+	}
+	return "fail";
+}
+
+/* Returns the test command with {project} and {wheel} replaced by "$CUWHEEL_PROJECT" and
+ * "$CUWHEEL_WHEEL" (which the command's environment holds), or NULL + *why when a placeholder
+ * stands where that would not be one plain argument (matrix/testcmd.h). */
+static char *wheeltest_expand_command(struct arena *a, const char *command, const char **why)
+{
+	size_t at;
+	return testcmd_expand(a, command, why, &at);
+}
+
+/* Tags and uname agree on Linux architecture names (x86_64, aarch64, i686, ...). */
+static bool arch_matches(const char *arch, const char *host)
+{
+	return !strcmp(arch, host);
+}
+
+/* Returns why this machine cannot run a wheel for platform tag plat (static or arena text), or
+ * NULL when it can. host_arch is uname's machine ("x86_64"); glibc "2.36" or NULL (musl). */
+static const char *wheeltest_platform_problem(struct arena *a, const char *plat,
+                                              const char *host_arch, const char *glibc)
+{
+	if (!strcmp(plat, "any"))
+		return NULL;
+	if (!strncmp(plat, "win", 3))
+		return arena_printf(a, "a Windows wheel (%s): this machine is Linux %s", plat,
+		                    host_arch);
+	if (!strncmp(plat, "macosx_", 7))
+		return arena_printf(a, "a macOS wheel (%s): this machine is Linux %s", plat,
+		                    host_arch);
+	if (!strncmp(plat, "linux_", 6)) {
+		if (arch_matches(plat + 6, host_arch))
+			return NULL;
+		return arena_printf(a, "a Linux %s wheel (%s): this machine is Linux %s", plat + 6,
+		                    plat, host_arch);
+	}
+	int maj, min;
+	const char *arch;
+	if (tag_manylinux_parse(a, plat, &maj, &min, &arch)) {
+		if (!arch_matches(arch, host_arch))
+			return arena_printf(a, "a Linux %s wheel (%s): this machine is Linux %s",
+			                    arch, plat, host_arch);
+		if (!glibc)
+			return arena_printf(a, "a glibc wheel (%s): this machine has no glibc",
+			                    plat);
+		int hmaj = 0, hmin = 0;
+		if (sscanf(glibc, "%d.%d", &hmaj, &hmin) != 2)
+			return NULL; /* unknown: let pip decide */
+		if (hmaj > maj || (hmaj == maj && hmin >= min))
+			return NULL;
+		return arena_printf(a, "%s needs glibc %d.%d: this machine has %s", plat, maj, min,
+		                    glibc);
+	}
+	if (!strncmp(plat, "musllinux_", 10)) {
+		if (glibc)
+			return arena_printf(a, "a musl wheel (%s): this machine uses glibc %s",
+			                    plat, glibc);
+		return NULL;
+	}
+	return arena_printf(a, "platform %s is not this machine's (Linux %s)", plat, host_arch);
+}
+
+static const char *interp_key(struct arena *a, const struct interp *ip)
+{
+	bool ft = ip->freethreaded || (ip->abiflags && strchr(ip->abiflags, 't'));
+	return arena_printf(a, "%d.%d%s", ip->major, ip->minor, ft ? "t" : "");
+}
+
+static bool interp_ft(const struct interp *ip)
+{
+	return ip->freethreaded || (ip->abiflags && strchr(ip->abiflags, 't'));
+}
+
+/* Parses "cp312" / "py3" / "py310" into major/minor (minor -1 for "py3"). */
+static bool parse_pytag(const char *t, char *kind, int *major, int *minor)
+{
+	if (strncmp(t, "cp", 2) && strncmp(t, "py", 2))
+		return false;
+	*kind = t[0];
+	const char *d = t + 2;
+	if (d[0] < '0' || d[0] > '9')
+		return false;
+	*major = d[0] - '0';
+	if (!d[1]) {
+		*minor = -1;
+		return true;
+	}
+	char *end;
+	long m = strtol(d + 1, &end, 10);
+	if (*end || m < 0 || m > 99)
+		return false;
+	*minor = (int)m;
+	return true;
+}
+
+static bool version_ge(const struct interp *ip, int major, int minor)
+{
+	if (ip->major != major)
+		return ip->major > major;
+	return minor < 0 || ip->minor >= minor;
+}
+
+static bool in_matrix(struct arena *a, const struct config *cfg, const struct interp *ip)
+{
+	if (!cfg || !cfg->matrix.python.n)
+		return true;
+	return strv_contains(&cfg->matrix.python, interp_key(a, ip));
+}
+
+/* Whether interpreter ip can install a wheel with this (python, abi) tag pair. */
+static bool tag_fits(struct arena *a, const struct config *cfg, const struct wheel_tag *t,
+                     const struct interp *ip)
+{
+	if (ip->implementation && strcmp(ip->implementation, "cpython"))
+		return false;
+	char kind;
+	int major, minor;
+	if (!parse_pytag(t->python, &kind, &major, &minor))
+		return false;
+	if (!strcmp(t->abi, "abi3"))
+		return kind == 'c' && !interp_ft(ip) && version_ge(ip, major, minor) &&
+		       in_matrix(a, cfg, ip);
+	if (!strcmp(t->abi, "none")) {
+		if (kind == 'c')
+			return ip->major == major && ip->minor == minor;
+		return version_ge(ip, major, minor) && in_matrix(a, cfg, ip);
+	}
+	return false; /* cpXY-cpXY(t): tag_fits_exact */
+}
+
+/* The ABI flags of an ABI tag "cp313t" -> "t"; NULL when it is not a CPython ABI tag. */
+static const char *abi_flags(const char *abi, int *major, int *minor)
+{
+	if (strncmp(abi, "cp", 2) || abi[2] < '0' || abi[2] > '9')
+		return NULL;
+	*major = abi[2] - '0';
+	const char *p = abi + 3;
+	int m = 0, nd = 0;
+	while (*p >= '0' && *p <= '9' && nd < 3) {
+		m = m * 10 + (*p++ - '0');
+		nd++;
+	}
+	if (!nd)
+		return NULL;
+	*minor = m;
+	return p;
+}
+
+static bool tag_fits_exact(const struct wheel_tag *t, const struct interp *ip)
+{
+	int major, minor;
+	const char *flags = abi_flags(t->abi, &major, &minor);
+	if (!flags || ip->major != major || ip->minor != minor)
+		return false;
+	if (ip->implementation && strcmp(ip->implementation, "cpython"))
+		return false;
+	bool want_ft = strchr(flags, 't') != NULL;
+	return want_ft == interp_ft(ip);
+}
+
+/* Describes the Pythons a tag asks for, for a skip reason. */
+static const char *tag_wants(struct arena *a, const struct wheel_tag *t)
+{
+	char kind;
+	int major, minor;
+	if (!parse_pytag(t->python, &kind, &major, &minor))
+		return arena_printf(a, "an interpreter for %s-%s", t->python, t->abi);
+	if (!strcmp(t->abi, "abi3") || (kind == 'p' && !strcmp(t->abi, "none")))
+		return minor < 0
+		           ? arena_printf(a, "a Python %d of the matrix", major)
+		           : arena_printf(a, "a CPython >= %d.%d of the matrix", major, minor);
+	int am, an;
+	const char *flags = abi_flags(t->abi, &am, &an);
+	if (flags && strchr(flags, 't'))
+		return arena_printf(a, "free-threaded Python %d.%d", am, an);
+	if (flags)
+		return arena_printf(a, "Python %d.%d", am, an);
+	return arena_printf(a, "Python %d.%d", major, minor);
+}
+
+struct host {
+	const char *arch;
+	const char *glibc;
+};
+
+static struct host host_facts(struct arena *a)
+{
+	struct host h = {"x86_64", NULL};
+	struct utsname u;
+	if (uname(&u) == 0)
+		h.arch = arena_strdup(a, u.machine);
+#ifdef _CS_GNU_LIBC_VERSION
+	char buf[64];
+	size_t n = confstr(_CS_GNU_LIBC_VERSION, buf, sizeof(buf));
+	if (n > 0 && n <= sizeof(buf) && !strncmp(buf, "glibc ", 6))
+		h.glibc = arena_strdup(a, buf + 6);
+#endif
+	return h;
+}
+
+static bool selected(struct arena *a, const struct wheeltest_opts *o, const struct interp *ip)
+{
+	if (!o->pythons || !o->pythons->n)
+		return true;
+	const char *key = interp_key(a, ip);
+	for (size_t i = 0; i < o->pythons->n; i++)
+		if (!strcmp(o->pythons->v[i], key) || !strcmp(o->pythons->v[i], ip->version))
+			return true;
+	return false;
+}
+
+static void wheel_requires_except_torch(struct arena *a, const char *wheel, struct strv *out,
+                                        const char **torch_req);
+
+/* The torch "MAJOR.MINOR" a wheel was built against (its Requires-Dist: torch>=2.6,<2.7, as
+ * cuwheel writes it), or NULL. */
+static const char *wheel_torch_minor(struct arena *a, const char *wheel)
+{
+	const char *req = NULL;
+	wheel_requires_except_torch(a, wheel, NULL, &req);
+	const char *ge = req ? strstr(req, ">=") : NULL;
+	int major, minor;
+	if (!ge || sscanf(ge + 2, "%d.%d", &major, &minor) != 2)
+		return NULL;
+	return arena_printf(a, "%d.%d", major, minor);
+}
+
+static bool torch_is(const struct interp *ip, const char *minor)
+{
+	return minor && ip->torch.present && ip->torch.version_short &&
+	       !strcmp(ip->torch.version_short, minor);
+}
+
+/* True when the wheel's torch requirement has a lower bound and no upper one (torch>=2.11, as
+ * cuwheel writes it for a module built against torch's stable ABI). */
+static bool wheel_torch_open(struct arena *a, const char *wheel)
+{
+	const char *req = NULL;
+	wheel_requires_except_torch(a, wheel, NULL, &req);
+	return req && strstr(req, ">=") && !strchr(req, '<');
+}
+
+const char *wheeltest_job_python(struct arena *a, const struct wheeltest_job *j)
+{
+	if (!j->py)
+		return j->py_key;
+	if (strstr(j->py_key, "-torch") && j->py->torch.version)
+		return arena_printf(a, "%s with torch %s", j->py->version, j->py->torch.version);
+	return j->py->version;
+}
+
+/* For a stable-ABI torch wheel: whether ip's torch is one to test it with: at least the one it
+ * was built against and, when the config has a torch axis, one of the axis. */
+static bool torch_tests_open(const struct config *cfg, const struct interp *ip, const char *minor)
+{
+	if (!minor || !ip->torch.present || !ip->torch.version_short ||
+	    version_dotted_cmp(ip->torch.version_short, minor) < 0)
+		return false;
+	return !cfg || !cfg->matrix.torch.n ||
+	       strv_contains(&cfg->matrix.torch, ip->torch.version_short);
+}
+
+static void push_job(struct arena *a, struct wheeltest_job **v, size_t *n, size_t *cap,
+                     const struct wheeltest_job *j)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 16;
+		*v = arena_realloc(a, *v, *cap, nc, sizeof(**v));
+		*cap = nc;
+	}
+	(*v)[(*n)++] = *j;
+}
+
+bool wheeltest_plan(struct arena *a, struct diag *d, const struct wheeltest_opts *o,
+                    struct wheeltest_job **jobs, size_t *n_jobs)
+{
+	struct host h = host_facts(a);
+	struct wheeltest_job *v = NULL;
+	size_t n = 0, cap = 0;
+	bool ok = true;
+	for (size_t w = 0; w < o->wheels->n; w++) {
+		const char *path = os_abspath(a, o->wheels->v[w]);
+		const char *slash = strrchr(path, '/');
+		const char *file = slash ? slash + 1 : path;
+		struct wheel_name wn;
+		const char *err;
+		if (!wheel_filename_parse(a, file, &wn, &err)) {
+			diag_path(d, DIAG_ERROR, o->wheels->v[w], "not a wheel file name: %s", err);
+			ok = false;
+			continue;
+		}
+		if (!os_exists(path) || os_is_dir(path)) {
+			diag_path(d, DIAG_ERROR, o->wheels->v[w], "no such wheel file");
+			ok = false;
+			continue;
+		}
+		struct wheeltest_job base = {.wheel = path, .filename = file, .py_key = "-"};
+		/* Tags whose platform this machine runs; the first problem explains a skip. */
+		const char *problem = NULL;
+		size_t n_ok = 0;
+		bool *plat_ok = arena_calloc(a, wn.n_tags ? wn.n_tags : 1, sizeof(bool));
+		for (size_t t = 0; t < wn.n_tags; t++) {
+			const char *p =
+			    wheeltest_platform_problem(a, wn.tags[t].platform, h.arch, h.glibc);
+			plat_ok[t] = !p;
+			n_ok += !p;
+			if (p && !problem)
+				problem = p;
+		}
+		if (!n_ok) {
+			base.result = WHEELTEST_SKIP;
+			base.reason = problem ? problem : "no tags";
+			push_job(a, &v, &n, &cap, &base);
+			continue;
+		}
+		size_t before = n, excluded = 0;
+		const char *wants = NULL;
+		/* A Python may have one interpreter per torch (a venv each): a torch wheel is
+		 * tested once per Python, with the interpreter of its torch where there is one. */
+		const char *torch = wheel_torch_minor(a, path);
+		/* A stable-ABI torch wheel is tested with every torch it is for: one job per
+		 * interpreter whose torch qualifies, not one per Python. */
+		bool open = torch && wheel_torch_open(a, path);
+		bool *fit = arena_calloc(a, o->ds->n_pythons + 1, sizeof(bool));
+		for (size_t i = 0; i < o->ds->n_pythons; i++) {
+			const struct interp *ip = &o->ds->pythons[i];
+			for (size_t t = 0; t < wn.n_tags && !fit[i]; t++) {
+				if (!plat_ok[t])
+					continue;
+				fit[i] = tag_fits_exact(&wn.tags[t], ip) ||
+				         tag_fits(a, o->cfg, &wn.tags[t], ip);
+			}
+		}
+		for (size_t i = 0; i < o->ds->n_pythons; i++) {
+			const struct interp *ip = &o->ds->pythons[i];
+			bool fits = fit[i];
+			if (open) {
+				fits = fits && torch_tests_open(o->cfg, ip, torch);
+				for (size_t k = 0; k < i && fits; k++) /* one per (Python, torch) */
+					fits =
+					    !(fit[k] &&
+					      !strcmp(interp_key(a, &o->ds->pythons[k]),
+					              interp_key(a, ip)) &&
+					      torch_tests_open(o->cfg, &o->ds->pythons[k], torch) &&
+					      !strcmp(o->ds->pythons[k].torch.version_short,
+					              ip->torch.version_short));
+			}
+			for (size_t k = 0; k < o->ds->n_pythons && fits && !open; k++) {
+				const struct interp *q = &o->ds->pythons[k];
+				if (k == i || !fit[k] ||
+				    strcmp(interp_key(a, q), interp_key(a, ip)))
+					continue;
+				bool qt = torch_is(q, torch), it = torch_is(ip, torch);
+				if ((qt && !it) || (qt == it && k < i))
+					fits = false; /* q stands for this Python */
+			}
+			if (!fits)
+				continue;
+			if (!selected(a, o, ip)) {
+				excluded++;
+				continue;
+			}
+			struct wheeltest_job j = base;
+			j.py = ip;
+			j.py_key = open ? arena_printf(a, "%s-torch%s", interp_key(a, ip),
+			                               ip->torch.version_short)
+			                : interp_key(a, ip);
+			push_job(a, &v, &n, &cap, &j);
+		}
+		if (n > before)
+			continue;
+		for (size_t t = 0; t < wn.n_tags && !wants; t++)
+			if (plat_ok[t])
+				wants = tag_wants(a, &wn.tags[t]);
+		base.result = WHEELTEST_SKIP;
+		base.reason = excluded ? "not selected by --python"
+		                       : arena_printf(a, "needs %s: not on this machine", wants);
+		push_job(a, &v, &n, &cap, &base);
+	}
+	*jobs = v;
+	*n_jobs = n;
+	return ok;
+}
+
+/* ---- running ---- */
+
+struct run_ctx {
+	const struct wheeltest_opts *o;
+	struct wheeltest_job *jobs;
+	size_t *runnable;         /* the indices of the jobs not skipped, in order */
+	const char *root;         /* temp dir holding one dir per job */
+	const char *path_env;     /* the parent's PATH */
+	struct strv pip_sources;  /* --no-index / --find-links X ... */
+	struct arena *job_arenas; /* one per job: results live there until copied */
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Keeps the last n lines of text. */
+static const char *tail_lines(struct arena *a, const char *text, size_t n)
+{
+	size_t len = strlen(text);
+	while (len && text[len - 1] == '\n')
+		len--;
+	size_t i = len, lines = 0;
+	while (i > 0) {
+		if (text[i - 1] == '\n' && ++lines == n)
+			break;
+		i--;
+	}
+	if (i == 0)
+		return arena_strndup(a, text, len);
+	return arena_printf(a, "[... %zu bytes cut ...]\n%.*s", i, (int)(len - i), text + i);
+}
+
+static void collect_diag(void *user, const struct diag_msg *m)
+{
+	sb_printf(user, "cuwheel: %s%s%s\n", m->path ? m->path : "", m->path ? ": " : "", m->text);
+}
+
+/* Runs argv (capturing) and returns its exit status; 127 when it could not start. */
+static int run_step(const char *const *argv, const char *cwd, const char *const *env,
+                    struct strbuf *out)
+{
+	struct diag d = {collect_diag, out, 0, 0};
+	struct os_run r = {.argv = argv, .cwd = cwd, .env = env, .capture = true};
+	int st;
+	if (!os_run(&d, &r, out, &st))
+		return 127;
+	return st;
+}
+
+/* Returns prefix followed by args, NULL-terminated. */
+static const char *const *pip_argv(struct arena *a, const char *const *prefix, size_t n,
+                                   const struct strv *args)
+{
+	const char **v = arena_calloc(a, n + args->n + 1, sizeof(*v));
+	memcpy(v, prefix, n * sizeof(*v));
+	memcpy(v + n, args->v, args->n * sizeof(*v));
+	return v;
+}
+
+static void job_fail(struct arena *a, struct wheeltest_job *j, const char *step, int st,
+                     const struct strbuf *out, size_t lines)
+{
+	j->result = WHEELTEST_FAIL;
+	j->reason = step;
+	j->exit_code = st;
+	j->output = tail_lines(a, sb_str(out), lines);
+}
+
+/* Appends the wheel's Requires-Dist entries except torch's (as written, markers included) to
+ * out (may be NULL); sets *torch_req (may be NULL) to torch's entry, or NULL. */
+static void wheel_requires_except_torch(struct arena *a, const char *wheel, struct strv *out,
+                                        const char **torch_req)
+{
+	if (torch_req)
+		*torch_req = NULL;
+	struct diag quiet = {0}; /* a wheel that cannot be read fails its pip install, loudly */
+	struct zip_reader r = {0};
+	if (!zip_reader_open(a, &quiet, wheel, NULL, &r))
+		return;
+	for (size_t i = 0; i < r.n_members; i++) {
+		const char *n = r.members[i].name;
+		const char *sl = strchr(n, '/');
+		if (!sl || strcmp(sl, "/METADATA") != 0 || sl - n < 10 ||
+		    strncmp(sl - 10, ".dist-info", 10) != 0)
+			continue;
+		char *text = NULL;
+		size_t len = 0;
+		if (!zip_reader_read(a, &quiet, &r, &r.members[i], 16u << 20, &text, &len))
+			break;
+		for (char *line = text; line && *line && *line != '\n';) {
+			char *nl = strchr(line, '\n');
+			size_t ll = nl ? (size_t)(nl - line) : strlen(line);
+			static const char key[] = "Requires-Dist:";
+			if (ll > sizeof(key) - 1 && !strncasecmp(line, key, sizeof(key) - 1)) {
+				const char *v = line + sizeof(key) - 1;
+				while (*v == ' ')
+					v++;
+				size_t vl = ll - (size_t)(v - line);
+				while (vl && (v[vl - 1] == '\r' || v[vl - 1] == ' '))
+					vl--;
+				size_t nm =
+				    strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+				              "0123456789._-");
+				bool is_torch = nm == 5 && !strncasecmp(v, "torch", 5);
+				if (!is_torch && vl && out)
+					strv_push(a, out, arena_strndup(a, v, vl));
+				if (is_torch && torch_req)
+					*torch_req = arena_strndup(a, v, vl);
+			}
+			line = nl ? nl + 1 : NULL;
+		}
+		break;
+	}
+	zip_reader_close(&r);
+}
+
+/* Returns the site-packages dir that holds py's torch (the parent of its package dir), or
+ * NULL when py has none. */
+static const char *torch_site_dir(struct arena *a, const struct interp *py)
+{
+	if (!py || !py->torch.present || !py->torch.include_dirs.n)
+		return NULL;
+	char *p = arena_strdup(a, py->torch.include_dirs.v[0]); /* <site>/torch/include */
+	for (int up = 0; up < 2; up++) {
+		char *sl = strrchr(p, '/');
+		if (!sl || sl == p)
+			return NULL;
+		*sl = '\0';
+	}
+	return p;
+}
+
+static void job_run(struct run_ctx *rc, size_t idx)
+{
+	const struct wheeltest_opts *o = rc->o;
+	struct wheeltest_job *j = &rc->jobs[idx];
+	struct arena *a = &rc->job_arenas[idx];
+	size_t lines = o->output_lines ? o->output_lines : 60;
+	double t0 = now_s();
+	struct diag quiet = {0}; /* a job's failures are told in its own output (job_fail) */
+	char *dir = arena_printf(a, "%s/%zu-%s", rc->root, idx, j->py_key);
+	char *venv = os_join(a, dir, "venv"), *work = os_join(a, dir, "work");
+	char *vpy = arena_printf(a, "%s/bin/python", venv);
+	struct strbuf out = {0};
+	int st;
+	if (!os_mkdir_p(&quiet, work)) {
+		sb_puts(&out, "cannot create the work directory\n");
+		job_fail(a, j, "setup", 1, &out, lines);
+		goto done;
+	}
+
+	/* A venv without pip takes a tenth of a second; ensurepip takes seconds. The base
+	 * interpreter's pip installs into it with --python (pip >= 22.3). */
+	const char *venv_argv[] = {j->py->path, "-m", "venv", "--without-pip", venv, NULL};
+	if ((st = run_step(venv_argv, work, NULL, &out)) != 0) {
+		job_fail(a, j, "python -m venv", st, &out, lines);
+		goto done;
+	}
+
+	/* A torch cell is tested against the torch it was built with, not one pip downloads
+	 * (1.6 GB a venv, or a failure offline): a .pth puts the site-packages dir holding the
+	 * building interpreter's torch on the venv's path, after its own, so pip sees
+	 * Requires-Dist: torch satisfied. [tool.cuwheel.test] torch = "index" turns it off. */
+	const char *torch_site = o->cfg->test.torch_from_index ? NULL : torch_site_dir(a, j->py);
+	if (torch_site) {
+		char *pth =
+		    arena_printf(a, "%s/lib/python%d.%d%s/site-packages/_cuwheel_build_torch.pth",
+		                 venv, j->py->major, j->py->minor, j->py->freethreaded ? "t" : "");
+		char *line = arena_printf(a, "%s\n", torch_site);
+		if (!os_write_atomic(&quiet, pth, line, strlen(line), 0644)) {
+			sb_puts(&out, "cannot write the .pth that points at the build's torch\n");
+			job_fail(a, j, "setup", 1, &out, lines);
+			goto done;
+		}
+	}
+
+	/* pip's arguments after "pip"; prefixed by how pip is started. With the build's torch,
+	 * two steps: the wheel's other requirements and the test's (with their dependencies),
+	 * then the wheel itself with --no-deps, since pip would otherwise also want every
+	 * dependency of that torch (installed or not, it is not the test's business). */
+	struct strv steps[2] = {{0}};
+	size_t n_steps = 0;
+	struct strv reqs = {0};
+	if (torch_site)
+		wheel_requires_except_torch(a, j->wheel, &reqs, NULL);
+	for (size_t i = 0; i < o->cfg->test.requires.n; i++)
+		strv_push(a, &reqs, o->cfg->test.requires.v[i]);
+	for (size_t k = 0; k < 2; k++) {
+		bool deps_step = k == 0;
+		if (deps_step && torch_site && !reqs.n)
+			continue;
+		if (!deps_step && !torch_site)
+			break;
+		struct strv *args = &steps[n_steps++];
+		strv_push(a, args, "install");
+		strv_push(a, args, "--disable-pip-version-check");
+		strv_push(a, args, "--no-input");
+		strv_push(a, args, "-q");
+		for (size_t i = 0; i < rc->pip_sources.n; i++)
+			strv_push(a, args, rc->pip_sources.v[i]);
+		if (!deps_step)
+			strv_push(a, args, "--no-deps");
+		if (!deps_step || !torch_site)
+			strv_push(a, args, j->wheel);
+		for (size_t i = 0; deps_step && i < reqs.n; i++)
+			strv_push(a, args, reqs.v[i]);
+	}
+	const char *pip_env[] = {"PIP_DISABLE_PIP_VERSION_CHECK=1", "PIP_NO_INPUT=1",
+	                         "PIP_REQUIRE_VIRTUALENV=0", NULL};
+	const char *base_pip[] = {j->py->path, "-m", "pip", "--python", vpy};
+	const char *venv_pip[] = {vpy, "-m", "pip"};
+	const char *const *pip = base_pip;
+	size_t n_pip = 5;
+	st = 0;
+	for (size_t k = 0; k < n_steps && st == 0; k++) {
+		sb_reset(&out);
+		st = run_step(pip_argv(a, pip, n_pip, &steps[k]), work, pip_env, &out);
+		const char *o_text = sb_str(&out);
+		if (st != 0 && pip == base_pip &&
+		    (strstr(o_text, "no such option: --python") ||
+		     strstr(o_text, "No module named pip"))) {
+			/* The base pip cannot target another interpreter: give the venv its own
+			 * pip. */
+			const char *ensure[] = {vpy, "-m", "ensurepip", "--default-pip", NULL};
+			sb_reset(&out);
+			if ((st = run_step(ensure, work, NULL, &out)) != 0) {
+				job_fail(a, j, "python -m ensurepip", st, &out, lines);
+				goto done;
+			}
+			pip = venv_pip;
+			n_pip = 3;
+			sb_reset(&out);
+			st = run_step(pip_argv(a, pip, n_pip, &steps[k]), work, pip_env, &out);
+		}
+	}
+	if (st != 0) {
+		job_fail(a, j, "pip install", st, &out, lines);
+		goto done;
+	}
+
+	/* The paths reach the command as variables it reads, never as text the shell parses. */
+	const char *why = NULL;
+	char *cmd = wheeltest_expand_command(a, o->cfg->test.command, &why);
+	if (!cmd) {
+		sb_reset(&out);
+		sb_puts(&out, why);
+		job_fail(a, j, "test command", 2, &out, lines);
+		goto done;
+	}
+	const char *sh[] = {"/bin/sh", "-c", cmd, NULL};
+	const char *env[] = {arena_printf(a, "PATH=%s/bin%s%s", venv, rc->path_env ? ":" : "",
+	                                  rc->path_env ? rc->path_env : ""),
+	                     arena_printf(a, "VIRTUAL_ENV=%s", venv),
+	                     "PYTHONHOME=", /* an empty value counts as unset for Python */
+	                     "PYTHONPATH=",
+	                     "PYTHONNOUSERSITE=1",
+	                     arena_printf(a, TESTCMD_PROJECT_VAR "=%s", o->cfg->project_dir),
+	                     arena_printf(a, TESTCMD_WHEEL_VAR "=%s", j->wheel),
+	                     NULL};
+	sb_reset(&out);
+	if ((st = run_step(sh, work, env, &out)) != 0) {
+		job_fail(a, j, "test command", st, &out, lines);
+		goto done;
+	}
+	j->result = WHEELTEST_PASS;
+	j->output = tail_lines(a, sb_str(&out), 3); /* the summary ("49 passed in 3.1s") */
+
+done:
+	sb_release(&out);
+	j->seconds = now_s() - t0;
+	if (o->keep_venvs)
+		j->venv = venv;
+	else
+		os_rm_rf(&quiet, dir);
+}
+
+/* pool_fn: runs the k-th runnable job. */
+static void job_take(void *ctx, size_t k)
+{
+	struct run_ctx *rc = ctx;
+	job_run(rc, rc->runnable[k]);
+}
+
+/* pool_fn: reports the k-th runnable job done (one report at a time). */
+static void job_done(void *ctx, size_t k)
+{
+	struct run_ctx *rc = ctx;
+	if (rc->o->on_done)
+		rc->o->on_done(rc->o->user, &rc->jobs[rc->runnable[k]]);
+}
+
+static void add_find_links(struct arena *a, struct strv *out, const char *base, const char *dir)
+{
+	strv_push(a, out, "--find-links");
+	strv_push(a, out, dir[0] == '/' ? dir : os_join(a, base, dir));
+}
+
+bool wheeltest_run(struct arena *a, struct diag *d, const struct wheeltest_opts *o,
+                   struct wheeltest_job *jobs, size_t n_jobs)
+{
+	struct run_ctx rc = {.o = o, .jobs = jobs};
+	size_t runnable = 0;
+	for (size_t i = 0; i < n_jobs; i++)
+		runnable += jobs[i].result != WHEELTEST_SKIP;
+	if (!runnable)
+		return true;
+	if (!o->cfg || !o->cfg->test.command) {
+		diag_msg(d, DIAG_ERROR, "the project has no test command");
+		return false;
+	}
+
+	const char *tmp = env_nonempty(o->env, "TMPDIR");
+	char *root = arena_printf(a, "%s/cuwheel-test-XXXXXX", tmp ? tmp : "/tmp");
+	if (!mkdtemp(root)) {
+		diag_errno(d, root, "cannot create a temporary directory");
+		return false;
+	}
+	rc.root = root;
+	rc.path_env = env_value(o->env, "PATH");
+
+	/* Local find-links dirs replace the index unless the environment names one. */
+	size_t n_links = (o->find_links ? o->find_links->n : 0) + o->cfg->test.find_links.n;
+	if (n_links && !env_nonempty(o->env, "PIP_INDEX_URL") &&
+	    !env_nonempty(o->env, "PIP_EXTRA_INDEX_URL"))
+		strv_push(a, &rc.pip_sources, "--no-index");
+	for (size_t i = 0; i < o->cfg->test.find_links.n; i++)
+		add_find_links(a, &rc.pip_sources, o->cfg->project_dir,
+		               o->cfg->test.find_links.v[i]);
+	char *cwd = os_abspath(a, ".");
+	for (size_t i = 0; o->find_links && i < o->find_links->n; i++)
+		add_find_links(a, &rc.pip_sources, cwd, o->find_links->v[i]);
+
+	rc.job_arenas = arena_calloc(a, n_jobs, sizeof(*rc.job_arenas));
+	rc.runnable = arena_calloc(a, runnable, sizeof(*rc.runnable));
+	for (size_t i = 0, k = 0; i < n_jobs; i++)
+		if (jobs[i].result != WHEELTEST_SKIP)
+			rc.runnable[k++] = i;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t nthreads = o->jobs > 0 ? (size_t)o->jobs : (size_t)(ncpu > 0 ? ncpu : 1);
+	pool_run_each(runnable, nthreads, job_take, job_done, &rc);
+
+	/* Results move into the caller's arena; the per-job arenas go. */
+	for (size_t i = 0; i < n_jobs; i++) {
+		struct wheeltest_job *j = &jobs[i];
+		if (j->result == WHEELTEST_SKIP)
+			continue;
+		if (j->reason)
+			j->reason = arena_strdup(a, j->reason);
+		if (j->output)
+			j->output = arena_strdup(a, j->output);
+		if (j->venv)
+			j->venv = arena_strdup(a, j->venv);
+		arena_free(&rc.job_arenas[i]);
+	}
+	if (!o->keep_venvs) {
+		struct diag quiet = {0};
+		if (!os_rm_rf(&quiet, root))
+			diag_path(d, DIAG_WARNING, root,
+			          "cannot remove the test venvs; delete this directory by hand");
+	}
+	return true;
+}
