@@ -16,6 +16,7 @@
   the 10 GB quota, push-to-default-branch trigger, manylinux_2_28 containers with pinned CUDA
   packages, Windows steps without bash (link.exe), cuwheel installed with pip.
 - cuwheel plan --shard covers each cell once."""
+import atexit
 import difflib
 import fnmatch
 import glob
@@ -118,6 +119,22 @@ def fixture(tmp, text_patch):
     with open(os.path.join(proj, "pyproject.toml"), "w") as f:
         f.write(text)
     return proj
+
+
+_TINYRASTER = []
+
+
+def tinyraster():
+    """A copy of examples/tinyraster outside any git repository (made once): the project is
+    then the repository's root, as tinyraster was before it moved under examples/."""
+    if not _TINYRASTER:
+        tmp = tempfile.mkdtemp(prefix="cuwheel-ci-tinyraster-")
+        atexit.register(shutil.rmtree, tmp, True)
+        proj = os.path.join(tmp, "tinyraster")
+        shutil.copytree(os.path.join(ROOT, "examples", "tinyraster"), proj,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.so", "build", "dist"))
+        _TINYRASTER.append(proj)
+    return _TINYRASTER[0]
 
 
 def clean_env(over=None):
@@ -551,7 +568,7 @@ def goldens():
     """Each golden workflow is emitted byte for byte as checked in: a change to the emitted
     text shows as a diff here and is made on purpose (`--update` rewrites the files)."""
     for fname, over, opts in GOLDENS:
-        text, _ = emit(ROOT, *opts, over=over)
+        text, _ = emit(tinyraster(), *opts, over=over)
         path = os.path.join(GOLDEN, fname)
         if UPDATE:
             os.makedirs(GOLDEN, exist_ok=True)
@@ -584,23 +601,23 @@ def main():
     tmp = tempfile.mkdtemp(prefix="cuwheel-ci-")
     try:
         # 1. tinyraster's own matrix, as this machine expands it.
-        text, err = emit(ROOT)
-        text2, _ = emit(ROOT)
+        text, err = emit(tinyraster())
+        text2, _ = emit(tinyraster())
         check(text == text2, "default: the output is deterministic")
         doc = validate("default", text)
-        plan, _ = plan_cells(ROOT)
+        plan, _ = plan_cells(tinyraster())
         check_graph("default", doc, plan, False, (), tmp)
         check_hygiene("default", doc, text, ())
         check(doc["env"]["CUWHEEL_GIT"] == "https://github.com/cuwheel/cuwheel" and
               doc["env"]["CUWHEEL_REV"] == CUWHEEL_REV,
               "default: cuwheel built from its repository at the --cuwheel commit")
-        p = run([CUWHEEL, "ci", "github", "--stdout"], env=clean_env(), ok=(1,))
+        p = run([CUWHEEL, "ci", "github", "--stdout"], env=clean_env(), ok=(1,), cwd=tinyraster())
         check(p.returncode == 1 and "[tool.cuwheel.ci] cuwheel is not set" in p.stderr and
               "no release of cuwheel" in p.stderr,
               "no cuwheel source given: refused, naming the key to set", p.stderr)
 
         # aarch64 legs: the aarch64 image, an arm runner, NVIDIA's sbsa repository.
-        arm, _ = emit(ROOT, over={"CUWHEEL_MATRIX_PLATFORM": "linux_aarch64",
+        arm, _ = emit(tinyraster(), over={"CUWHEEL_MATRIX_PLATFORM": "linux_aarch64",
                                   "CUWHEEL_MATRIX_CUDA": "12.4"})
         k = load(arm)["jobs"]["kernels-cu124-linux_aarch64"]
         check(k["container"]["image"] == "quay.io/pypa/manylinux_2_28_aarch64" and
@@ -610,7 +627,7 @@ def main():
 
         # -o writes the same text atomically (no temp file left beside it).
         out = os.path.join(tmp, "wf", "sub", "wheels.yml")
-        p = run([CUWHEEL, "ci", "github", "-o", out, "--cuwheel", CUWHEEL_SPEC], env=clean_env())
+        p = run([CUWHEEL, "ci", "github", "-o", out, "--cuwheel", CUWHEEL_SPEC], env=clean_env(), cwd=tinyraster())
         check(p.returncode == 0 and open(out).read() == text, "-o FILE writes the workflow")
         check(os.listdir(os.path.dirname(out)) == ["wheels.yml"], "-o leaves no temp file")
         for bad in (["ci"], ["ci", "gitlab"], ["ci", "github", "--bogus"],
@@ -622,11 +639,11 @@ def main():
                     ["ci", "github", "--cuwheel", "git+https://github.com/cuwheel/cuwheel@main"],
                     ["ci", "github", "--cuwheel", "https://example.org/c.whl"],
                     ["ci", "github", "--sdist-spec", "gsplat==1.5.3"]):
-            p = run([CUWHEEL, *bad], env=clean_env(), ok=(2,))
+            p = run([CUWHEEL, *bad], env=clean_env(), ok=(2,), cwd=tinyraster())
             check(p.returncode == 2, f"usage error for {' '.join(bad)}")
         p = run([CUWHEEL, "ci", "github", "--stdout", "--cuwheel",
                  "https://example.org/cuwheel-0.1.0-py3-none-manylinux_2_28_x86_64.whl"
-                 "#sha256=" + "ab" * 32], env=clean_env())
+                 "#sha256=" + "ab" * 32], env=clean_env(), cwd=tinyraster())
         check('CUWHEEL_WHEEL: "https://example.org/cuwheel-0.1.0-py3-none-manylinux_2_28_x86_64'
               '.whl"' in p.stdout and f'CUWHEEL_SHA256: {"ab" * 32}' in p.stdout,
               "--cuwheel URL#sha256=HEX: the wheel, installed only with that digest")
