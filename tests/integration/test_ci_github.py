@@ -431,6 +431,11 @@ def check_hygiene(name, doc, text, gpu):
                   f"{name}: {jname} pins {u} by a commit of ci/actions.h")
         for k, v in job.get("env", {}).items():
             check("secrets." not in str(v), f"{name}: {jname}: no secret in job env ({k})")
+        for s in job["steps"]:  # the test command's placeholders: variables, never path text
+            for m in re.finditer(r'\.replace\("\{(project|wheel)\}", ([^)]*)\)', s.get("run", "")):
+                check(m.group(2) == f"'\"%CUWHEEL_{m.group(1).upper()}%\"'",
+                      f"{name}: {jname}: {{{m.group(1)}}} reaches the shell as a variable",
+                      m.group(0))
         for s in job["steps"]:
             if "CUWHEEL_CACHE_REMOTE" in s.get("env", {}):
                 check('cuwheel "${src[@]}" build' in s.get("run", ""),
