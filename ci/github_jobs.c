@@ -187,11 +187,14 @@ static const char *const install_torch =
     "done <<< \"$TORCH_VENVS\"\n"
     "echo \"CUWHEEL_PYTHONS=$pythons\" >> \"$GITHUB_ENV\"\n";
 
-/* The arguments every `cuwheel` call of a job gets: the project, its sdist and config. */
+/* The arguments every `cuwheel` call of a job gets: the project and its config before the
+ * command (global options), its sdist after it (`cuwheel build SDIST`: an operand of the
+ * command, which the global parser would take for a command name). */
 static const char *const source_args =
     "src=(-C \"$PROJECT\")\n"
-    "if [ -n \"$SDIST\" ]; then src+=(\"$GITHUB_WORKSPACE/$SDIST\"); fi\n"
-    "if [ -n \"$CONFIG\" ]; then src+=(--config \"$GITHUB_WORKSPACE/$CONFIG\"); fi\n";
+    "if [ -n \"$CONFIG\" ]; then src+=(--config \"$GITHUB_WORKSPACE/$CONFIG\"); fi\n"
+    "sdist=()\n"
+    "if [ -n \"$SDIST\" ]; then sdist=(\"$GITHUB_WORKSPACE/$SDIST\"); fi\n";
 
 static const char *const install_cuda =
     "case \"$CUDA_TOOLKIT\" in\n"
@@ -417,10 +420,11 @@ static void kernels_job(struct emit *e, const struct leg *l)
 	yaml_step(sb, 6, "Kernels, once for this toolkit");
 	compile_env(e);
 	yaml_run(sb, 8,
-	         arena_printf(e->a,
-	                      "%s%scuwheel \"${src[@]}\" build -j \"$jobs\" --stage kernels "
-	                      "--export kernels-out --only '*-%s'",
-	                      jobs_from_memory, source_args, l->id));
+	         arena_printf(
+	             e->a,
+	             "%s%scuwheel \"${src[@]}\" build \"${sdist[@]}\" -j \"$jobs\" --stage kernels "
+	             "--export kernels-out --only '*-%s'",
+	             jobs_from_memory, source_args, l->id));
 	yaml_step(sb, 6, "ccache statistics");
 	yaml_kv(sb, 8, "if", "always()");
 	yaml_run(sb, 8, "ccache --show-stats -v || true");
@@ -465,13 +469,15 @@ static void wheels_job(struct emit *e, const struct leg *l)
 	gh_download(e, arena_printf(e->a, "kernels-%s-%s", l->id, e->key), NULL, "kernels-out");
 	yaml_step(sb, 6, "Wheels against the imported kernels");
 	compile_env(e);
-	yaml_run(sb, 8,
-	         arena_printf(e->a,
-	                      "%s%sargs=()\n"
-	                      "for id in $CELLS; do args+=(--only \"$id\"); done\n"
-	                      "cuwheel \"${src[@]}\" build -j \"$jobs\" --stage wheels --import "
-	                      "kernels-out%s \"${args[@]}\"",
-	                      jobs_from_memory, source_args, e->o->gpu_label ? " --no-test" : ""));
+	yaml_run(
+	    sb, 8,
+	    arena_printf(
+	        e->a,
+	        "%s%sargs=()\n"
+	        "for id in $CELLS; do args+=(--only \"$id\"); done\n"
+	        "cuwheel \"${src[@]}\" build \"${sdist[@]}\" -j \"$jobs\" --stage wheels --import "
+	        "kernels-out%s \"${args[@]}\"",
+	        jobs_from_memory, source_args, e->o->gpu_label ? " --no-test" : ""));
 	upload(e, per_cell ? "wheels-${{ matrix.cell }}" : arena_printf(e->a, "wheels-%s", l->id),
 	       arena_printf(e->a, "%s/*.whl", e->dist), 0);
 	sb_putc(sb, '\n');
@@ -522,10 +528,11 @@ static void test_job(struct emit *e, const struct leg *l)
 	gh_sdist_step(e);
 	yaml_step(sb, 6, "Test every wheel on every Python it is for");
 	yaml_run(sb, 8,
-	         arena_printf(e->a,
-	                      "%s# shellcheck disable=SC2153 # DIST is the workflow's, not a "
-	                      "misspelt SDIST\ncuwheel \"${src[@]}\" test \"$DIST\"/*.whl",
-	                      source_args));
+	         arena_printf(
+	             e->a,
+	             "%s# shellcheck disable=SC2153 # DIST is the workflow's, not a "
+	             "misspelt SDIST\ncuwheel \"${src[@]}\" test \"${sdist[@]}\" \"$DIST\"/*.whl",
+	             source_args));
 	sb_putc(sb, '\n');
 }
 
@@ -629,11 +636,13 @@ void gh_windows_leg(struct emit *e, const struct leg *l)
 	sb_puts(sb, "    steps:\n");
 	linux_setup(e, l, false, NULL, NULL);
 	yaml_step(sb, 6, "build.ninja and probe.py for the Windows runner");
-	yaml_run(sb, 8,
-	         arena_printf(e->a,
-	                      "%scuwheel \"${src[@]}\" build --stage win-graph --export win-out "
-	                      "--only '*-%s'",
-	                      source_args, l->id));
+	yaml_run(
+	    sb, 8,
+	    arena_printf(
+	        e->a,
+	        "%scuwheel \"${src[@]}\" build \"${sdist[@]}\" --stage win-graph --export win-out "
+	        "--only '*-%s'",
+	        source_args, l->id));
 	upload(e, graph, "win-out/", 7);
 	sb_putc(sb, '\n');
 
@@ -683,11 +692,12 @@ void gh_windows_leg(struct emit *e, const struct leg *l)
 	linux_setup(e, l, false, NULL, NULL);
 	gh_download(e, arena_printf(e->a, "winstage-%s", l->id), NULL, "win-out");
 	yaml_step(sb, 6, "Pack and audit");
-	yaml_run(sb, 8,
-	         arena_printf(e->a,
-	                      "%scuwheel \"${src[@]}\" build --stage win-pack --import "
-	                      "win-out",
-	                      source_args));
+	yaml_run(
+	    sb, 8,
+	    arena_printf(e->a,
+	                 "%scuwheel \"${src[@]}\" build \"${sdist[@]}\" --stage win-pack --import "
+	                 "win-out",
+	                 source_args));
 	upload(e, arena_printf(e->a, "wheels-%s", l->id), arena_printf(e->a, "%s/*.whl", e->dist),
 	       0);
 	sb_putc(sb, '\n');

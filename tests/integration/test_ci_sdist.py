@@ -144,7 +144,11 @@ def main():
             for st in job["steps"]:
                 r = st.get("run", "")
                 if '"${src[@]}" build' in r and j.startswith(("kernels", "wheels")):
-                    check('src+=("$GITHUB_WORKSPACE/$SDIST")' in r and
+                    # The sdist is an operand of the command (`cuwheel build SDIST`): before
+                    # it, cuwheel's global parser takes it for a command name (the local run
+                    # of the workflow found that).
+                    check('sdist=("$GITHUB_WORKSPACE/$SDIST")' in r and
+                          'cuwheel "${src[@]}" build "${sdist[@]}" ' in r and
                           'src+=(--config "$GITHUB_WORKSPACE/$CONFIG")' in r,
                           f"gsplat: {j} passes the sdist and the config to cuwheel")
             if j.startswith(("kernels", "wheels")):
@@ -203,7 +207,7 @@ def main():
         names = [s.get("name") for s in t["steps"]]
         runs = "\n".join(s.get("run", "") for s in t["steps"])
         check("The sdist (pinned by sha256)" in names and
-              'cuwheel "${src[@]}" test "$DIST"/*.whl' in runs and
+              'cuwheel "${src[@]}" test "${sdist[@]}" "$DIST"/*.whl' in runs and
               'src+=(--config "$GITHUB_WORKSPACE/$CONFIG")' in runs,
               "gsplat --gpu-label: the test job gets the sdist and the config", names)
 
