@@ -129,6 +129,17 @@ def main():
         check(p.returncode == 0 and text == want,
               "golden gsplat-sdist.yml: the emitted workflow is the checked-in one "
               f"(if the change is meant: {sys.argv[0]} --update)", p.stderr)
+        # The same bytes on a machine with no torch venv, no pyenv and no CUDA on PATH: the
+        # cells come from the config and ci/torch_builds.def, never from discovery.
+        home = os.path.join(tmp, "home")
+        os.makedirs(home)
+        bare = tcg.clean_env({"HOME": home, "PATH": "/usr/bin:/bin",
+                              "CUWHEEL_PYTHONS": "3.12=/nonexistent/bin/python",
+                              "CUWHEEL_BUILD_DIR": os.path.join(tmp, "bare-build")})
+        pb = run([CUWHEEL, "ci", "github", sdist, "--config",
+                  os.path.join(repo, "gsplat.cuwheel.toml"), "--stdout"], env=bare)
+        check(pb.stdout == want, "golden gsplat-sdist.yml: the same workflow on a machine "
+              "without torch venvs, pyenv or CUDA", pb.stderr)
         doc = validate("gsplat sdist", text)
         check_hygiene("gsplat sdist", doc, text, ())
         check_pins("gsplat sdist", doc, text)
