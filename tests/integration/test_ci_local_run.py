@@ -245,6 +245,9 @@ class Runner:
             open(files["env"], "w").close()
         self.summaries[jid] = open(files["summary"]).read()
         self.workspaces[jid] = ws
+        # A hosted runner's RUNNER_TEMP goes with its job: here it would keep every job's torch
+        # venvs (6 GB each) until the test ends.
+        shutil.rmtree(temp, ignore_errors=True)
         return ok
 
     def run(self, project, linux_only=True):

@@ -1,122 +1,138 @@
-"""Runs the Linux jobs of the workflow `cuwheel ci github SDIST --config FILE` writes for gsplat
-(examples/gsplat), step by step on this machine (test_ci_local_run.py's runner), with local
-stand-ins for the two indexes the jobs read:
+"""Runs the Linux jobs of the workflow `cuwheel ci github SDIST --config FILE` writes for a torch
+project, step by step on this machine (test_ci_local_run.py's runner), with no hand edit of the
+workflow: only its index variables point at local stand-ins.
 
-- PyPI's PEP 503 page for the sdist: a file:// page holding gsplat-1.5.3.tar.gz (its sha256 is
-  the one the workflow pins);
-- PyPI and PyTorch's per-CUDA index for torch: a file:// PEP 503 index made from the real torch
-  wheels (and their dependencies) found in pip's caches (PIP_CACHE_DIR, ~/.cache/pip,
-  build/pip-cache). No stand-in for torch is made: without torch wheels in a cache the test
-  exits 77 and says where it looked.
+The project is examples/torchext packed as an sdist (torchext-0.1.0.tar.gz with a PKG-INFO, as a
+release engineer gets one) and a config beside it (torchext.cuwheel.toml: the example's
+[tool.cuwheel] tables, Pythons 3.12 and 3.13, CUDA 13.0, torch 2.11, archs 8.0). It is small on
+purpose: gsplat, the issue's example, takes ~40 min of kernels on two cores
+(tests/realproject/test_ci_local_run_gsplat.py runs it, `ctest -L realproject`).
 
-The config is examples/gsplat's with its torch axis set to the cached torch's minor, the
-Pythons the cached torch wheels are for, the CUDA of that torch's PyPI build, and archs "8.0";
+The stand-ins:
+- SDIST_INDEX: a file:// PEP 503 page holding the sdist, whose sha256 the workflow pins;
+- PYPI_INDEX (torch 2.11's default build, CUDA 13.0, comes from PyPI: ci/torch_builds.def):
+  a file:// PEP 503 index of the real torch 2.11.0 wheels and every dependency pip resolves for
+  them, which the test downloads itself from PyPI into build/ci-wheelhouse/ (once; pip's cache
+  is build/pip-cache; tests/integration/torch_wheelhouse.py). The workflow's torch step uses
+  `--index-url`, so this index must serve the whole closure, and does.
 cuwheel comes from its own wheel (tools/cuwheel-wheel) by digest. It passes when every Linux job
 succeeds (the sdist fetched and checked, torch installed into the venvs the workflow names
-through CUWHEEL_PYTHONS, kernels once, a wheel per Python built, audited and tested) and the
-index job's summary says every cell was published."""
+through CUWHEEL_PYTHONS, kernels once, a wheel per Python built, audited and tested: pytest
+from PyPI, as on a runner) and the index job publishes both cells under site/pt211cu130/."""
 import glob
 import hashlib
+import io
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
-import zipfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_ci_local_run as lr  # noqa: E402
+import testskip  # noqa: E402
+import torch_wheelhouse as twh  # noqa: E402
 
 ROOT = os.getcwd()
 CUWHEEL = lr.CUWHEEL
-SDIST = "gsplat-1.5.3.tar.gz"
-SHA256 = "343f080c470e891ba3c697c03bdf0952cb982d1d535fdc24adb23c2cb4fba906"
+TORCH = "2.11.0"
+CUDA = "13.0"
+PYTHONS = ["3.12", "3.13"]
+EXAMPLE = os.path.join(ROOT, "examples", "torchext")
+
+PKG_INFO = """Metadata-Version: 2.1
+Name: torchext
+Version: 0.1.0
+Summary: Fused scaled_add and bias_gelu ops for PyTorch: CUDA kernels and a CPU path
+Author-email: The cuwheel authors <cuwheel@example.org>
+License: MIT
+Classifier: Programming Language :: Python :: 3
+Classifier: Environment :: GPU :: NVIDIA CUDA
+Requires-Python: >=3.10
+Description-Content-Type: text/markdown
+
+"""
+
+CONFIG = """# torchext from its sdist: examples/torchext/pyproject.toml's [tool.cuwheel] tables.
+[tool.cuwheel]
+packages = ["python/torchext"]
+
+[tool.cuwheel.kernels]
+sources = ["csrc/*.cu", "csrc/*.cpp"]
+include-dirs = ["csrc"]
+archs = "8.0"
+uses-torch = "auto"
+
+[tool.cuwheel.extension]
+module = "torchext._C"
+kind = "torch"
+sources = ["binding/ops.cpp", "binding/square.cpp"]
+include-dirs = ["csrc"]
+
+[tool.cuwheel.matrix]
+python = {pythons}
+cuda = ["{cuda}"]
+torch = ["{torch}"]
+
+[tool.cuwheel.test]
+requires = ["pytest"]
+command = "python -m pytest -q -p no:cacheprovider {{project}}/tests"
+
+[tool.cuwheel.ci]
+cuwheel = {{url = "file://{wheel}", sha256 = "{digest}"}}
+"""
 
 
-def pip_caches():
-    dirs = [os.environ.get("PIP_CACHE_DIR"), os.path.expanduser("~/.cache/pip"),
-            os.path.join(ROOT, "build", "pip-cache"), "/work/main/build/pip-cache"]
-    return [d for d in dirs if d and os.path.isdir(d)]
-
-
-def cached_wheels(caches):
-    """{file name: path} of every wheel pip's caches hold: its HTTP cache keeps each download
-    as a body file; a wheel is a zip with a .dist-info/WHEEL, named from its METADATA and tags."""
-    out = {}
-    for c in caches:
-        for dirpath, _, files in os.walk(c):
-            for f in files:
-                p = os.path.join(dirpath, f)
-                if f.endswith(".whl"):
-                    out[f] = p
-                    continue
-                if os.path.getsize(p) < 1024 or not zipfile.is_zipfile(p):
-                    continue
-                try:
-                    z = zipfile.ZipFile(p)
-                    wheel = [n for n in z.namelist() if n.endswith(".dist-info/WHEEL")][0]
-                    meta = z.read(wheel[:-5] + "METADATA").decode(errors="replace")
-                    tags = re.findall(r"^Tag: (.+)$", z.read(wheel).decode(), re.M)
-                except (zipfile.BadZipFile, IndexError, KeyError, OSError):
-                    continue
-                name = re.search(r"^Name: (.+)$", meta, re.M).group(1).strip()
-                ver = re.search(r"^Version: (.+)$", meta, re.M).group(1).strip()
-                py, abi, plat = (set(x) for x in zip(*(t.split("-") for t in tags)))
-                fname = "%s-%s-%s-%s-%s.whl" % (re.sub(r"[-_.]+", "_", name), ver,
-                                                ".".join(sorted(py)), ".".join(sorted(abi)),
-                                                ".".join(sorted(plat)))
-                out[fname] = p
-    return out
-
-
-def simple_index(root, files):
-    """A PEP 503 index of files ({name: path}) under root."""
-    for fname, path in files.items():
-        proj = re.sub(r"[-_.]+", "-", fname.split("-")[0]).lower()
-        d = os.path.join(root, proj)
-        os.makedirs(d, exist_ok=True)
-        shutil.copy(path, os.path.join(d, fname))
-    for proj in os.listdir(root):
-        d = os.path.join(root, proj)
-        links = "".join(f'<a href="{f}">{f}</a>\n' for f in sorted(os.listdir(d))
-                        if f != "index.html")
-        with open(os.path.join(d, "index.html"), "w") as f:
-            f.write(f"<html><body>\n{links}</body></html>\n")
+def make_sdist(out_dir):
+    """torchext-0.1.0.tar.gz of examples/torchext's tracked sources, with a PKG-INFO; the same
+    bytes every time (sorted members, mtime 0, no owner), so its pinned sha256 is stable."""
+    top = "torchext-0.1.0"
+    files = subprocess.run(["git", "-C", EXAMPLE, "ls-files", "-z", "."], capture_output=True,
+                           check=True).stdout.decode().split("\0")
+    files = sorted(f for f in files if f and f != "setup-pythons")
+    path = os.path.join(out_dir, f"{top}.tar.gz")
+    readme = open(os.path.join(EXAMPLE, "README.md"), "rb").read()
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        def add(name, data):
+            ti = tarfile.TarInfo(f"{top}/{name}")
+            ti.size, ti.mtime, ti.mode = len(data), 0, 0o644
+            tar.addfile(ti, io.BytesIO(data))
+        add("PKG-INFO", PKG_INFO.encode() + readme)
+        for f in files:
+            add(f, open(os.path.join(EXAMPLE, f), "rb").read())
+    import gzip
+    with open(path, "wb") as f:
+        f.write(gzip.compress(raw.getvalue(), mtime=0))
+    return path
 
 
 def main():
+    t0 = time.monotonic()
     yaml = lr.yaml_module()
-    caches = pip_caches()
-    wheels = cached_wheels(caches)
-    torch = sorted(f for f in wheels if re.match(r"torch-\d+\.\d+\.\d+(\+cu\d+)?-cp3\d+-", f))
-    if not torch:
-        print("SKIP: no torch wheel in pip's caches (looked in %s): the torch project's local "
-              "run installs the real torch from a local index made of them, never a stand-in"
-              % (", ".join(caches) or "no cache dir exists"))
-        sys.exit(77)
-    m = re.match(r"torch-(\d+\.\d+)\.\d+", torch[0])
-    minor = m.group(1)
-    pythons = sorted({"3." + re.search(r"-cp3(\d+)-", f).group(1) for f in torch
-                      if f.startswith(f"torch-{minor}.")})
-    with open(os.path.join(ROOT, "ci", "torch_builds.def")) as f:
-        rows = {r[0]: r[2] for r in re.findall(r'TORCH_BUILD\("([^"]+)", "([^"]+)", "([^"]+)"',
-                                               f.read())}
-    if minor not in rows:
-        print(f"SKIP: the cached torch {minor} is not in ci/torch_builds.def")
-        sys.exit(77)
-    cuda = rows[minor]
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import test_ci_sdist  # noqa: E402  (its sdist finder; exits 77 without the sdist)
+    if not os.path.isdir(os.path.expanduser("~/.cache/cuwheel/toolkits")) and \
+            not os.path.exists("/usr/local/cuda-13.0/bin/nvcc"):
+        testskip.skip("no CUDA 13 toolkit can be found or provisioned here")
+    pythons = {}
+    for v in PYTHONS:
+        found = sorted(glob.glob(os.path.expanduser(f"~/.pyenv/versions/{v}.*/bin/python3")))
+        if not found:  # the harness's setup-python and manylinux's /opt/python are pyenv's
+            testskip.skip(f"no pyenv Python {v} (the harness's stand-in for the runner's)")
+        pythons[v] = found[-1]
+    wheels = twh.wheelhouse(TORCH, pythons)
+    print(f"wheelhouse {wheels}: {len(os.listdir(wheels))} files "
+          f"({time.monotonic() - t0:.0f} s)", flush=True)
     work = tempfile.mkdtemp(prefix="cuwheel-ci-local-torch-")
+    keep = os.environ.get("KEEP_CI_LOCAL_RUN")
     try:
-        sdist = test_ci_sdist.find_sdist(work)
+        sdist = make_sdist(work)
+        sha = hashlib.sha256(open(sdist, "rb").read()).hexdigest()
         sindex = os.path.join(work, "sdist-index")
-        simple_index(sindex, {SDIST: sdist})
-        windex = os.path.join(work, "wheel-index")
-        simple_index(windex, wheels)
-        os.symlink(windex, os.path.join(work, "cu" + cuda.replace(".", "")))
+        twh.simple_index(sindex, {os.path.basename(sdist): sdist})
+        windex = twh.index_of(os.path.join(work, "wheel-index"), wheels)
         p = subprocess.run([os.path.join(ROOT, "tools", "cuwheel-wheel"),
                             os.path.join(work, "cuwheel-dist"),
                             os.path.join(ROOT, "build", "wheel-a")], capture_output=True,
@@ -127,43 +143,72 @@ def main():
         digest = hashlib.sha256(open(cw, "rb").read()).hexdigest()
         repo = os.path.join(work, "repo")
         os.makedirs(os.path.join(repo, ".git"))
-        with open(os.path.join(ROOT, "examples", "gsplat", "gsplat.cuwheel.toml")) as f:
-            cfg = f.read()
-        cfg = re.sub(r'^archs = .*$', 'archs = "8.0"', cfg, flags=re.M)
-        cfg = re.sub(r"\[tool\.cuwheel\.matrix\].*", "", cfg, flags=re.S)
-        cfg += (f"[tool.cuwheel.matrix]\npython = {json.dumps(pythons)}\ncuda = [\"{cuda}\"]\n"
-                f"torch = [\"{minor}\"]\n\n[tool.cuwheel.ci]\n"
-                f"cuwheel = {{url = \"file://{cw}\", sha256 = \"{digest}\"}}\n")
-        with open(os.path.join(repo, "gsplat.cuwheel.toml"), "w") as f:
-            f.write(cfg)
+        cfg = os.path.join(repo, "torchext.cuwheel.toml")
+        with open(cfg, "w") as f:
+            f.write(CONFIG.format(pythons=json.dumps(PYTHONS), cuda=CUDA,
+                                  torch=TORCH.rsplit(".", 1)[0], wheel=cw, digest=digest))
         env = {k: v for k, v in os.environ.items() if not k.startswith("CUWHEEL")}
         env["CUWHEEL_BUILD_DIR"] = os.path.join(work, "plan-build")
         wf = os.path.join(work, "wheels.yml")
-        p = subprocess.run([CUWHEEL, "ci", "github", sdist, "--config",
-                            os.path.join(repo, "gsplat.cuwheel.toml"), "-o", wf], env=env,
+        p = subprocess.run([CUWHEEL, "ci", "github", sdist, "--config", cfg, "-o", wf], env=env,
                            capture_output=True, text=True)
-        if not lr.check(p.returncode == 0, "cuwheel ci github writes gsplat's workflow",
+        if not lr.check(p.returncode == 0, "cuwheel ci github SDIST --config writes the workflow",
                         p.stderr):
             sys.exit(1)
         doc = yaml.safe_load(open(wf))
-        # The two indexes the jobs read, replaced by the local stand-ins.
-        doc["env"].update(SDIST_INDEX=f"file://{sindex}", PYPI_INDEX=f"file://{windex}",
-                          TORCH_INDEX=f"file://{work}")
+        e = doc["env"]
+        lr.check(e.get("SDIST_SHA256") == sha and e.get("SDIST_FILE") == os.path.basename(sdist),
+                 "the workflow pins the sdist by its sha256", json.dumps(e, indent=1))
+        venvs = [j["steps"] for j in doc["jobs"].values()]
+        names = [s.get("env", {}).get("TORCH_VENVS", "") for st in venvs for s in st]
+        lr.check(any(f"3.12 {TORCH} pypi" in n for n in names) and
+                 any(f"3.13 {TORCH} pypi" in n for n in names),
+                 f"the torch step names torch {TORCH} from PyPI (its CUDA {CUDA} build) per Python",
+                 "\n".join(names))
+        # The two indexes the jobs read, and only them, replaced by the local stand-ins.
+        e.update(SDIST_INDEX=f"file://{sindex}", PYPI_INDEX=f"file://{windex}")
         runner = lr.Runner(doc, work)
         results = runner.run(repo)
         print(json.dumps(results, indent=1))
         for jid, r in results.items():
             if jid not in ("release", "pages", "pypi-sdist"):
                 lr.check(r == "success", f"job {jid}: {r}")
+        # The wheels job's build: each cell linked against its Python's torch venv, audited and
+        # tested (the example's pytest run in a fresh venv), as its report.json records.
+        wjob = [j for j in results if j.startswith("wheels-")]
+        reps = glob.glob(os.path.join(runner.workspaces.get(wjob[0], "") if wjob else "", "**",
+                                      "report.json"), recursive=True)
+        rep = json.load(open(reps[0])) if reps else {}
+        cells = {c["id"]: c for c in rep.get("cells", []) if c.get("result") == "ok"}
+        ran = {(s.get("row"), s.get("name")) for s in rep.get("steps", [])}
+        for v in PYTHONS:
+            cid = f"cp{v.replace('.', '')}-pt211-cu130-linux_x86_64"
+            c = cells.get(cid, {})
+            lr.check(c and "torch-venvs" in c.get("interpreter", "") and
+                     all((cid, s) in ran for s in ("audit", "test")),
+                     f"{cid}: built with the workflow's torch venv, audited and tested",
+                     json.dumps({"cell": c, "steps": sorted(x for x in ran if x[0] == cid)},
+                                default=str)[:2000])
         summary = runner.summaries.get("index", "")
-        n = len(pythons)
+        n = len(PYTHONS)
         lr.check(f"{n} of {n} cells published" in summary,
                  f"the index summary: {n} of {n} cells published", summary)
+        tag = f"pt{TORCH.rsplit('.', 1)[0].replace('.', '')}cu{CUDA.replace('.', '')}"
         site = os.path.join(runner.artifacts, "site")
-        tag = f"pt{minor.replace('.', '')}cu{cuda.replace('.', '')}"
         lr.check(os.path.isdir(os.path.join(site, tag)), f"the index job uploads site/{tag}/")
+        dist = runner.workspaces.get("index", "")
+        got = sorted(os.listdir(os.path.join(dist, "dist"))) if dist else []
+        want = [f"torchext-0.1.0+{tag}-cp{v.replace('.', '')}-cp{v.replace('.', '')}-"
+                for v in PYTHONS]
+        lr.check(len(got) == n and all(any(g.startswith(w) and "manylinux" in g for g in got)
+                                       for w in want),
+                 f"{n} manylinux torchext wheels +{tag} indexed", str(got))
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        if keep:
+            print(f"kept {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    print(f"test_ci_local_run_torch: {time.monotonic() - t0:.0f} s")
     if lr.failures:
         print(f"{len(lr.failures)} check(s) failed", file=sys.stderr)
         sys.exit(1)
