@@ -124,37 +124,8 @@ static const char *const install_cuwheel_wheel =
 
 /* The sdist from the package index's PEP 503 page (pip download would run its setup.py to
  * read metadata, which needs the build's own dependencies), written only if its sha256 is the
- * pinned one. */
-static const char *const fetch_sdist =
-    "for py in python3.12 python3 /opt/python/cp312-cp312/bin/python3; do\n"
-    "  if \"$py\" -c 'import sys' >/dev/null 2>&1; then break; fi\n"
-    "done\n"
-    "\"$py\" - <<'EOF'\n"
-    "import hashlib, html.parser, os, pathlib, sys, urllib.parse, urllib.request\n"
-    "page = os.environ[\"SDIST_INDEX\"].rstrip(\"/\") + \"/\" + os.environ[\"SDIST_PROJECT\"] + "
-    "\"/\"\n"
-    "if page.startswith(\"file:\"):\n"
-    "    page += \"index.html\"\n"
-    "class Links(html.parser.HTMLParser):\n"
-    "    links = []\n"
-    "    def handle_starttag(self, tag, attrs):\n"
-    "        self.links += [v for k, v in attrs if tag == \"a\" and k == \"href\" and v]\n"
-    "p = Links()\n"
-    "p.feed(urllib.request.urlopen(page).read().decode())\n"
-    "want = os.environ[\"SDIST_FILE\"]\n"
-    "hits = [urllib.parse.urljoin(page, h).split(\"#\")[0] for h in p.links\n"
-    "        if urllib.parse.urlsplit(h).path.rsplit(\"/\", 1)[-1] == want]\n"
-    "if not hits:\n"
-    "    sys.exit(f\"{want} is not on {page}\")\n"
-    "data = urllib.request.urlopen(hits[0]).read()\n"
-    "got = hashlib.sha256(data).hexdigest()\n"
-    "if got != os.environ[\"SDIST_SHA256\"]:\n"
-    "    sys.exit(f\"{want}: sha256 {got}, the workflow pins {os.environ['SDIST_SHA256']}\")\n"
-    "out = pathlib.Path(os.environ[\"SDIST\"])\n"
-    "out.parent.mkdir(parents=True, exist_ok=True)\n"
-    "out.write_bytes(data)\n"
-    "print(f\"{out}: {len(data)} bytes, sha256 {got}\")\n"
-    "EOF\n";
+ * pinned one. ci/fetch_sdist.sh, embedded at build time (cmake/embed.cmake). */
+extern const unsigned char fetch_sdist_sh[];
 
 /* One venv per (Python, torch build) the job's cells need, torch pinned: PyPI's build for the
  * release's default CUDA, PyTorch's per-CUDA index for the others. cuwheel finds them through
@@ -250,7 +221,7 @@ void gh_sdist_step(struct emit *e)
 	if (!e->o->src.sdist || e->o->src.sdist_committed)
 		return;
 	yaml_step(&e->sb, 6, "The sdist (pinned by sha256)");
-	yaml_run(&e->sb, 8, fetch_sdist);
+	yaml_run(&e->sb, 8, (const char *)fetch_sdist_sh);
 }
 
 /* "PY RELEASE INDEX" per venv: the (Python, torch) pairs of cells, one per torch when
@@ -568,42 +539,9 @@ static const char *windows_full(struct emit *e, const char *minor)
 }
 
 /* Runs [tool.cuwheel.test] command for each wheel of dist/ this Python can install, each in a
- * fresh venv, without cuwheel: the command is a shell command by definition (cmd.exe here). */
-static const char *const windows_test =
-    "import json, os, pathlib, subprocess, sys, tempfile, venv\n"
-    "ver = sys.version_info\n"
-    "def fits(name):\n"
-    "    py, abi = name[:-4].split(\"-\")[-3:-1]\n"
-    "    if abi == \"abi3\":\n"
-    "        return py.startswith(\"cp3\") and int(py[3:]) <= ver.minor\n"
-    "    return py == f\"cp{ver.major}{ver.minor}\"\n"
-    "wheels = [w for w in sorted(pathlib.Path(os.environ[\"DIST\"]).glob(\"*.whl\")) if "
-    "fits(w.name)]\n"
-    "if not wheels:\n"
-    "    sys.exit(f\"no wheel in {os.environ['DIST']} for Python {ver.major}.{ver.minor}\")\n"
-    "failed = 0\n"
-    "for w in wheels:\n"
-    "    tmp = tempfile.mkdtemp()\n"
-    "    env_dir = os.path.join(tmp, \"venv\")\n"
-    "    venv.create(env_dir, with_pip=True)\n"
-    "    bindir = os.path.join(env_dir, \"Scripts\")\n"
-    "    py = os.path.join(bindir, \"python.exe\")\n"
-    "    requires = json.loads(os.environ[\"TEST_REQUIRES\"])\n"
-    "    subprocess.run([py, \"-m\", \"pip\", \"install\", \"-q\", str(w.resolve()), *requires],\n"
-    "                   check=True)\n"
-    "    # The paths reach cmd.exe as variables, never as command text (as cuwheel test does).\n"
-    "    command = os.environ[\"TEST_COMMAND\"].replace(\"{project}\", '\"%CUWHEEL_PROJECT%\"')\n"
-    "    command = command.replace(\"{wheel}\", '\"%CUWHEEL_WHEEL%\"')\n"
-    "    project = os.path.join(os.environ[\"GITHUB_WORKSPACE\"], os.environ[\"PROJECT\"])\n"
-    "    env = dict(os.environ, VIRTUAL_ENV=env_dir, PATH=bindir + os.pathsep + "
-    "os.environ[\"PATH\"],\n"
-    "               CUWHEEL_PROJECT=os.path.abspath(project), CUWHEEL_WHEEL=str(w.resolve()))\n"
-    "    work = os.path.join(tmp, \"work\")\n"
-    "    os.mkdir(work)\n"
-    "    rc = subprocess.run(command, shell=True, cwd=work, env=env).returncode\n"
-    "    print(f\"{w.name}: {'passed' if rc == 0 else f'FAILED (exit {rc})'}\", flush=True)\n"
-    "    failed += rc != 0\n"
-    "sys.exit(1 if failed else 0)\n";
+ * fresh venv, without cuwheel: the command is a shell command by definition (cmd.exe here).
+ * ci/windows_test.py, embedded at build time (cmake/embed.cmake). */
+extern const unsigned char windows_test_py[];
 
 static const char *json_strv(struct emit *e, const struct strv *v)
 {
@@ -735,45 +673,16 @@ void gh_windows_leg(struct emit *e, const struct leg *l)
 	yaml_kv(sb, 10, "DIST", e->dist);
 	yaml_kv(sb, 10, "TEST_COMMAND", cmd);
 	yaml_kv(sb, 10, "TEST_REQUIRES", json_strv(e, &e->p->cfg->test.requires));
-	yaml_run(sb, 8, windows_test);
+	yaml_run(sb, 8, (const char *)windows_test_py);
 	sb_putc(sb, '\n');
 }
 
 /* Chooses what the index publishes and says what is missing. CELLS: one line per cell: its id,
  * its wheel's name up to the platform tag and the end of that tag (the audit may stamp another
  * manylinux tag, never another architecture), the jobs that make it and the jobs that must pass
- * after it (comma-separated, "-" for none). NEEDS: GitHub's needs context as JSON. */
-static const char *const index_select =
-    "import json, os, pathlib, shutil\n"
-    "result = {job: v[\"result\"] for job, v in json.loads(os.environ[\"NEEDS\"]).items()}\n"
-    "src, dist = pathlib.Path(\"wheels-in\"), pathlib.Path(os.environ[\"DIST\"])\n"
-    "dist.mkdir(parents=True, exist_ok=True)\n"
-    "have = sorted(p.name for p in src.glob(\"*.whl\")) if src.is_dir() else []\n"
-    "rows, missing = [], []\n"
-    "for line in os.environ[\"CELLS\"].splitlines():\n"
-    "    cell, prefix, suffix, chain, gates = line.split()\n"
-    "    chain = chain.split(\",\")\n"
-    "    gates = [] if gates == \"-\" else gates.split(\",\")\n"
-    "    files = [f for f in have if f.startswith(prefix) and f.endswith(suffix)]\n"
-    "    failed_gates = [g for g in gates if result.get(g) != \"success\"]\n"
-    "    if files and not failed_gates:\n"
-    "        for f in files:\n"
-    "            shutil.copy2(src / f, dist / f)\n"
-    "        rows.append(f\"| {cell} | published | {' '.join(files)} |\")\n"
-    "        continue\n"
-    "    bad = [j for j in chain + gates if result.get(j) != \"success\"]\n"
-    "    why = f\"{bad[0]}: {result.get(bad[0], 'not run')}\" if bad else \"no wheel uploaded\"\n"
-    "    missing.append(f\"{cell} ({why})\")\n"
-    "    rows.append(f\"| {cell} | **missing** | {why} |\")\n"
-    "n = len(rows)\n"
-    "text = [f\"## Wheels: {n - len(missing)} of {n} cells published\", \"\",\n"
-    "        \"| cell | status | wheel, or why not |\", \"|---|---|---|\", *rows, \"\"]\n"
-    "summary = os.environ.get(\"GITHUB_STEP_SUMMARY\")\n"
-    "if summary:\n"
-    "    with open(summary, \"a\") as f:\n"
-    "        f.write(\"\\n\".join(text) + \"\\n\")\n"
-    "print(\"\\n\".join(text))\n"
-    "pathlib.Path(\"missing-cells.txt\").write_text(\"\".join(m + \"\\n\" for m in missing))\n";
+ * after it (comma-separated, "-" for none). NEEDS: GitHub's needs context as JSON.
+ * ci/index_select.py, embedded at build time (cmake/embed.cmake). */
+extern const unsigned char index_select_py[];
 
 void gh_index_job(struct emit *e)
 {
@@ -824,7 +733,7 @@ void gh_index_job(struct emit *e)
 		}
 	}
 	yaml_kv(sb, 10, "CELLS", sb_to_arena(&cells, e->a));
-	yaml_run(sb, 8, index_select);
+	yaml_run(sb, 8, (const char *)index_select_py);
 	yaml_step(sb, 6, "PEP 503/691 index of what exists, one sub-index per local variant");
 	yaml_key(sb, 8, "env");
 	yaml_kv(sb, 10, "DIST", e->dist);

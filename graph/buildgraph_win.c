@@ -398,8 +398,7 @@ static void emit_probe(struct wgen *g, struct strbuf *sb)
 			sb_puts(sb, "None},\n");
 	}
 	sb_puts(sb, "}\n\n");
-	for (size_t i = 0; win_probe_lines[i]; i++)
-		sb_printf(sb, "%s\n", win_probe_lines[i]);
+	sb_add(sb, win_probe_py, win_probe_py_len);
 }
 
 /* Generates build.ninja and probe.py for the Windows cells of plan (no file written). False +

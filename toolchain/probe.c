@@ -19,74 +19,9 @@
  * the merged stderr, a sitecustomize banner) cannot be mistaken for the answer. */
 #define PROBE_MARK "@@cuwheel-probe@@"
 
-/* Python 2-compatible syntax on purpose: an old interpreter must still say its version so that
- * the message is "Python 2.7 skipped", not a syntax error. */
-static const char probe_script[] =
-    "import sys, json, sysconfig, platform\n"
-    "v = sys.version_info\n"
-    "p = sysconfig.get_paths()\n"
-    "r = {'version': '%d.%d.%d' % (v[0], v[1], v[2]), 'major': v[0], 'minor': v[1],\n"
-    "     'implementation': platform.python_implementation().lower(),\n"
-    "     'abiflags': getattr(sys, 'abiflags', ''),\n"
-    "     'gil_disabled': bool(sysconfig.get_config_var('Py_GIL_DISABLED')),\n"
-    "     'ext_suffix': sysconfig.get_config_var('EXT_SUFFIX') or '',\n"
-    "     'soabi': sysconfig.get_config_var('SOABI') or '',\n"
-    "     'include': p.get('include', ''), 'purelib': p.get('purelib', ''),\n"
-    "     'platform': sysconfig.get_platform(), 'executable': sys.executable}\n"
-    /* pybind11's headers, where the interpreter can import the package (a pybind11 kind's
-     * build finds them as pybind11's own setup helpers do): a cheap import, always asked. */
-    "try:\n"
-    "    import pybind11\n"
-    "    r['pybind11'] = {'include': pybind11.get_include(),\n"
-    "                     'version': str(getattr(pybind11, '__version__', ''))}\n"
-    "except Exception as e:\n"
-    "    r['pybind11'] = {'error': '%s: %s' % (type(e).__name__, e)}\n"
-    "if sys.argv[-1] == 'torch':\n"
-    "    try:\n"
-    "        import os, torch\n"
-    "        d = os.path.dirname(torch.__file__)\n"
-    "        c = torch._C\n"
-    "        inc = [os.path.join(d, 'include'),\n"
-    "               os.path.join(d, 'include', 'torch', 'csrc', 'api', 'include')]\n"
-    "        abi = getattr(c, '_GLIBCXX_USE_CXX11_ABI', None)\n"
-    "        t = {'present': True, 'version': str(torch.__version__),\n"
-    "             'cuda': getattr(torch.version, 'cuda', None),\n"
-    "             'cxx11_abi': -1 if abi is None else int(bool(abi)),\n"
-    "             'include_dirs': [i for i in inc if os.path.isdir(i)],\n"
-    "             'lib_dir': os.path.join(d, 'lib'),\n"
-    "             'pybind11_compiler_type': getattr(c, '_PYBIND11_COMPILER_TYPE', None),\n"
-    "             'pybind11_stdlib': getattr(c, '_PYBIND11_STDLIB', None),\n"
-    "             'pybind11_build_abi': getattr(c, '_PYBIND11_BUILD_ABI', None)}\n"
-    /* OpenMP as torch's own builds (and setup.py files like gsplat's) decide it. */
-    "        try:\n"
-    "            pi = torch.__config__.parallel_info()\n"
-    "            t['openmp'] = 'backend: OpenMP' in pi and 'OpenMP not found' not in pi\n"
-    "        except Exception:\n"
-    "            pass\n"
-    /* The ABI defines cpp_extension itself adds, asked from its own helpers: torch 2.11 adds
-     * none, older ones -DPYBIND11_* and -D_GLIBCXX_USE_CXX11_ABI=. */
-    "        try:\n"
-    "            import warnings\n"
-    "            from torch.utils import cpp_extension as ce\n"
-    "            with warnings.catch_warnings():\n"
-    "                warnings.simplefilter('ignore')\n"
-    "                fl = list(getattr(ce, '_get_pybind11_abi_build_flags', list)())\n"
-    "                g = getattr(ce, '_get_glibcxx_abi_build_flags', None)\n"
-    "                if g:\n"
-    "                    fl += list(g())\n"
-    "                elif hasattr(ce.BuildExtension, '_add_gnu_cpp_abi_flag') and abi is not "
-    "None:\n"
-    "                    fl.append('-D_GLIBCXX_USE_CXX11_ABI=%d' % int(bool(abi)))\n"
-    /* cpp_extension writes them into ninja's shell command lines (torch 2.6:
-     * -DPYBIND11_COMPILER_TYPE=\\"_gcc\\"): the compiler gets them as the shell reads them. */
-    "            import shlex\n"
-    "            t['abi_flags'] = [w for f in fl for w in shlex.split(str(f))]\n"
-    "        except Exception as e:\n"
-    "            t['abi_flags_error'] = '%s: %s' % (type(e).__name__, e)\n"
-    "    except Exception as e:\n"
-    "        t = {'present': False, 'error': '%s: %s' % (type(e).__name__, e)}\n"
-    "    r['torch'] = t\n"
-    "sys.stdout.write('\\n" PROBE_MARK "' + json.dumps(r) + '\\n')\n";
+/* toolchain/probe.py, embedded at build time (cmake/embed.cmake): the script the interpreter
+ * runs (-c), which prints PROBE_MARK and then its answer. */
+extern const unsigned char probe_py[];
 
 char *probe_hash(struct arena *a, const char *s)
 {
@@ -248,7 +183,7 @@ static void task_run_flags(struct probe_task *t, const char *const *flags)
 	while (*flags)
 		argv[k++] = *flags++;
 	argv[k++] = "-c";
-	argv[k++] = probe_script;
+	argv[k++] = (const char *)probe_py;
 	if (t->torch)
 		argv[k++] = "torch";
 	argv[k] = NULL;

@@ -4,8 +4,12 @@
 #ifndef CUWHEEL_TOOLCHAIN_WIN_PROBE_H
 #define CUWHEEL_TOOLCHAIN_WIN_PROBE_H
 
-/* Python source, one line each (no newline), from "import json" to the end, NULL-terminated;
- * needs TOOLKITS and PYTHONS defined before main() runs. */
-extern const char *const win_probe_lines[];
+#include <stddef.h>
+
+/* toolchain/win_probe.py, embedded at build time (cmake/embed.cmake): the Python source from
+ * "import json" to the end (NUL-terminated, win_probe_py_len bytes); needs TOOLKITS and PYTHONS
+ * defined before main() runs. */
+extern const unsigned char win_probe_py[];
+extern const size_t win_probe_py_len;
 
 #endif
