@@ -40,6 +40,12 @@ bool os_write_atomic(struct diag *d, const char *path, const void *data, size_t 
  * ccache see no change). A missing or unreadable old file is rewritten. */
 bool os_write_if_changed(struct arena *a, struct diag *d, const char *path, const void *data,
                          size_t len, mode_t mode);
+/* Copies one regular file to dest, created or truncated (mode 0755 when any x bit of src is
+ * set, else 0644). False + diagnostic. */
+bool os_copy_file(struct diag *d, const char *src, const char *dest);
+/* os_copy_file atomically: into a temp file beside dest, fsynced and renamed over it
+ * (os_commit_tmp), so dest is the old file or the whole copy. False + diagnostic. */
+bool os_copy_file_atomic(struct arena *a, struct diag *d, const char *src, const char *dest);
 /* Creates a directory and its parents (mode 0755); false + diagnostic on error. */
 bool os_mkdir_p(struct diag *d, const char *path);
 /* Removes a tree (like rm -rf); false + diagnostic on error. Refuses "" and "/". */

@@ -467,7 +467,7 @@ static bool copy_src(struct arena *a, struct diag *d, const char *proj, const ch
 	*slash = '\0';
 	bool ok = os_mkdir_p(d, dest);
 	*slash = '/';
-	return ok && stage_copy_file(d, os_join(a, proj, rel), dest);
+	return ok && os_copy_file(d, os_join(a, proj, rel), dest);
 }
 
 /* Directories a copied tree never descends into: the export being written, the final export,

@@ -1,16 +1,13 @@
 /* kernels_io.c: archive export and import between build stages. */
 #include "graph/kernels_io.h"
 
-#include <fcntl.h>
 #include <jansson.h>
 #include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "base/os.h"
-#include "packager/stage.h"
 #include "standards/digest.h"
 
 static const char *archive_name(const struct archive_paths *ap)
@@ -55,7 +52,7 @@ bool kernels_export(struct arena *a, struct diag *d, const struct plan *p,
 		char *dst = os_join(a, sub, "libkernels.a");
 		char *hash = file_sha256_hex(a, d, src, NULL);
 		json_t *sources = source_hashes(a, d, p->cfg);
-		ok = hash && sources && os_mkdir_p(d, sub) && stage_copy_file(d, src, dst);
+		ok = hash && sources && os_mkdir_p(d, sub) && os_copy_file(d, src, dst);
 		if (!ok) {
 			json_decref(sources);
 			break;
@@ -178,13 +175,8 @@ bool kernels_import(struct arena *a, struct diag *d, const struct plan *p,
 			break;
 		}
 		char *dst = os_join(a, g->build_dir, ap->archive);
-		char *tmp = arena_printf(a, "%s.import", dst);
 		ok = os_mkdir_p(d, os_join(a, g->build_dir, ap->dir)) &&
-		     stage_copy_file(d, src, tmp);
-		if (ok && rename(tmp, dst) != 0) {
-			diag_errno(d, dst, "cannot rename into place");
-			ok = false;
-		}
+		     os_copy_file_atomic(a, d, src, dst);
 	}
 	json_decref(want_sources);
 	json_decref(root);

@@ -12,65 +12,6 @@
 #include "base/escape.h"
 #include "base/os.h"
 
-bool stage_copy_file(struct diag *d, const char *src, const char *dest)
-{
-	int in = open(src, O_RDONLY | O_CLOEXEC);
-	if (in < 0) {
-		diag_errno(d, src, "cannot open");
-		return false;
-	}
-	struct stat st;
-	if (fstat(in, &st) != 0 || !S_ISREG(st.st_mode)) {
-		diag_path(d, DIAG_ERROR, src, "is not a regular file");
-		close(in);
-		return false;
-	}
-	mode_t mode = (st.st_mode & 0111) ? 0755 : 0644;
-	int out = open(dest, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-	if (out < 0) {
-		diag_errno(d, dest, "cannot create");
-		close(in);
-		return false;
-	}
-	char buf[1 << 16];
-	bool ok = true;
-	for (;;) {
-		ssize_t n = read(in, buf, sizeof(buf));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			diag_errno(d, src, "cannot read");
-			ok = false;
-			break;
-		}
-		if (n == 0)
-			break;
-		for (ssize_t off = 0; off < n;) {
-			ssize_t w = write(out, buf + off, (size_t)(n - off));
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w < 0) {
-				diag_errno(d, dest, "cannot write");
-				ok = false;
-				break;
-			}
-			off += w;
-		}
-		if (!ok)
-			break;
-	}
-	if (fchmod(out, mode) != 0 && ok) {
-		diag_errno(d, dest, "cannot set the mode of");
-		ok = false;
-	}
-	if (close(out) != 0 && ok) {
-		diag_errno(d, dest, "cannot close");
-		ok = false;
-	}
-	close(in);
-	return ok;
-}
-
 /* The walk stage_dir makes, without copying: the first entry it would refuse. */
 static const char *tree_problem(struct arena *a, const char *src, const char *rel, bool hidden,
                                 int depth)
@@ -151,7 +92,7 @@ static bool stage_dir(struct arena *a, struct diag *d, const char *src, const ch
 			return false;
 		}
 		bool ok = S_ISDIR(st.st_mode) ? stage_dir(a, d, s, t, hidden, depth + 1)
-		                              : stage_copy_file(d, s, t);
+		                              : os_copy_file(d, s, t);
 		if (!ok)
 			return false;
 	}
@@ -221,7 +162,7 @@ bool stage_tree(struct arena *a, struct diag *d, const char *project_dir, const 
 		*slash = '\0';
 		ok = os_mkdir_p(d, dest);
 		*slash = '/';
-		ok = ok && stage_copy_file(d, files[i].src, dest);
+		ok = ok && os_copy_file(d, files[i].src, dest);
 	}
 	if (!ok) {
 		struct diag quiet = {0};

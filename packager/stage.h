@@ -26,7 +26,5 @@ bool stage_tree(struct arena *a, struct diag *d, const char *project_dir, const 
  * levels; the message (naming the entry, escaped), or NULL when it would stage. */
 const char *stage_package_problem(struct arena *a, const char *project_dir, const char *rel,
                                   bool hidden);
-/* Copies one regular file (mode 0755 when any x bit is set, else 0644). */
-bool stage_copy_file(struct diag *d, const char *src, const char *dest);
 
 #endif
