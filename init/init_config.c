@@ -499,6 +499,106 @@ static const char *setenv_value(const struct init_inputs *in, const char *name)
 	return NULL;
 }
 
+/* Appends the [[tool.cuwheel.extension]] table of extension e: its binding sources, kind and
+ * flags, each with where it came from. */
+static void write_extension(struct arena *a, struct strbuf *sb, const struct init_inputs *in,
+                            size_t e, const struct split *sp, const struct flags *fl)
+{
+	const struct capture *c = in->cap;
+	const struct cap_ext *x = &c->exts[e];
+	sb_printf(sb, "\n[[tool.cuwheel.extension]]\n");
+	sb_printf(sb, "# %s: the sources that include Python's headers (",
+	          at(a, c, x->line, x->name));
+	for (size_t i = 0; i < sp[e].binding.n; i++) {
+		const char *via = sp[e].why_binding.v[i];
+		const char *base = strrchr(via, '/');
+		sb_printf(sb, "%s%s: %s", i ? "; " : "", sp[e].binding.v[i], base ? base + 1 : via);
+	}
+	sb_puts(sb, "),\n# compiled per Python.\n");
+	kv_str(sb, "module", x->name, at(a, c, x->line_name, "name"));
+	kv_str(sb, "kind", kind_of(c, x, &sp[e]),
+	       c->build_ext_torch  ? at(a, c, c->line_cmdclass ? c->line_cmdclass : x->line,
+	                                "build_ext is torch's BuildExtension")
+	       : x->py_limited_api ? at(a, c, x->line, "py_limited_api=True")
+	                           : "the preprocessor: what its sources include");
+	struct strv globs = {0};
+	compact(a, in->project_dir, &sp[e].binding, &globs);
+	kv_arr(sb, "sources", &globs, at(a, c, x->line_sources, "sources"));
+	if (x->include_dirs.n)
+		kv_arr(sb, "include-dirs", &x->include_dirs,
+		       at(a, c, x->line_include_dirs, "include_dirs"));
+	if (x->defines.n)
+		kv_arr(sb, "defines", &x->defines, at(a, c, x->line_defines, "define_macros"));
+	if (fl[e].cxx.n)
+		kv_arr(sb, "cflags", &fl[e].cxx,
+		       at(a, c, x->line_args,
+		          x->args_per_compiler ? "extra_compile_args[\"cxx\"]"
+		                               : "extra_compile_args"));
+	if (fl[e].link.n)
+		kv_arr(sb, "ldflags", &fl[e].link, at(a, c, x->line_link_args, "extra_link_args"));
+	else if (fl[e].link_left.n)
+		sb_printf(sb, "# %s: -s (cuwheel always links with -s)\n",
+		          at(a, c, x->line_link_args, "extra_link_args"));
+	if (x->libraries.n)
+		kv_arr(sb, "libraries", &x->libraries, at(a, c, x->line_libraries, "libraries"));
+	if (x->library_dirs.n)
+		sb_printf(sb, "# %s: %s (add them to ldflags as -L, relative to the build dir)\n",
+		          at(a, c, x->line_library_dirs, "library_dirs"),
+		          joined(a, &x->library_dirs));
+	if (c->no_abi_suffix)
+		kv_raw(sb, "abi-suffix", "false",
+		       at(a, c, c->line_cmdclass ? c->line_cmdclass : c->setup_line,
+		          "BuildExtension.with_options(no_python_abi_suffix=True)"));
+	if (x->dropped.n) {
+		struct strv libs = {0};
+		size_t dirs = 0;
+		for (size_t i = 0; i < x->dropped.n; i++)
+			if (!strncmp(x->dropped.v[i], "library ", 8) &&
+			    strncmp(x->dropped.v[i], "library dir ", 12))
+				strv_push(a, &libs, x->dropped.v[i] + 8);
+			else
+				dirs++;
+		sb_printf(sb,
+		          "# left out, cuwheel adds its own: %s%s%s%zu include/library "
+		          "dir%s of torch, Python or CUDA\n",
+		          libs.n ? "libraries " : "", libs.n ? joined(a, &libs) : "",
+		          libs.n ? " and " : "", dirs, dirs == 1 ? "" : "s");
+	}
+}
+
+/* Appends the [tool.cuwheel.matrix] table: the Pythons found, the toolkit (torch's, or the
+ * one found) and the torch setup.py ran with. */
+static void write_matrix(struct arena *a, struct strbuf *sb, const struct init_inputs *in,
+                         const struct split *sp)
+{
+	const struct capture *c = in->cap;
+	sb_puts(sb,
+	        "\n[tool.cuwheel.matrix]\n# Edit the matrix: the values below are what setup.py "
+	        "ran with and the Pythons found here with that torch.\n");
+	if (in->pythons.n)
+		kv_arr(sb, "python", &in->pythons,
+		       c->torch ? arena_printf(a, "the Pythons found here with torch %s", c->torch)
+		                : "the Pythons found here");
+	if (c->torch_cuda || in->tk) {
+		struct strv cu = {0};
+		strv_push(a, &cu,
+		          c->torch_cuda ? c->torch_cuda
+		                        : arena_printf(a, "%d.%d", in->tk->major, in->tk->minor));
+		kv_arr(sb, "cuda", &cu,
+		       c->torch_cuda ? arena_printf(a, "torch %s is built for CUDA %s", c->torch,
+		                                    c->torch_cuda)
+		                     : "the toolkit found here");
+	}
+	if (c->torch && !strcmp(kind_of(c, &c->exts[0], &sp[0]), "torch")) {
+		const char *dot = strchr(c->torch, '.');
+		const char *dot2 = dot ? strchr(dot + 1, '.') : NULL;
+		size_t n = dot2 ? (size_t)(dot2 - c->torch) : strcspn(c->torch, "+");
+		struct strv t = {0};
+		strv_push(a, &t, arena_strndup(a, c->torch, n));
+		kv_arr(sb, "torch", &t, "the torch setup.py ran with");
+	}
+}
+
 bool init_config_write(struct arena *a, struct diag *d, const struct init_inputs *in, char **text)
 {
 	const struct capture *c = in->cap;
@@ -633,99 +733,10 @@ bool init_config_write(struct arena *a, struct diag *d, const struct init_inputs
 			       "the preprocessor decides per build (cuwheel plan shows it)");
 	}
 
-	for (size_t e = 0; e < c->n_exts; e++) {
-		const struct cap_ext *x = &c->exts[e];
-		sb_printf(&sb, "\n[[tool.cuwheel.extension]]\n");
-		sb_printf(&sb, "# %s: the sources that include Python's headers (",
-		          at(a, c, x->line, x->name));
-		for (size_t i = 0; i < sp[e].binding.n; i++) {
-			const char *via = sp[e].why_binding.v[i];
-			const char *base = strrchr(via, '/');
-			sb_printf(&sb, "%s%s: %s", i ? "; " : "", sp[e].binding.v[i],
-			          base ? base + 1 : via);
-		}
-		sb_puts(&sb, "),\n# compiled per Python.\n");
-		kv_str(&sb, "module", x->name, at(a, c, x->line_name, "name"));
-		kv_str(&sb, "kind", kind_of(c, x, &sp[e]),
-		       c->build_ext_torch  ? at(a, c, c->line_cmdclass ? c->line_cmdclass : x->line,
-		                                "build_ext is torch's BuildExtension")
-		       : x->py_limited_api ? at(a, c, x->line, "py_limited_api=True")
-		                           : "the preprocessor: what its sources include");
-		struct strv globs = {0};
-		compact(a, in->project_dir, &sp[e].binding, &globs);
-		kv_arr(&sb, "sources", &globs, at(a, c, x->line_sources, "sources"));
-		if (x->include_dirs.n)
-			kv_arr(&sb, "include-dirs", &x->include_dirs,
-			       at(a, c, x->line_include_dirs, "include_dirs"));
-		if (x->defines.n)
-			kv_arr(&sb, "defines", &x->defines,
-			       at(a, c, x->line_defines, "define_macros"));
-		if (fl[e].cxx.n)
-			kv_arr(&sb, "cflags", &fl[e].cxx,
-			       at(a, c, x->line_args,
-			          x->args_per_compiler ? "extra_compile_args[\"cxx\"]"
-			                               : "extra_compile_args"));
-		if (fl[e].link.n)
-			kv_arr(&sb, "ldflags", &fl[e].link,
-			       at(a, c, x->line_link_args, "extra_link_args"));
-		else if (fl[e].link_left.n)
-			sb_printf(&sb, "# %s: -s (cuwheel always links with -s)\n",
-			          at(a, c, x->line_link_args, "extra_link_args"));
-		if (x->libraries.n)
-			kv_arr(&sb, "libraries", &x->libraries,
-			       at(a, c, x->line_libraries, "libraries"));
-		if (x->library_dirs.n)
-			sb_printf(
-			    &sb,
-			    "# %s: %s (add them to ldflags as -L, relative to the build dir)\n",
-			    at(a, c, x->line_library_dirs, "library_dirs"),
-			    joined(a, &x->library_dirs));
-		if (c->no_abi_suffix)
-			kv_raw(&sb, "abi-suffix", "false",
-			       at(a, c, c->line_cmdclass ? c->line_cmdclass : c->setup_line,
-			          "BuildExtension.with_options(no_python_abi_suffix=True)"));
-		if (x->dropped.n) {
-			struct strv libs = {0};
-			size_t dirs = 0;
-			for (size_t i = 0; i < x->dropped.n; i++)
-				if (!strncmp(x->dropped.v[i], "library ", 8) &&
-				    strncmp(x->dropped.v[i], "library dir ", 12))
-					strv_push(a, &libs, x->dropped.v[i] + 8);
-				else
-					dirs++;
-			sb_printf(&sb,
-			          "# left out, cuwheel adds its own: %s%s%s%zu include/library "
-			          "dir%s of torch, Python or CUDA\n",
-			          libs.n ? "libraries " : "", libs.n ? joined(a, &libs) : "",
-			          libs.n ? " and " : "", dirs, dirs == 1 ? "" : "s");
-		}
-	}
+	for (size_t e = 0; e < c->n_exts; e++)
+		write_extension(a, &sb, in, e, sp, fl);
 
-	sb_puts(&sb,
-	        "\n[tool.cuwheel.matrix]\n# Edit the matrix: the values below are what setup.py "
-	        "ran with and the Pythons found here with that torch.\n");
-	if (in->pythons.n)
-		kv_arr(&sb, "python", &in->pythons,
-		       c->torch ? arena_printf(a, "the Pythons found here with torch %s", c->torch)
-		                : "the Pythons found here");
-	if (c->torch_cuda || in->tk) {
-		struct strv cu = {0};
-		strv_push(a, &cu,
-		          c->torch_cuda ? c->torch_cuda
-		                        : arena_printf(a, "%d.%d", in->tk->major, in->tk->minor));
-		kv_arr(&sb, "cuda", &cu,
-		       c->torch_cuda ? arena_printf(a, "torch %s is built for CUDA %s", c->torch,
-		                                    c->torch_cuda)
-		                     : "the toolkit found here");
-	}
-	if (c->torch && !strcmp(kind_of(c, &c->exts[0], &sp[0]), "torch")) {
-		const char *dot = strchr(c->torch, '.');
-		const char *dot2 = dot ? strchr(dot + 1, '.') : NULL;
-		size_t n = dot2 ? (size_t)(dot2 - c->torch) : strcspn(c->torch, "+");
-		struct strv t = {0};
-		strv_push(a, &t, arena_strndup(a, c->torch, n));
-		kv_arr(&sb, "torch", &t, "the torch setup.py ran with");
-	}
+	write_matrix(a, &sb, in, sp);
 	*text = sb_to_arena(&sb, a);
 	return true;
 }

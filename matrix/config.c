@@ -223,18 +223,11 @@ static bool check_test_command(struct cfg_reader *r, struct config *cfg)
 	return false;
 }
 
-/* Checks rules that span several tables (after env overrides). */
-static bool config_check(struct cfg_reader *r, struct config *cfg)
+/* The include and exclude entries of the matrix: each value checked as its axis checks it;
+ * an include entry names one concrete cell. */
+static bool check_matrix_entries(struct cfg_reader *r, const struct config *cfg)
 {
 	bool ok = true;
-	const struct toml_value *tool = toml_get(toml_get(cfg->root, "tool"), "cuwheel");
-	const struct toml_value *m = toml_get(tool, "matrix");
-	ok &= config_check_package_dirs(r, cfg);
-	ok &= check_test_command(r, cfg);
-	ok &= check_axis(r, m, "python", &cfg->matrix.python, check_python);
-	ok &= check_axis(r, m, "cuda", &cfg->matrix.cuda, check_cuda);
-	ok &= check_axis(r, m, "torch", &cfg->matrix.torch, check_torch);
-	ok &= check_axis(r, m, "platform", &cfg->matrix.platform, check_platform);
 	for (size_t i = 0; i < cfg->matrix.n_include + cfg->matrix.n_exclude; i++) {
 		bool inc = i < cfg->matrix.n_include;
 		const struct matrix_entry *e =
@@ -286,6 +279,14 @@ static bool config_check(struct cfg_reader *r, struct config *cfg)
 			ok = false;
 		}
 	}
+	return ok;
+}
+
+/* local-version's template, and a local label in version beside one stamped per cell. */
+static bool check_local_version(struct cfg_reader *r, const struct config *cfg,
+                                const struct toml_value *m)
+{
+	bool ok = true;
 	const struct toml_value *lv = toml_get(m, "local-version");
 	bool lv_from_file = lv && lv->type == TOML_STRING && cfg->matrix.local_version &&
 	                    !strcmp(lv->u.str.s, cfg->matrix.local_version);
@@ -337,8 +338,14 @@ static bool config_check(struct cfg_reader *r, struct config *cfg)
 		         cfg->project.version, cfg->project.version_local);
 		ok = false;
 	}
+	return ok;
+}
 
-	/* Python axis values that requires-python excludes can never be built. */
+/* Python axis values that requires-python excludes can never be built. */
+static bool check_requires_python(struct cfg_reader *r, const struct config *cfg,
+                                  const struct toml_value *m)
+{
+	bool ok = true;
 	if (cfg->project.requires_python) {
 		for (size_t i = 0; i < cfg->matrix.python.n; i++) {
 			struct pep440 v;
@@ -361,14 +368,15 @@ static bool config_check(struct cfg_reader *r, struct config *cfg)
 			}
 		}
 	}
+	return ok;
+}
 
-	if (cfg->n_extensions == 0) {
-		cfg_error(r, tool,
-		          "[tool.cuwheel] declares no extension: cuwheel builds CUDA "
-		          "extension modules");
-		diag_msg(r->d, DIAG_HINT, "add [tool.cuwheel.extension] with module and sources");
-		return false;
-	}
+/* The extensions: unique modules in shipped packages, the torch versions abi3 and the stable
+ * ABI need, a torch axis exactly when a torch extension (or torch kernels) needs one; rdc. */
+static bool check_extensions(struct cfg_reader *r, const struct config *cfg,
+                             const struct toml_value *m)
+{
+	bool ok = true;
 	bool has_torch_ext = false;
 	for (size_t i = 0; i < cfg->n_extensions; i++) {
 		const struct extension_cfg *x = &cfg->extensions[i];
@@ -444,6 +452,32 @@ static bool config_check(struct cfg_reader *r, struct config *cfg)
 		          "rdc = true needs kernel sources");
 		ok = false;
 	}
+	return ok;
+}
+
+/* Checks rules that span several tables (after env overrides). */
+static bool config_check(struct cfg_reader *r, struct config *cfg)
+{
+	bool ok = true;
+	const struct toml_value *tool = toml_get(toml_get(cfg->root, "tool"), "cuwheel");
+	const struct toml_value *m = toml_get(tool, "matrix");
+	ok &= config_check_package_dirs(r, cfg);
+	ok &= check_test_command(r, cfg);
+	ok &= check_axis(r, m, "python", &cfg->matrix.python, check_python);
+	ok &= check_axis(r, m, "cuda", &cfg->matrix.cuda, check_cuda);
+	ok &= check_axis(r, m, "torch", &cfg->matrix.torch, check_torch);
+	ok &= check_axis(r, m, "platform", &cfg->matrix.platform, check_platform);
+	ok &= check_matrix_entries(r, cfg);
+	ok &= check_local_version(r, cfg, m);
+	ok &= check_requires_python(r, cfg, m);
+	if (cfg->n_extensions == 0) {
+		cfg_error(r, tool,
+		          "[tool.cuwheel] declares no extension: cuwheel builds CUDA "
+		          "extension modules");
+		diag_msg(r->d, DIAG_HINT, "add [tool.cuwheel.extension] with module and sources");
+		return false;
+	}
+	ok &= check_extensions(r, cfg, m);
 	return ok;
 }
 

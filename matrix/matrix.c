@@ -447,6 +447,95 @@ static void expand_cuda(struct arena *a, const struct config *cfg, const struct 
 	}
 }
 
+/* Selection: the config's build and skip globs, then --only. False + diagnostic when an --only
+ * pattern names no cell (the other patterns still apply). */
+static bool select_cells(struct arena *a, struct diag *d, struct plan *out,
+                         const struct matrix_cfg *m, const struct matrix_opts *o)
+{
+	bool ok = true;
+	for (size_t i = 0; i < out->n_cells; i++) {
+		struct cell *c = &out->cells[i];
+		c->selected = m->build.n == 0;
+		for (size_t b = 0; b < m->build.n && !c->selected; b++)
+			c->selected = fnmatch(m->build.v[b], c->id, 0) == 0;
+		if (!c->selected)
+			c->unselected_by = "not matched by build";
+		if (c->unpaired) {
+			c->selected = false;
+			c->unselected_by = c->unpaired;
+		}
+		for (size_t s = 0; s < m->skip.n && c->selected; s++) {
+			if (fnmatch(m->skip.v[s], c->id, 0) == 0) {
+				c->selected = false;
+				c->unselected_by = arena_printf(a, "skip = %s", m->skip.v[s]);
+			}
+		}
+	}
+	if (o && o->only.n) {
+		for (size_t k = 0; k < o->only.n; k++) {
+			bool any = false;
+			for (size_t i = 0; i < out->n_cells; i++)
+				any |= fnmatch(o->only.v[k], out->cells[i].id, 0) == 0;
+			if (!any) {
+				const char **ids = arena_calloc(a, out->n_cells + 1, sizeof(*ids));
+				for (size_t i = 0; i < out->n_cells; i++)
+					ids[i] = out->cells[i].id;
+				out->only_unmatched = true;
+				const char *close =
+				    diag_did_you_mean(o->only.v[k], ids, out->n_cells);
+				diag_path(d, DIAG_ERROR, "--only",
+				          "'%s' names no cell of the matrix", o->only.v[k]);
+				if (close)
+					diag_msg(d, DIAG_HINT, "did you mean '%s'?", close);
+				else
+					diag_msg(d, DIAG_HINT,
+					         "'cuwheel plan' lists the identifiers");
+				ok = false;
+			}
+		}
+		for (size_t i = 0; i < out->n_cells; i++) {
+			struct cell *c = &out->cells[i];
+			bool hit = false;
+			for (size_t k = 0; k < o->only.n; k++)
+				hit |= fnmatch(o->only.v[k], c->id, 0) == 0;
+			if (!hit && c->selected) {
+				c->selected = false;
+				c->unselected_by = "not named by --only";
+			}
+		}
+	}
+	return ok;
+}
+
+/* Two cells writing one file name would overwrite each other's wheel in dist/: false +
+ * diagnostic (and out->wheel_clash) for the first such pair. */
+static bool check_wheel_clash(struct diag *d, struct plan *out)
+{
+	bool ok = true;
+	for (size_t i = 0; i < out->n_cells; i++) {
+		for (size_t j = 0; j < i; j++) {
+			if (strcmp(out->cells[i].wheel, out->cells[j].wheel))
+				continue;
+			diag_msg(d, DIAG_ERROR, "cells %s and %s would both write %s",
+			         out->cells[j].id, out->cells[i].id, out->cells[i].wheel);
+			diag_msg(d, DIAG_HINT,
+			         "the local-version template must tell the cells apart: "
+			         "include %s",
+			         strcmp(out->cells[i].cuda, out->cells[j].cuda) ? "{cuda_nodot}"
+			         : (out->cells[i].torch && out->cells[j].torch &&
+			            strcmp(out->cells[i].torch, out->cells[j].torch))
+			             ? "{torch_nodot}"
+			             : "the differing axis");
+			out->wheel_clash = true;
+			ok = false;
+			break;
+		}
+		if (out->wheel_clash)
+			break;
+	}
+	return ok;
+}
+
 bool matrix_expand(struct arena *a, struct diag *d, const struct config *cfg,
                    const struct discovery *ds, const struct matrix_opts *o, struct plan *out)
 {
@@ -541,81 +630,8 @@ bool matrix_expand(struct arena *a, struct diag *d, const struct config *cfg,
 	for (size_t i = 0; i < out->n_cells; i++)
 		describe_cell(a, out, o, &out->cells[i]);
 
-	/* Selection: build/skip globs, then --only. */
-	bool ok = true;
-	for (size_t i = 0; i < out->n_cells; i++) {
-		struct cell *c = &out->cells[i];
-		c->selected = m->build.n == 0;
-		for (size_t b = 0; b < m->build.n && !c->selected; b++)
-			c->selected = fnmatch(m->build.v[b], c->id, 0) == 0;
-		if (!c->selected)
-			c->unselected_by = "not matched by build";
-		if (c->unpaired) {
-			c->selected = false;
-			c->unselected_by = c->unpaired;
-		}
-		for (size_t s = 0; s < m->skip.n && c->selected; s++) {
-			if (fnmatch(m->skip.v[s], c->id, 0) == 0) {
-				c->selected = false;
-				c->unselected_by = arena_printf(a, "skip = %s", m->skip.v[s]);
-			}
-		}
-	}
-	if (o && o->only.n) {
-		for (size_t k = 0; k < o->only.n; k++) {
-			bool any = false;
-			for (size_t i = 0; i < out->n_cells; i++)
-				any |= fnmatch(o->only.v[k], out->cells[i].id, 0) == 0;
-			if (!any) {
-				const char **ids = arena_calloc(a, out->n_cells + 1, sizeof(*ids));
-				for (size_t i = 0; i < out->n_cells; i++)
-					ids[i] = out->cells[i].id;
-				out->only_unmatched = true;
-				const char *close =
-				    diag_did_you_mean(o->only.v[k], ids, out->n_cells);
-				diag_path(d, DIAG_ERROR, "--only",
-				          "'%s' names no cell of the matrix", o->only.v[k]);
-				if (close)
-					diag_msg(d, DIAG_HINT, "did you mean '%s'?", close);
-				else
-					diag_msg(d, DIAG_HINT,
-					         "'cuwheel plan' lists the identifiers");
-				ok = false;
-			}
-		}
-		for (size_t i = 0; i < out->n_cells; i++) {
-			struct cell *c = &out->cells[i];
-			bool hit = false;
-			for (size_t k = 0; k < o->only.n; k++)
-				hit |= fnmatch(o->only.v[k], c->id, 0) == 0;
-			if (!hit && c->selected) {
-				c->selected = false;
-				c->unselected_by = "not named by --only";
-			}
-		}
-	}
-	/* Two cells writing one file name would overwrite each other's wheel in dist/. */
-	for (size_t i = 0; i < out->n_cells; i++) {
-		for (size_t j = 0; j < i; j++) {
-			if (strcmp(out->cells[i].wheel, out->cells[j].wheel))
-				continue;
-			diag_msg(d, DIAG_ERROR, "cells %s and %s would both write %s",
-			         out->cells[j].id, out->cells[i].id, out->cells[i].wheel);
-			diag_msg(d, DIAG_HINT,
-			         "the local-version template must tell the cells apart: "
-			         "include %s",
-			         strcmp(out->cells[i].cuda, out->cells[j].cuda) ? "{cuda_nodot}"
-			         : (out->cells[i].torch && out->cells[j].torch &&
-			            strcmp(out->cells[i].torch, out->cells[j].torch))
-			             ? "{torch_nodot}"
-			             : "the differing axis");
-			out->wheel_clash = true;
-			ok = false;
-			break;
-		}
-		if (out->wheel_clash)
-			break;
-	}
+	bool ok = select_cells(a, d, out, m, o);
+	ok &= check_wheel_clash(d, out);
 	for (size_t i = 0; i < out->n_cells; i++) {
 		struct cell *c = &out->cells[i];
 		if (!c->selected)

@@ -127,6 +127,24 @@ static bool rt_write(struct arena *a, struct diag *d, struct zip_reader *r, cons
 	return wheel_writer_commit(w);
 }
 
+/* True when di_old is the wheel's only .dist-info directory; else false + diagnostic naming the
+ * member of a second one. */
+static bool rt_one_dist_info(struct diag *d, const char *wheel_path, const struct zip_reader *r,
+                             const char *di_old)
+{
+	for (size_t i = 0; i < r->n_members; i++) {
+		const char *n = r->members[i].name;
+		const char *s = strchr(n, '/');
+		size_t top = s ? (size_t)(s - n) : strlen(n);
+		if (top > 10 && !strncmp(n + top - 10, ".dist-info", 10) &&
+		    (top != strlen(di_old) || strncmp(n, di_old, top))) {
+			diag_path(d, DIAG_ERROR, wheel_path, "member '%s': a second .dist-info", n);
+			return false;
+		}
+	}
+	return true;
+}
+
 bool wheel_retag(struct arena *a, struct diag *d, const char *wheel_path,
                  const struct retag_opts *o, const char *out_dir, char **out_path)
 {
@@ -190,16 +208,8 @@ bool wheel_retag(struct arena *a, struct diag *d, const char *wheel_path,
 		                 : "METADATA");
 		goto out;
 	}
-	for (size_t i = 0; i < r.n_members; i++) {
-		const char *n = r.members[i].name;
-		const char *s = strchr(n, '/');
-		size_t top = s ? (size_t)(s - n) : strlen(n);
-		if (top > 10 && !strncmp(n + top - 10, ".dist-info", 10) &&
-		    (top != strlen(di_old) || strncmp(n, di_old, top))) {
-			diag_path(d, DIAG_ERROR, wheel_path, "member '%s': a second .dist-info", n);
-			goto out;
-		}
-	}
+	if (!rt_one_dist_info(d, wheel_path, &r, di_old))
+		goto out;
 	char *rec_text, *wheel_text, *md_text;
 	size_t rec_len, wheel_len, md_len;
 	if (!zip_reader_read(a, d, &r, rec, RT_META_MAX, &rec_text, &rec_len) ||

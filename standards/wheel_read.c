@@ -187,6 +187,111 @@ static int zr_casecmp(const void *x, const void *y)
 	return strcasecmp(*(const char *const *)x, *(const char *const *)y);
 }
 
+/* Reads member i's header into r->members[i] and checks it: its name, type, encryption,
+ * method, declared sizes and ratio, and the running total of declared sizes (*total). False +
+ * diagnostic on the first problem. */
+static bool zr_read_member(struct arena *a, struct diag *d, const char *path, struct zip_reader *r,
+                           size_t i, uint64_t *total)
+{
+	struct zip_member *m = &r->members[i];
+	zip_stat_t zs;
+	/* ZIP_FL_ENC_RAW: the bytes as stored. Without it libzip reads a name lacking the
+	 * UTF-8 flag as CP437 and converts it, which turns control characters and invalid
+	 * UTF-8 into harmless-looking text that then passes the checks below. */
+	if (zip_stat_index(r->za, i, ZIP_FL_ENC_RAW, &zs) != 0 || !(zs.valid & ZIP_STAT_NAME)) {
+		diag_path(d, DIAG_ERROR, path, "member %zu: cannot read its header: %s", i,
+		          zip_strerror(r->za));
+		return false;
+	}
+	m->name = arena_strdup(a, zs.name);
+	m->index = i;
+	m->size = zs.size;
+	m->comp_size = zs.comp_size;
+	m->crc = zs.crc;
+	m->method = zs.comp_method;
+	m->mtime = (int64_t)zs.mtime;
+	size_t nl = strlen(m->name);
+	m->is_dir = nl && m->name[nl - 1] == '/';
+	const char *check = m->is_dir ? arena_strndup(a, m->name, nl - 1) : m->name;
+	const char *why = zip_name_problem(check);
+	if (why) {
+		diag_path(d, DIAG_ERROR, path, "member '%s': %s", m->name, why);
+		return false;
+	}
+	zip_uint8_t opsys;
+	zip_uint32_t attr;
+	if (zip_file_get_external_attributes(r->za, i, 0, &opsys, &attr) != 0) {
+		diag_path(d, DIAG_ERROR, path, "member '%s': cannot read its attributes", m->name);
+		return false;
+	}
+	if (opsys == ZIP_OPSYS_UNIX) {
+		m->mode = attr >> 16;
+		unsigned type = m->mode & S_IFMT;
+		if (type == S_IFLNK) {
+			diag_path(d, DIAG_ERROR, path,
+			          "member '%s' is a symbolic link (refused: links can point "
+			          "outside the destination)",
+			          m->name);
+			return false;
+		}
+		if (type && type != S_IFREG && type != S_IFDIR) {
+			diag_path(d, DIAG_ERROR, path,
+			          "member '%s' is a special file (mode %o), not a regular file",
+			          m->name, m->mode);
+			return false;
+		}
+	}
+	if ((zs.valid & ZIP_STAT_ENCRYPTION_METHOD) && zs.encryption_method != ZIP_EM_NONE) {
+		diag_path(d, DIAG_ERROR, path, "member '%s' is encrypted", m->name);
+		return false;
+	}
+	if (m->method != ZIP_CM_STORE && m->method != ZIP_CM_DEFLATE) {
+		diag_path(d, DIAG_ERROR, path,
+		          "member '%s' uses compression method %u (only stored and deflate "
+		          "are accepted)",
+		          m->name, m->method);
+		return false;
+	}
+	if (m->comp_size > r->file_size) {
+		diag_path(d, DIAG_ERROR, path,
+		          "member '%s' declares %llu compressed bytes, more than the whole "
+		          "archive (%llu)",
+		          m->name, (unsigned long long)m->comp_size,
+		          (unsigned long long)r->file_size);
+		return false;
+	}
+	if (m->method == ZIP_CM_STORE && m->size != m->comp_size) {
+		diag_path(d, DIAG_ERROR, path,
+		          "member '%s' is stored but declares %llu bytes and %llu compressed",
+		          m->name, (unsigned long long)m->size, (unsigned long long)m->comp_size);
+		return false;
+	}
+	if (m->size > r->limits.max_member_size) {
+		diag_path(d, DIAG_ERROR, path,
+		          "member '%s' declares %llu bytes, over the limit of %llu", m->name,
+		          (unsigned long long)m->size,
+		          (unsigned long long)r->limits.max_member_size);
+		return false;
+	}
+	if (m->size > (1u << 20) &&
+	    m->size / (m->comp_size ? m->comp_size : 1) > r->limits.max_ratio) {
+		diag_path(d, DIAG_ERROR, path,
+		          "member '%s' expands %llu bytes into %llu (ratio over %llu): "
+		          "refused as a zip bomb",
+		          m->name, (unsigned long long)m->comp_size, (unsigned long long)m->size,
+		          (unsigned long long)r->limits.max_ratio);
+		return false;
+	}
+	*total += m->size;
+	if (*total > r->limits.max_total_size) {
+		diag_path(d, DIAG_ERROR, path,
+		          "members declare more than %llu bytes in all: refused as a zip bomb",
+		          (unsigned long long)r->limits.max_total_size);
+		return false;
+	}
+	return true;
+}
+
 bool zip_reader_open(struct arena *a, struct diag *d, const char *path,
                      const struct extract_limits *limits, struct zip_reader *r)
 {
@@ -252,112 +357,9 @@ bool zip_reader_open(struct arena *a, struct diag *d, const char *path,
 	r->n_members = (size_t)n;
 	r->members = arena_calloc(a, r->n_members ? r->n_members : 1, sizeof(*r->members));
 	uint64_t total = 0;
-	for (size_t i = 0; i < r->n_members; i++) {
-		struct zip_member *m = &r->members[i];
-		zip_stat_t zs;
-		/* ZIP_FL_ENC_RAW: the bytes as stored. Without it libzip reads a name lacking the
-		 * UTF-8 flag as CP437 and converts it, which turns control characters and invalid
-		 * UTF-8 into harmless-looking text that then passes the checks below. */
-		if (zip_stat_index(r->za, i, ZIP_FL_ENC_RAW, &zs) != 0 ||
-		    !(zs.valid & ZIP_STAT_NAME)) {
-			diag_path(d, DIAG_ERROR, path, "member %zu: cannot read its header: %s", i,
-			          zip_strerror(r->za));
+	for (size_t i = 0; i < r->n_members; i++)
+		if (!zr_read_member(a, d, path, r, i, &total))
 			goto fail;
-		}
-		m->name = arena_strdup(a, zs.name);
-		m->index = i;
-		m->size = zs.size;
-		m->comp_size = zs.comp_size;
-		m->crc = zs.crc;
-		m->method = zs.comp_method;
-		m->mtime = (int64_t)zs.mtime;
-		size_t nl = strlen(m->name);
-		m->is_dir = nl && m->name[nl - 1] == '/';
-		const char *check = m->is_dir ? arena_strndup(a, m->name, nl - 1) : m->name;
-		const char *why = zip_name_problem(check);
-		if (why) {
-			diag_path(d, DIAG_ERROR, path, "member '%s': %s", m->name, why);
-			goto fail;
-		}
-		zip_uint8_t opsys;
-		zip_uint32_t attr;
-		if (zip_file_get_external_attributes(r->za, i, 0, &opsys, &attr) != 0) {
-			diag_path(d, DIAG_ERROR, path, "member '%s': cannot read its attributes",
-			          m->name);
-			goto fail;
-		}
-		if (opsys == ZIP_OPSYS_UNIX) {
-			m->mode = attr >> 16;
-			unsigned type = m->mode & S_IFMT;
-			if (type == S_IFLNK) {
-				diag_path(
-				    d, DIAG_ERROR, path,
-				    "member '%s' is a symbolic link (refused: links can point "
-				    "outside the destination)",
-				    m->name);
-				goto fail;
-			}
-			if (type && type != S_IFREG && type != S_IFDIR) {
-				diag_path(
-				    d, DIAG_ERROR, path,
-				    "member '%s' is a special file (mode %o), not a regular file",
-				    m->name, m->mode);
-				goto fail;
-			}
-		}
-		if ((zs.valid & ZIP_STAT_ENCRYPTION_METHOD) &&
-		    zs.encryption_method != ZIP_EM_NONE) {
-			diag_path(d, DIAG_ERROR, path, "member '%s' is encrypted", m->name);
-			goto fail;
-		}
-		if (m->method != ZIP_CM_STORE && m->method != ZIP_CM_DEFLATE) {
-			diag_path(d, DIAG_ERROR, path,
-			          "member '%s' uses compression method %u (only stored and deflate "
-			          "are accepted)",
-			          m->name, m->method);
-			goto fail;
-		}
-		if (m->comp_size > r->file_size) {
-			diag_path(d, DIAG_ERROR, path,
-			          "member '%s' declares %llu compressed bytes, more than the whole "
-			          "archive (%llu)",
-			          m->name, (unsigned long long)m->comp_size,
-			          (unsigned long long)r->file_size);
-			goto fail;
-		}
-		if (m->method == ZIP_CM_STORE && m->size != m->comp_size) {
-			diag_path(
-			    d, DIAG_ERROR, path,
-			    "member '%s' is stored but declares %llu bytes and %llu compressed",
-			    m->name, (unsigned long long)m->size, (unsigned long long)m->comp_size);
-			goto fail;
-		}
-		if (m->size > r->limits.max_member_size) {
-			diag_path(d, DIAG_ERROR, path,
-			          "member '%s' declares %llu bytes, over the limit of %llu",
-			          m->name, (unsigned long long)m->size,
-			          (unsigned long long)r->limits.max_member_size);
-			goto fail;
-		}
-		if (m->size > (1u << 20) &&
-		    m->size / (m->comp_size ? m->comp_size : 1) > r->limits.max_ratio) {
-			diag_path(d, DIAG_ERROR, path,
-			          "member '%s' expands %llu bytes into %llu (ratio over %llu): "
-			          "refused as a zip bomb",
-			          m->name, (unsigned long long)m->comp_size,
-			          (unsigned long long)m->size,
-			          (unsigned long long)r->limits.max_ratio);
-			goto fail;
-		}
-		total += m->size;
-		if (total > r->limits.max_total_size) {
-			diag_path(
-			    d, DIAG_ERROR, path,
-			    "members declare more than %llu bytes in all: refused as a zip bomb",
-			    (unsigned long long)r->limits.max_total_size);
-			goto fail;
-		}
-	}
 	/* Duplicates, by exact name and optionally ignoring ASCII case. */
 	const char **names = arena_calloc(a, r->n_members ? r->n_members : 1, sizeof(*names));
 	for (size_t i = 0; i < r->n_members; i++)
