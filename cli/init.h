@@ -24,6 +24,11 @@ struct capture_result {
 	const char *python; /* the interpreter that ran setup.py */
 };
 
+/* The build dir of a project without config: $CUWHEEL_BUILD_DIR, else build/cuwheel in the
+ * directory cuwheel runs in (-C DIR); absolute. */
+const char *cli_default_build_dir(struct cli *c);
+/* Captures q->tree's setup.py and derives its config into res; false after diagnostics. */
+bool cli_capture_config(struct cli *c, const struct capture_request *q, struct capture_result *res);
 /* True when the command has no --config and the project has no [tool.cuwheel] (an sdist, or a
  * directory whose pyproject.toml lacks it, with a setup.py). */
 bool cli_needs_capture(struct cli *c);

@@ -33,15 +33,6 @@ static const char *key_show(char out[80], const char *s, size_t len)
 
 /* ---- the tree ---- */
 
-struct toml_value *toml_value_new(struct parser *P, enum toml_type t, int line, int col)
-{
-	struct toml_value *v = arena_alloc(P->a, sizeof(*v));
-	v->type = t;
-	v->line = line;
-	v->col = col;
-	return v;
-}
-
 static struct toml_kv *table_find(const struct toml_value *t, const char *k, size_t klen)
 {
 	for (size_t i = 0; i < t->u.table.len; i++) {

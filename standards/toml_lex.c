@@ -9,6 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A value node: the lexer's scalars and the parser's arrays and tables (toml.c) alike. */
+struct toml_value *toml_value_new(struct parser *P, enum toml_type t, int line, int col)
+{
+	struct toml_value *v = arena_alloc(P->a, sizeof(*v));
+	v->type = t;
+	v->line = line;
+	v->col = col;
+	return v;
+}
+
 /* Reports the first error only; the callers unwind by returning false or NULL. */
 bool toml_lex_error(struct parser *P, int line, int col, const char *fmt, ...)
 {

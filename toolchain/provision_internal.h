@@ -105,6 +105,10 @@ const char *provision_jstr(json_t *o, const char *key);
 /* Returns true when s is non-empty and holds only alphanumerics and the characters of allowed
  * (the lock's strings end up in requirement files, apt arguments and URLs). */
 bool provision_is_token(const char *s, const char *allowed);
+/* Reads one package of a lock entry (or of an install marker) from o into p: name, version,
+ * file name, sha256 and size; false when a field is missing or holds characters such names
+ * do not have (Debian's when deb: they reach apt-get and URLs). */
+bool provision_pkg_from_json(struct arena *a, json_t *o, struct provision_pkg *p, bool deb);
 /* Fills s's packages from the lock's array pkgs (Debian packages when deb); false + an error
  * at path naming section[i].packages[j] when one is malformed. */
 bool provision_set_pkgs(struct arena *a, struct diag *d, const char *path, const char *section,

@@ -1,0 +1,227 @@
+/* capture_run.c: the setup.py capture that `cuwheel init` and a build or plan of a project
+ * without [tool.cuwheel] run: whether one is needed, the capture itself, and the on-the-fly
+ * config it writes into the build dir. */
+#include "cli/init.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/env.h"
+#include "base/os.h"
+#include "base/path.h"
+#include "init/capture.h"
+#include "init/init_config.h"
+#include "packager/sdist.h"
+#include "standards/toml.h"
+#include "toolchain/discover.h"
+
+/* The build dir a project without config uses: $CUWHEEL_BUILD_DIR, else build/cuwheel in the
+ * directory cuwheel runs in (-C DIR). */
+const char *cli_default_build_dir(struct cli *c)
+{
+	const char *b = env_nonempty(c->env, "CUWHEEL_BUILD_DIR");
+	return os_abspath(&c->arena, b ? b : os_join(&c->arena, c->project_dir, "build/cuwheel"));
+}
+
+static const char *default_dist_dir(struct cli *c)
+{
+	const char *b = env_nonempty(c->env, "CUWHEEL_DIST_DIR");
+	return os_abspath(&c->arena, b ? b : os_join(&c->arena, c->project_dir, "dist"));
+}
+
+/* pyproject.toml of dir: 1 when it has [tool.cuwheel], and sets *project when it has a
+ * [project] without dynamic fields; 0 when it has no [tool.cuwheel] (or no file); -1 when it
+ * cannot be parsed (reported). */
+static int pyproject_state(struct cli *c, const char *dir, bool *project)
+{
+	*project = false;
+	const char *path = os_join(&c->arena, dir, "pyproject.toml");
+	if (!os_exists(path) || os_is_dir(path))
+		return 0;
+	struct source src;
+	if (!os_read_file(&c->arena, &c->diag, path, &src))
+		return -1;
+	src.path = path;
+	struct toml_value *root = toml_parse(&c->arena, &c->diag, &src);
+	if (!root)
+		return -1;
+	const struct toml_value *p = toml_get(root, "project");
+	*project = p && p->type == TOML_TABLE && !toml_get(p, "dynamic");
+	return toml_get(toml_get(root, "tool"), "cuwheel") ? 1 : 0;
+}
+
+bool cli_needs_capture(struct cli *c)
+{
+	if (c->config_file)
+		return false;
+	if (c->sdist)
+		return true;
+	bool project;
+	return pyproject_state(c, c->project_dir, &project) == 0 &&
+	       os_exists(os_join(&c->arena, c->project_dir, "setup.py"));
+}
+
+static int cmp_version(const void *x, const void *y)
+{
+	const char *a = *(const char *const *)x, *b = *(const char *const *)y;
+	int am = 0, an = 0, bm = 0, bn = 0;
+	sscanf(a, "%d.%d", &am, &an);
+	sscanf(b, "%d.%d", &bm, &bn);
+	return am != bm ? am - bm : an - bn;
+}
+
+/* Captures q->tree's setup.py and derives its config into res; false after diagnostics. */
+bool cli_capture_config(struct cli *c, const struct capture_request *q, struct capture_result *res)
+{
+	struct arena *a = &c->arena;
+	memset(res, 0, sizeof(*res));
+	const char *tree = os_realpath(a, q->tree);
+	if (!tree) {
+		diag_errno(&c->diag, q->tree, "cannot open the project directory");
+		return false;
+	}
+	if (!os_exists(os_join(a, tree, "setup.py"))) {
+		diag_path(&c->diag, DIAG_ERROR, q->sdist ? q->sdist : q->tree,
+		          "%s no setup.py to read the build from, and no [tool.cuwheel] says it",
+		          q->sdist ? "the sdist holds" : "holds");
+		diag_msg(
+		    &c->diag, DIAG_HINT,
+		    "describe the build as [tool.cuwheel] in a config beside it: cuwheel build "
+		    "%s--config myproject.cuwheel.toml (docs/manual/init.md)",
+		    q->sdist ? arena_printf(a, "%s ", q->sdist) : "");
+		return false;
+	}
+	/* One Python with torch, the newest found; the toolkit its torch was built for. */
+	struct discover_request dr = {.env = c->env, .project_dir = tree};
+	struct discover_opts dopt = {.probe_torch = true};
+	struct discovery ds;
+	if (!discover_run(a, &c->diag, &dr, os_join(a, q->build_dir, "probes"), &dopt, &ds))
+		return false;
+	const struct interp *py = NULL;
+	for (size_t i = 0; i < ds.n_pythons && !py; i++)
+		if (ds.pythons[i].torch.present)
+			py = &ds.pythons[i];
+	if (!py && ds.n_pythons)
+		py =
+		    &ds.pythons[0]; /* no torch anywhere: a plain C/C++ extension may not need it */
+	if (!py) {
+		diag_path(&c->diag, DIAG_ERROR, os_join(a, q->tree, "setup.py"),
+		          "no Python found here to run it with");
+		diag_msg(&c->diag, DIAG_HINT,
+		         "put a Python (with torch, for a torch extension) on PATH; `cuwheel "
+		         "doctor --torch` lists what is found");
+		return false;
+	}
+	const struct toolkit *tk = NULL;
+	for (size_t i = 0; i < ds.n_toolkits && !tk; i++)
+		if (py->torch.cuda &&
+		    !strcmp(arena_printf(a, "%d.%d", ds.toolkits[i].major, ds.toolkits[i].minor),
+		            py->torch.cuda))
+			tk = &ds.toolkits[i];
+	if (!tk && ds.n_toolkits)
+		tk = &ds.toolkits[0];
+
+	struct capture_opts co = {.python = py->path,
+	                          .project_dir = tree,
+	                          .tmp_parent = q->build_dir,
+	                          .setenv = q->setenv,
+	                          .env = c->env,
+	                          .timeout_s = q->timeout_s};
+	/* The capture's temp dir lives in the build dir, which the copy leaves out. */
+	if (!os_mkdir_p(&c->diag, q->build_dir))
+		return false;
+	const char *rb = os_realpath(a, q->build_dir);
+	if (!rb) {
+		diag_errno(&c->diag, q->build_dir, "cannot open the build directory");
+		return false;
+	}
+	co.tmp_parent = rb;
+	if (os_path_inside(a, rb, tree) && strcmp(rb, tree))
+		co.skip_dir = path_relative(a, tree, rb);
+	struct capture *cap = &res->cap;
+	if (!capture_run(a, &c->diag, &co, cap))
+		return false;
+
+	bool pyproject_project = false;
+	if (pyproject_state(c, tree, &pyproject_project) < 0)
+		return false;
+	struct init_inputs in = {.cap = cap,
+	                         .project_dir = tree,
+	                         .build_dir = rb,
+	                         .py = py,
+	                         .tk = tk,
+	                         .cxx = tk && tk->host.cxx ? tk->host.cxx : "c++",
+	                         .cc = tk && tk->host.cc ? tk->host.cc : "cc",
+	                         .setenv = q->setenv,
+	                         .has_pkginfo = os_exists(os_join(a, tree, "PKG-INFO")),
+	                         .build_dir_key = q->build_dir_key,
+	                         .dist_dir_key = q->dist_dir_key,
+	                         .header = q->header};
+	in.metadata_elsewhere = in.has_pkginfo || pyproject_project;
+	for (size_t i = 0; i < ds.n_pythons; i++) {
+		const struct interp *p = &ds.pythons[i];
+		if (p->torch.present && p->torch.version_short && py->torch.version_short &&
+		    !strcmp(p->torch.version_short, py->torch.version_short) && !p->freethreaded) {
+			const char *v = arena_printf(a, "%d.%d", p->major, p->minor);
+			if (!strv_contains(&in.pythons, v))
+				strv_push(a, &in.pythons, v);
+		}
+	}
+	if (in.pythons.n)
+		qsort(in.pythons.v, in.pythons.n, sizeof(*in.pythons.v), cmp_version);
+	if (!init_config_write(a, &c->diag, &in, &res->text))
+		return false;
+	res->python = py->path;
+	return true;
+}
+
+bool cli_capture_on_the_fly(struct cli *c, const char **tree, const char **config)
+{
+	struct arena *a = &c->arena;
+	struct strv setenv = {0};
+	for (size_t i = 0; i < c->setup_env.n; i++)
+		strv_push(a, &setenv, c->setup_env.v[i]);
+	strv_push(a, &setenv, NULL);
+	struct capture_request q = {.build_dir = cli_default_build_dir(c),
+	                            .setenv = setenv.v,
+	                            .header = "Captured on the fly by cuwheel from setup.py "
+	                                      "(no [tool.cuwheel] anywhere)."};
+	q.build_dir_key = q.build_dir;
+	q.dist_dir_key = default_dist_dir(c);
+	if (c->sdist) {
+		const char *sdist = c->sdist[0] == '/' || !strcmp(c->project_dir, ".")
+		                        ? c->sdist
+		                        : os_join(a, c->project_dir, c->sdist);
+		struct sdist_limits lim;
+		sdist_default_limits(&lim);
+		if (!sdist_unpack(a, &c->diag, sdist, os_join(a, q.build_dir, "sdist"), &lim,
+		                  &q.tree))
+			return false;
+		q.sdist = c->sdist;
+	} else {
+		q.tree = c->project_dir;
+	}
+	struct capture_result res;
+	if (!cli_capture_config(c, &q, &res)) {
+		if (!os_exists(os_join(a, q.tree, "setup.py")))
+			return false;
+		diag_msg(&c->diag, DIAG_HINT,
+		         "no [tool.cuwheel] here, so cuwheel read the build from setup.py, which "
+		         "failed as said; `cuwheel init` writes a config to edit by hand once "
+		         "setup.py can be captured");
+		return false;
+	}
+	const char *dir = os_join(a, q.build_dir, "init");
+	const char *path = os_join(a, dir, "cuwheel.toml");
+	if (!os_mkdir_p(&c->diag, dir) ||
+	    !os_write_if_changed(a, &c->diag, path, res.text, strlen(res.text), 0644))
+		return false;
+	fprintf(stderr,
+	        "cuwheel: no [tool.cuwheel]: the build is read from setup.py (run with %s) into "
+	        "%s; `cuwheel init` writes it for review\n",
+	        res.python, path);
+	*tree = q.tree;
+	*config = path;
+	return true;
+}
