@@ -10,17 +10,20 @@
 #include "standards/toml.h"
 
 const struct cli_help cmd_internal_help = {
-    .text = "usage: cuwheel internal toml-decode < FILE.toml\n"
-            "\n"
-            "       cuwheel internal stage|finish|test-cell ...   (the steps build.ninja runs)\n"
-            "\n"
-            "toml-decode  read a TOML document on stdin and print it as toml-test's tagged JSON\n"
-            "             on stdout (exit 0), or a located error on stderr (exit 1).\n"
-            "stage        lay out a cell's packages and modules for packing.\n"
-            "finish       audit a packed wheel, stamp its platform tag and place it in dist/.\n"
-            "test-cell    test the wheel a cell placed in dist/ on its Python(s).\n",
+    .text =
+        "usage: cuwheel internal toml-decode < FILE.toml\n"
+        "\n"
+        "       cuwheel internal stage|finish|compat|test-cell ...   (the steps build.ninja runs)\n"
+        "\n"
+        "toml-decode  read a TOML document on stdin and print it as toml-test's tagged JSON\n"
+        "             on stdout (exit 0), or a located error on stderr (exit 1).\n"
+        "stage        lay out a cell's packages and modules for packing.\n"
+        "finish       audit a packed wheel, stamp its platform tag and place it in dist/.\n"
+        "compat       try a packed torch wheel with each torch of torch-compat.\n"
+        "test-cell    test the wheel a cell placed in dist/ on its Python(s).\n",
     .groups = {{"stage", internal_stage_options},
                {"finish", internal_finish_options},
+               {"compat", internal_compat_options},
                {"test-cell", internal_test_cell_options}},
 };
 
@@ -53,6 +56,8 @@ int cmd_internal(struct cli *c, int argc, char **argv)
 		return internal_stage(c, argc - 1, argv + 1);
 	if (strcmp(argv[1], "finish") == 0)
 		return internal_finish(c, argc - 1, argv + 1);
+	if (strcmp(argv[1], "compat") == 0)
+		return internal_compat(c, argc - 1, argv + 1);
 	if (strcmp(argv[1], "test-cell") == 0)
 		return internal_test_cell(c, argc - 1, argv + 1);
 	return cli_usage(c, "internal", "unknown tool '%s'", argv[1]);

@@ -17,7 +17,9 @@
 #include "packager/placed.h"
 #include "packager/retag.h"
 #include "standards/tags.h"
+#include "wheeltest/torch_compat.h"
 #include "wheeltest/wheeltest.h"
+#include "standards/json_values.h"
 
 enum internal_option {
 	STAGE_OUT,
@@ -35,6 +37,9 @@ enum internal_option {
 	TEST_CELL_PYTHON,
 	TEST_CELL_STAMP,
 	TEST_CELL_CONTEXT,
+	FINISH_TORCH_REQUIRES_FROM,
+	COMPAT_OUT,
+	COMPAT_CONTEXT,
 };
 
 const struct cli_option internal_stage_options[] = {
@@ -102,13 +107,16 @@ const struct cli_option internal_finish_options[] = {
      "a package or module the project ships at the wheel's root; with\n"
      "any, nothing else may be there and no .data (repeatable)"},
     {"torch-stable", 0, NULL, FINISH_TORCH_STABLE, "as cuwheel audit --torch-abi stable"},
+    {"torch-requires-from", 0, "FILE", FINISH_TORCH_REQUIRES_FROM,
+     "the placed wheel's Requires-Dist: torch is the range that\n"
+     "`internal compat` proved (its compat.json)"},
     {0},
 };
 
 int internal_finish(struct cli *c, int argc, char **argv)
 {
 	bool strict = false, torch_stable = false;
-	const char *dist = NULL, *stamp = NULL, *archs = NULL, *minml = NULL;
+	const char *dist = NULL, *stamp = NULL, *archs = NULL, *minml = NULL, *compat = NULL;
 	struct strv declared = {0};
 	struct cli_args p;
 	cli_args_init(&p, c, "internal", internal_finish_options, CLI_ARGS_ANYWHERE, argc, argv);
@@ -135,6 +143,9 @@ int internal_finish(struct cli *c, int argc, char **argv)
 			break;
 		case FINISH_TORCH_STABLE:
 			torch_stable = true;
+			break;
+		case FINISH_TORCH_REQUIRES_FROM:
+			compat = p.value;
 			break;
 		default:
 			return CLI_USAGE;
@@ -181,6 +192,20 @@ int internal_finish(struct cli *c, int argc, char **argv)
 		return CLI_FAIL;
 	/* Audited just above (the build's options are the defaults or stricter): once is enough. */
 	struct retag_opts ro = {.platform = r.platform_tag, .audited = true};
+	/* torch-requires = "tested": the range the compat step proved, written into METADATA
+	 * here, on the way to dist/, so that dist/ only ever receives the final wheel. */
+	if (compat) {
+		json_error_t jerr;
+		json_t *doc = json_load_file(compat, 0, &jerr);
+		struct compat_result cr;
+		bool got = doc && torch_compat_from_json(&c->arena, &c->diag, compat, doc, &cr);
+		json_decref(doc);
+		if (!doc)
+			diag_path(&c->diag, DIAG_ERROR, compat, "cannot read: %s", jerr.text);
+		if (!got)
+			return CLI_FAIL;
+		ro.torch_requirement = cr.requirement;
+	}
 	char *final = NULL;
 	if (!wheel_retag(&c->arena, &c->diag, wheel, &ro, dist, &final))
 		return CLI_FAIL;
@@ -278,5 +303,62 @@ int internal_test_cell(struct cli *c, int argc, char **argv)
 	if (ok)
 		ok = os_write_atomic(&c->diag, stamp, log.buf, log.len, 0644);
 	sb_release(&log);
+	return ok ? CLI_OK : CLI_FAIL;
+}
+
+const struct cli_option internal_compat_options[] = {
+    {"out", 0, "FILE", COMPAT_OUT, "the table and the proven range, as JSON (required)"},
+    {"context", 0, "FILE", COMPAT_CONTEXT, "as for test-cell (required)"},
+    {0},
+};
+
+int internal_compat(struct cli *c, int argc, char **argv)
+{
+	const char *out = NULL, *context = NULL;
+	struct cli_args p;
+	cli_args_init(&p, c, "internal", internal_compat_options, CLI_ARGS_ANYWHERE, argc, argv);
+	int id;
+	while ((id = cli_args_next(&p)) != CLI_ARG_END) {
+		switch (id) {
+		case COMPAT_OUT:
+			out = p.value;
+			break;
+		case COMPAT_CONTEXT:
+			context = p.value;
+			break;
+		default:
+			return CLI_USAGE;
+		}
+	}
+	if (p.next + 1 != argc || !out || !context)
+		return cli_usage(c, "internal", "compat needs WHEEL --out FILE --context FILE");
+	struct config cfg;
+	struct discovery ds;
+	if (!test_context_read(&c->arena, &c->diag, context, &cfg, &ds))
+		return CLI_FAIL;
+	struct wheeltest_opts o = {.cfg = &cfg, .ds = &ds, .env = c->env};
+	struct compat_result r;
+	if (!torch_compat_run(&c->arena, &c->diag, &o, argv[p.next], &r))
+		return CLI_FAIL;
+	if (!r.torch) {
+		diag_path(&c->diag, DIAG_ERROR, argv[p.next],
+		          "names no torch it was built against (no ptXY label, no torch>=X.Y)");
+		return CLI_FAIL;
+	}
+	/* One line per try in ninja's output; failures are findings, not the step's failure. */
+	for (size_t i = 0; i < r.n_rows; i++) {
+		const struct compat_row *w = &r.rows[i];
+		fprintf(stderr, "%s with torch %s (Python %s): %s%s%s\n", r.wheel, w->torch,
+		        w->python, w->result, w->step ? ": " : "",
+		        esc_str(&c->arena, ESC_LOG,
+		                w->error  ? w->error
+		                : w->step ? w->step
+		                          : ""));
+	}
+	json_t *doc = torch_compat_to_json(&r);
+	char *text = json_dumps(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+	json_decref(doc);
+	bool ok = text && os_write_atomic(&c->diag, out, text, strlen(text), 0644);
+	free(text);
 	return ok ? CLI_OK : CLI_FAIL;
 }

@@ -11,9 +11,13 @@ int internal_finish(struct cli *c, int argc, char **argv);
 /* internal test-cell FINAL_STAMP --python X|all --stamp FILE */
 int internal_test_cell(struct cli *c, int argc, char **argv);
 
+/* internal compat WHEEL --out FILE --context FILE: tries the wheel with each torch-compat torch */
+int internal_compat(struct cli *c, int argc, char **argv);
+
 /* The option tables of the steps above, parsed by them and listed by `cuwheel internal --help`. */
 extern const struct cli_option internal_stage_options[];
 extern const struct cli_option internal_finish_options[];
 extern const struct cli_option internal_test_cell_options[];
+extern const struct cli_option internal_compat_options[];
 
 #endif

@@ -23,7 +23,7 @@ struct cli_option_group {
 	const struct cli_option *options;
 };
 
-enum { CLI_HELP_GROUPS = 4 };
+enum { CLI_HELP_GROUPS = 5 };
 
 /* A command's long help: the hand-written usage and description, the generated option
  * sections ("Options:", or "Options of SUB:" per subcommand), and the text after them. */

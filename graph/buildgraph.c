@@ -931,12 +931,34 @@ static void emit_cell(struct gen *g, const struct cell *c, const struct archive_
 	ninja_arg(sb, os_join(g->a, g->plan->cfg->build_dir, cp->dir));
 	sb_printf(sb, "\n  desc = %s: pack %s\n", c->id, c->wheel);
 
+	/* torch-compat: the packed wheel tried with each listed torch before it is placed, so
+	 * that with torch-requires = "tested" the range it proved goes into the one wheel dist/
+	 * receives. Failures are the table's rows, not the step's. */
+	if (g->o->run_tests && cfg->test.torch_compat.n && c->torch && !c->torch_stable) {
+		cp->compat = arena_printf(g->a, "%s/compat.json", cp->dir);
+		sb_puts(sb, "build ");
+		ninja_path(sb, cp->compat);
+		sb_puts(sb, ": cuwheel ");
+		ninja_path(sb, cp->wheel);
+		sb_puts(sb, " | " BUILDGRAPH_TEST_CONTEXT "\n  args = internal compat ");
+		ninja_arg(sb, os_join(g->a, g->plan->cfg->build_dir, cp->wheel));
+		sb_puts(sb, " --out ");
+		ninja_arg(sb, os_join(g->a, g->plan->cfg->build_dir, cp->compat));
+		sb_puts(sb, " --context ");
+		ninja_arg(sb, os_join(g->a, g->plan->cfg->build_dir, BUILDGRAPH_TEST_CONTEXT));
+		sb_printf(sb, "\n  desc = %s: torch-compat\n", c->id);
+	}
+
 	/* Audit, stamp the platform tag, place the wheel in dist/ atomically. */
 	cp->final = arena_printf(g->a, "%s/final", cp->dir);
 	sb_puts(sb, "build ");
 	ninja_path(sb, cp->final);
 	sb_puts(sb, ": cuwheel ");
 	ninja_path(sb, cp->wheel);
+	if (cp->compat) {
+		sb_puts(sb, " | ");
+		ninja_path(sb, cp->compat);
+	}
 	sb_puts(sb, "\n  args = internal finish ");
 	ninja_arg(sb, os_join(g->a, g->plan->cfg->build_dir, cp->wheel));
 	sb_puts(sb, " --dist ");
@@ -967,6 +989,10 @@ static void emit_cell(struct gen *g, const struct cell *c, const struct archive_
 	if (cfg->audit.min_manylinux) {
 		sb_puts(sb, " --min-manylinux ");
 		ninja_arg(sb, cfg->audit.min_manylinux);
+	}
+	if (cp->compat && cfg->test.torch_requires_tested) {
+		sb_puts(sb, " --torch-requires-from ");
+		ninja_arg(sb, os_join(g->a, g->plan->cfg->build_dir, cp->compat));
 	}
 	sb_printf(sb, "\n  desc = %s: audit\n", c->id);
 

@@ -34,6 +34,7 @@ struct cell_paths {
 	const char *wheel;  /* the packed wheel before the audit */
 	const char *final;  /* stamp holding the path of the wheel placed in dist/ */
 	const char *tested; /* stamp written when the tests passed, or NULL */
+	const char *compat; /* torch-compat's table (compat.json), or NULL */
 	const char *target; /* the phony target naming the cell: its id */
 };
 

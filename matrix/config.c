@@ -223,6 +223,53 @@ static bool check_test_command(struct cfg_reader *r, struct config *cfg)
 	return false;
 }
 
+/* [tool.cuwheel.test] torch-compat and torch-requires (after env overrides): MAJOR.MINOR
+ * torches, each once; "tested" needs torches to test. Errors at the value in pyproject.toml,
+ * else naming the variable that set it. */
+static bool check_torch_compat(struct cfg_reader *r, struct config *cfg,
+                               const struct toml_value *tool)
+{
+	const struct toml_value *t = toml_get(tool, "test");
+	const struct toml_value *tc =
+	    t && t->type == TOML_TABLE ? toml_get(t, "torch-compat") : NULL;
+	bool ok = true;
+	for (size_t i = 0; i < cfg->test.torch_compat.n; i++) {
+		const char *v = cfg->test.torch_compat.v[i];
+		const char *why = check_torch(r->a, v);
+		for (size_t k = 0; k < i && !why; k++)
+			if (!strcmp(cfg->test.torch_compat.v[k], v))
+				why = arena_printf(r->a, "'%s' is listed twice", v);
+		if (!why)
+			continue;
+		const struct toml_value *at = tc && tc->type == TOML_ARRAY && i < tc->u.array.len
+		                                  ? tc->u.array.items[i]
+		                                  : NULL;
+		if (at && at->type == TOML_STRING && !strcmp(at->u.str.s, v)) {
+			cfg_error(r, at, "[tool.cuwheel.test].torch-compat: %s", why);
+		} else {
+			diag_path(r->d, DIAG_ERROR, "CUWHEEL_TEST_TORCH_COMPAT", "%s", why);
+			r->ok = false;
+		}
+		ok = false;
+	}
+	if (cfg->test.torch_requires_tested && !cfg->test.torch_compat.n) {
+		const struct toml_value *tr =
+		    t && t->type == TOML_TABLE ? toml_get(t, "torch-requires") : NULL;
+		const char *msg = "torch-requires = \"tested\" needs torch-compat: the torches to "
+		                  "prove the range with";
+		if (tr && tr->type == TOML_STRING && !strcmp(tr->u.str.s, "tested")) {
+			cfg_error(r, tr, "%s", msg);
+		} else {
+			diag_path(r->d, DIAG_ERROR, "CUWHEEL_TEST_TORCH_REQUIRES", "%s", msg);
+			r->ok = false;
+		}
+		diag_msg(r->d, DIAG_HINT,
+		         "torch-compat = [\"2.9\", \"2.10\"] under [tool.cuwheel.test]");
+		ok = false;
+	}
+	return ok;
+}
+
 /* The include and exclude entries of the matrix: each value checked as its axis checks it;
  * an include entry names one concrete cell. */
 static bool check_matrix_entries(struct cfg_reader *r, const struct config *cfg)
@@ -463,6 +510,7 @@ static bool config_check(struct cfg_reader *r, struct config *cfg)
 	const struct toml_value *m = toml_get(tool, "matrix");
 	ok &= config_check_package_dirs(r, cfg);
 	ok &= check_test_command(r, cfg);
+	ok &= check_torch_compat(r, cfg, tool);
 	ok &= check_axis(r, m, "python", &cfg->matrix.python, check_python);
 	ok &= check_axis(r, m, "cuda", &cfg->matrix.cuda, check_cuda);
 	ok &= check_axis(r, m, "torch", &cfg->matrix.torch, check_torch);
@@ -487,15 +535,26 @@ static const struct {
 	const char *name;
 	enum env_kind kind;
 } env_vars[] = {
-    {"CUWHEEL_BUILD", ENV_LIST},           {"CUWHEEL_SKIP", ENV_LIST},
-    {"CUWHEEL_MATRIX_PYTHON", ENV_LIST},   {"CUWHEEL_MATRIX_CUDA", ENV_LIST},
-    {"CUWHEEL_MATRIX_TORCH", ENV_LIST},    {"CUWHEEL_MATRIX_PLATFORM", ENV_LIST},
-    {"CUWHEEL_ARCHS", ENV_ARCHS},          {"CUWHEEL_CUDART", ENV_CUDART},
-    {"CUWHEEL_LOCAL_VERSION", ENV_STRING}, {"CUWHEEL_CCACHE", ENV_TRI},
-    {"CUWHEEL_CACHE_REMOTE", ENV_STRING},  {"CUWHEEL_BUILD_DIR", ENV_STRING},
-    {"CUWHEEL_DIST_DIR", ENV_STRING},      {"CUWHEEL_TEST_COMMAND", ENV_STRING},
-    {"CUWHEEL_TEST_REQUIRES", ENV_LIST},   {"CUWHEEL_COMPRESSION", ENV_INT},
-    {"CUWHEEL_MIN_MANYLINUX", ENV_STRING}, {"CUWHEEL_PYTHONS", ENV_STRING},
+    {"CUWHEEL_BUILD", ENV_LIST},
+    {"CUWHEEL_SKIP", ENV_LIST},
+    {"CUWHEEL_MATRIX_PYTHON", ENV_LIST},
+    {"CUWHEEL_MATRIX_CUDA", ENV_LIST},
+    {"CUWHEEL_MATRIX_TORCH", ENV_LIST},
+    {"CUWHEEL_MATRIX_PLATFORM", ENV_LIST},
+    {"CUWHEEL_ARCHS", ENV_ARCHS},
+    {"CUWHEEL_CUDART", ENV_CUDART},
+    {"CUWHEEL_LOCAL_VERSION", ENV_STRING},
+    {"CUWHEEL_CCACHE", ENV_TRI},
+    {"CUWHEEL_CACHE_REMOTE", ENV_STRING},
+    {"CUWHEEL_BUILD_DIR", ENV_STRING},
+    {"CUWHEEL_DIST_DIR", ENV_STRING},
+    {"CUWHEEL_TEST_COMMAND", ENV_STRING},
+    {"CUWHEEL_TEST_REQUIRES", ENV_LIST},
+    {"CUWHEEL_COMPRESSION", ENV_INT},
+    {"CUWHEEL_MIN_MANYLINUX", ENV_STRING},
+    {"CUWHEEL_PYTHONS", ENV_STRING},
+    {"CUWHEEL_TEST_TORCH_COMPAT", ENV_LIST},
+    {"CUWHEEL_TEST_TORCH_REQUIRES", ENV_STRING},
 };
 /* Variables cuwheel reads elsewhere (not config overrides), or that its own scripts and tests
  * set (tools/test exports CUWHEEL_CI_NO_SKIP to every test), so they are not misspellings. */
@@ -718,6 +777,16 @@ static bool config_apply_env(struct cfg_reader *r, struct config *cfg, const cha
 		else if (!strcmp(name, "CUWHEEL_MIN_MANYLINUX")) cfg->audit.min_manylinux =
 		    val[0] ? val : NULL;
 		else if (!strcmp(name, "CUWHEEL_PYTHONS")) ok &= env_pythons(r, cfg, val);
+		else if (!strcmp(name, "CUWHEEL_TEST_TORCH_COMPAT")) cfg->test.torch_compat = list;
+		else if (!strcmp(name, "CUWHEEL_TEST_TORCH_REQUIRES"))
+		{
+			if (strcmp(val, "build") && strcmp(val, "tested"))
+				diag_path(r->d, DIAG_ERROR, name,
+				          "must be build or tested, not '%s'", val),
+				    ok = false;
+			else
+				cfg->test.torch_requires_tested = !strcmp(val, "tested");
+		}
 	}
 	if (!ok)
 		r->ok = false;

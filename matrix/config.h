@@ -105,8 +105,12 @@ struct test_cfg {
 	struct strv requires;
 	const char *command; /* shell command run from a temp dir; {project} is replaced */
 	struct strv find_links;
-	bool torch_from_index; /* torch = "index": pip resolves torch in the test venv; else
-	                        * ("build") the venv sees the torch the cell was built with */
+	bool torch_from_index;      /* torch = "index": pip resolves torch in the test venv; else
+	                             * ("build") the venv sees the torch the cell was built with */
+	struct strv torch_compat;   /* torch-compat: "MAJOR.MINOR" torches each ordinary torch
+	                             * wheel is also tried with (import + test command) */
+	bool torch_requires_tested; /* torch-requires = "tested": Requires-Dist names the range
+	                             * of minors that passed, not the build's own minor */
 };
 
 struct cache_cfg {

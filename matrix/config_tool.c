@@ -24,8 +24,10 @@ static const char *const matrix_keys[] = {
     "exclude", "build", "skip",  "local-version", "abi3-per-python",
 };
 static const char *const entry_keys[] = {"python", "cuda", "torch", "platform"};
-static const char *const test_keys[] = {"requires", "command", "find-links", "torch"};
+static const char *const test_keys[] = {"requires", "command",      "find-links",
+                                        "torch",    "torch-compat", "torch-requires"};
 static const char *const test_torch_names[] = {"build", "index"};
+static const char *const torch_requires_names[] = {"build", "tested"};
 static const char *const cache_keys[] = {"ccache", "remote", "dir"};
 static const char *const audit_keys[] = {"min-manylinux", "strict"};
 static const char *const ci_keys[] = {"cuwheel", "container", "publish", "environment"};
@@ -573,6 +575,11 @@ bool config_read_tool(struct cfg_reader *r, struct config *cfg)
 			ok &=
 			    cfg_enum(r, tt, "torch", w, test_torch_names, N(test_torch_names), &tf);
 			cfg->test.torch_from_index = tf == 1;
+			ok &= cfg_strv(r, tt, "torch-compat", w, false, &cfg->test.torch_compat);
+			int tr = 0;
+			ok &= cfg_enum(r, tt, "torch-requires", w, torch_requires_names,
+			               N(torch_requires_names), &tr);
+			cfg->test.torch_requires_tested = tr == 1;
 		}
 		ok &= cfg_str_table(r, tool, "toolkits", "[tool.cuwheel]", &cfg->toolkits);
 		/* "3.12" = [path, path]: interpreters of one version, such as one venv per torch.

@@ -261,6 +261,10 @@ bool wheel_retag(struct arena *a, struct diag *d, const char *wheel_path,
 	char *nm = nw ? metadata_set_version(a, d, arena_printf(a, "%s: %s", wheel_path, mdm->name),
 	                                     md_text, md_len, new_ver, &nm_len)
 	              : NULL;
+	if (nm && o->torch_requirement)
+		nm =
+		    metadata_set_requirement(a, d, arena_printf(a, "%s: %s", wheel_path, mdm->name),
+		                             nm, nm_len, "torch", o->torch_requirement, &nm_len);
 	if (!nm)
 		goto out;
 	const char *dir = out_dir;

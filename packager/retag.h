@@ -19,12 +19,14 @@ struct retag_opts {
 	const struct extract_limits *limits; /* NULL: defaults */
 	bool audited; /* the caller has just audited wheel_path (default checks or stricter) and it
 	               * passed: the gate is not run twice (the build's finish step) */
-	const char *audit_trace; /* the gate's audit_opts.trace; NULL: none */
+	const char *audit_trace;       /* the gate's audit_opts.trace; NULL: none */
+	const char *torch_requirement; /* replaces METADATA's Requires-Dist: torch...; NULL: keep */
 };
 
 /* Writes a copy of wheel_path into out_dir (NULL: the wheel's directory) with the changes of o:
  * payload members are copied compressed as they are (their CRC and RECORD hash are verified
- * on the way), only WHEEL, RECORD and METADATA's Version line are rewritten, and the .dist-info
+ * on the way), only WHEEL, RECORD and METADATA's Version line (and with torch_requirement its
+ * Requires-Dist: torch line) are rewritten, and the .dist-info
  * (and .data) directory is renamed when the version changes. Hostile archives are refused
  * before anything is written; the output is written atomically. *out_path gets the new path.
  * False + diagnostic naming the wheel (and member). */

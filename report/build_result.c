@@ -181,8 +181,10 @@ static const char *step_name(struct arena *a, const char *out)
 	if (!slash)
 		return out;
 	static const char *const by_dir[][2] = {{"obj/", "cc binding"}, {"lib/", "link"}};
-	static const char *const by_name[][2] = {
-	    {"stage.stamp", "stage"}, {"final", "audit"}, {"tested", "test"}};
+	static const char *const by_name[][2] = {{"stage.stamp", "stage"},
+	                                         {"final", "audit"},
+	                                         {"tested", "test"},
+	                                         {"compat.json", "torch-compat"}};
 	const char *rest = slash + 1;
 	size_t n = strlen(rest);
 	for (size_t i = 0; i < sizeof(by_dir) / sizeof(*by_dir); i++)
@@ -348,6 +350,27 @@ static void cell_audit(struct arena *a, struct diag *d, struct result_row *w, co
 	json_decref(j);
 }
 
+/* The table `internal compat` kept for a cell's wheel, when it ran and is not older than that
+ * wheel. */
+static void cell_compat(struct arena *a, struct diag *d, struct result_row *w, const char *bdir)
+{
+	const char *path = os_join(a, bdir, arena_printf(a, "%scompat.json", w->prefix));
+	if (!os_exists(path) ||
+	    (w->packed && os_mtime_ns(path) < os_mtime_ns(os_join(a, bdir, w->packed))))
+		return;
+	json_error_t err;
+	json_t *j = json_load_file(path, 0, &err);
+	if (!j) {
+		diag_path(d, DIAG_WARNING, path,
+		          "unreadable torch-compat result (%s): the report leaves it out",
+		          err.text);
+		return;
+	}
+	struct diag quiet = {0};
+	w->compat_done = torch_compat_from_json(a, &quiet, path, j, &w->compat);
+	json_decref(j);
+}
+
 /* A placed cell's wheel (its final stamp names it) and size. */
 static void cell_wheel(struct arena *a, struct result_row *w, const char *bdir)
 {
@@ -387,6 +410,7 @@ void result_finish(struct arena *a, struct diag *d, const struct ninja_log_mark 
 		if (w->state == RESULT_OK)
 			cell_wheel(a, w, m->build_dir);
 		cell_audit(a, d, w, m->build_dir);
+		cell_compat(a, d, w, m->build_dir);
 	}
 }
 

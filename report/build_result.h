@@ -14,6 +14,7 @@
 #include "base/diag.h"
 #include "report/ninja_log.h"
 #include "graph/buildgraph.h"
+#include "wheeltest/torch_compat.h"
 #include "packager/audit.h"
 
 /* The format report.json is written in; a document of another format is not read. */
@@ -48,7 +49,9 @@ struct result_row {
 	const char *wheel;                        /* the wheel placed in dist/, or NULL */
 	long long size;
 	bool audited;
-	struct audit_result audit; /* the audit `internal finish` kept (cells/<id>/audit.json) */
+	struct audit_result audit;   /* the audit `internal finish` kept (cells/<id>/audit.json) */
+	bool compat_done;            /* torch-compat ran for it: */
+	struct compat_result compat; /* its table (cells/<id>/compat.json) */
 	/* While building (not in report.json): */
 	double t_start, t_end;      /* seconds on ninja's clock (its %e); -1: not yet */
 	bool shown;                 /* ninja was asked for it: the progress view has it */

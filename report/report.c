@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/escape.h"
 #include "base/os.h"
 #include "base/strbuf.h"
 
@@ -36,6 +37,42 @@ static void summary_cell(struct arena *a, struct strbuf *sb, const struct result
 	          ok ? human_size(a, w->size) : "-", tm, ok ? wheel : "(see the error above)");
 }
 
+/* torch-compat's table: per cell, each listed torch with its result and, for a failure, the
+ * first error line (escaped, cut at 110 characters); then the range the passes prove. */
+static void summary_compat(struct arena *a, struct strbuf *sb, const struct build_result *m,
+                           int wid)
+{
+	bool any = false;
+	for (size_t i = 0; i < m->n_rows; i++)
+		any |= m->rows[i].compat_done;
+	if (!any)
+		return;
+	sb_printf(sb,
+	          "\ntorch-compat (each wheel beside each listed torch: import, then the test "
+	          "command)\n%-*s  %-6s  %-6s  %-6s  %s\n",
+	          wid, "CELL", "TORCH", "PYTHON", "RESULT", "WHY");
+	for (size_t i = 0; i < m->n_rows; i++) {
+		const struct result_row *w = &m->rows[i];
+		if (!w->compat_done)
+			continue;
+		const struct compat_result *c = &w->compat;
+		for (size_t k = 0; k < c->n_rows; k++) {
+			const struct compat_row *r = &c->rows[k];
+			const char *why = "";
+			if (r->step && r->error)
+				why = arena_printf(a, "%s: %.110s", r->step, r->error);
+			else if (r->step)
+				why = r->step;
+			sb_printf(sb, "%-*s  %-6s  %-6s  %-6s  %s\n", wid, w->name, r->torch,
+			          r->python ? r->python : "-", r->result,
+			          esc_str(a, ESC_TERM, why));
+		}
+		if (c->requirement)
+			sb_printf(sb, "%-*s  proven: %s (built against torch %s)\n", wid, w->name,
+			          c->requirement, c->torch ? c->torch : "?");
+	}
+}
+
 char *report_summary(struct arena *a, const struct build_result *m)
 {
 	struct strbuf sb = {0};
@@ -57,6 +94,7 @@ char *report_summary(struct arena *a, const struct build_result *m)
 	for (size_t i = 0; i < m->n_rows; i++)
 		if (!m->rows[i].is_archive && m->rows[i].state != RESULT_NOT_SELECTED)
 			summary_cell(a, &sb, &m->rows[i], (int)wid);
+	summary_compat(a, &sb, m, (int)wid);
 	size_t ok, failed, skipped;
 	result_count(m, &ok, &failed, &skipped);
 	sb_printf(&sb, "\n%zu built, %zu failed, %zu not buildable here; %.1fs; wheels in %s\n", ok,

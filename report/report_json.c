@@ -62,6 +62,9 @@ static json_t *cell_json(const struct result_row *w)
 	json_object_set_new(o, "size", json_integer(w->size));
 	/* As `internal finish` kept it in cells/<id>/audit.json, key for key. */
 	json_object_set_new(o, "audit", w->audited ? audit_result_to_json(&w->audit) : json_null());
+	/* As `internal compat` kept it in cells/<id>/compat.json; only where torch-compat ran. */
+	if (w->compat_done)
+		json_object_set_new(o, "torch_compat", torch_compat_to_json(&w->compat));
 	return o;
 }
 
@@ -251,6 +254,10 @@ bool result_from_json(struct arena *a, struct diag *d, const char *path, const j
 		w->wheel = str(a, v, "wheel");
 		w->size = (long long)json_integer_value(json_object_get(v, "size"));
 		w->audited = audit_result_from_json(a, json_object_get(v, "audit"), &w->audit);
+		const json_t *tc = json_object_get(v, "torch_compat");
+		struct diag quiet = {0};
+		w->compat_done = json_is_object(tc) &&
+		                 torch_compat_from_json(a, &quiet, "report.json", tc, &w->compat);
 		if (!w->name)
 			w->name = "?";
 	}

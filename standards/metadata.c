@@ -309,6 +309,41 @@ char *metadata_set_version(struct arena *a, struct diag *d, const char *where, c
 	return NULL;
 }
 
+char *metadata_set_requirement(struct arena *a, struct diag *d, const char *where, const char *text,
+                               size_t len, const char *name, const char *requirement,
+                               size_t *out_len)
+{
+	const char *p = text, *end = text + len;
+	size_t nn = strlen(name);
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl + 1 : end;
+		if (le - p <= 1 || (le - p == 2 && *p == '\r'))
+			break; /* end of the headers */
+		if (md_key_len(p, le) == 13 && strncasecmp(p, "Requires-Dist", 13) == 0) {
+			const char *v = p + 14;
+			while (v < le && (*v == ' ' || *v == '\t'))
+				v++;
+			/* The distribution's name ends at the first character a name cannot hold.
+			 */
+			if ((size_t)(le - v) > nn && strncasecmp(v, name, nn) == 0 &&
+			    !strchr(
+			        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.",
+			        v[nn])) {
+				struct strbuf sb = {0};
+				sb_add(&sb, text, (size_t)(p - text));
+				sb_printf(&sb, "Requires-Dist: %s\n", requirement);
+				sb_add(&sb, le, (size_t)(end - le));
+				*out_len = sb.len;
+				return sb_to_arena(&sb, a);
+			}
+		}
+		p = le;
+	}
+	diag_path(d, DIAG_ERROR, where, "no Requires-Dist: %s in METADATA", name);
+	return NULL;
+}
+
 char *metadata_header(struct arena *a, const char *text, size_t len, const char *name)
 {
 	const char *p = text, *end = text + len;

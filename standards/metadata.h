@@ -31,6 +31,11 @@ char *metadata_entry_points_render(struct arena *a, const struct project_meta *m
  * diagnostic naming `where` when there is no Version header. */
 char *metadata_set_version(struct arena *a, struct diag *d, const char *where, const char *text,
                            size_t len, const char *version, size_t *out_len);
+/* Replaces the Requires-Dist header of distribution name (the first) with requirement; returns
+ * the new METADATA (length in *out_len), or NULL + diagnostic at where when there is none. */
+char *metadata_set_requirement(struct arena *a, struct diag *d, const char *where, const char *text,
+                               size_t len, const char *name, const char *requirement,
+                               size_t *out_len);
 /* Returns the value of the first header called name (case-insensitive) in METADATA/WHEEL text,
  * or NULL. */
 char *metadata_header(struct arena *a, const char *text, size_t len, const char *name);

@@ -17,6 +17,15 @@ char *test_context_render(struct arena *a, const struct config *cfg, const struc
 	json_object_set_new(t, "requires", json_strv(&cfg->test.requires));
 	json_object_set_new(t, "find_links", json_strv(&cfg->test.find_links));
 	json_object_set_new(t, "torch_from_index", json_boolean(cfg->test.torch_from_index));
+	json_object_set_new(t, "torch_compat", json_strv(&cfg->test.torch_compat));
+	json_object_set_new(t, "torch_requires_tested",
+	                    json_boolean(cfg->test.torch_requires_tested));
+	/* What the torch-compat step imports: the project's compiled modules. */
+	struct strv mods = {0};
+	for (size_t i = 0; i < cfg->n_extensions; i++)
+		if (cfg->extensions[i].module)
+			strv_push(a, &mods, cfg->extensions[i].module);
+	json_object_set_new(t, "imports", json_strv(&mods));
 	json_object_set_new(root, "test", t);
 	json_object_set_new(root, "matrix_python", json_strv(&cfg->matrix.python));
 	json_t *py = json_array();
@@ -97,6 +106,14 @@ bool test_context_read(struct arena *a, struct diag *d, const char *path, struct
 		cfg->project_dir = str_of(a, root, "project_dir");
 		cfg->test.command = str_of(a, t, "command");
 		cfg->test.torch_from_index = json_is_true(json_object_get(t, "torch_from_index"));
+		cfg->test.torch_requires_tested =
+		    json_is_true(json_object_get(t, "torch_requires_tested"));
+		struct strv mods = {0};
+		ok &= strv_of(a, t, "torch_compat", &cfg->test.torch_compat) &&
+		      strv_of(a, t, "imports", &mods);
+		cfg->extensions = arena_calloc(a, mods.n + 1, sizeof(*cfg->extensions));
+		for (size_t m = 0; m < mods.n; m++)
+			cfg->extensions[cfg->n_extensions++].module = mods.v[m];
 		ds->pythons = arena_calloc(a, json_array_size(py) + 1, sizeof(*ds->pythons));
 		size_t i;
 		const json_t *o;

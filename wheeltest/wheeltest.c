@@ -250,6 +250,19 @@ static void wheel_requires_except_torch(struct arena *a, const char *wheel, stru
  * cuwheel writes it), or NULL. */
 static const char *wheel_torch_minor(struct arena *a, const char *wheel)
 {
+	/* The local label first: with torch-requires = "tested" the requirement names a range
+	 * (torch>=2.9,<2.12) whose lower bound is not the build's torch. "+pt211cu130". */
+	const char *slash = strrchr(wheel, '/');
+	const char *base = slash ? slash + 1 : wheel;
+	const char *plus = strchr(base, '+'), *dash = plus ? strchr(plus, '-') : NULL;
+	for (const char *p = plus; p && dash && p < dash; p++) {
+		if ((p == plus + 1 || p[-1] == '.' || p[-1] == '_') && p[0] == 'p' && p[1] == 't' &&
+		    p[2] >= '1' && p[2] <= '9' && p[3] >= '0' && p[3] <= '9') {
+			size_t nd = strspn(p + 3, "0123456789");
+			if (p + 3 + nd <= dash)
+				return arena_printf(a, "%c.%.*s", p[2], (int)nd, p + 3);
+		}
+	}
 	const char *req = NULL;
 	wheel_requires_except_torch(a, wheel, NULL, &req);
 	const char *ge = req ? strstr(req, ">=") : NULL;
@@ -257,6 +270,11 @@ static const char *wheel_torch_minor(struct arena *a, const char *wheel)
 	if (!ge || sscanf(ge + 2, "%d.%d", &major, &minor) != 2)
 		return NULL;
 	return arena_printf(a, "%d.%d", major, minor);
+}
+
+const char *wheeltest_wheel_torch(struct arena *a, const char *wheel)
+{
+	return wheel_torch_minor(a, wheel);
 }
 
 static bool torch_is(const struct interp *ip, const char *minor)
@@ -303,6 +321,58 @@ static void push_job(struct arena *a, struct wheeltest_job **v, size_t *n, size_
 		*cap = nc;
 	}
 	(*v)[(*n)++] = *j;
+}
+
+/* torch-compat: the jobs of one wheel with o->compat_torch: one per Python the wheel fits
+ * that has an interpreter with that torch; a skip saying what is missing otherwise. */
+static void plan_compat(struct arena *a, const struct wheeltest_opts *o,
+                        const struct wheeltest_job *base, const char *torch, bool open,
+                        const bool *fit, struct wheeltest_job **v, size_t *n, size_t *cap)
+{
+	struct wheeltest_job j = *base;
+	if (!torch || open) {
+		j.result = WHEELTEST_SKIP;
+		j.reason = torch ? "a stable-ABI wheel: its torch axis is its test axis"
+		                 : "no torch requirement: not a torch wheel";
+		push_job(a, v, n, cap, &j);
+		return;
+	}
+	if (!strcmp(torch, o->compat_torch)) {
+		j.result = WHEELTEST_SKIP;
+		j.reason = "built against it (the test step's)";
+		push_job(a, v, n, cap, &j);
+		return;
+	}
+	size_t before = *n;
+	struct strv fitting = {0};
+	for (size_t i = 0; i < o->ds->n_pythons; i++) {
+		const struct interp *ip = &o->ds->pythons[i];
+		if (!fit[i])
+			continue;
+		const char *key = interp_key(a, ip);
+		if (!strv_contains(&fitting, key))
+			strv_push(a, &fitting, key);
+		if (!torch_is(ip, o->compat_torch) || !selected(a, o, ip))
+			continue;
+		bool dup = false; /* one per Python */
+		for (size_t k = before; k < *n && !dup; k++)
+			dup = !strcmp((*v)[k].py->path, ip->path) ||
+			      !strcmp(interp_key(a, (*v)[k].py), key);
+		if (dup)
+			continue;
+		j.py = ip;
+		j.py_key = arena_printf(a, "%s-torch%s", key, o->compat_torch);
+		push_job(a, v, n, cap, &j);
+	}
+	if (*n > before)
+		return;
+	j.result = WHEELTEST_SKIP;
+	j.reason = arena_printf(a,
+	                        "no Python %s with torch %s here (examples/torchext/setup-pythons "
+	                        "--torch %s makes one; list it in [tool.cuwheel.pythons])",
+	                        fitting.n ? fitting.v[0] : "of this wheel", o->compat_torch,
+	                        o->compat_torch);
+	push_job(a, v, n, cap, &j);
 }
 
 bool wheeltest_plan(struct arena *a, struct diag *d, const struct wheeltest_opts *o,
@@ -364,6 +434,10 @@ bool wheeltest_plan(struct arena *a, struct diag *d, const struct wheeltest_opts
 				fit[i] = tag_fits_exact(&wn.tags[t], ip) ||
 				         tag_fits(a, o->cfg, &wn.tags[t], ip);
 			}
+		}
+		if (o->compat_torch) {
+			plan_compat(a, o, &base, torch, open, fit, &v, &n, &cap);
+			continue;
 		}
 		for (size_t i = 0; i < o->ds->n_pythons; i++) {
 			const struct interp *ip = &o->ds->pythons[i];
@@ -660,6 +734,38 @@ static void job_run(struct run_ctx *rc, size_t idx)
 		goto done;
 	}
 
+	const char *env[] = {arena_printf(a, "PATH=%s/bin%s%s", venv, rc->path_env ? ":" : "",
+	                                  rc->path_env ? rc->path_env : ""),
+	                     arena_printf(a, "VIRTUAL_ENV=%s", venv),
+	                     "PYTHONHOME=", /* an empty value counts as unset for Python */
+	                     "PYTHONPATH=",
+	                     "PYTHONNOUSERSITE=1",
+	                     arena_printf(a, TESTCMD_PROJECT_VAR "=%s", o->cfg->project_dir),
+	                     arena_printf(a, TESTCMD_WHEEL_VAR "=%s", j->wheel),
+	                     NULL};
+	/* torch-compat: the modules are imported first, after torch, so that a wheel that does
+	 * not load with this torch fails there, with the loader's own words (undefined symbol). */
+	if (o->compat_torch && o->cfg->n_extensions) {
+		struct strv imp = {0};
+		strv_push(a, &imp, vpy);
+		strv_push(a, &imp, "-c");
+		strv_push(a, &imp,
+		          "import importlib, sys\nimport torch\n"
+		          "for m in sys.argv[1:]:\n    importlib.import_module(m)\n");
+		for (size_t i = 0; i < o->cfg->n_extensions; i++)
+			if (o->cfg->extensions[i].module)
+				strv_push(a, &imp, o->cfg->extensions[i].module);
+		sb_reset(&out);
+		if ((st = run_step(imp.v, work, env, &out)) != 0) {
+			job_fail(a, j, "import", st, &out, lines);
+			goto done;
+		}
+		if (!o->cfg->test.command) {
+			j->result = WHEELTEST_PASS;
+			goto done;
+		}
+	}
+
 	/* The paths reach the command as variables it reads, never as text the shell parses. */
 	const char *why = NULL;
 	char *cmd = wheeltest_expand_command(a, o->cfg->test.command, &why);
@@ -670,15 +776,6 @@ static void job_run(struct run_ctx *rc, size_t idx)
 		goto done;
 	}
 	const char *sh[] = {"/bin/sh", "-c", cmd, NULL};
-	const char *env[] = {arena_printf(a, "PATH=%s/bin%s%s", venv, rc->path_env ? ":" : "",
-	                                  rc->path_env ? rc->path_env : ""),
-	                     arena_printf(a, "VIRTUAL_ENV=%s", venv),
-	                     "PYTHONHOME=", /* an empty value counts as unset for Python */
-	                     "PYTHONPATH=",
-	                     "PYTHONNOUSERSITE=1",
-	                     arena_printf(a, TESTCMD_PROJECT_VAR "=%s", o->cfg->project_dir),
-	                     arena_printf(a, TESTCMD_WHEEL_VAR "=%s", j->wheel),
-	                     NULL};
 	sb_reset(&out);
 	if ((st = run_step(sh, work, env, &out)) != 0) {
 		job_fail(a, j, "test command", st, &out, lines);
@@ -694,6 +791,61 @@ done:
 		j->venv = venv;
 	else
 		os_rm_rf(&quiet, dir);
+}
+
+const char *wheeltest_first_error(struct arena *a, const char *output)
+{
+	if (!output)
+		return NULL;
+	const char *sym = NULL, *exc = NULL, *last = NULL;
+	size_t sym_n = 0, exc_n = 0, last_n = 0;
+	for (const char *p = output; *p;) {
+		size_t n = strcspn(p, "\n");
+		const char *s = p;
+		size_t m = n;
+		while (m && (*s == ' ' || *s == '\t'))
+			s++, m--;
+		while (m && (s[m - 1] == ' ' || s[m - 1] == '\r'))
+			m--;
+		if (m) {
+			last = s, last_n = m;
+			/* "ImportError: .../_C.so: undefined symbol: _ZN3c10..." */
+			if (!sym && memmem(s, m, "undefined symbol", 16))
+				sym = s, sym_n = m;
+			const char *colon = memchr(s, ':', m);
+			size_t w = colon ? (size_t)(colon - s) : 0;
+			if (w > 5 &&
+			    (!memcmp(colon - 5, "Error", 5) || !memcmp(colon - 5, "ption", 5)) &&
+			    strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01234567"
+			              "89_.") == w)
+				exc = s, exc_n = m;
+		}
+		p += n + (p[n] == '\n');
+	}
+	const char *line = sym ? sym : exc ? exc : last;
+	size_t len = sym ? sym_n : exc ? exc_n : last_n;
+	if (!line)
+		return NULL;
+	/* A path in it (the test venv's, a temp dir) is cut to its file name: the line then
+	 * reads the same for every run ("ImportError: _C.abi3.so: undefined symbol: ..."). */
+	struct strbuf sb = {0};
+	for (size_t i = 0; i < len;) {
+		if (line[i] == '/' &&
+		    (i == 0 || line[i - 1] == ' ' || line[i - 1] == '\'' || line[i - 1] == '"')) {
+			size_t e = i, base = i + 1;
+			while (e < len && line[e] != ':' && line[e] != ' ' && line[e] != '\'' &&
+			       line[e] != '"') {
+				if (line[e] == '/')
+					base = e + 1;
+				e++;
+			}
+			sb_add(&sb, line + base, e - base);
+			i = e;
+			continue;
+		}
+		sb_putc(&sb, line[i++]);
+	}
+	return sb_to_arena(&sb, a);
 }
 
 /* pool_fn: runs the k-th runnable job. */
@@ -726,7 +878,7 @@ bool wheeltest_run(struct arena *a, struct diag *d, const struct wheeltest_opts 
 		runnable += jobs[i].result != WHEELTEST_SKIP;
 	if (!runnable)
 		return true;
-	if (!o->cfg || !o->cfg->test.command) {
+	if (!o->cfg || (!o->cfg->test.command && !o->compat_torch)) {
 		diag_msg(d, DIAG_ERROR, "the project has no test command");
 		return false;
 	}

@@ -42,6 +42,10 @@ struct wheeltest_opts {
 	size_t output_lines;    /* lines of failing output kept; 0: 60 */
 	const char *const *env; /* the environment (base/env.h): TMPDIR, PATH, PIP_INDEX_URL,
 	                         * PIP_EXTRA_INDEX_URL */
+	/* torch-compat: "2.9": each ordinary torch wheel (Requires-Dist torch>=X.Y,<X.Y+1) is
+	 * tried with the interpreter of its Python whose torch is this one instead of its own, and
+	 * the project's modules are imported before the test command. NULL: the usual test. */
+	const char *compat_torch;
 	/* Called (serialised, from any thread) when a pair finishes; may be NULL. */
 	void (*on_done)(void *user, const struct wheeltest_job *j);
 	void *user;
@@ -56,6 +60,12 @@ bool wheeltest_plan(struct arena *a, struct diag *d, const struct wheeltest_opts
  * the run could not be organised (no test command, no temp dir); failing tests are results. */
 bool wheeltest_run(struct arena *a, struct diag *d, const struct wheeltest_opts *o,
                    struct wheeltest_job *jobs, size_t n_jobs);
+/* The line of a failing job's output that says why (an "undefined symbol" line, else the last
+ * exception line "XError: ...", else the last non-empty line), or NULL for none. */
+const char *wheeltest_first_error(struct arena *a, const char *output);
+/* The torch "MAJOR.MINOR" a wheel was built against (its local label's ptXYY, else its
+ * Requires-Dist: torch>=X.Y), or NULL. */
+const char *wheeltest_wheel_torch(struct arena *a, const char *wheel);
 /* Returns "pass", "fail" or "skip". */
 const char *wheeltest_result_name(enum wheeltest_result r);
 /* What a job's Python is called in messages: "3.12.1", or for a stable-ABI torch wheel tested
