@@ -40,7 +40,8 @@ bool torch_compat_run(struct arena *a, struct diag *d, const struct wheeltest_op
 			const struct wheeltest_job *j = &jobs[i];
 			struct compat_row *row = &r->rows[r->n_rows++];
 			row->torch = tc->v[t];
-			row->torch_version = j->py && j->py->torch.present ? j->py->torch.version : NULL;
+			row->torch_version =
+			    j->py && j->py->torch.present ? j->py->torch.version : NULL;
 			row->python = j->py ? arena_printf(a, "%d.%d%s", j->py->major, j->py->minor,
 			                                   j->py->freethreaded ? "t" : "")
 			                    : "-";
@@ -121,7 +122,8 @@ bool torch_compat_from_json(struct arena *a, struct diag *d, const char *path, c
 	memset(r, 0, sizeof(*r));
 	const json_t *rows = json_object_get(doc, "rows");
 	if (json_integer_value(json_object_get(doc, "format")) != 1 || !json_is_array(rows)) {
-		diag_path(d, DIAG_ERROR, path, "not a torch-compat result of this cuwheel (format 1)");
+		diag_path(d, DIAG_ERROR, path,
+		          "not a torch-compat result of this cuwheel (format 1)");
 		return false;
 	}
 	r->wheel = str_of(a, doc, "wheel");

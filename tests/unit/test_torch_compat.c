@@ -39,13 +39,11 @@ static void test_range(void **state)
 	(void)state;
 	struct arena a = {0};
 	/* Nothing passed: the build's own minor only. */
-	assert_string_equal(range(&a, "2.11", "2.9=fail 2.10=fail 2.12=fail"),
-	                    "torch>=2.11,<2.12");
+	assert_string_equal(range(&a, "2.11", "2.9=fail 2.10=fail 2.12=fail"), "torch>=2.11,<2.12");
 	/* Below and above, contiguous. */
 	assert_string_equal(range(&a, "2.11", "2.9=pass 2.10=pass 2.12=pass"), "torch>=2.9,<2.13");
 	/* 2.9 passed but 2.10 failed: 2.9 is not joined to the build's minor. */
-	assert_string_equal(range(&a, "2.11", "2.9=pass 2.10=fail 2.12=pass"),
-	                    "torch>=2.11,<2.13");
+	assert_string_equal(range(&a, "2.11", "2.9=pass 2.10=fail 2.12=pass"), "torch>=2.11,<2.13");
 	/* An untried minor (2.10) is a gap; so is a skip. */
 	assert_string_equal(range(&a, "2.11", "2.9=pass 2.12=skip"), "torch>=2.11,<2.12");
 	/* One Python failing with a torch makes that torch unproven (abi3: several rows). */
@@ -93,9 +91,10 @@ static void test_set_requirement(void **state)
 	                                     "torch>=2.10,<2.13", &n);
 	assert_non_null(out);
 	assert_int_equal(n, strlen(out));
-	assert_string_equal(out, "Metadata-Version: 2.4\nName: torchext\nVersion: 0.1.0+pt211cu130\n"
-	                         "Requires-Dist: torchvision>=0.1\nRequires-Dist: torch>=2.10,<2.13\n"
-	                         "Requires-Dist: numpy\n\nRequires-Dist: torch in the body\n");
+	assert_string_equal(out,
+	                    "Metadata-Version: 2.4\nName: torchext\nVersion: 0.1.0+pt211cu130\n"
+	                    "Requires-Dist: torchvision>=0.1\nRequires-Dist: torch>=2.10,<2.13\n"
+	                    "Requires-Dist: numpy\n\nRequires-Dist: torch in the body\n");
 	const char *none = "Name: x\nRequires-Dist: torchvision\n\n";
 	d.errors = 0;
 	assert_null(metadata_set_requirement(&a, &d, "METADATA", none, strlen(none), "torch",
@@ -110,8 +109,8 @@ static void test_json_round_trip(void **state)
 	struct arena a = {0};
 	struct diag d = {0};
 	struct compat_row rows[] = {
-	    {"2.10", "2.10.0+cu128", "3.12", "fail", "import", "ImportError: x: undefined symbol: y",
-	     4.5},
+	    {"2.10", "2.10.0+cu128", "3.12", "fail", "import",
+	     "ImportError: x: undefined symbol: y", 4.5},
 	    {"2.12", "2.12.0+cu130", "3.12", "pass", NULL, NULL, 7.25},
 	    {"2.9", NULL, "-", "skip", "no Python 3.12 with torch 2.9 here", NULL, 0},
 	};
