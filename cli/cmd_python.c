@@ -2,30 +2,28 @@
  * Debian's binary packages into cuwheel's cache, where discovery finds them. */
 #include <jansson.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "base/env.h"
 #include "base/os.h"
 #include "cli/cli.h"
+#include "cli/provision_cmd.h"
 #include "toolchain/discover.h"
 #include "toolchain/provision_python.h"
-
-enum python_option { PY_LOCK, PY_JSON, PY_AVAILABLE };
 
 static const char py_lock_help[] = "the lock file (default: $CUWHEEL_PYTHON_LOCK, the source "
                                    "tree's)";
 
 static const struct cli_option py_install_options[] = {
-    {"lock", 0, "FILE", PY_LOCK, py_lock_help},
+    {"lock", 0, "FILE", PROV_LOCK, py_lock_help},
     {0},
 };
 
 static const struct cli_option py_list_options[] = {
-    {"json", 0, NULL, PY_JSON, "list as JSON"},
-    {"available", 0, NULL, PY_AVAILABLE,
+    {"json", 0, NULL, PROV_JSON, "list as JSON"},
+    {"available", 0, NULL, PROV_AVAILABLE,
      "list what the lock file pins instead of what is installed"},
-    {"lock", 0, "FILE", PY_LOCK, py_lock_help},
+    {"lock", 0, "FILE", PROV_LOCK, py_lock_help},
     {0},
 };
 
@@ -76,40 +74,7 @@ const struct cli_help cmd_python_help = {
             "  cuwheel python remove 3.15\n",
 };
 
-struct py_opts {
-	const char *lock;
-	bool json, available;
-	const char **args;
-	int n_args;
-};
-
-static int py_parse(struct cli *c, const struct cli_option *table, int argc, char **argv,
-                    struct py_opts *o)
-{
-	struct cli_args p;
-	cli_args_init(&p, c, "python", table, CLI_ARGS_ANYWHERE, argc, argv);
-	int id;
-	while ((id = cli_args_next(&p)) != CLI_ARG_END) {
-		switch (id) {
-		case PY_LOCK:
-			o->lock = p.value;
-			break;
-		case PY_JSON:
-			o->json = true;
-			break;
-		case PY_AVAILABLE:
-			o->available = true;
-			break;
-		default:
-			return CLI_USAGE;
-		}
-	}
-	o->args = (const char **)(argv + p.next);
-	o->n_args = argc - p.next;
-	return CLI_OK;
-}
-
-static bool py_lock(struct cli *c, const struct py_opts *o, struct python_lock *l)
+static bool py_lock(struct cli *c, const struct prov_opts *o, struct python_lock *l)
 {
 	const char *path = o->lock ? o->lock : python_lock_path(&c->arena, c->env);
 	if (!path) {
@@ -122,7 +87,7 @@ static bool py_lock(struct cli *c, const struct py_opts *o, struct python_lock *
 	return python_lock_load(&c->arena, &c->diag, path, l);
 }
 
-static int py_install(struct cli *c, const struct py_opts *o)
+static int py_install(struct cli *c, const struct prov_opts *o)
 {
 	if (o->n_args == 0)
 		return cli_usage(c, "python", "python install needs a VERSION (e.g. 3.14)");
@@ -140,18 +105,9 @@ static int py_install(struct cli *c, const struct py_opts *o)
 			continue;
 		}
 		const char *root = NULL;
-		switch (python_install(&c->arena, &c->diag, &po, s, &root)) {
-		case PROVISION_INSTALLED:
-			printf("installed Python %s in %s\n", s->version, root);
-			break;
-		case PROVISION_ALREADY:
-			printf("Python %s is already installed in %s\n", s->version, root);
-			break;
-		case PROVISION_FAILED:
+		enum provision_result r = python_install(&c->arena, &c->diag, &po, s, &root);
+		if (!prov_report_install(r, "Python", s->version, root))
 			rc = CLI_FAIL;
-			break;
-		}
-		fflush(stdout);
 	}
 	return rc;
 }
@@ -159,25 +115,6 @@ static int py_install(struct cli *c, const struct py_opts *o)
 static const char *py_size(struct cli *c, uint64_t bytes)
 {
 	return arena_printf(&c->arena, "%.0f MB", (double)bytes / 1e6);
-}
-
-static json_t *py_pkgs_json(const struct provision_pkg *p, size_t n)
-{
-	json_t *arr = json_array();
-	for (size_t i = 0; i < n; i++)
-		json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:s, s:I}", "name", p[i].name,
-		                                     "version", p[i].version, "filename",
-		                                     p[i].filename, "sha256", p[i].sha256, "size",
-		                                     (json_int_t)p[i].size));
-	return arr;
-}
-
-static void py_print_json(json_t *j)
-{
-	char *s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	puts(s);
-	free(s);
-	json_decref(j);
 }
 
 /* "3.14" of an installed "3.14.10". */
@@ -188,7 +125,7 @@ static const char *py_minor(struct cli *c, const char *version)
 	return dot ? arena_strndup(&c->arena, version, (size_t)(dot - version)) : version;
 }
 
-static int py_available(struct cli *c, const struct py_opts *o)
+static int py_available(struct cli *c, const struct prov_opts *o)
 {
 	struct python_lock lock;
 	if (!py_lock(c, o, &lock))
@@ -207,19 +144,19 @@ static int py_available(struct cli *c, const struct py_opts *o)
 			                   "minor", s->minor, "source",
 			                   arena_printf(&c->arena, "debian %s", s->suite),
 			                   "download_size", (json_int_t)size, "packages",
-			                   py_pkgs_json(s->pkgs, s->n_pkgs)));
+			                   prov_pkgs_json(s->pkgs, s->n_pkgs)));
 		else
 			printf("  %-8s Debian %-8s %zu packages, %s to download\n", s->version,
 			       s->suite, s->n_pkgs, py_size(c, (uint64_t)size));
 	}
 	if (o->json)
-		py_print_json(arr);
+		prov_print_json(arr);
 	else if (lock.freethreaded)
 		printf("  no free-threaded build (3.14t): %s\n", lock.freethreaded);
 	return CLI_OK;
 }
 
-static int py_list(struct cli *c, const struct py_opts *o)
+static int py_list(struct cli *c, const struct prov_opts *o)
 {
 	if (o->n_args)
 		return cli_usage(c, "python", "python list takes no arguments");
@@ -240,8 +177,8 @@ static int py_list(struct cli *c, const struct py_opts *o)
 			              python_exe(&c->arena, ts[i].root, py_minor(c, ts[i].version)),
 			              "size", (json_int_t)ts[i].size, "installed", ts[i].installed,
 			              "source", ts[i].source, "packages",
-			              py_pkgs_json(ts[i].pkgs, ts[i].n_pkgs)));
-		py_print_json(arr);
+			              prov_pkgs_json(ts[i].pkgs, ts[i].n_pkgs)));
+		prov_print_json(arr);
 		return CLI_OK;
 	}
 	if (n == 0) {
@@ -255,47 +192,17 @@ static int py_list(struct cli *c, const struct py_opts *o)
 	return CLI_OK;
 }
 
-static int py_remove(struct cli *c, const struct py_opts *o)
-{
-	if (o->n_args == 0)
-		return cli_usage(c, "python", "python remove needs a VERSION (e.g. 3.14)");
-	const char *cache = cuwheel_cache_dir(&c->arena, c->env);
-	int rc = CLI_OK;
-	for (int i = 0; i < o->n_args; i++) {
-		const char *removed;
-		if (python_remove(&c->arena, &c->diag, cache, o->args[i], &removed))
-			printf("removed %s\n", removed);
-		else
-			rc = CLI_FAIL;
-	}
-	return rc;
-}
-
 int cmd_python(struct cli *c, int argc, char **argv)
 {
-	static const char *const subs[] = {"install", "list", "remove"};
-	if (argc < 2)
-		return cli_usage(c, "python", "python needs a command: install, list or remove");
-	const char *sub = argv[1];
-	struct py_opts o = {0};
-	int rc;
-	if (strcmp(sub, "install") != 0 && strcmp(sub, "list") != 0 && strcmp(sub, "remove") != 0) {
-		const char *close = diag_did_you_mean(sub, subs, 3);
-		if (close)
-			return cli_usage(c, "python",
-			                 "'%s' is not a python command; did you mean '%s'?", sub,
-			                 close);
-		return cli_usage(c, "python",
-		                 "'%s' is not a python command (install, list, remove)", sub);
-	}
-	const struct cli_option *table = strcmp(sub, "install") == 0 ? py_install_options
-	                                 : strcmp(sub, "list") == 0  ? py_list_options
-	                                                             : py_remove_options;
-	if ((rc = py_parse(c, table, argc - 1, argv + 1, &o)) != CLI_OK)
-		return rc;
-	if (strcmp(sub, "install") == 0)
-		return py_install(c, &o);
-	if (strcmp(sub, "list") == 0)
-		return py_list(c, &o);
-	return py_remove(c, &o);
+	static const struct prov_cmd pc = {
+	    .name = "python",
+	    .install_options = py_install_options,
+	    .list_options = py_list_options,
+	    .remove_options = py_remove_options,
+	    .install = py_install,
+	    .list = py_list,
+	    .remove = python_remove,
+	    .remove_example = "3.14",
+	};
+	return prov_main(c, &pc, argc, argv);
 }

@@ -2,37 +2,35 @@
  * Debian's archive. */
 #include <jansson.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "base/env.h"
 #include "base/os.h"
 #include "cli/cli.h"
+#include "cli/provision_cmd.h"
 #include "toolchain/discover.h"
 #include "toolchain/provision.h"
-
-enum toolkit_option { TK_WHEELS, TK_PYTHON, TK_LOCK, TK_JSON, TK_AVAILABLE };
 
 /* --lock is an option of install and of list. */
 static const char tk_lock_help[] =
     "the lock file (default: $CUWHEEL_TOOLKIT_LOCK, the source tree's)";
 
 static const struct cli_option tk_install_options[] = {
-    {"wheels", 0, "DIR", TK_WHEELS,
+    {"wheels", 0, "DIR", PROV_WHEELS,
      "take the pinned wheels from DIR only (no index); hashes still checked"},
-    {"python", 0, "PY", TK_PYTHON,
+    {"python", 0, "PY", PROV_PYTHON,
      "the python whose pip downloads (default: $CUWHEEL_PYTHON, python3\n"
      "on PATH, the newest pyenv python)"},
-    {"lock", 0, "FILE", TK_LOCK, tk_lock_help},
+    {"lock", 0, "FILE", PROV_LOCK, tk_lock_help},
     {0},
 };
 
 static const struct cli_option tk_list_options[] = {
-    {"json", 0, NULL, TK_JSON, "list as JSON"},
-    {"available", 0, NULL, TK_AVAILABLE,
+    {"json", 0, NULL, PROV_JSON, "list as JSON"},
+    {"available", 0, NULL, PROV_AVAILABLE,
      "list what the lock file pins (both sources) instead of what is\n"
      "installed"},
-    {"lock", 0, "FILE", TK_LOCK, tk_lock_help},
+    {"lock", 0, "FILE", PROV_LOCK, tk_lock_help},
     {0},
 };
 
@@ -92,49 +90,8 @@ const struct cli_help cmd_toolkit_help = {
             "mirror\n",
 };
 
-struct tk_opts {
-	const char *wheels, *python, *lock;
-	bool json, available;
-	const char **args;
-	int n_args;
-};
-
-/* Parses the options and operands of subcommand argv[0] against its table; returns CLI_OK or
- * CLI_USAGE. */
-static int tk_parse(struct cli *c, const struct cli_option *table, int argc, char **argv,
-                    struct tk_opts *o)
-{
-	struct cli_args p;
-	cli_args_init(&p, c, "toolkit", table, CLI_ARGS_ANYWHERE, argc, argv);
-	int id;
-	while ((id = cli_args_next(&p)) != CLI_ARG_END) {
-		switch (id) {
-		case TK_WHEELS:
-			o->wheels = p.value;
-			break;
-		case TK_PYTHON:
-			o->python = p.value;
-			break;
-		case TK_LOCK:
-			o->lock = p.value;
-			break;
-		case TK_JSON:
-			o->json = true;
-			break;
-		case TK_AVAILABLE:
-			o->available = true;
-			break;
-		default:
-			return CLI_USAGE;
-		}
-	}
-	o->args = (const char **)(argv + p.next);
-	o->n_args = argc - p.next;
-	return CLI_OK;
-}
-
 /* Loads the lock file named by --lock, or the default one. */
-static bool tk_lock(struct cli *c, const struct tk_opts *o, struct provision_lock *l)
+static bool tk_lock(struct cli *c, const struct prov_opts *o, struct provision_lock *l)
 {
 	const char *path = o->lock ? o->lock : provision_lock_path(&c->arena, c->env);
 	if (!path) {
@@ -147,7 +104,7 @@ static bool tk_lock(struct cli *c, const struct tk_opts *o, struct provision_loc
 	return provision_lock_load(&c->arena, &c->diag, path, l);
 }
 
-static int tk_install(struct cli *c, const struct tk_opts *o)
+static int tk_install(struct cli *c, const struct prov_opts *o)
 {
 	if (o->n_args == 0)
 		return cli_usage(c, "toolkit", "toolkit install needs a VERSION (e.g. 13.1)");
@@ -171,18 +128,9 @@ static int tk_install(struct cli *c, const struct tk_opts *o)
 			continue;
 		}
 		const char *root = NULL;
-		switch (provision_install(&c->arena, &c->diag, &po, s, &root)) {
-		case PROVISION_INSTALLED:
-			printf("installed CUDA %s in %s\n", s->version, root);
-			break;
-		case PROVISION_ALREADY:
-			printf("CUDA %s is already installed in %s\n", s->version, root);
-			break;
-		case PROVISION_FAILED:
+		enum provision_result r = provision_install(&c->arena, &c->diag, &po, s, &root);
+		if (!prov_report_install(r, "CUDA", s->version, root))
 			rc = CLI_FAIL;
-			break;
-		}
-		fflush(stdout);
 	}
 	return rc;
 }
@@ -194,25 +142,6 @@ static const char *tk_size(struct cli *c, uint64_t bytes)
 	return arena_printf(&c->arena, "%.0f MB", (double)bytes / 1e6);
 }
 
-static json_t *tk_pkgs_json(const struct provision_pkg *p, size_t n)
-{
-	json_t *arr = json_array();
-	for (size_t i = 0; i < n; i++)
-		json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:s, s:I}", "name", p[i].name,
-		                                     "version", p[i].version, "filename",
-		                                     p[i].filename, "sha256", p[i].sha256, "size",
-		                                     (json_int_t)p[i].size));
-	return arr;
-}
-
-static void tk_print_json(json_t *j)
-{
-	char *s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	puts(s);
-	free(s);
-	json_decref(j);
-}
-
 static void tk_print_pkgs(const struct provision_pkg *p, size_t n)
 {
 	fputs("    ", stdout);
@@ -221,7 +150,7 @@ static void tk_print_pkgs(const struct provision_pkg *p, size_t n)
 	putchar('\n');
 }
 
-static int tk_available(struct cli *c, const struct tk_opts *o)
+static int tk_available(struct cli *c, const struct prov_opts *o)
 {
 	struct provision_lock lock;
 	if (!tk_lock(c, o, &lock))
@@ -240,9 +169,9 @@ static int tk_available(struct cli *c, const struct tk_opts *o)
 			                       ? arena_printf(&c->arena, "debian %s", s->suite)
 			                       : "pypi",
 			                   "download_size", (json_int_t)size, "packages",
-			                   tk_pkgs_json(s->pkgs, s->n_pkgs)));
+			                   prov_pkgs_json(s->pkgs, s->n_pkgs)));
 		}
-		tk_print_json(arr);
+		prov_print_json(arr);
 		return CLI_OK;
 	}
 	printf("%s (generated %s):\n", lock.path, lock.generated);
@@ -267,7 +196,7 @@ static int tk_available(struct cli *c, const struct tk_opts *o)
 	return CLI_OK;
 }
 
-static int tk_list(struct cli *c, const struct tk_opts *o)
+static int tk_list(struct cli *c, const struct prov_opts *o)
 {
 	if (o->n_args)
 		return cli_usage(c, "toolkit", "toolkit list takes no arguments");
@@ -286,8 +215,8 @@ static int tk_list(struct cli *c, const struct tk_opts *o)
 			    json_pack("{s:s, s:s, s:I, s:s, s:s, s:o}", "version", ts[i].version,
 			              "path", ts[i].root, "size", (json_int_t)ts[i].size,
 			              "installed", ts[i].installed, "source", ts[i].source,
-			              "packages", tk_pkgs_json(ts[i].pkgs, ts[i].n_pkgs)));
-		tk_print_json(arr);
+			              "packages", prov_pkgs_json(ts[i].pkgs, ts[i].n_pkgs)));
+		prov_print_json(arr);
 		return CLI_OK;
 	}
 	if (n == 0) {
@@ -303,50 +232,17 @@ static int tk_list(struct cli *c, const struct tk_opts *o)
 	return CLI_OK;
 }
 
-static int tk_remove(struct cli *c, const struct tk_opts *o)
-{
-	if (o->n_args == 0)
-		return cli_usage(c, "toolkit", "toolkit remove needs a VERSION (e.g. 13.1.80)");
-	const char *cache = cuwheel_cache_dir(&c->arena, c->env);
-	int rc = CLI_OK;
-	for (int i = 0; i < o->n_args; i++) {
-		const char *removed;
-		if (provision_remove(&c->arena, &c->diag, cache, o->args[i], &removed))
-			printf("removed %s\n", removed);
-		else
-			rc = CLI_FAIL;
-	}
-	return rc;
-}
-
 int cmd_toolkit(struct cli *c, int argc, char **argv)
 {
-	static const char *const subs[] = {"install", "list", "remove"};
-	if (argc < 2)
-		return cli_usage(c, "toolkit", "toolkit needs a command: install, list or remove");
-	const char *sub = argv[1];
-	struct tk_opts o = {0};
-	int rc;
-	if (strcmp(sub, "install") != 0 && strcmp(sub, "list") != 0 && strcmp(sub, "remove") != 0) {
-		const char *close = diag_did_you_mean(sub, subs, 3);
-		if (close)
-			return cli_usage(c, "toolkit",
-			                 "'%s' is not a toolkit command; did you "
-			                 "mean '%s'?",
-			                 sub, close);
-		return cli_usage(c, "toolkit",
-		                 "'%s' is not a toolkit command (install, list, "
-		                 "remove)",
-		                 sub);
-	}
-	const struct cli_option *table = strcmp(sub, "install") == 0 ? tk_install_options
-	                                 : strcmp(sub, "list") == 0  ? tk_list_options
-	                                                             : tk_remove_options;
-	if ((rc = tk_parse(c, table, argc - 1, argv + 1, &o)) != CLI_OK)
-		return rc;
-	if (strcmp(sub, "install") == 0)
-		return tk_install(c, &o);
-	if (strcmp(sub, "list") == 0)
-		return tk_list(c, &o);
-	return tk_remove(c, &o);
+	static const struct prov_cmd pc = {
+	    .name = "toolkit",
+	    .install_options = tk_install_options,
+	    .list_options = tk_list_options,
+	    .remove_options = tk_remove_options,
+	    .install = tk_install,
+	    .list = tk_list,
+	    .remove = provision_remove,
+	    .remove_example = "13.1.80",
+	};
+	return prov_main(c, &pc, argc, argv);
 }
