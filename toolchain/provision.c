@@ -334,6 +334,42 @@ void provision_fsync_dir(const char *dir)
 	}
 }
 
+char *provision_cache_subdir(struct arena *a, struct diag *d, const char *cache_dir,
+                             const char *name)
+{
+	char *dir = os_join(a, cache_dir, name);
+	if (!os_mkdir_p(d, dir))
+		return NULL;
+	char *real = os_realpath(a, dir);
+	if (!real)
+		diag_errno(d, cache_dir, "cannot resolve");
+	return real;
+}
+
+bool provision_set_aside(struct arena *a, struct diag *d, const char *dir, const char *version,
+                         const char *root)
+{
+	char *trash = arena_printf(a, "%s/.trash-%s-%ld", dir, version, (long)getpid());
+	if (rename(root, trash) != 0 || !os_rm_rf(d, trash)) {
+		diag_errno(d, root, "cannot replace the incomplete tree");
+		return false;
+	}
+	return true;
+}
+
+bool provision_move_into_place(struct diag *d, const char *dir, const char *staging,
+                               const char *root, const char *failure)
+{
+	provision_fsync_dir(staging);
+	if (rename(staging, root) != 0) {
+		diag_errno(d, root, failure);
+		os_rm_rf(d, staging);
+		return false;
+	}
+	provision_fsync_dir(dir);
+	return true;
+}
+
 enum provision_result provision_install(struct arena *a, struct diag *d,
                                         const struct provision_opts *o,
                                         const struct provision_set *s, const char **root)
@@ -345,14 +381,9 @@ enum provision_result provision_install(struct arena *a, struct diag *d,
 	         s->version);
 	return PROVISION_FAILED;
 #endif
-	char *dir = os_join(a, o->cache_dir, "toolkits");
-	if (!os_mkdir_p(d, dir))
+	char *dir = provision_cache_subdir(a, d, o->cache_dir, "toolkits");
+	if (!dir)
 		return PROVISION_FAILED;
-	dir = os_realpath(a, dir);
-	if (!dir) {
-		diag_errno(d, o->cache_dir, "cannot resolve");
-		return PROVISION_FAILED;
-	}
 	int lock = provision_lock_dir(a, d, dir, "toolkit");
 	if (lock < 0)
 		return PROVISION_FAILED;
@@ -375,21 +406,13 @@ enum provision_result provision_install(struct arena *a, struct diag *d,
 	}
 	/* A tree without the marker where the toolkit goes was never ours to keep (a copy
 	 * interrupted by hand): set it aside like a removal. */
-	if (os_exists(final)) {
-		char *trash = arena_printf(a, "%s/.trash-%s-%ld", dir, s->version, (long)getpid());
-		if (rename(final, trash) != 0 || !os_rm_rf(d, trash)) {
-			diag_errno(d, final, "cannot replace the incomplete tree");
-			os_rm_rf(d, staging);
-			goto out;
-		}
-	}
-	provision_fsync_dir(staging);
-	if (rename(staging, final) != 0) {
-		diag_errno(d, final, "cannot move the toolkit into place");
+	if (os_exists(final) && !provision_set_aside(a, d, dir, s->version, final)) {
 		os_rm_rf(d, staging);
 		goto out;
 	}
-	provision_fsync_dir(dir);
+	if (!provision_move_into_place(d, dir, staging, final,
+	                               "cannot move the toolkit into place"))
+		goto out;
 	res = PROVISION_INSTALLED;
 out:
 	close(lock);

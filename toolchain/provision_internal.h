@@ -79,6 +79,17 @@ bool provision_debian_origin(struct arena *a, const char *uri, const char *keyri
 int provision_lock_dir(struct arena *a, struct diag *d, const char *dir, const char *cmd);
 /* Removes the .tmp-* and .trash-* trees a killed command left (the caller holds the lock). */
 void provision_remove_stale(struct arena *a, struct diag *d, const char *dir);
+/* <cache_dir>/<name> created and resolved (realpath); NULL + diagnostic. */
+char *provision_cache_subdir(struct arena *a, struct diag *d, const char *cache_dir,
+                             const char *name);
+/* Renames root (an install without its marker) to <dir>/.trash-<version>-<pid> and deletes
+ * it; false + diagnostic. */
+bool provision_set_aside(struct arena *a, struct diag *d, const char *dir, const char *version,
+                         const char *root);
+/* fsyncs staging, renames it to root and fsyncs dir; on failure removes staging and reports
+ * failure (with errno) at root. */
+bool provision_move_into_place(struct diag *d, const char *dir, const char *staging,
+                               const char *root, const char *failure);
 /* fsync()s a directory, so a rename into it is durable. */
 void provision_fsync_dir(const char *dir);
 /* Writes <root>/<marker>: the set's version, minor, the install time, source and packages. */

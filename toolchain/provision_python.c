@@ -440,14 +440,9 @@ enum provision_result python_install(struct arena *a, struct diag *d,
 	         s->version);
 	return PROVISION_FAILED;
 #endif
-	char *dir = os_join(a, o->cache_dir, "pythons");
-	if (!os_mkdir_p(d, dir))
+	char *dir = provision_cache_subdir(a, d, o->cache_dir, "pythons");
+	if (!dir)
 		return PROVISION_FAILED;
-	dir = os_realpath(a, dir);
-	if (!dir) {
-		diag_errno(d, o->cache_dir, "cannot resolve");
-		return PROVISION_FAILED;
-	}
 	char *final = os_join(a, dir, s->version);
 	*root = final;
 	if (!root_path_ok(d, final))
@@ -461,12 +456,9 @@ enum provision_result python_install(struct arena *a, struct diag *d,
 		goto out;
 	}
 	provision_remove_stale(a, d, dir);
-	char *trash = arena_printf(a, "%s/.trash-%s-%ld", dir, s->version, (long)getpid());
 	/* A root without the marker was never finished (an install killed after the rename). */
-	if (os_exists(final) && (rename(final, trash) != 0 || !os_rm_rf(d, trash))) {
-		diag_errno(d, final, "cannot replace the incomplete tree");
+	if (os_exists(final) && !provision_set_aside(a, d, dir, s->version, final))
 		goto out;
-	}
 	char *staging = arena_printf(a, "%s/.tmp-%s-%ld", dir, s->version, (long)getpid());
 	if (!os_mkdir_p(d, staging))
 		goto out;
@@ -474,18 +466,14 @@ enum provision_result python_install(struct arena *a, struct diag *d,
 		os_rm_rf(d, staging);
 		goto out;
 	}
-	provision_fsync_dir(staging);
-	if (rename(staging, final) != 0) {
-		diag_errno(d, final, "cannot move the Python into place");
-		os_rm_rf(d, staging);
+	if (!provision_move_into_place(d, dir, staging, final, "cannot move the Python into place"))
 		goto out;
-	}
-	provision_fsync_dir(dir);
 	/* The interpreter runs only from where its ELF interpreter and rpath point: it is checked
 	 * in place, and the marker written only once it passed. */
 	if (!finish(a, d, dir, final, s) ||
 	    !provision_write_marker(a, d, final, PYTHON_MARKER, s,
 	                            arena_printf(a, "debian %s", s->suite))) {
+		char *trash = arena_printf(a, "%s/.trash-%s-%ld", dir, s->version, (long)getpid());
 		if (rename(final, trash) == 0)
 			os_rm_rf(d, trash);
 		goto out;
