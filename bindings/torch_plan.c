@@ -171,6 +171,129 @@ static const char *pch_use_why(struct arena *a, bool shared, size_t min_k, size_
 	       "(parsing torch/python.h in every source would cost more than a shared one saves)";
 }
 
+/* The compile of the Python-free proof for one source: without's flags, and only the
+ * front end's work: -fsyntax-only, or for nvcc -cuda (cudafe++ and the device front end
+ * parse every line, host and device) for the first arch of the toolkit. */
+static void pyfree_compile(struct arena *a, const struct strv *without, bool cu,
+                           const struct toolkit_plan *tkp, struct strv *out)
+{
+	for (size_t i = 0; i < without->n; i++)
+		strv_push(a, out, without->v[i]);
+	if (!cu) {
+		strv_push(a, out, "-fsyntax-only");
+		return;
+	}
+	strv_push(a, out, "-cuda");
+	if (tkp->n_archs) {
+		const struct arch *ar = &tkp->archs[0];
+		strv_push(a, out,
+		          ar->suffix ? arena_printf(a, "-arch=compute_%d%d%c", ar->major, ar->minor,
+		                                    ar->suffix)
+		                     : arena_printf(a, "-arch=compute_%d%d", ar->major, ar->minor));
+	}
+}
+
+/* Copies argv with the stand-in dir first (after the compiler). */
+static void with_standins(struct arena *a, const char *standins, const struct strv *argv,
+                          struct strv *out)
+{
+	strv_push(a, out, argv->v[0]);
+	strv_push(a, out, arena_printf(a, "-I%s", standins));
+	for (size_t i = 1; i < argv->n; i++)
+		strv_push(a, out, argv->v[i]);
+}
+
+/* The Python-free proof of one extension source that includes Python's headers (item 1 of
+ * torch.md's "Python-free by proof"): with its cell flags against the shared flags with the
+ * stand-ins first. */
+static bool ext_pyfree(struct torch_plan *tp, const struct plan *plan, const struct extension_cfg *x,
+                       const struct cell *c, const struct torch_flags *tf, const char *link,
+                       const struct strv *with, const char *src, struct binding_decision *bd)
+{
+	struct arena *a = tp->scan.a;
+	const struct config *cfg = plan->cfg;
+	const struct toolkit_plan *tkp = &plan->toolkits[c->toolkit];
+	if (x->python_free_off) {
+		bd->pyfree = PYFREE_OFF;
+		return true;
+	}
+	if (!tp->standins && !(tp->standins = torchscan_standins(&tp->scan, with)))
+		return false;
+	bool cu = is_cu(src);
+	struct strv shared = {0}, without = {0}, compile = {0};
+	strv_push(a, &shared, with->v[0]);
+	if (cu)
+		torchplan_cu_flags(a, cfg, x, c, tf, tp->scan.proj, link, BIND_SHARED, &shared);
+	else
+		torchplan_binding_flags(a, cfg, x, c, tkp->tk, tf, tp->scan.proj, link, BIND_SHARED,
+		                        &shared);
+	/* A vendored pybind11 among the shared flags' dirs gets its stand-ins too. */
+	if (!torchscan_standins(&tp->scan, &shared))
+		return false;
+	with_standins(a, tp->standins, &shared, &without);
+	pyfree_compile(a, &without, cu, tkp, &compile);
+	return torchscan_pyfree(&tp->scan, with, &without, &compile,
+	                        from_build(a, tp->scan.proj, src), bd);
+}
+
+/* A kernel source that includes Python's headers (python): compiled once for every Python, so
+ * only where proven Python-free (with the Python include dir of rc, the first selected cell of
+ * its toolkit with a torch, against the stand-ins) and reported otherwise. av: its scan
+ * command; the proof adds torch's nvcc flags, as the kernels get them. */
+static bool kernel_pyfree(struct torch_plan *tp, const struct plan *plan, const struct cell *rc,
+                          const struct strv *av, const char *src, const char *python)
+{
+	struct arena *a = tp->scan.a;
+	const struct config *cfg = plan->cfg;
+	bool off = false;
+	for (size_t e = 0; e < cfg->n_extensions; e++)
+		off |= cfg->extensions[e].kind == EXT_TORCH && cfg->extensions[e].python_free_off;
+	const char *in = from_build(a, tp->scan.proj, src);
+	if (!rc || off) {
+		torchscan_kernel_python(&tp->scan, in, python,
+		                        off ? "python-free = \"off\"" : NULL);
+		return false;
+	}
+	struct extension_cfg kx = {.module = cfg->n_extensions ? cfg->extensions[0].module
+	                                                       : "kernels",
+	                           .kind = EXT_TORCH};
+	struct torch_flags tf;
+	const char *err = NULL;
+	if (!torchflags_for(a, &kx, rc->py, plan->toolkits[rc->toolkit].tk, &tf, &err)) {
+		torchscan_kernel_python(&tp->scan, in, python, err);
+		return false;
+	}
+	bool cu = is_cu(src);
+	struct strv torchf = {0}, with = {0}, without = {0}, compile = {0};
+	if (cu)
+		for (size_t i = 0; i < tf.nvcc_common.n; i++)
+			strv_push(a, &torchf, tf.nvcc_common.v[i]);
+	for (size_t i = 0; i < tf.post.n; i++)
+		if (strncmp(tf.post.v[i], "-std=", 5) != 0)
+			strv_push(a, &torchf, tf.post.v[i]);
+	for (size_t i = 0; i < av->n; i++)
+		strv_push(a, &with, av->v[i]);
+	for (size_t i = 0; i < torchf.n; i++)
+		strv_push(a, &with, torchf.v[i]);
+	struct strv shared = with;
+	strv_push(a, &with, "-isystem");
+	strv_push(a, &with, rc->py->include_dir);
+	if (!tp->standins && !(tp->standins = torchscan_standins(&tp->scan, &with)))
+		return false;
+	with_standins(a, tp->standins, &shared, &without);
+	pyfree_compile(a, &without, cu, &plan->toolkits[rc->toolkit], &compile);
+	struct binding_decision bd = {.python = true};
+	if (!torchscan_pyfree(&tp->scan, &with, &without, &compile, in, &bd))
+		return false;
+	if (bd.pyfree != PYFREE_PROVEN) {
+		torchscan_kernel_python(&tp->scan, in, python,
+		                        arena_printf(a, "%s", bd.pyfree_why));
+		return false;
+	}
+	tp->kernels_pyfree = true;
+	return true;
+}
+
 /* uses-torch = auto: does any kernel source include a torch header under the flags it is
  * compiled with? nvcc preprocesses .cu files with its own defines (__CUDACC__, __NVCC__), so
  * a torch include behind `#ifndef __CUDACC__` is not one. */
@@ -200,13 +323,14 @@ static bool kernels_decide(struct torch_plan *tp, const struct plan *plan, const
 			continue;
 		/* A torch at hand (any selected cell's of this toolkit) lets the preprocessor
 		 * find torch's headers; without one, a missing torch header is the answer. */
-		const struct torch_info *ti = NULL;
-		for (size_t i = 0; i < plan->n_cells && !ti; i++) {
+		const struct cell *rc = NULL;
+		for (size_t i = 0; i < plan->n_cells && !rc; i++) {
 			const struct cell *c = &plan->cells[i];
 			if (c->selected && c->buildable && c->toolkit == t &&
 			    c->py->torch.present && c->py->torch.include_dirs.n)
-				ti = &c->py->torch;
+				rc = c;
 		}
+		const struct torch_info *ti = rc ? &rc->py->torch : NULL;
 		const char *link = ti ? torchscan_link(&tp->scan, ti) : NULL;
 		if (ti && !link)
 			return false;
@@ -239,17 +363,28 @@ static bool kernels_decide(struct torch_plan *tp, const struct plan *plan, const
 			for (size_t d = 0; d < tdirs.n; d++)
 				strv_push(a, &av, arena_printf(a, "-I%s", tdirs.v[d]));
 			bool uses = false;
-			const char *which = NULL;
-			if (!torchscan_kernel(&tp->scan, &av, from_build(a, tp->scan.proj, src),
-			                      &tdirs, &uses, &which))
+			const char *which = NULL, *python = NULL;
+			const char *in = from_build(a, tp->scan.proj, src);
+			if (!torchscan_kernel(&tp->scan, &av, in, &tdirs, &uses, &which, &python))
 				return false;
-			if (uses) {
+			if (python && !kernel_pyfree(tp, plan, rc, &av, src, python))
+				return false;
+			if (python) {
+				/* Proven: what it includes, seen through the stand-ins. */
+				struct strv sv = {0};
+				with_standins(a, tp->standins, &av, &sv);
+				if (!torchscan_kernel(&tp->scan, &sv, in, &tdirs, &uses, &which,
+				                      &python))
+					return false;
+			}
+			if (uses && !tp->kernels_use_torch) {
 				tp->kernels_use_torch = true;
 				tp->kernels_why = arena_printf(a, "%s includes %s", src, which);
-				return true;
 			}
 		}
 	}
+	if (tp->kernels_use_torch)
+		return true;
 	tp->kernels_why = "no kernel source includes a torch header";
 	return true;
 }
@@ -313,6 +448,10 @@ bool torchplan_make(struct arena *a, struct diag *d, const struct plan *plan, co
 					                       from_build(a, out->scan.proj, src),
 					                       NULL, bd))
 						ok = false;
+					else if (bd->python &&
+					         !ext_pyfree(out, plan, x, c, &tf, te->link, &cuf,
+					                     src, bd))
+						return false;
 					continue;
 				}
 				if (!torchscan_binding(&out->scan, &flags,
@@ -321,6 +460,9 @@ bool torchplan_make(struct arena *a, struct diag *d, const struct plan *plan, co
 					ok = false;
 					continue;
 				}
+				if (bd->python &&
+				    !ext_pyfree(out, plan, x, c, &tf, te->link, &flags, src, bd))
+					return false;
 				if (!bd->torch_ext || !bd->python || x->pch == TRI_OFF)
 					continue;
 				if (excluded(x, src))
@@ -367,12 +509,17 @@ bool torchplan_make(struct arena *a, struct diag *d, const struct plan *plan, co
 				if (is_c(src) || is_cu(src) || !bd->torch_ext || !bd->python ||
 				    x->pch == TRI_OFF || bd->pch == PCH_EXCLUDED)
 					continue;
+				/* (The proof's answer stays: the PCH question is asked anew.) */
+				enum pyfree_state pf = bd->pyfree;
+				const char *pf_why = bd->pyfree_why;
 				if (!torchscan_binding(&out->scan, &flags,
 				                       from_build(a, out->scan.proj, src), header,
 				                       bd)) {
 					ok = false;
 					continue;
 				}
+				bd->pyfree = pf;
+				bd->pyfree_why = pf_why;
 				if (bd->pch == PCH_REFUSED && x->pch == TRI_ON) {
 					diag_path(
 					    d, DIAG_ERROR, cfg->pyproject,

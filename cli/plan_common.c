@@ -284,14 +284,27 @@ int plan_torch(struct cli *c, struct plan_ctx *pc)
 /* One line saying why a torch binding source is compiled where it is. */
 static const char *torch_src_line(struct arena *a, const struct binding_decision *bd)
 {
+	const char *via = bd->python_via ? bd->python_via : "Python.h";
+	const char *base = strrchr(via, '/');
+	if (!bd->python && bd->pyfree == PYFREE_PROVEN)
+		return arena_printf(a,
+		                    "shared: once per (toolkit, torch, flags); Python-free by proof: "
+		                    "it includes %s%s, but expands to the same text and compiles "
+		                    "without Python's headers",
+		                    base ? base + 1 : via,
+		                    bd->torch_ext ? " (via torch/extension.h)" : "");
 	if (!bd->python)
 		return "shared: once per (toolkit, torch, flags); no Python.h or pybind11 in "
 		       "its include closure";
-	const char *via = bd->python_via ? bd->python_via : "Python.h";
-	const char *base = strrchr(via, '/');
-	return arena_printf(a, "per Python: its closure includes %s%s; pch %s%s%s",
+	const char *pf = "";
+	if (bd->pyfree == PYFREE_OFF)
+		pf = "; python-free = \"off\"";
+	else if (bd->pyfree != PYFREE_NONE)
+		pf = arena_printf(a, "; python-free %s: %s", pyfree_state_name(bd->pyfree),
+		                  bd->pyfree_why);
+	return arena_printf(a, "per Python: its closure includes %s%s%s; pch %s%s%s",
 	                    base ? base + 1 : via, bd->torch_ext ? " (via torch/extension.h)" : "",
-	                    pch_state_name(bd->pch), bd->pch_why ? ": " : "",
+	                    pf, pch_state_name(bd->pch), bd->pch_why ? ": " : "",
 	                    bd->pch_why ? bd->pch_why : "");
 }
 
@@ -512,6 +525,11 @@ int plan_print_json(const struct plan_ctx *pc, FILE *f)
 				                                   : json_null());
 				json_object_set_new(sj, "torch_extension",
 				                    json_boolean(bd->torch_ext));
+				json_object_set_new(sj, "python_free",
+				                    json_string(pyfree_state_name(bd->pyfree)));
+				json_object_set_new(sj, "python_free_why",
+				                    bd->pyfree_why ? json_string(bd->pyfree_why)
+				                                   : json_null());
 				json_object_set_new(sj, "pch",
 				                    json_string(pch_state_name(bd->pch)));
 				json_object_set_new(sj, "pch_why",

@@ -428,6 +428,11 @@ static void emit_archive(struct gen *g, const struct toolkit_plan *tp, struct ar
 			if (k->rdc)
 				sb_puts(sb, " -rdc=true");
 			sb_puts(sb, cuda_arch_nvcc_flags(g->a, tp->archs, tp->n_archs, true));
+			/* A kernel proven Python-free: the stand-ins first, as in the proof. */
+			if (g->tp.kernels_pyfree) {
+				sb_putc(sb, ' ');
+				ninja_arg(sb, arena_printf(g->a, "-I%s", g->tp.standins));
+			}
 			if (li)
 				for (size_t d = 0; d < k->include_dirs.n; d++) {
 					const char *dir = k->include_dirs.v[d];
@@ -454,6 +459,10 @@ static void emit_archive(struct gen *g, const struct toolkit_plan *tp, struct ar
 			ninja_arg(sb, host_cc(g, tp, is_cxx(src)));
 			sb_puts(sb, "\n  flags = -O2 -fPIC -fvisibility=hidden ");
 			ninja_arg(sb, pmap);
+			if (g->tp.kernels_pyfree) {
+				sb_putc(sb, ' ');
+				ninja_arg(sb, arena_printf(g->a, "-I%s", g->tp.standins));
+			}
 			emit_includes(g, &k->include_dirs);
 			if (is_cxx(src))
 				emit_flags(g, NULL, &ktf.incs, false);
@@ -576,6 +585,9 @@ static void emit_torch_cu(struct gen *g, const struct cell *c, const struct exte
 	bool li = kernels_line_info(&g->cfg->kernels);
 	const char *proj = li ? g->cfg->project_dir : g->proj;
 	struct strv flags = {0};
+	/* Proven Python-free: the stand-ins first, as in the proof. */
+	if (te->srcs[i].pyfree == PYFREE_PROVEN)
+		strv_push(g->a, &flags, arena_printf(g->a, "-I%s", g->tp.standins));
 	torchplan_cu_flags(g->a, g->cfg, x, c, tf, proj, te->link, shared ? BIND_SHARED : BIND_CELL,
 	                   &flags);
 	const char *name;
@@ -630,6 +642,9 @@ static void emit_torch_source(struct gen *g, const struct cell *c, const struct 
 	                      : pch && te->pch_shared ? BIND_CELL_PCH
 	                                              : BIND_CELL;
 	struct strv flags = {0};
+	/* Proven Python-free: the stand-ins first, as in the proof. */
+	if (bd->pyfree == PYFREE_PROVEN)
+		strv_push(g->a, &flags, arena_printf(g->a, "-I%s", g->tp.standins));
 	torchplan_binding_flags(g->a, g->cfg, x, c, tp->tk, tf, g->proj, te->link, mode, &flags);
 	if (shared) {
 		char *obj = arena_printf(g->a, "shared/cu%d%d-%s/obj/%s/%s.o", tp->tk->major,

@@ -12,7 +12,16 @@
 #include "base/strbuf.h"
 #include "standards/digest.h"
 
-#define SCAN_FORMAT "cuwheel-scan 1"
+#define SCAN_FORMAT "cuwheel-scan 2"
+
+/* What one scan_run asks of the compiler. */
+enum scan_mode {
+	SCAN_DEPS,        /* -M: the include closure */
+	SCAN_EXPAND,      /* -E: per file, the digest of what it expanded to */
+	SCAN_EXPAND_NOPY, /* -E, with the text inside Python's headers (python_root) left out */
+	SCAN_COMPILE,     /* a compile whose outcome is the answer (argv holds -fsyntax-only or
+	                   * -cuda); its closure is given (the same flags' -E) */
+};
 
 const char *pch_state_name(enum pch_state p)
 {
@@ -98,9 +107,12 @@ static size_t filetab_find(struct filetab *t, const char *name, size_t len)
 	return t->n++;
 }
 
-/* Parses `# 12 "file" 1 3` (gcc's line markers); returns the unescaped name or NULL. */
-static const char *line_marker(struct arena *a, const char *p, const char *end, size_t *len)
+/* Parses `# 12 "file" 1 3` (gcc's line markers); returns the unescaped name or NULL, and in
+ * *flag 1 (a file entered), 2 (returned to) or 0. */
+static const char *line_marker(struct arena *a, const char *p, const char *end, size_t *len,
+                               int *flag)
 {
+	*flag = 0;
 	if (p >= end || *p != '#')
 		return NULL;
 	p++;
@@ -123,23 +135,58 @@ static const char *line_marker(struct arena *a, const char *p, const char *end, 
 		sb_release(&sb);
 		return NULL;
 	}
+	if (p < end)
+		p++;
+	if (p + 1 < end && p[0] == ' ' && (p[1] == '1' || p[1] == '2') &&
+	    (p + 2 == end || p[2] == ' '))
+		*flag = p[1] - '0';
 	*len = sb.len;
 	return sb_to_arena(&sb, a);
 }
 
+static bool python_root(const char *f);
+
 /* Digests of -E output: per file, its non-blank lines with runs of blanks as one space (gcc
- * lays out the same tokens with other spacing when a file is entered at another point). */
-static void parse_expanded(struct arena *a, const char *text, size_t n, struct scan_closure *out)
+ * lays out the same tokens with other spacing when a file is entered at another point). With
+ * nopy, the text of every file while a Python header (python_root) is open is left out, and a
+ * file entered only there is not listed: what remains is what the source and every other file
+ * say outside Python's headers. */
+static void parse_expanded(struct arena *a, const char *text, size_t n, bool nopy,
+                           struct scan_closure *out)
 {
 	struct filetab t = {.a = a};
 	size_t cur = filetab_find(&t, "<stdin>", 7);
+	/* The include stack (from the markers' flags 1 and 2) and the depth at which the
+	 * outermost open Python header was entered (0: none open). */
+	const char **stack = NULL;
+	size_t depth = 0, cap = 0, py_depth = 0;
 	for (const char *p = text, *end = text + n; p < end;) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *le = nl ? nl : end;
 		size_t flen = 0;
-		const char *fname = line_marker(a, p, le, &flen);
+		int flag = 0;
+		const char *fname = line_marker(a, p, le, &flen, &flag);
+		if (fname && nopy && flag == 1) {
+			if (depth == cap) {
+				size_t nc = cap ? cap * 2 : 64;
+				stack = arena_realloc(a, stack, cap, nc, sizeof(*stack));
+				cap = nc;
+			}
+			stack[depth++] = fname;
+			if (!py_depth && python_root(fname))
+				py_depth = depth;
+		} else if (fname && nopy && flag == 2) {
+			/* Back in an includer: pop to it. */
+			while (depth > 0 && strcmp(stack[depth - 1], fname) != 0)
+				depth--;
+			if (py_depth > depth)
+				py_depth = 0;
+		}
 		if (fname) {
-			cur = filetab_find(&t, fname, flen);
+			if (!py_depth)
+				cur = filetab_find(&t, fname, flen);
+		} else if (nopy && py_depth) {
+			/* Text inside a Python header. */
 		} else {
 			uint64_t h = t.digest[cur];
 			bool any = false, space = false;
@@ -215,6 +262,15 @@ static bool cache_read(struct scan_ctx *s, const char *path, bool expand, struct
 		return false;
 	p += hl + 1;
 	struct scan_closure c = {.ok = true, .cached = true};
+	/* A compile that failed: its first error line. */
+	if (!strncmp(p, "x ", 2)) {
+		const char *nl = strchr(p, '\n');
+		if (!nl)
+			return false;
+		c.ok = false;
+		c.error = arena_strndup(s->a, p + 2, (size_t)(nl - p - 2));
+		p = nl + 1;
+	}
 	while (*p) {
 		const char *nl = strchr(p, '\n');
 		if (!nl)
@@ -240,6 +296,8 @@ static bool cache_write(struct scan_ctx *s, const char *path, const struct scan_
 {
 	struct strbuf sb = {0};
 	sb_puts(&sb, SCAN_FORMAT "\n");
+	if (!c->ok)
+		sb_printf(&sb, "x %s\n", c->error);
 	for (size_t i = 0; i < c->files.n; i++) {
 		const char *f = c->files.v[i];
 		if (strchr(f, '\n'))
@@ -252,19 +310,42 @@ static bool cache_write(struct scan_ctx *s, const char *path, const struct scan_
 	return ok;
 }
 
-/* Runs argv (a compiler command without output options; expand: -E, else -M) on src with
- * cwd = build dir and fills out; answers from the cache when argv, src's content and every
- * file of the cached closure are unchanged. False only when the cache cannot be written or the
+/* The first line of a compiler's output that reports an error (else its first line), for a
+ * one-line reason in plan. */
+static const char *first_error(struct arena *a, const char *msg)
+{
+	const char *p = msg, *hit = NULL;
+	while (p && *p && !hit) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		for (size_t i = 0; i + 5 <= n && !hit; i++)
+			if (!memcmp(p + i, "error", 5))
+				hit = p;
+		if (!hit)
+			p = nl ? nl + 1 : NULL;
+	}
+	if (!hit)
+		hit = msg;
+	const char *nl = strchr(hit, '\n');
+	return arena_strndup(a, hit, nl ? (size_t)(nl - hit) : strlen(hit));
+}
+
+/* Runs argv (a compiler command without output options) on src as mode asks, with cwd = build
+ * dir, and fills out; answers from the cache when argv, src's content and every file of the
+ * cached closure are unchanged. SCAN_COMPILE takes its closure from closure (its outcome, a
+ * failure too, is cached against it). False only when the cache cannot be written or the
  * command cannot start (diagnostic); a compiler error is out->ok = false. */
-static bool scan_run(struct scan_ctx *s, const struct strv *argv, const char *src, bool expand,
-                     struct scan_closure *out)
+static bool scan_run(struct scan_ctx *s, const struct strv *argv, const char *src,
+                     enum scan_mode mode, const struct strv *closure, struct scan_closure *out)
 {
 	memset(out, 0, sizeof(*out));
 	struct arena *a = s->a;
+	bool expand = mode == SCAN_EXPAND || mode == SCAN_EXPAND_NOPY;
 	/* The key: the command as run and the source's bytes. Headers are checked one by one
 	 * against the mtimes recorded with the answer. */
+	static const char *const tags[] = {"M\x1e", "E\x1e", "P\x1e", "C\x1e"};
 	struct strbuf key = {0};
-	sb_puts(&key, expand ? "E\x1e" : "M\x1e");
+	sb_puts(&key, tags[mode]);
 	for (size_t i = 0; i < argv->n; i++)
 		sb_printf(&key, "%s\x1f", argv->v[i]);
 	sb_printf(&key, "\x1e%s\x1e", src);
@@ -284,7 +365,8 @@ static bool scan_run(struct scan_ctx *s, const struct strv *argv, const char *sr
 	size_t n = 0;
 	for (size_t i = 0; i < argv->n; i++)
 		av[n++] = argv->v[i];
-	av[n++] = expand ? "-E" : "-M";
+	if (mode != SCAN_COMPILE)
+		av[n++] = expand ? "-E" : "-M";
 	av[n++] = src;
 	av[n++] = "-o";
 	av[n++] = tmp;
@@ -294,6 +376,17 @@ static bool scan_run(struct scan_ctx *s, const struct strv *argv, const char *sr
 	if (!os_run(s->d, &r, &msg, &status)) {
 		sb_release(&msg);
 		return false;
+	}
+	if (mode == SCAN_COMPILE) {
+		unlink(tmp);
+		out->ok = status == 0;
+		if (status != 0)
+			out->error = msg.len ? first_error(a, sb_to_arena(&msg, a)) : "no output";
+		else
+			sb_release(&msg);
+		for (size_t i = 0; i < closure->n; i++)
+			strv_push(a, &out->files, closure->v[i]);
+		return cache_write(s, cache, out);
 	}
 	if (status != 0) {
 		out->ok = false;
@@ -308,7 +401,7 @@ static bool scan_run(struct scan_ctx *s, const struct strv *argv, const char *sr
 	unlink(tmp);
 	out->ok = true;
 	if (expand)
-		parse_expanded(a, res.text, res.len, out);
+		parse_expanded(a, res.text, res.len, mode == SCAN_EXPAND_NOPY, out);
 	else
 		parse_depfile(a, res.text, res.len, out);
 	return cache_write(s, cache, out);
@@ -416,34 +509,36 @@ static const char *first_lines(struct arena *a, const char *msg)
 static bool is_python_header(const char *f);
 static const char *shown(struct scan_ctx *s, const char *f);
 
-/* A kernel source whose closure holds Python's headers: kernels are compiled once for every
- * Python, so one Python's headers would serve them all. */
-static bool kernel_python(struct scan_ctx *s, const char *src, const char *header)
+void torchscan_kernel_python(struct scan_ctx *s, const char *src, const char *header,
+                             const char *why)
 {
 	diag_path(s->d, DIAG_ERROR, shown(s, src),
 	          "this kernel source includes Python's headers (%s), but kernels are compiled "
-	          "once per toolkit for every Python",
-	          header);
+	          "once per toolkit for every Python%s%s",
+	          header, why ? ", and it is not Python-free: " : "", why ? why : "");
 	diag_msg(s->d, DIAG_HINT,
 	         "list it among the sources of the torch extension instead (compiled per Python "
 	         "there, or once where it includes no Python header), or keep torch/extension.h "
 	         "out of it (torch/all.h, ATen/ATen.h)");
-	return false;
 }
 
 bool torchscan_kernel(struct scan_ctx *s, const struct strv *argv, const char *src,
-                      const struct strv *torch_dirs, bool *uses, const char **which)
+                      const struct strv *torch_dirs, bool *uses, const char **which,
+                      const char **python)
 {
 	*uses = false;
 	*which = NULL;
+	*python = NULL;
 	struct scan_closure c;
-	if (!scan_run(s, argv, src, false, &c))
+	if (!scan_run(s, argv, src, SCAN_DEPS, NULL, &c))
 		return false;
 	if (!c.ok) {
 		/* No torch at hand to find its headers: a torch header is what was missing. */
 		const char *m = missing_header(s->a, c.error);
-		if (m && is_python_header(m))
-			return kernel_python(s, src, m);
+		if (m && is_python_header(m)) {
+			*python = m;
+			return true;
+		}
 		if (m && is_torch_name(m)) {
 			*uses = true;
 			*which = m;
@@ -454,8 +549,10 @@ bool torchscan_kernel(struct scan_ctx *s, const struct strv *argv, const char *s
 		return false;
 	}
 	for (size_t i = 0; i < c.files.n; i++)
-		if (is_python_header(c.files.v[i]))
-			return kernel_python(s, src, c.files.v[i]);
+		if (is_python_header(c.files.v[i])) {
+			*python = c.files.v[i];
+			return true;
+		}
 	for (size_t i = 0; i < c.files.n; i++) {
 		const char *f = c.files.v[i];
 		for (size_t d = 0; d < torch_dirs->n; d++) {
@@ -551,7 +648,7 @@ bool torchscan_binding(struct scan_ctx *s, const struct strv *argv, const char *
 {
 	memset(out, 0, sizeof(*out));
 	struct scan_closure as;
-	if (!scan_run(s, argv, src, true, &as))
+	if (!scan_run(s, argv, src, SCAN_EXPAND, NULL, &as))
 		return false;
 	if (!as.ok) {
 		diag_path(s->d, DIAG_ERROR, src, "the preprocessor (%s -E) failed on it:\n%s",
@@ -578,7 +675,7 @@ bool torchscan_binding(struct scan_ctx *s, const struct strv *argv, const char *
 	strv_push(s->a, &forced, "-include");
 	strv_push(s->a, &forced, stub);
 	struct scan_closure bs;
-	if (!scan_run(s, &forced, src, true, &bs))
+	if (!scan_run(s, &forced, src, SCAN_EXPAND, NULL, &bs))
 		return false;
 	if (!bs.ok) {
 		out->pch = PCH_REFUSED;
@@ -598,4 +695,147 @@ bool torchscan_binding(struct scan_ctx *s, const struct strv *argv, const char *
 		out->pch = PCH_USE;
 	}
 	return true;
+}
+
+/* A header that opens Python's part of a translation unit: Python.h, pybind11's headers,
+ * torch/python.h (and their stand-ins). Everything entered from one is Python's. */
+static bool python_root(const char *f)
+{
+	return is_python_header(f) || ends_with(f, "/torch/python.h") ||
+	       !strcmp(f, "torch/python.h");
+}
+
+/* Mirrors dir (a pybind11 include tree) as empty files under out. */
+static bool standin_tree(struct scan_ctx *s, const char *dir, const char *out)
+{
+	struct strv names = {0};
+	if (!os_list_dir(s->a, dir, &names))
+		return true;
+	for (size_t i = 0; i < names.n; i++) {
+		const char *from = os_join(s->a, dir, names.v[i]);
+		const char *to = os_join(s->a, out, names.v[i]);
+		if (os_is_dir(from)) {
+			if (!os_mkdir_p(s->d, to) || !standin_tree(s, from, to))
+				return false;
+		} else if (!os_write_if_changed(s->a, s->d, to, "", 0, 0644)) {
+			return false;
+		}
+	}
+	return true;
+}
+
+const char *torchscan_standins(struct scan_ctx *s, const struct strv *argv)
+{
+	const char *rel = "pyfree/include";
+	char *root = os_join(s->a, s->build_dir, rel);
+	static const char ext[] = "#pragma once\n#include <torch/all.h>\n";
+	if (!os_mkdir_p(s->d, os_join(s->a, root, "torch")) ||
+	    !os_mkdir_p(s->d, os_join(s->a, root, "pybind11")) ||
+	    !os_write_if_changed(s->a, s->d, os_join(s->a, root, "torch/extension.h"), ext,
+	                         strlen(ext), 0644) ||
+	    !os_write_if_changed(s->a, s->d, os_join(s->a, root, "torch/python.h"), "", 0, 0644) ||
+	    !os_write_if_changed(s->a, s->d, os_join(s->a, root, "Python.h"), "", 0, 0644))
+		return NULL;
+	/* Every pybind11 header any include dir of the command holds (torch's copy, a
+	 * vendored one): each name resolves to the empty stand-in first. */
+	for (size_t i = 0; i < argv->n; i++) {
+		const char *d = NULL;
+		if (!strncmp(argv->v[i], "-I", 2) && argv->v[i][2])
+			d = argv->v[i] + 2;
+		else if ((!strcmp(argv->v[i], "-isystem") || !strcmp(argv->v[i], "-I")) &&
+		         i + 1 < argv->n)
+			d = argv->v[++i];
+		if (d && strcmp(d, rel) != 0 &&
+		    !standin_tree(s, os_join(s->a, stat_path(s, d), "pybind11"),
+		                  os_join(s->a, root, "pybind11")))
+			return NULL;
+	}
+	return rel;
+}
+
+/* Compares what every file outside Python's headers expanded to with Python (x) and without
+ * (y); a file missing from one run counts as empty there. torch/extension.h is left out (the
+ * stand-in narrows it; what it includes is compared). Returns NULL or the first file that
+ * differs. */
+static const char *pyfree_difference(struct scan_ctx *s, const struct scan_closure *x,
+                                     const struct scan_closure *y)
+{
+	static const char empty[] = "cbf29ce484222325";
+	for (int pass = 0; pass < 2; pass++) {
+		const struct scan_closure *p = pass ? y : x, *q = pass ? x : y;
+		for (size_t i = 0; i < p->files.n; i++) {
+			const char *f = p->files.v[i];
+			if (f[0] == '<' || ends_with(f, "torch/extension.h"))
+				continue;
+			const char *other = empty;
+			for (size_t j = 0; j < q->files.n; j++)
+				if (!strcmp(q->files.v[j], f)) {
+					other = q->digests.v[j];
+					break;
+				}
+			if (strcmp(p->digests.v[i], other) != 0)
+				return shown(s, f);
+		}
+	}
+	return NULL;
+}
+
+bool torchscan_pyfree(struct scan_ctx *s, const struct strv *with, const struct strv *without,
+                      const struct strv *compile, const char *src, struct binding_decision *out)
+{
+	struct scan_closure x, y, c;
+	if (!scan_run(s, with, src, SCAN_EXPAND_NOPY, NULL, &x))
+		return false;
+	if (!x.ok) {
+		out->pyfree = PYFREE_EXPAND;
+		out->pyfree_why = arena_printf(s->a, "the preprocessor fails on it: %s",
+		                               first_error(s->a, x.error));
+		return true;
+	}
+	if (!scan_run(s, without, src, SCAN_EXPAND_NOPY, NULL, &y))
+		return false;
+	if (!y.ok) {
+		out->pyfree = PYFREE_COMPILE;
+		out->pyfree_why =
+		    arena_printf(s->a, "without Python's headers the preprocessor fails: %s",
+		                 first_error(s->a, y.error));
+		return true;
+	}
+	const char *diff = pyfree_difference(s, &x, &y);
+	if (diff) {
+		out->pyfree = PYFREE_EXPAND;
+		out->pyfree_why = arena_printf(s->a,
+		                               "without Python's headers the preprocessor expands %s "
+		                               "to other text (a macro of theirs is used)",
+		                               diff);
+		return true;
+	}
+	if (!scan_run(s, compile, src, SCAN_COMPILE, &y.files, &c))
+		return false;
+	if (!c.ok) {
+		out->pyfree = PYFREE_COMPILE;
+		out->pyfree_why = arena_printf(s->a, "without Python's headers it does not compile: %s",
+		                               c.error);
+		return true;
+	}
+	out->pyfree = PYFREE_PROVEN;
+	out->python = false;
+	return true;
+}
+
+const char *pyfree_state_name(enum pyfree_state p)
+{
+	switch (p) {
+	case PYFREE_PROVEN:
+		return "proven";
+	case PYFREE_OFF:
+		return "off";
+	case PYFREE_EXPAND:
+		return "refused: expansion differs";
+	case PYFREE_COMPILE:
+		return "refused: does not compile";
+	case PYFREE_NONE:
+		break;
+	}
+	return "no";
 }

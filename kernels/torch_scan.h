@@ -36,6 +36,15 @@ enum pch_state {
 	PCH_REFUSED,  /* the preprocessor says forcing it first changes the meaning */
 };
 
+/* Whether a source that includes Python's headers was proven not to use them. */
+enum pyfree_state {
+	PYFREE_NONE,    /* not asked: no Python header in it, a .c source, or not a candidate */
+	PYFREE_PROVEN,  /* both checks hold: compiled once, Python-free, for every Python */
+	PYFREE_OFF,     /* python-free = "off" */
+	PYFREE_EXPAND,  /* a file outside Python's headers expands to other text without them */
+	PYFREE_COMPILE, /* without Python's headers it does not compile (or preprocess) */
+};
+
 /* The decision for one source of a torch-kind extension. */
 struct binding_decision {
 	bool python;            /* its closure has Python.h or pybind11: compiled per Python */
@@ -43,6 +52,8 @@ struct binding_decision {
 	bool torch_ext;         /* its closure has torch/extension.h */
 	enum pch_state pch;
 	const char *pch_why; /* PCH_REFUSED: which file expands differently */
+	enum pyfree_state pyfree;
+	const char *pyfree_why; /* PYFREE_EXPAND, PYFREE_COMPILE: the check and its first line */
 };
 
 /* Makes build_dir/torch/<version>-<abi digest> a link to the torch package of ti and returns
@@ -56,15 +67,37 @@ void torchscan_link_includes(struct scan_ctx *s, const struct torch_info *ti, co
                              struct strv *out);
 /* Decides whether one kernel source includes a torch header: argv is its compiler with the
  * real flags (torch's include dirs among them when a torch is at hand). *uses and *which (the
- * header, for messages) are set; false + diagnostic when the preprocessor fails otherwise. */
+ * header, for messages) are set, and *python to the first Python header it includes (else
+ * NULL: then the answer is only that); false + diagnostic when the preprocessor fails
+ * otherwise. */
 bool torchscan_kernel(struct scan_ctx *s, const struct strv *argv, const char *src,
-                      const struct strv *torch_dirs, bool *uses, const char **which);
+                      const struct strv *torch_dirs, bool *uses, const char **which,
+                      const char **python);
+/* Reports a kernel source that includes Python's headers (header) and was not proven
+ * Python-free (why: the failed check, or NULL when no proof could run). */
+void torchscan_kernel_python(struct scan_ctx *s, const char *src, const char *header,
+                             const char *why);
 /* Decides for one torch-kind binding source compiled by argv (the real flags, no output
  * options): per Python or shared, and, when pch_header is not NULL ("torch/all.h",
  * "torch/extension.h") and the source is per Python and includes torch/extension.h, whether
  * that header may be forced first. False + diagnostic when the preprocessor fails on it. */
 bool torchscan_binding(struct scan_ctx *s, const struct strv *argv, const char *src,
                        const char *pch_header, struct binding_decision *out);
+/* Writes the stand-in include dir of the Python-free proof into the build dir: torch/extension.h
+ * narrowed to torch/all.h, and torch/python.h, Python.h and every pybind11 header that an
+ * include dir of argv holds, empty. Returns it relative to the build dir ("pyfree/include"),
+ * to be placed first; NULL + diagnostic when it cannot be written. */
+const char *torchscan_standins(struct scan_ctx *s, const struct strv *argv);
+/* The Python-free proof of src, which includes Python's headers: with (the real compile
+ * flags) and without (the shared flags, no Python include dir, the stand-ins first) must
+ * expand every file outside Python's headers to the same text, and compile (without's flags
+ * plus -fsyntax-only, or nvcc's -cuda) must succeed. Sets out->pyfree (and, proven,
+ * out->python = false) and pyfree_why; every answer is cached like the scan. False +
+ * diagnostic only when a command cannot run or the cache cannot be written. */
+bool torchscan_pyfree(struct scan_ctx *s, const struct strv *with, const struct strv *without,
+                      const struct strv *compile, const char *src, struct binding_decision *out);
+/* Returns the name of a pyfree_state for plan ("proven", "off", ...). */
+const char *pyfree_state_name(enum pyfree_state p);
 /* Returns the name of a pch_state for plan ("yes", "excluded", ...). */
 const char *pch_state_name(enum pch_state p);
 

@@ -73,6 +73,9 @@ struct extension_cfg {
 	enum tristate pch;       /* torch kind: force a precompiled torch/all.h first;
 	                          * auto = where the preprocessor says it keeps the meaning */
 	struct strv pch_exclude; /* globs of sources compiled without it */
+	bool python_free_off;    /* torch kind: python-free = "off", no source is proven
+	                          * Python-free (every one that includes Python's headers is
+	                          * compiled per Python) */
 	bool abi3;               /* torch kind: abi3 = true, a limited-API module for every
 	                          * Python (Py_LIMITED_API, no libtorch_python), torch >= 2.6 */
 	bool torch_stable;       /* torch kind: torch-abi = "stable", built once against the

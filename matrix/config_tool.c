@@ -17,7 +17,7 @@ static const char *const kernels_keys[] = {
 };
 static const char *const extension_keys[] = {
     "module",    "kind",       "sources", "include-dirs", "defines", "cflags",    "ldflags",
-    "libraries", "abi-suffix", "pch",     "pch-exclude",  "abi3",    "torch-abi",
+    "libraries", "abi-suffix", "pch",     "pch-exclude",  "abi3",    "torch-abi", "python-free",
 };
 static const char *const matrix_keys[] = {
     "python",  "cuda",  "torch", "platform",      "include",
@@ -397,7 +397,12 @@ static bool read_extension(struct cfg_reader *r, struct config *cfg, const struc
 	int torch_abi = 0;
 	ok &= cfg_enum(r, t, "torch-abi", where, torch_abi_names, N(torch_abi_names), &torch_abi);
 	x->torch_stable = torch_abi == 1;
-	static const char *const torch_only[] = {"abi3", "torch-abi"};
+	static const char *const python_free_names[] = {"auto", "off"};
+	int python_free = 0;
+	ok &= cfg_enum(r, t, "python-free", where, python_free_names, N(python_free_names),
+	               &python_free);
+	x->python_free_off = python_free == 1;
+	static const char *const torch_only[] = {"abi3", "torch-abi", "python-free"};
 	for (size_t i = 0; i < N(torch_only); i++)
 		if (toml_get(t, torch_only[i]) && x->kind != EXT_TORCH) {
 			cfg_error(r, toml_get(t, torch_only[i]),

@@ -1,9 +1,10 @@
 """gen.py: writes the torch-binding benchmark projects of bench/torchbind/run.
 
-shape 1 (nvdiffrast-like): binding/b<i>.cpp each include torch/extension.h through
-  binding/common.h and define op_<i> (ATen work, AT_DISPATCH, a pybind11 registration);
-  b0.cpp holds PYBIND11_MODULE. csrc/k<j>.cu include torch/extension.h behind
-  #ifndef __CUDACC__ (host-only helpers) and define a float kernel and its launcher.
+shape 1 (nvdiffrast-like): binding/b<i>.cpp each include torch/extension.h and
+  pybind11/numpy.h through binding/common.h and define op_<i> (ATen work, AT_DISPATCH; no
+  Python use); binding/bind.cpp holds PYBIND11_MODULE. csrc/k0.cu includes
+  torch/extension.h, csrc/k<j>.cu (j > 0) include it behind #ifndef __CUDACC__ (host-only
+  helpers); each defines a float kernel and its launcher.
 shape 2 (gsplat-like): binding/aten_<i>.cpp include only ATen/ATen.h and define op_<i>;
   binding/bind.cpp includes torch/extension.h and registers them all; csrc/k<j>.cu are
   torch-free.
@@ -49,6 +50,11 @@ GUARD = """// Host-only helpers of this file need torch; nvcc (which defines __C
 #endif
 """
 
+TORCH_CU = """// This kernel source includes torch/extension.h as nvcc sees it (the third project of
+// issue 27): Python's headers reach it, but it uses only ATen's.
+#include <torch/extension.h>
+"""
+
 OP = """
 at::Tensor op_{i}(const at::Tensor &x, const at::Tensor &y)
 {{
@@ -84,23 +90,28 @@ def generate(d, shape, n_cpp=8, n_cu=4, n_aten=6, archs="9.0", pythons=None):
     _w(os.path.join(d, "csrc", "kern.h"),
        "#pragma once\n#include <stdint.h>\n" + decls)
     for j in range(n_cu):
-        _w(os.path.join(d, "csrc", "k%d.cu" % j),
-           KERNEL.format(j=j, guard=GUARD if shape == 1 else ""))
+        guard = ""
+        if shape == 1:
+            guard = TORCH_CU if j == 0 else GUARD
+        _w(os.path.join(d, "csrc", "k%d.cu" % j), KERNEL.format(j=j, guard=guard))
     n_ops = n_cpp if shape == 1 else n_aten
     if shape == 1:
+        # The project's framework header (nvdiffrast's torch_common.inl): torch/extension.h and
+        # pybind11/numpy.h reach every source; only bind.cpp uses them (PYBIND11_MODULE).
         _w(os.path.join(d, "binding", "common.h"),
            "// common.h: the project's framework header, included by every binding file.\n"
-           "#pragma once\n#include <torch/extension.h>\n\n#include \"kern.h\"\n\n" +
-           "".join("void register_%d(pybind11::module &m);\n" % i for i in range(n_cpp)))
+           "#pragma once\n#include <torch/extension.h>\n#include <pybind11/numpy.h>\n\n"
+           "#include \"kern.h\"\n\n" +
+           "".join("at::Tensor op_%d(const at::Tensor &x, const at::Tensor &y);\n" % i
+                   for i in range(n_cpp)))
         for i in range(n_cpp):
-            body = '#include "common.h"\n\n#include <cmath>\n\nnamespace {\n' + OP.format(
-                i=i, j=i % n_cu, a=i + 1.5) + "} // namespace\n\n"
-            body += ("void register_%d(pybind11::module &m)\n{\n\tm.def(\"op_%d\", &op_%d, "
-                     "\"op %d\");\n}\n" % (i, i, i, i))
-            if i == 0:
-                body += ("\nPYBIND11_MODULE(TORCH_EXTENSION_NAME, m)\n{\n" +
-                         "".join("\tregister_%d(m);\n" % k for k in range(n_cpp)) + "}\n")
+            body = '#include "common.h"\n\n#include <cmath>\n' + OP.format(
+                i=i, j=i % n_cu, a=i + 1.5)
             _w(os.path.join(d, "binding", "b%d.cpp" % i), body)
+        _w(os.path.join(d, "binding", "bind.cpp"),
+           '#include "common.h"\n\nPYBIND11_MODULE(TORCH_EXTENSION_NAME, m)\n{\n' +
+           "".join('\tm.def("op_%d", &op_%d, "op %d");\n' % (k, k, k) for k in range(n_cpp)) +
+           "}\n")
         ext_sources = "binding/*.cpp"
     else:
         for i in range(n_aten):
