@@ -4,10 +4,12 @@
    from PyPI without its CUDA runtime packages; pip cache under build/);
 2. `cuwheel build` makes a wheel for both cells (cp312-pt211-cu130, cp313-pt211-cu130), the
    ninja log shows ops.cu compiled once for both (and square.cu, whose torch include is behind
-   #ifndef __CUDACC__, without torch flags), both binding sources of both cells compiled with
-   one precompiled torch/all.h (it holds no Python header: one .gch for 3.12 and 3.13), the
+   #ifndef __CUDACC__, without torch flags), binding/square.cpp and binding/scale.cu (they
+   include torch/extension.h but use no Python: proven Python-free) compiled once for both
+   cells with the stand-ins first, binding/ops.cpp (PYBIND11_MODULE) per cell with one
+   precompiled torch/all.h (it holds no Python header: one .gch for 3.12 and 3.13), the
    METADATA declares torch>=2.11,<2.12;
-2b. binding/square.cpp compiled again without the PCH gives identical .text/.rodata sections,
+2b. binding/ops.cpp compiled again without the PCH gives identical .text/.rodata sections,
    and gcc -H shows the cp313 compile loading the shared .gch (a "! ...gch" line);
 3. `cuwheel audit` passes and names torch as the provider of libc10/libtorch*/libcudart;
 4. each wheel, installed next to its torch, computes what the pure-torch reference computes
@@ -106,9 +108,19 @@ def step_build(tmp):
     build = os.path.join(tmp, "build")
     text = open(os.path.join(build, "build.ninja")).read()
     edges = ninja_edges(text)
-    nvcc = [o for o, e in edges.items() if e["rule"] == "nvcc"]
+    nvcc = [o for o, e in edges.items() if e["rule"] == "nvcc" and o.startswith("kernels/")]
     check(sorted(o.rsplit("/", 1)[-1] for o in nvcc) == ["ops.cu.o", "square.cu.o"],
-          "build.ninja has one nvcc edge per .cu for both cells: %s" % nvcc)
+          "build.ninja has one nvcc edge per kernel .cu for both cells: %s" % nvcc)
+    # Issue 27, 1.: binding/square.cpp and binding/scale.cu include torch/extension.h but use
+    # no Python: proven Python-free, each compiled once for both cells, with the stand-ins
+    # first and no Python include dir.
+    for src, rule in (("binding/square.cpp", "cc"), ("binding/scale.cu", "nvcc")):
+        es = [(o, e) for o, e in edges.items() if e["rule"] == rule
+              and any(i.endswith(src) for i in e["inputs"])]
+        check(len(es) == 1 and es[0][0].startswith("shared/")
+              and "-Ipyfree/include" in es[0][1]["flags"] and "python3" not in es[0][1]["flags"],
+              "%s: one shared %s edge, the stand-ins first, no Python dir: %s"
+              % (src, rule, [(o, e.get("flags", "")[:200]) for o, e in es]))
     check(all("-DTORCH" not in edges[o]["flags"] and "torch/include" not in edges[o]["flags"]
               and "-Itorch/" not in edges[o]["flags"] for o in nvcc),
           "csrc/square.cu's torch include is behind #ifndef __CUDACC__: no torch in nvcc flags")
@@ -116,7 +128,8 @@ def step_build(tmp):
     check(len(objs) == len(set(objs)) == 3 and len({o.rsplit("/", 2)[-2] for o in objs}) == 3,
           "csrc/ops.cu and csrc/ops.cpp (one basename) give two distinct objects: %s" % objs)
     pch = [o for o, e in edges.items() if e["rule"] == "cc_pch"]
-    check(len(pch) == 4, "both binding sources of both cells use the PCH (pch = on): %s" % pch)
+    check(len(pch) == 2 and all(o.endswith("binding/ops.cpp.o") for o in pch),
+          "binding/ops.cpp (PYBIND11_MODULE: per Python) uses the PCH in both cells: %s" % pch)
     gch = [o for o, e in edges.items() if e["rule"] == "pch"]
     check(len(gch) == 1 and gch[0].startswith("shared/") and gch[0].endswith("/torch_all.h.gch")
           and all(gch[0] in edges[o]["implicit"] for o in pch),
@@ -126,6 +139,9 @@ def step_build(tmp):
     check(len(ran_nvcc) == 1, ".ninja_log: ops.cu compiled once, not per cell (%s)" % ran_nvcc)
     bindings = [l[3] for l in log if len(l) > 3 and l[3].endswith("binding/ops.cpp.o")]
     check(len(bindings) == 2, ".ninja_log: the binding compiled once per cell (%d)" % len(bindings))
+    for src in ("binding/square.cpp.o", "binding/scale.cu.o"):
+        ran = [l[3] for l in log if len(l) > 3 and l[3].endswith(src)]
+        check(len(ran) == 1, ".ninja_log: %s compiled once for both cells (%s)" % (src, ran))
     return wheels, edges
 
 
@@ -147,13 +163,13 @@ def sections(obj):
 
 
 def step_pch_equivalence(tmp, edges):
-    """binding/square.cpp of cp312, compiled again without the PCH flags: its .text and .rodata
+    """binding/ops.cpp of cp312, compiled again without the PCH flags: its .text and .rodata
     sections must equal those of the object built with the precompiled torch/all.h. Then the
     cp313 compile of it, rerun with -H, must load the .gch (gcc prints "! path.gch"; an invalid
     one would be "x path.gch" and the header parsed as text)."""
     build = os.path.join(tmp, "build")
     cell = CELLS["3.12"]
-    out = "cells/%s/obj/torchext._C/binding/square.cpp.o" % cell
+    out = "cells/%s/obj/torchext._C/binding/ops.cpp.o" % cell
     e = edges.get(out)
     if not check(e is not None and e["rule"] == "cc_pch", "%s was built with the PCH" % out):
         return
@@ -171,7 +187,7 @@ def step_pch_equivalence(tmp, edges):
           "with and without the PCH: %d .text/.rodata sections (%d bytes), identical%s" % (
               len(a), sum(len(v) for v in a.values()),
               "" if not differ else "; differ: %s" % differ[:5]))
-    e = edges.get("cells/%s/obj/torchext._C/binding/square.cpp.o" % CELLS["3.13"])
+    e = edges.get("cells/%s/obj/torchext._C/binding/ops.cpp.o" % CELLS["3.13"])
     if not check(e is not None and e["rule"] == "cc_pch", "the cp313 object was built with the PCH"):
         return
     rc, msg = run(cxx + shlex.split(e["flags"]) + ["-H", "-c", e["inputs"][0], "-o", "h.o"],
@@ -313,7 +329,7 @@ def step_compare_buildextension(tmp, edges):
     # The kernels include no torch header, so cuwheel compiles them without torch's defines
     # (that is what lets one archive serve every torch); the language standard must agree.
     theirs_cu = abi_view(torch_cu, work)
-    nv = [e for e in edges.values() if e["rule"] == "nvcc"][0]
+    nv = [e for o, e in edges.items() if e["rule"] == "nvcc" and o.startswith("kernels/")][0]
     ours_cu = abi_view(shlex.split(nv["flags"]), build)
     check(ours_cu["std"] == theirs_cu["std"], "kernels: nvcc -std is identical (%s)" % ours_cu["std"])
     check(not ours_cu["defines"], "kernels: no TORCH_* define in a kernel that includes no torch header")

@@ -3,9 +3,10 @@
 not on which other cells are built (--only), not on the build directory, not on the venv that
 provided torch.
 
-A fixture project (kind torch, torch 2.11 for Python 3.12 and 3.13, kernels with -lineinfo, two
-binding sources that include torch/extension.h through a project header, pch = "auto", ccache
-off) is built three times, clean, each in its own build dir:
+A fixture project (kind torch, torch 2.11 for Python 3.12 and 3.13, kernels with -lineinfo, three
+binding sources that include torch/extension.h through a project header: ops.cpp uses no Python
+(proven Python-free: shared), pyuse.cpp and module.cpp do (per Python, with the PCH), pch =
+"auto", ccache off) is built three times, clean, each in its own build dir:
   A  the whole matrix (both Pythons) in <tmp>/full/build
   B  --only cp312-* in <tmp>/only/build
   C  --only cp313-* in <tmp>/other/and/deeper/build
@@ -13,7 +14,7 @@ and A's cp312 wheel must equal B's byte for byte, A's cp313 wheel C's. Before th
 precompiled torch/all.h for both Pythons while B and C (one Python: nothing to share) compiled
 without a PCH, and torch's headers were named through the venv (its paths in __FILE__ strings).
 Also: every build chose the same precompiled header (one shared torch/all.h .gch in each
-build.ninja), the module holds device line info (k.cu in its fatbin: the -lineinfo case is
+build.ninja) and the same Python-free object for ops.cpp, the module holds device line info (k.cu in its fatbin: the -lineinfo case is
 real), and no module holds the build dir, the temp dir or the venvs' paths.
 Needs build/torch-pythons/py3.12 and py3.13 (examples/torchext/setup-pythons) and CUDA 13.0;
 exits 77 (skipped) without them. Run by CTest with $CUWHEEL set, from the source root.
@@ -68,10 +69,14 @@ def project(d):
           "    TORCH_CHECK(repro_launch(out.data_ptr<float>(), out.numel()) == 0);\n"
           "    return out;\n  }\n"
           "  return out * 2;\n}\n")
+    write(os.path.join(d, "binding", "pyuse.cpp"),
+          '#include "common.h"\n'
+          "pybind11::object built_with() { return pybind11::str(TORCH_VERSION); }\n")
     write(os.path.join(d, "binding", "module.cpp"),
           '#include "common.h"\n'
+          "pybind11::object built_with();\n"
           "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {\n"
-          '  m.def("twice", &twice, "2 x");\n}\n')
+          '  m.def("twice", &twice, "2 x");\n  m.def("built_with", &built_with);\n}\n')
     pythons = "".join('"%s" = "%s"\n' % (v, p) for v, p in PYS.items())
     write(os.path.join(d, "pyproject.toml"), f"""
 [project]
@@ -125,6 +130,13 @@ def build(proj, where, only):
     check(len(gch) == 1 and gch[0].startswith("shared/") and gch[0].endswith("/torch_all.h.gch"),
           "%s: the PCH is the one of the whole matrix (one shared torch/all.h): %s"
           % (only or "all cells", gch))
+    # Issue 27, 1.: binding/ops.cpp includes torch/extension.h but uses no Python: proven
+    # Python-free, one shared object (with the stand-ins first) in every build.
+    ops = [l for l in nin.splitlines() if l.startswith("build ") and "binding/ops.cpp" in l]
+    check(len(ops) == 1 and ops[0].startswith("build shared/")
+          and "-Ipyfree/include" in nin.split(ops[0], 1)[1].split("\nbuild ", 1)[0],
+          "%s: binding/ops.cpp is compiled once, Python-free by proof: %s"
+          % (only or "all cells", ops))
     return {w.split("-")[2]: os.path.join(dist, w) for w in os.listdir(dist)
             if w.endswith(".whl")}
 

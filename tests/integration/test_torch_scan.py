@@ -42,7 +42,8 @@ def write(path, text):
         f.write(text)
 
 
-def project(d, pch="auto", exclude=None, unguarded=False, cu=False, kernel_python=False):
+def project(d, pch="auto", exclude=None, unguarded=False, cu=False, kernel_python=False,
+            pyfree="off", pyfree_sources=False, kernel_pyuse=False):
     write(os.path.join(d, "pkg", "scanproj", "__init__.py"), "")
     write(os.path.join(d, "k", "guarded.cu"),
           "#ifndef __CUDACC__\n#include <torch/extension.h>\n#endif\n"
@@ -53,10 +54,25 @@ def project(d, pch="auto", exclude=None, unguarded=False, cu=False, kernel_pytho
               "__global__ void t(float *x) { x[threadIdx.x] *= 2.0f; }\n")
     elif os.path.exists(os.path.join(d, "k", "torchy.cu")):
         os.unlink(os.path.join(d, "k", "torchy.cu"))
-    for n, text in (("py.cu", "#include <torch/extension.h>\n"
-                              "__global__ void kp(float *x) { x[threadIdx.x] += 3.0f; }\n"),):
+    for n, text, on in (("py.cu", "#include <Python.h>\n"
+                                  "__global__ void kp(float *x) { x[threadIdx.x] += 3.0f; }\n",
+                         kernel_python),
+                        ("pyuse.cu", "#include <Python.h>\n"
+                                     "long refs(PyObject *o) { return (long)Py_REFCNT(o); }\n",
+                         kernel_pyuse)):
         p = os.path.join(d, "k", n)
-        if kernel_python:
+        if on:
+            write(p, text)
+        elif os.path.exists(p):
+            os.unlink(p)
+    # Issue 27, 1.: sources that include Python's headers (through common.h) and do or do not
+    # use them.
+    for n, text in (("mod.cpp", '#include "common.h"\nPYBIND11_MODULE(TORCH_EXTENSION_NAME, m) '
+                                '{ m.def("one", &one); }\nat::Tensor one(const at::Tensor &);\n'),
+                    ("reg.cpp", '#include "common.h"\n'
+                                "void reg(pybind11::module &m) { m.attr(\"x\") = 1; }\n")):
+        p = os.path.join(d, "b", n)
+        if pyfree_sources:
             write(p, text)
         elif os.path.exists(p):
             os.unlink(p)
@@ -103,6 +119,7 @@ kind = "torch"
 sources = ["b/*.cpp"{', "b/*.cu"' if cu else ''}]
 include-dirs = ["b"]
 pch = "{pch}"
+python-free = "{pyfree}"
 {extra}
 [tool.cuwheel.matrix]
 python = ["3.12"]
@@ -125,6 +142,66 @@ def plan(d, *args):
 
 def by_source(js):
     return {s["source"]: s for s in (js.get("torch") or {}).get("sources", [])}
+
+
+def pyfree_checks(d, env):
+    """Issue 27, 1.: python-free = "auto" (the default)."""
+    project(d, pyfree="auto", pyfree_sources=True, kernel_python=True)
+    rc, out, err, _ = plan(d, "--json")
+    if not check(rc == 0, "python-free auto: plan --json exits 0 (%s)" % err.strip()[-1500:]):
+        return
+    s = by_source(json.loads(out))
+    for n in ("one", "two", "three"):
+        e = s.get("b/%s.cpp" % n, {})
+        check(e.get("per_python") is False and e.get("python_free") == "proven"
+              and e.get("torch_extension") is True,
+              "b/%s.cpp includes torch/extension.h but not uses Python: shared, proven (%s)"
+              % (n, e))
+    m = s.get("b/mod.cpp", {})
+    check(m.get("per_python") is True and m.get("python_free") == "refused: expansion differs"
+          and "b/mod.cpp" in (m.get("python_free_why") or ""),
+          "b/mod.cpp (PYBIND11_MODULE) stays per Python: its own text expands otherwise (%s)"
+          % m)
+    r = s.get("b/reg.cpp", {})
+    why = r.get("python_free_why") or ""
+    check(r.get("per_python") is True and r.get("python_free") == "refused: does not compile"
+          and "error" in why and "pybind11" in why and "\n" not in why,
+          "b/reg.cpp (pybind11::module, no macro) stays per Python with the first error "
+          "line (%s)" % r)
+    rc, table, err, _ = plan(d)
+    check(rc == 0 and "Python-free by proof" in table
+          and "python-free refused: does not compile" in table,
+          "the plan table says proven and which check failed")
+    p = subprocess.run([CUWHEEL, "-C", d, "build", "--dry-run", "--no-test"],
+                       capture_output=True, text=True, env=env)
+    nin = open(os.path.join(d, "build", "build.ninja")).read()
+    blocks = nin.split("\nbuild ")
+    one = [b for b in blocks if b.startswith("shared/") and "b/one.cpp" in b.split("\n")[0]]
+    check(p.returncode == 0 and len(one) == 1 and "-Ipyfree/include" in one[0]
+          and "python3.12" not in one[0],
+          "b/one.cpp: one shared edge with the stand-ins first, no Python include dir (%s)"
+          % (one[0][:400] if one else p.stderr[-500:]))
+    stand = os.path.join(d, "build", "pyfree", "include")
+    check(os.path.getsize(os.path.join(stand, "Python.h")) == 0
+          and os.path.getsize(os.path.join(stand, "pybind11", "numpy.h")) == 0
+          and os.path.getsize(os.path.join(stand, "pybind11", "detail", "common.h")) == 0
+          and "torch/all.h" in open(os.path.join(stand, "torch", "extension.h")).read(),
+          "the stand-ins: Python.h and every pybind11 header empty, torch/extension.h is "
+          "torch/all.h")
+    kv = [b for b in blocks if ": nvcc " in b.split("\n")[0] and "k/py.cu" in b.split("\n")[0]]
+    check(len(kv) == 1 and "-Ipyfree/include" in kv[0] and "python3" not in kv[0],
+          "a kernel with Python.h, proven Python-free, compiled once with the stand-ins")
+    project(d, pyfree="auto", kernel_pyuse=True)
+    rc, out, err, _ = plan(d)
+    check(rc != 0 and "k/pyuse.cu" in err and "not Python-free" in err
+          and "does not compile" in err,
+          "a kernel that uses PyObject is refused, with the failed check: %s"
+          % err.strip()[-600:])
+    rc, out, err, t = plan(d, "--json")
+    project(d, pyfree="auto", pyfree_sources=True, kernel_python=True)
+    rc, out, err, warm = plan(d, "--json")
+    check(rc == 0 and by_source(json.loads(out)) == s and warm < 30,
+          "the proof is cached: a second plan says the same in %.1fs" % warm)
 
 
 def main():
@@ -219,8 +296,8 @@ def main():
         project(d, kernel_python=True)
         rc, out, err, _ = plan(d)
         check(rc != 0 and "k/py.cu" in err and "includes Python's headers" in err
-              and "sources of the torch extension" in err,
-              "a kernel .cu with torch/extension.h is refused with the way out: %s"
+              and "sources of the torch extension" in err and 'python-free = "off"' in err,
+              "python-free = off: a kernel .cu with Python.h is refused with the way out: %s"
               % err.strip()[-500:])
         # .cu files among the extension's sources: nvcc's preprocessor decides; the one with
         # torch/extension.h is compiled per Python (its Python's headers), the ATen one once.
@@ -247,6 +324,7 @@ def main():
               "flags: %s" % (ext[0][:300] if ext else p.stderr[-500:]))
         check(len(plain) == 1 and plain[0].startswith("shared/") and "python3" not in plain[0],
               "b/plain.cu: one shared nvcc edge without a Python include dir")
+        pyfree_checks(d, env)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print("%d failure(s)" % len(failures))

@@ -51,10 +51,21 @@ def test_square_matches_reference(device, shape):
     torch.testing.assert_close(out, x * x, rtol=0, atol=0)
 
 
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("s", [0.0, 1.5, -2.0])
+def test_scale_matches_reference(device, shape, s):
+    x = torch.randn(shape, generator=_gen(4)).to(device)
+    out = torchext.scale(x, s)
+    assert out.device.type == device and out.shape == x.shape
+    torch.testing.assert_close(out, x * s, rtol=0, atol=0)
+
+
 def test_ops_are_registered_with_torch():
     assert hasattr(torch.ops.torchext, "scaled_add")
     assert hasattr(torch.ops.torchext, "bias_gelu")
     assert hasattr(torch.ops.torchext, "square")
+    assert hasattr(torch.ops.torchext, "scale")
     assert torchext._C.built_with_torch.split(".")[:2] == torch.__version__.split(".")[:2]
 
 

@@ -6,7 +6,7 @@ import torch  # first: it loads libtorch, libc10 and the CUDA runtime the extens
 
 from . import _C  # noqa: F401  (registers the ops)
 
-__all__ = ["scaled_add", "bias_gelu", "square", "reference_scaled_add", "reference_bias_gelu"]
+__all__ = ["scaled_add", "bias_gelu", "square", "scale", "reference_scaled_add", "reference_bias_gelu"]
 
 
 def scaled_add(x: torch.Tensor, y: torch.Tensor, alpha: float = 1.0) -> torch.Tensor:
@@ -22,6 +22,12 @@ def bias_gelu(x: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
 def square(x: torch.Tensor) -> torch.Tensor:
     """x * x (float32); its CUDA kernel is csrc/square.cu, its binding binding/square.cpp."""
     return torch.ops.torchext.square(x)
+
+
+def scale(x: torch.Tensor, s: float) -> torch.Tensor:
+    """s * x (float32); its kernel and binding are binding/scale.cu, which includes
+    torch/extension.h."""
+    return torch.ops.torchext.scale(x, float(s))
 
 
 def reference_scaled_add(x, y, alpha=1.0):
