@@ -206,9 +206,10 @@ static void with_standins(struct arena *a, const char *standins, const struct st
 /* The Python-free proof of one extension source that includes Python's headers (item 1 of
  * torch.md's "Python-free by proof"): with its cell flags against the shared flags with the
  * stand-ins first. */
-static bool ext_pyfree(struct torch_plan *tp, const struct plan *plan, const struct extension_cfg *x,
-                       const struct cell *c, const struct torch_flags *tf, const char *link,
-                       const struct strv *with, const char *src, struct binding_decision *bd)
+static bool ext_pyfree(struct torch_plan *tp, const struct plan *plan,
+                       const struct extension_cfg *x, const struct cell *c,
+                       const struct torch_flags *tf, const char *link, const struct strv *with,
+                       const char *src, struct binding_decision *bd)
 {
 	struct arena *a = tp->scan.a;
 	const struct config *cfg = plan->cfg;
@@ -254,9 +255,8 @@ static bool kernel_pyfree(struct torch_plan *tp, const struct plan *plan, const 
 		                        off ? "python-free = \"off\"" : NULL);
 		return false;
 	}
-	struct extension_cfg kx = {.module = cfg->n_extensions ? cfg->extensions[0].module
-	                                                       : "kernels",
-	                           .kind = EXT_TORCH};
+	struct extension_cfg kx = {
+	    .module = cfg->n_extensions ? cfg->extensions[0].module : "kernels", .kind = EXT_TORCH};
 	struct torch_flags tf;
 	const char *err = NULL;
 	if (!torchflags_for(a, &kx, rc->py, plan->toolkits[rc->toolkit].tk, &tf, &err)) {
@@ -448,9 +448,8 @@ bool torchplan_make(struct arena *a, struct diag *d, const struct plan *plan, co
 					                       from_build(a, out->scan.proj, src),
 					                       NULL, bd))
 						ok = false;
-					else if (bd->python &&
-					         !ext_pyfree(out, plan, x, c, &tf, te->link, &cuf,
-					                     src, bd))
+					else if (bd->python && !ext_pyfree(out, plan, x, c, &tf,
+					                                   te->link, &cuf, src, bd))
 						return false;
 					continue;
 				}

@@ -26,10 +26,10 @@ struct torch_plan_ext {
 struct torch_plan {
 	bool kernels_use_torch;
 	const char *kernels_why; /* "csrc/a.cu includes ATen/ATen.h", "uses-torch = on" */
-	bool kernels_pyfree;    /* a kernel includes Python's headers, proven not to use them:
-	                         * the kernels are compiled with the stand-ins first */
-	const char *standins;   /* the Python-free proof's stand-in include dir (build-dir
-	                         * relative), or NULL when no proof ran */
+	bool kernels_pyfree;     /* a kernel includes Python's headers, proven not to use them:
+	                          * the kernels are compiled with the stand-ins first */
+	const char *standins;    /* the Python-free proof's stand-in include dir (build-dir
+	                          * relative), or NULL when no proof ran */
 	struct torch_plan_ext *exts;
 	size_t n_exts;
 	struct scan_ctx scan;

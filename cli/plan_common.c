@@ -287,12 +287,12 @@ static const char *torch_src_line(struct arena *a, const struct binding_decision
 	const char *via = bd->python_via ? bd->python_via : "Python.h";
 	const char *base = strrchr(via, '/');
 	if (!bd->python && bd->pyfree == PYFREE_PROVEN)
-		return arena_printf(a,
-		                    "shared: once per (toolkit, torch, flags); Python-free by proof: "
-		                    "it includes %s%s, but expands to the same text and compiles "
-		                    "without Python's headers",
-		                    base ? base + 1 : via,
-		                    bd->torch_ext ? " (via torch/extension.h)" : "");
+		return arena_printf(
+		    a,
+		    "shared: once per (toolkit, torch, flags); Python-free by proof: "
+		    "it includes %s%s, but expands to the same text and compiles "
+		    "without Python's headers",
+		    base ? base + 1 : via, bd->torch_ext ? " (via torch/extension.h)" : "");
 	if (!bd->python)
 		return "shared: once per (toolkit, torch, flags); no Python.h or pybind11 in "
 		       "its include closure";

@@ -804,18 +804,19 @@ bool torchscan_pyfree(struct scan_ctx *s, const struct strv *with, const struct 
 	const char *diff = pyfree_difference(s, &x, &y);
 	if (diff) {
 		out->pyfree = PYFREE_EXPAND;
-		out->pyfree_why = arena_printf(s->a,
-		                               "without Python's headers the preprocessor expands %s "
-		                               "to other text (a macro of theirs is used)",
-		                               diff);
+		out->pyfree_why =
+		    arena_printf(s->a,
+		                 "without Python's headers the preprocessor expands %s "
+		                 "to other text (a macro of theirs is used)",
+		                 diff);
 		return true;
 	}
 	if (!scan_run(s, compile, src, SCAN_COMPILE, &y.files, &c))
 		return false;
 	if (!c.ok) {
 		out->pyfree = PYFREE_COMPILE;
-		out->pyfree_why = arena_printf(s->a, "without Python's headers it does not compile: %s",
-		                               c.error);
+		out->pyfree_why =
+		    arena_printf(s->a, "without Python's headers it does not compile: %s", c.error);
 		return true;
 	}
 	out->pyfree = PYFREE_PROVEN;
