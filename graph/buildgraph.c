@@ -277,8 +277,13 @@ static char *prefix_map(struct gen *g)
 }
 
 /* The nvcc options that depend on the toolkit: each only where its nvcc knows it (nvcc
- * --help, cudafe++), the host compiler it accepts, and -frandom-seed through -Xcompiler (nvcc
- * 11.8 and 12.4 reject it as their own option). */
+ * --help, cudafe++), the host compiler it accepts, and the random seed. nvcc's own
+ * -frandom-seed also fixes the module id cudafe++ puts into internal-linkage names
+ * (`_INTERNAL_<path hash>_<len>_<file>_<module id>`) when the translation unit has no
+ * non-template external function to name it after; without it that id holds cudafe++'s pid,
+ * so two builds differ. nvcc hands the seed on to the host compiler. nvcc 11.8 and 12.4 lack
+ * the option: the seed reaches only the host compiler (-Xcompiler), and such objects are not
+ * reproducible (docs/manual/build-dir.md). */
 static void emit_toolkit_flags(struct gen *g, const struct toolkit_plan *tp, const char *src,
                                int threads)
 {
@@ -293,7 +298,8 @@ static void emit_toolkit_flags(struct gen *g, const struct toolkit_plan *tp, con
 	if (!(lacks & TOOLCHAIN_LACKS_OBJTEMP))
 		sb_puts(sb, " -objtemp");
 	sb_putc(sb, ' ');
-	ninja_arg(sb, xcompiler(g->a, arena_printf(g->a, "-frandom-seed=%s", src)));
+	const char *seed = arena_printf(g->a, "-frandom-seed=%s", src);
+	ninja_arg(sb, lacks & TOOLCHAIN_LACKS_RANDOM_SEED ? xcompiler(g->a, seed) : seed);
 	/* cudafe++ hashes the source's absolute path into internal-linkage names: give it the
 	 * project-relative one so every clone builds the same bytes. */
 	if (!(lacks & TOOLCHAIN_LACKS_ORIG_SRC)) {

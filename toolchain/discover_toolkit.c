@@ -14,7 +14,7 @@
 #include "toolchain/probe.h"
 
 /* Bump when what is stored for nvcc changes: older cache files are rebuilt. */
-#define NVCC_CACHE_FORMAT 2
+#define NVCC_CACHE_FORMAT 3
 
 /* Runs argv and returns its merged output, or NULL when it could not start; one that runs
  * longer than x->timeout_s is killed (*status OS_STATUS_TIMED_OUT). */

@@ -33,6 +33,8 @@ unsigned toolchain_nvcc_lacks(struct arena *a, const char *root, const char *hel
 		lacks |= TOOLCHAIN_LACKS_THREADS;
 	if (!help || !strstr(help, "(-objtemp)"))
 		lacks |= TOOLCHAIN_LACKS_OBJTEMP;
+	if (!help || !strstr(help, "--frandom-seed"))
+		lacks |= TOOLCHAIN_LACKS_RANDOM_SEED;
 	if (!file_contains(a, os_join(a, root, "bin/cudafe++"), "orig_src_path_name"))
 		lacks |= TOOLCHAIN_LACKS_ORIG_SRC;
 	return lacks;

@@ -9,9 +9,10 @@
 
 /* The nvcc options cuwheel adds that a toolkit may not know (bits of toolkit.nvcc_lacks). */
 enum toolchain_lack {
-	TOOLCHAIN_LACKS_THREADS = 1,  /* --threads N (nvcc --help lists it) */
-	TOOLCHAIN_LACKS_OBJTEMP = 2,  /* -objtemp, --objdir-as-tempdir */
-	TOOLCHAIN_LACKS_ORIG_SRC = 4, /* -Xcudafe --orig_src_path_name (cudafe++ knows it) */
+	TOOLCHAIN_LACKS_THREADS = 1,     /* --threads N (nvcc --help lists it) */
+	TOOLCHAIN_LACKS_OBJTEMP = 2,     /* -objtemp, --objdir-as-tempdir */
+	TOOLCHAIN_LACKS_ORIG_SRC = 4,    /* -Xcudafe --orig_src_path_name (cudafe++ knows it) */
+	TOOLCHAIN_LACKS_RANDOM_SEED = 8, /* nvcc's own --frandom-seed (13.0 has it, 12.4 not) */
 };
 
 /* The C and C++ compilers every nvcc call, kernel .cpp and binding of a toolkit use. */

@@ -8,7 +8,11 @@ other depths gave wheels that differed in those paths. A fixture project (one .c
 and a device function in a header, a CPython binding, nvcc-flags = ["-lineinfo"]) is built
 clean in <tmp>/b1 and <tmp>/deeper/b2 with ccache off; the two wheels must be byte-identical,
 and the module must really hold line info (the kernel file's name in its fatbin; the test would
-prove nothing otherwise). Needs CUDA 13.0 and a Python 3.12; exits 77 (skipped) without them.
+prove nothing otherwise). A second .cu holds only a template kernel using cuda::std: cudafe++
+names its internal-linkage entities with a module id that held its process id unless nvcc gets
+its own -frandom-seed (gsplat's RasterizeToPixels2DGSBwd.cu differed so between two builds);
+the module must hold such `_INTERNAL_` names. Needs CUDA 13.0 and a Python 3.12; exits 77
+(skipped) without them.
 """
 import glob
 import os
@@ -50,6 +54,13 @@ def main():
               "  x[threadIdx.x] = lineinfo_twice(x[threadIdx.x]);\n}\n"
               'extern "C" int lineinfo_launch(float *x) { lineinfo_kernel<<<1, 32>>>(x); '
               "return 0; }\n")
+        # No non-template external function: cudafe++'s module id comes from the seed (or pid).
+        write(os.path.join(d, "csrc", "lineinfo_tmpl.cu"),
+              "#include <cuda/std/array>\n"
+              "template <typename T> __global__ void lineinfo_tmpl(T *o) {\n"
+              "  cuda::std::array<T, 2> a{1, 2};\n"
+              "  o[0] = a[0] + (T)cuda::std::size(a);\n}\n"
+              "template __global__ void lineinfo_tmpl<float>(float *);\n")
         write(os.path.join(d, "src", "ext.c"),
               "#include <Python.h>\n"
               "static struct PyModuleDef m = {PyModuleDef_HEAD_INIT, \"_C\", NULL, -1, NULL};\n"
@@ -104,6 +115,11 @@ ccache = "off"
                 failures.append("the module holds device line info (lineinfo_k.cu in it)")
             else:
                 print("ok   the module holds device line info naming lineinfo_k.cu")
+            if b"_INTERNAL_" not in blob or b"lineinfo_tmpl" not in blob:
+                failures.append("the module holds cudafe++'s internal-linkage names "
+                                "(_INTERNAL_...) of lineinfo_tmpl.cu")
+            else:
+                print("ok   the module holds cudafe++'s _INTERNAL_ names of lineinfo_tmpl.cu")
             if a != b:
                 n = sum(1 for x, y in zip(a, b) if x != y) + abs(len(a) - len(b))
                 failures.append("the wheels from two build dirs are byte-identical (%d bytes "

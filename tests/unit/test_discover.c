@@ -289,9 +289,10 @@ static void test_nvcc_options_and_host_gcc_read_from_the_toolkit(void **state)
 	assert_int_equal(ds.n_toolkits, 2);
 	const struct toolkit *t124 = &ds.toolkits[0], *t118 = &ds.toolkits[1];
 	assert_string_equal(t118->version, "11.8.89");
-	assert_int_equal(t124->nvcc_lacks, 0);
+	assert_int_equal(t124->nvcc_lacks, TOOLCHAIN_LACKS_RANDOM_SEED);
 	assert_int_equal(t118->nvcc_lacks, TOOLCHAIN_LACKS_THREADS | TOOLCHAIN_LACKS_OBJTEMP |
-	                                       TOOLCHAIN_LACKS_ORIG_SRC);
+	                                       TOOLCHAIN_LACKS_ORIG_SRC |
+	                                       TOOLCHAIN_LACKS_RANDOM_SEED);
 	assert_int_equal(t124->host.max_gcc, 0); /* no host_config.h: no limit */
 	assert_int_equal(t118->host.max_gcc, 11);
 	/* PATH is empty here: no compiler at all, so the reason names the package. */
@@ -305,8 +306,8 @@ static void test_nvcc_options_and_host_gcc_read_from_the_toolkit(void **state)
 	int before = count_lines(runs);
 	assert_true(run_discover(f, f->probes, &ds));
 	assert_int_equal(count_lines(runs), before);
-	assert_int_equal(ds.toolkits[0].nvcc_lacks, 0);
-	assert_int_equal(ds.toolkits[1].nvcc_lacks, 7);
+	assert_int_equal(ds.toolkits[0].nvcc_lacks, 8);
+	assert_int_equal(ds.toolkits[1].nvcc_lacks, 15);
 }
 
 static void test_nvcc_answers_cached_until_nvcc_changes(void **state)
