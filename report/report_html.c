@@ -270,6 +270,44 @@ static void audits(struct strbuf *sb, const struct build_result *m)
 		sb_puts(sb, "<p class=\"sub\">No wheel to audit.</p>\n");
 }
 
+/* torch-compat's table per cell (only where it ran): torch, Python, result, the failing step
+ * and its first error line, then the range the passes prove. */
+static void torch_compat(struct strbuf *sb, const struct build_result *m)
+{
+	for (size_t i = 0; i < m->n_rows; i++) {
+		const struct result_row *rc = &m->rows[i];
+		if (!rc->compat_done)
+			continue;
+		const struct compat_result *c = &rc->compat;
+		sb_puts(sb, "<h3 style=\"font-size:14px;margin:16px 0 4px\"><code>");
+		esc(sb, rc->name);
+		sb_puts(sb, "</code> &mdash; built against torch ");
+		esc(sb, c->torch ? c->torch : "?");
+		sb_puts(sb, ", proven <code>");
+		esc(sb, c->requirement ? c->requirement : "-");
+		sb_puts(sb, "</code></h3>\n<table><tr><th>torch</th><th>Python</th><th>result</th>"
+		            "<th>why</th></tr>\n");
+		for (size_t k = 0; k < c->n_rows; k++) {
+			const struct compat_row *r = &c->rows[k];
+			sb_puts(sb, "<tr><td>");
+			esc(sb, r->torch_version ? r->torch_version : r->torch);
+			sb_puts(sb, "</td><td>");
+			esc(sb, r->python ? r->python : "-");
+			sb_puts(sb, "</td><td>");
+			esc(sb, r->result);
+			sb_puts(sb, "</td><td>");
+			esc(sb, r->step ? r->step : "");
+			if (r->error) {
+				sb_puts(sb, ": <code>");
+				esc(sb, r->error);
+				sb_puts(sb, "</code>");
+			}
+			sb_puts(sb, "</td></tr>\n");
+		}
+		sb_puts(sb, "</table>\n");
+	}
+}
+
 /* The toolchain the build used, as it recorded it: nothing here asks this machine. */
 static void toolchain(struct strbuf *sb, const struct build_result *m)
 {
@@ -346,6 +384,13 @@ char *report_html(struct arena *a, const struct build_result *m)
 	timeline(&sb, m);
 	sb_puts(&sb, "<h2>Audit</h2>\n");
 	audits(&sb, m);
+	bool compat = false;
+	for (size_t i = 0; i < m->n_rows; i++)
+		compat |= m->rows[i].compat_done;
+	if (compat) {
+		sb_puts(&sb, "<h2>Torch compatibility</h2>\n");
+		torch_compat(&sb, m);
+	}
 	sb_puts(&sb, "<h2>Toolchain</h2>\n");
 	toolchain(&sb, m);
 	sb_printf(&sb, "<script>%s</script>\n</body></html>\n", script);
