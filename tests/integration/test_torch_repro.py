@@ -132,7 +132,7 @@ def build(proj, where, only):
           % (only or "all cells", gch))
     # Issue 27, 1.: binding/ops.cpp includes torch/extension.h but uses no Python: proven
     # Python-free, one shared object (with the stand-ins first) in every build.
-    ops = [l for l in nin.splitlines() if l.startswith("build ") and "binding/ops.cpp" in l]
+    ops = [l for l in nin.splitlines() if l.startswith("build ") and l.endswith("binding/ops.cpp")]
     check(len(ops) == 1 and ops[0].startswith("build shared/")
           and "-Ipyfree/include" in nin.split(ops[0], 1)[1].split("\nbuild ", 1)[0],
           "%s: binding/ops.cpp is compiled once, Python-free by proof: %s"
