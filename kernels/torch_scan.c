@@ -12,7 +12,7 @@
 #include "base/strbuf.h"
 #include "standards/digest.h"
 
-#define SCAN_FORMAT "cuwheel-scan 2"
+#define SCAN_FORMAT "cuwheel-scan 3"
 
 /* What one scan_run asks of the compiler. */
 enum scan_mode {
@@ -66,7 +66,7 @@ static uint64_t fnv(uint64_t h, const char *p, size_t n)
 struct filetab {
 	struct arena *a;
 	const char **names;
-	uint64_t *digest;
+	uint64_t *digest, *pydigest;
 	size_t n, cap;
 	size_t *slot; /* index+1, 0 empty */
 	size_t nslot;
@@ -99,10 +99,12 @@ static size_t filetab_find(struct filetab *t, const char *name, size_t len)
 		size_t nc = t->cap ? t->cap * 2 : 256;
 		t->names = arena_realloc(t->a, t->names, t->cap, nc, sizeof(*t->names));
 		t->digest = arena_realloc(t->a, t->digest, t->cap, nc, sizeof(*t->digest));
+		t->pydigest = arena_realloc(t->a, t->pydigest, t->cap, nc, sizeof(*t->pydigest));
 		t->cap = nc;
 	}
 	t->names[t->n] = arena_strndup(t->a, name, len);
 	t->digest[t->n] = 0xcbf29ce484222325ull;
+	t->pydigest[t->n] = 0xcbf29ce484222325ull;
 	t->slot[j] = t->n + 1;
 	return t->n++;
 }
@@ -148,9 +150,10 @@ static bool python_root(const char *f);
 
 /* Digests of -E output: per file, its non-blank lines with runs of blanks as one space (gcc
  * lays out the same tokens with other spacing when a file is entered at another point). With
- * nopy, the text of every file while a Python header (python_root) is open is left out, and a
- * file entered only there is not listed: what remains is what the source and every other file
- * say outside Python's headers. */
+ * nopy, the text of every file while a Python header (python_root) is open goes to its second
+ * digest (pydigests) instead: the first is what the source and every other file say outside
+ * Python's headers, the second what a file said while Python's headers included it (a system
+ * header Python.h includes first, which other headers include again only later without it). */
 static void parse_expanded(struct arena *a, const char *text, size_t n, bool nopy,
                            struct scan_closure *out)
 {
@@ -183,12 +186,10 @@ static void parse_expanded(struct arena *a, const char *text, size_t n, bool nop
 				py_depth = 0;
 		}
 		if (fname) {
-			if (!py_depth)
-				cur = filetab_find(&t, fname, flen);
-		} else if (nopy && py_depth) {
-			/* Text inside a Python header. */
+			cur = filetab_find(&t, fname, flen);
 		} else {
-			uint64_t h = t.digest[cur];
+			uint64_t *dst = nopy && py_depth ? &t.pydigest[cur] : &t.digest[cur];
+			uint64_t h = *dst;
 			bool any = false, space = false;
 			for (const char *q = p; q < le; q++) {
 				if (*q == ' ' || *q == '\t' || *q == '\r') {
@@ -203,7 +204,7 @@ static void parse_expanded(struct arena *a, const char *text, size_t n, bool nop
 			}
 			if (any)
 				h = fnv(h, "\n", 1);
-			t.digest[cur] = h;
+			*dst = h;
 		}
 		p = nl ? nl + 1 : end;
 	}
@@ -211,6 +212,8 @@ static void parse_expanded(struct arena *a, const char *text, size_t n, bool nop
 		strv_push(a, &out->files, t.names[i]);
 		strv_push(a, &out->digests,
 		          arena_printf(a, "%016llx", (unsigned long long)t.digest[i]));
+		strv_push(a, &out->pydigests,
+		          arena_printf(a, "%016llx", (unsigned long long)t.pydigest[i]));
 	}
 }
 
@@ -276,16 +279,19 @@ static bool cache_read(struct scan_ctx *s, const char *path, bool expand, struct
 		if (!nl)
 			return false;
 		long long mt = 0;
-		char dig[17] = {0};
+		char dig[17] = {0}, pydig[17] = {0};
 		int used = 0;
-		if (sscanf(p, "f %lld %16s %n", &mt, dig, &used) != 2 || used <= 0 || p + used > nl)
+		if (sscanf(p, "f %lld %16s %16s %n", &mt, dig, pydig, &used) != 3 || used <= 0 ||
+		    p + used > nl)
 			return false;
 		char *name = arena_strndup(s->a, p + used, (size_t)(nl - p - used));
 		if (name[0] != '<' && os_mtime_ns(stat_path(s, name)) != (int64_t)mt)
 			return false;
 		strv_push(s->a, &c.files, name);
-		if (expand)
+		if (expand) {
 			strv_push(s->a, &c.digests, arena_strdup(s->a, dig));
+			strv_push(s->a, &c.pydigests, arena_strdup(s->a, pydig));
+		}
 		p = nl + 1;
 	}
 	*out = c;
@@ -303,7 +309,8 @@ static bool cache_write(struct scan_ctx *s, const char *path, const struct scan_
 		if (strchr(f, '\n'))
 			continue;
 		long long mt = f[0] == '<' ? 0 : (long long)os_mtime_ns(stat_path(s, f));
-		sb_printf(&sb, "f %lld %s %s\n", mt, c->digests.n ? c->digests.v[i] : "-", f);
+		sb_printf(&sb, "f %lld %s %s %s\n", mt, c->digests.n ? c->digests.v[i] : "-",
+		          c->pydigests.n ? c->pydigests.v[i] : "-", f);
 	}
 	bool ok = os_write_atomic(s->d, path, sb.buf, sb.len, 0644);
 	sb_release(&sb);
@@ -753,28 +760,44 @@ const char *torchscan_standins(struct scan_ctx *s, const struct strv *argv)
 	return rel;
 }
 
+static const char empty_digest[] = "cbf29ce484222325";
+
+/* c's digests of f outside (*out) and inside (*in) Python's headers; empty when absent. */
+static void digests_of(const struct scan_closure *c, const char *f, const char **out,
+                       const char **in)
+{
+	*out = *in = empty_digest;
+	for (size_t j = 0; j < c->files.n; j++)
+		if (!strcmp(c->files.v[j], f)) {
+			*out = c->digests.v[j];
+			*in = j < c->pydigests.n ? c->pydigests.v[j] : empty_digest;
+			return;
+		}
+}
+
 /* Compares what every file outside Python's headers expanded to with Python (x) and without
- * (y); a file missing from one run counts as empty there. torch/extension.h is left out (the
- * stand-in narrows it; what it includes is compared). Returns NULL or the first file that
- * differs. */
+ * (y); a file missing from one run counts as empty there. A file that, with Python, said
+ * nothing outside Python's headers because they included it first is the same when its text
+ * there equals its text without Python (the same header reached later, with the same macros in
+ * effect). torch/extension.h is left out (the stand-in narrows it; what it includes is
+ * compared). Returns NULL or the first file that differs. */
 static const char *pyfree_difference(struct scan_ctx *s, const struct scan_closure *x,
                                      const struct scan_closure *y)
 {
-	static const char empty[] = "cbf29ce484222325";
 	for (int pass = 0; pass < 2; pass++) {
-		const struct scan_closure *p = pass ? y : x, *q = pass ? x : y;
+		const struct scan_closure *p = pass ? y : x;
 		for (size_t i = 0; i < p->files.n; i++) {
 			const char *f = p->files.v[i];
 			if (f[0] == '<' || ends_with(f, "torch/extension.h"))
 				continue;
-			const char *other = empty;
-			for (size_t j = 0; j < q->files.n; j++)
-				if (!strcmp(q->files.v[j], f)) {
-					other = q->digests.v[j];
-					break;
-				}
-			if (strcmp(p->digests.v[i], other) != 0)
-				return shown(s, f);
+			const char *xo, *xp, *yo, *yp;
+			digests_of(x, f, &xo, &xp);
+			digests_of(y, f, &yo, &yp);
+			if (!strcmp(xo, yo))
+				continue;
+			if (!strcmp(xo, empty_digest) && !strcmp(xp, yo))
+				continue;
+			return shown(s, f);
 		}
 	}
 	return NULL;

@@ -23,10 +23,12 @@ struct scan_ctx {
  * expanded to (parallel to files). */
 struct scan_closure {
 	bool ok;
-	const char *error;   /* the compiler's output when !ok */
-	bool cached;         /* answered from build_dir/scan */
-	struct strv files;   /* every file entered, as the compiler named it */
-	struct strv digests; /* -E only: per file, its expanded lines' digest */
+	const char *error;     /* the compiler's output when !ok */
+	bool cached;           /* answered from build_dir/scan */
+	struct strv files;     /* every file entered, as the compiler named it */
+	struct strv digests;   /* -E only: per file, its expanded lines' digest */
+	struct strv pydigests; /* -E without Python: per file, the digest of its lines written
+	                        * while a Python header was open (left out of digests) */
 };
 
 enum pch_state {
