@@ -69,7 +69,7 @@ uses-torch = "auto"
 [tool.cuwheel.extension]
 module = "torchext._C"
 kind = "torch"
-sources = ["binding/ops.cpp", "binding/square.cpp"]
+sources = ["binding/ops.cpp", "binding/square.cpp", "binding/scale.cu"]
 include-dirs = ["csrc"]
 
 [tool.cuwheel.matrix]
