@@ -88,9 +88,15 @@ const char *ninja_arg_refusal(const char *s, enum arg_route route)
 		return NULL;
 	case ARG_PATH:
 		return strchr(s, '|') ? "'|' (build.ninja cannot name such a path)" : NULL;
-	case ARG_NVCC_DEFINE:
+	case ARG_NVCC_DEFINE: {
+		/* nvcc trims its option values: "-DPK=ZX " reaches the host compiler as -DPK=ZX
+		 * (found by test_graph_property, seed 739257575). */
+		size_t len = strlen(s);
+		if (len && (s[0] == ' ' || s[0] == '\t' || s[len - 1] == ' ' || s[len - 1] == '\t'))
+			return "leading or trailing whitespace (nvcc strips it from its options)";
 		bad = "$`\\\",";
 		break;
+	}
 	case ARG_NVCC_INCLUDE:
 		bad = "$`\\\",'";
 		break;
