@@ -139,7 +139,7 @@ def step_build(tmp):
     check(len(ran_nvcc) == 1, ".ninja_log: ops.cu compiled once, not per cell (%s)" % ran_nvcc)
     bindings = [l[3] for l in log if len(l) > 3 and l[3].endswith("binding/ops.cpp.o")]
     check(len(bindings) == 2, ".ninja_log: the binding compiled once per cell (%d)" % len(bindings))
-    for src in ("binding/square.cpp.o", "binding/scale.cu.o"):
+    for src in ("binding/square.cpp.o", "binding/scale.cu/scale.cu.o"):
         ran = [l[3] for l in log if len(l) > 3 and l[3].endswith(src)]
         check(len(ran) == 1, ".ninja_log: %s compiled once for both cells (%s)" % (src, ran))
     return wheels, edges
