@@ -23,6 +23,19 @@ static const char *const torch_msvc_flags[] = {
     "/MD",     "/wd4819", "/wd4251", "/wd4244", "/wd4267", "/wd4275",
     "/wd4018", "/wd4190", "/wd4624", "/wd4067", "/wd4068", "/EHsc",
 };
+/* MSVC_IGNORE_CUDAFE_WARNINGS: each passed as -Xcudafe --diag_suppress=NAME. */
+static const char *const msvc_cudafe_ignored[] = {
+    "base_class_has_different_dll_interface",
+    "field_without_dll_interface",
+    "dll_interface_conflict_none_assumed",
+    "dll_interface_conflict_dllexport_assumed",
+};
+/* COMMON_NVCC_FLAGS. */
+static const char *const torch_nvcc_flags[] = {
+    "-D__CUDA_NO_HALF_OPERATORS__",       "-D__CUDA_NO_HALF_CONVERSIONS__",
+    "-D__CUDA_NO_BFLOAT16_CONVERSIONS__", "-D__CUDA_NO_HALF2_OPERATORS__",
+    "--expt-relaxed-constexpr",
+};
 /* CUDAExtension's libraries (c10, torch, torch_cpu, torch_python, cudart, c10_cuda,
  * torch_cuda), as MSVC names them. */
 static const char *const torch_libs[] = {
@@ -182,6 +195,9 @@ static void emit_rules(struct wgen *g)
 	        "rule nvcc\n"
 	        "  command = $nvcc $flags -c $in -o $out\n"
 	        "  description = kernels CUDA $cuda: nvcc $in\n\n"
+	        "rule nvcc_cell\n"
+	        "  command = $nvcc $flags -c $in -o $out\n"
+	        "  description = $what: nvcc $in\n\n"
 	        "rule cl\n"
 	        "  command = $cl /nologo /showIncludes $flags /c $in /Fo$out\n"
 	        "  deps = msvc\n"
@@ -259,6 +275,44 @@ static char *emit_archive(struct wgen *g, const struct toolkit_plan *tp)
 	return archive;
 }
 
+/* A .cu among a torch extension's sources, per cell: nvcc with the flags of cpp_extension's
+ * Windows path in its order: -std=c++17, COMMON_MSVC_FLAGS through -Xcompiler, the cudafe
+ * suppressions, the preprocessor options, then COMMON_NVCC_FLAGS, the nvcc flags with
+ * BuildExtension's two defines, and the archs (win_cuda_flags). */
+static void emit_torch_cu(struct wgen *g, const struct cell *c, const struct extension_cfg *x,
+                          const char *src, const char *obj)
+{
+	struct strbuf *sb = &g->sb;
+	const struct toolkit_plan *tp = &g->plan->toolkits[c->toolkit];
+	const struct kernels_cfg *k = &g->cfg->kernels;
+	const char *cu = nodot(g->a, c->cuda), *pk = py_key(g->a, c);
+	sb_puts(sb, "build ");
+	ninja_path(sb, obj);
+	sb_puts(sb, ": nvcc_cell ");
+	ninja_path(sb, arena_printf(g->a, "src/%s", src));
+	sb_printf(sb, "\n  what = %s\n  nvcc = $nvcc_%s\n  flags = -std=c++17", c->id, cu);
+	for (size_t f = 0; f < sizeof torch_msvc_flags / sizeof *torch_msvc_flags; f++)
+		win_arg_sp(sb, arena_printf(g->a, "-Xcompiler=%s", torch_msvc_flags[f]));
+	sb_puts(sb, " --use-local-env");
+	for (size_t f = 0; f < sizeof msvc_cudafe_ignored / sizeof *msvc_cudafe_ignored; f++)
+		sb_printf(sb, " -Xcudafe --diag_suppress=%s", msvc_cudafe_ignored[f]);
+	emit_defines(g, "-D", &x->defines);
+	emit_includes(g, "-I", &x->include_dirs);
+	sb_printf(sb, " \"-I$torch_inc_%s\" \"-I$torch_api_inc_%s\"", pk, pk);
+	sb_printf(sb, " \"-I$py_inc_%s\" \"-I$cuda_inc_%s\"", pk, cu);
+	for (size_t f = 0; f < sizeof torch_nvcc_flags / sizeof *torch_nvcc_flags; f++)
+		win_arg_sp(sb, torch_nvcc_flags[f]);
+	for (size_t f = 0; f < k->nvcc_flags.n; f++)
+		win_arg_sp(sb, k->nvcc_flags.v[f]);
+	sb_puts(sb, " -DTORCH_API_INCLUDE_EXTENSION_H");
+	win_arg_sp(sb, arena_printf(g->a, "-DTORCH_EXTENSION_NAME=%s",
+	                            torchflags_extension_name(x->module)));
+	const struct arch *archs = tp->n_archs ? tp->archs : k->archs;
+	size_t n_archs = tp->n_archs ? tp->n_archs : k->n_archs;
+	sb_puts(sb, cuda_arch_nvcc_flags(g->a, archs, n_archs, true));
+	sb_puts(sb, "\n");
+}
+
 /* One cell: the binding compiled with cl.exe, linked with link.exe /DLL into the staged tree. */
 static void emit_cell(struct wgen *g, const struct cell *c, const char *archive)
 {
@@ -276,6 +330,10 @@ static void emit_cell(struct wgen *g, const struct cell *c, const char *archive)
 			bool cxx = !ext_of(src, ".c");
 			char *obj = arena_printf(g->a, "obj/%s/%s/%s.obj", c->id, x->module, src);
 			strv_push(g->a, &objs, obj);
+			if (torch && ext_of(src, ".cu")) {
+				emit_torch_cu(g, c, x, src, obj);
+				continue;
+			}
 			sb_puts(sb, "build ");
 			ninja_path(sb, obj);
 			sb_puts(sb, ": cl ");

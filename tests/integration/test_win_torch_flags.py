@@ -111,6 +111,39 @@ def main():
               cite(src, r"define = f'-DTORCH_EXTENSION_NAME=\{name\}'"))
         check(f"{cell}: torch's include dirs (include, include/torch/csrc/api/include)",
               any("torch_inc_" in x for x in f) and any("torch_api_inc_" in x for x in f))
+    # A .cu of the extension (binding/scale.cu): nvcc, cpp_extension's Windows cuda_cflags
+    # then win_cuda_flags (COMMON_NVCC_FLAGS before the extension's nvcc args and the archs).
+    cus = re.findall(r"^build obj/(cp3\d+)-pt[^/]+/torchext\._C/binding/scale\.cu\.obj: "
+                     r"(\w+) .*\n(?:  .*\n)*?  flags = (.*)$", text, re.M)
+    check("the torchext graph compiles binding/scale.cu per Python", len(cus) == 2, cus)
+    for cell, rule_name, flags in cus:
+        f = flags.split()
+        print(f"{cell}: {rule_name} {flags[:100]}...")
+        check(f"{cell}: scale.cu goes through nvcc", rule_name == "nvcc_cell" and
+              re.search(r"rule nvcc_cell\n  command = \$nvcc ", text), rule_name)
+        cite(src, r"cuda_cflags = \['-std=c\+\+17'\]")
+        check(f"{cell}: -std=c++17 first (cuda_cflags)", f[:1] == ["-std=c++17"], f[:1])
+        msvc = consts.get("COMMON_MSVC_FLAGS") or []
+        cite(src, r"common_cflags.extend\(COMMON_MSVC_FLAGS\)")
+        check(f"{cell}: COMMON_MSVC_FLAGS through -Xcompiler, in order", msvc and subsequence(
+            [f"-Xcompiler={m}" for m in msvc], f), msvc)
+        cite(src, r"cuda_cflags.append\('--use-local-env'\)")
+        check(f"{cell}: --use-local-env", "--use-local-env" in f)
+        ign = consts.get("MSVC_IGNORE_CUDAFE_WARNINGS") or []
+        cite(src, r"^MSVC_IGNORE_CUDAFE_WARNINGS = ")
+        supp = [f[i + 1] for i, x in enumerate(f[:-1]) if x == "-Xcudafe"]
+        check(f"{cell}: MSVC_IGNORE_CUDAFE_WARNINGS through -Xcudafe, in order",
+              ign and supp == [f"--diag_suppress={w}" for w in ign], (supp, ign))
+        nv = consts.get("COMMON_NVCC_FLAGS") or []
+        cite(src, r"^COMMON_NVCC_FLAGS = ")
+        cite(src, r"return \(COMMON_NVCC_FLAGS \+")
+        pos = {x: i for i, x in enumerate(f)}
+        check(f"{cell}: COMMON_NVCC_FLAGS after the include dirs, before the extension's args",
+              nv and subsequence(nv, f) and
+              max(i for i, x in enumerate(f) if x.startswith(('-I', '"-I'))) < pos[nv[0]] and
+              pos[nv[-1]] < pos.get("-DTORCH_EXTENSION_NAME=_C", -1), nv)
+        check(f"{cell}: the archs last (_get_cuda_arch_flags)",
+              f[-1].startswith("--generate-code="), f[-1:])
     # CUDAExtension: the libraries appended, in order, outside the HIP branch.
     fn = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and
               n.name == "CUDAExtension")
