@@ -124,8 +124,15 @@ static const char *const install_cuwheel_wheel =
 
 /* The sdist from the package index's PEP 503 page (pip download would run its setup.py to
  * read metadata, which needs the build's own dependencies), written only if its sha256 is the
- * pinned one. ci/fetch_sdist.sh, embedded at build time (cmake/embed.cmake). */
-extern const unsigned char fetch_sdist_sh[];
+ * pinned one. ci/fetch_sdist.py, embedded at build time (cmake/embed.cmake): on Linux run by
+ * the first Python of fetch_python (the manylinux images have no python3 on PATH), on Windows
+ * as a `shell: python` step. */
+extern const unsigned char fetch_sdist_py[];
+static const char *const fetch_python =
+    "for py in python3.12 python3 /opt/python/cp312-cp312/bin/python3; do\n"
+    "  if \"$py\" -c 'import sys' >/dev/null 2>&1; then break; fi\n"
+    "done\n"
+    "\"$py\" - <<'EOF'\n";
 
 /* One venv per (Python, torch build) the job's cells need, torch pinned: PyPI's build for the
  * release's default CUDA, PyTorch's per-CUDA index for the others. cuwheel finds them through
@@ -221,7 +228,18 @@ void gh_sdist_step(struct emit *e)
 	if (!e->o->src.sdist || e->o->src.sdist_committed)
 		return;
 	yaml_step(&e->sb, 6, "The sdist (pinned by sha256)");
-	yaml_run(&e->sb, 8, (const char *)fetch_sdist_sh);
+	yaml_run(&e->sb, 8,
+	         arena_printf(e->a, "%s%sEOF\n", fetch_python, (const char *)fetch_sdist_py));
+}
+
+/* The same on a Windows runner, without bash (Git's link.exe): Python runs the script. */
+static void gh_sdist_step_windows(struct emit *e)
+{
+	if (!e->o->src.sdist || e->o->src.sdist_committed)
+		return;
+	yaml_step(&e->sb, 6, "The sdist (pinned by sha256)");
+	yaml_kv(&e->sb, 8, "shell", "python");
+	yaml_run(&e->sb, 8, (const char *)fetch_sdist_py);
 }
 
 /* "PY RELEASE INDEX" per venv: the (Python, torch) pairs of cells, one per torch when
@@ -666,6 +684,7 @@ void gh_windows_leg(struct emit *e, const struct leg *l)
 	gh_checkout(e);
 	gh_uses(e, 6, CI_ACTION_PYTHON, true);
 	sb_puts(sb, "        with:\n          python-version: ${{ matrix.python }}\n");
+	gh_sdist_step_windows(e);
 	gh_download(e, arena_printf(e->a, "wheels-%s", l->id), NULL, e->dist);
 	yaml_step(sb, 6, "Test each wheel this Python installs");
 	yaml_kv(sb, 8, "shell", "python");

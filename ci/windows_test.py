@@ -1,10 +1,22 @@
-import json, os, pathlib, subprocess, sys, tempfile, venv
+import json, os, pathlib, subprocess, sys, tarfile, tempfile, venv
 ver = sys.version_info
 def fits(name):
     py, abi = name[:-4].split("-")[-3:-1]
     if abi == "abi3":
         return py.startswith("cp3") and int(py[3:]) <= ver.minor
     return py == f"cp{ver.major}{ver.minor}"
+# {project}: the checkout's project, or for an sdist its unpacked tree (as cuwheel test has it),
+# unpacked with tarfile's data filter (no links out, no absolute paths, no devices).
+workspace = os.environ["GITHUB_WORKSPACE"]
+if os.environ.get("SDIST"):
+    unpacked = tempfile.mkdtemp()
+    with tarfile.open(os.path.join(workspace, os.environ["SDIST"])) as t:
+        t.extractall(unpacked, filter="data")
+    tops = os.listdir(unpacked)
+    project = os.path.join(unpacked, tops[0]) if len(tops) == 1 else unpacked
+else:
+    project = os.path.join(workspace, os.environ["PROJECT"])
+print(f"{{project}} is {project}", flush=True)
 wheels = [w for w in sorted(pathlib.Path(os.environ["DIST"]).glob("*.whl")) if fits(w.name)]
 if not wheels:
     sys.exit(f"no wheel in {os.environ['DIST']} for Python {ver.major}.{ver.minor}")
@@ -21,7 +33,6 @@ for w in wheels:
     # The paths reach cmd.exe as variables, never as command text (as cuwheel test does).
     command = os.environ["TEST_COMMAND"].replace("{project}", '"%CUWHEEL_PROJECT%"')
     command = command.replace("{wheel}", '"%CUWHEEL_WHEEL%"')
-    project = os.path.join(os.environ["GITHUB_WORKSPACE"], os.environ["PROJECT"])
     env = dict(os.environ, VIRTUAL_ENV=env_dir, PATH=bindir + os.pathsep + os.environ["PATH"],
                CUWHEEL_PROJECT=os.path.abspath(project), CUWHEEL_WHEEL=str(w.resolve()))
     work = os.path.join(tmp, "work")

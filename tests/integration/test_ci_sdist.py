@@ -199,6 +199,46 @@ def main():
         check(p.returncode != 0 and "the workflow pins" in p.stderr and not os.path.exists(out),
               "the sdist step refuses a file with another sha256, writing nothing", p.stderr)
 
+        # A Windows leg with a test command: its test job fetches the sdist without bash and
+        # gives the command the unpacked sdist as {project}, as cuwheel test does on Linux.
+        env = tcg.clean_env()
+        env.update(CUWHEEL_BUILD_DIR=os.path.join(tmp, "win-build"),
+                   CUWHEEL_MATRIX_PLATFORM="linux_x86_64,win_amd64",
+                   CUWHEEL_TEST_COMMAND="python -m pytest {project}/tests")
+        pw = run([CUWHEEL, "ci", "github", sdist, "--config",
+                  os.path.join(repo, "gsplat.cuwheel.toml"), "--stdout"], env=env)
+        docw = validate("gsplat sdist with Windows", pw.stdout)
+        wintest = [j for j in docw["jobs"] if j.startswith("wintest")]
+        check(wintest, "gsplat with Windows: a Windows test job", list(docw["jobs"]))
+        for j in wintest:
+            steps = docw["jobs"][j]["steps"]
+            names = [st.get("name") for st in steps]
+            fetch = [st for st in steps if st.get("name") == "The sdist (pinned by sha256)"]
+            test = [st for st in steps if st.get("name") == "Test each wheel this Python installs"]
+            check(fetch and test and names.index(fetch[0]["name"]) < names.index(test[0]["name"])
+                  and fetch[0].get("shell") == "python",
+                  f"gsplat: {j} fetches the sdist (shell: python, no bash) before testing", names)
+            if not (fetch and test):
+                continue
+            ws = tempfile.mkdtemp(dir=tmp)
+            wenv = dict(os.environ, **{k: str(v) for k, v in docw["env"].items()})
+            wenv.update(SDIST_INDEX=f"file://{index}", SDIST_SHA256=SHA256, GITHUB_WORKSPACE=ws,
+                        TMPDIR=ws, DIST=os.path.join(ws, "empty-dist"))
+            os.makedirs(wenv["DIST"])
+            pf = subprocess.run([sys.executable, "-c", fetch[0]["run"]], cwd=ws, env=wenv,
+                                capture_output=True, text=True)
+            check(pf.returncode == 0 and os.path.isfile(os.path.join(ws, docw["env"]["SDIST"])),
+                  f"gsplat: {j}'s sdist step fetches the pinned sdist", pf.stdout + pf.stderr)
+            pt = subprocess.run([sys.executable, "-c", test[0]["run"]], cwd=ws, env=wenv,
+                                capture_output=True, text=True)
+            m = re.search(r"^\{project\} is (.*)$", pt.stdout, re.M)
+            check(m and os.path.isfile(os.path.join(m.group(1), "PKG-INFO")) and
+                  os.path.isfile(os.path.join(m.group(1), "setup.py")) and
+                  "no wheel in" in pt.stderr,
+                  f"gsplat: {j}'s {{project}} is the unpacked sdist (then: no wheel here)",
+                  pt.stdout + pt.stderr)
+            break
+
         # The sdist committed in the repository: used as is.
         repo2 = repo_with_config(tmp, "repo2")
         os.makedirs(os.path.join(repo2, "sdists"))
