@@ -2,8 +2,11 @@
 
 check(cond, what) prints `ok   what` or `FAIL what`, keeps the failures (in `failures`, a list
 the script reads at its end) and returns cond; run(argv, **kw) runs a command and returns its
-exit status and its output, stdout and stderr together, as text."""
+exit status and its output, stdout and stderr together, as text; in_tmp(name, body) runs a
+test's body in a temporary directory it removes when every check held."""
+import shutil
 import subprocess
+import tempfile
 
 failures = []
 
@@ -24,3 +27,19 @@ def run(argv, **kw):
     kw.setdefault("text", True)
     p = subprocess.run(argv, **kw)
     return p.returncode, p.stdout or ""
+
+
+def in_tmp(name, body):
+    """Runs body(tmp) in a fresh temporary directory (prefix cuwheel-NAME-), removes it when every
+    check held and keeps it, naming it, otherwise; prints NAME: OK or the count of failures.
+    Returns the exit status: 1 when a check failed, else 0."""
+    tmp = tempfile.mkdtemp(prefix=f"cuwheel-{name}-")
+    try:
+        body(tmp)
+    finally:
+        if not failures:
+            shutil.rmtree(tmp, ignore_errors=True)
+        else:
+            print(f"{name}: kept {tmp}")
+    print("%s: %s" % (name, "%d failure(s)" % len(failures) if failures else "OK"))
+    return 1 if failures else 0

@@ -25,13 +25,11 @@ Long (eight to ten ~1.7-3.7 GB venvs, the first time from PyPI): off by default,
 Exits 77 without nvcc (CUDA 13.0 at /usr/local/cuda)."""
 import os
 import re
-import shutil
 import sys
-import tempfile
 import zipfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
-from checks import check, run, failures  # noqa: E402
+from checks import check, in_tmp, run  # noqa: E402
 import testskip  # noqa: E402
 
 ROOT = os.environ.get("CUWHEEL_SOURCE_DIR") or os.getcwd()
@@ -61,16 +59,7 @@ def main():
         print(out.strip()[-3000:])
         if not check(rc == 0, "setup-pythons %s" % " ".join(args)):
             return 1
-    tmp = tempfile.mkdtemp(prefix="cuwheel-torchstable-long-")
-    try:
-        body(tmp)
-    finally:
-        if not failures:
-            shutil.rmtree(tmp, ignore_errors=True)
-        else:
-            print(f"test_torchstable_long: kept {tmp}")
-    print("test_torchstable_long: %s" % ("%d failure(s)" % len(failures) if failures else "OK"))
-    return 1 if failures else 0
+    return in_tmp("test_torchstable_long", body)
 
 
 def body(tmp):
