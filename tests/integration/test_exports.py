@@ -7,33 +7,13 @@ exits 77 (skipped) without nm or the objects."""
 import glob
 import os
 import shutil
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import testskip  # noqa: E402
+from nm_symbols import nm  # noqa: E402
 
 BUILD = os.path.dirname(os.path.abspath(os.environ["CUWHEEL"]))
-
-
-def nm(path):
-    """(defined functions, undefined symbols) per object file of path: {object: (set, set)}."""
-    out = subprocess.run(["nm", "-A", path], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         text=True, check=True).stdout
-    objs = {}
-    for line in out.splitlines():
-        # "lib.a:file.o:<address> T name", "lib.a:file.o: U name" (file.o: alone for an object)
-        parts = line.split()
-        if len(parts) < 2:
-            continue
-        kind, sym = parts[-2], parts[-1]
-        obj = parts[0].rstrip(":") if kind == "U" else parts[0].rsplit(":", 1)[0]
-        d, u = objs.setdefault(obj, (set(), set()))
-        if kind == "T":
-            d.add(sym)
-        elif kind == "U":
-            u.add(sym)
-    return objs
 
 
 def main():

@@ -7,32 +7,22 @@ Prints each folder's file edges it found when it fails."""
 import glob
 import os
 import shutil
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import testskip  # noqa: E402
+from nm_symbols import nm  # noqa: E402
 
 BUILD = os.path.dirname(os.path.abspath(os.environ["CUWHEEL"]))
 
 
 def symbols(lib):
-    """{object: (defined symbols, used symbols)} of a static library."""
-    out = subprocess.run(["nm", "-A", lib], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         text=True, check=True).stdout
+    """{object: (defined symbols, used symbols)} of a static library, by the object's name."""
     objs = {}
-    for line in out.splitlines():
-        parts = line.split()
-        if len(parts) < 2:
-            continue
-        kind, sym = parts[-2], parts[-1]
-        obj = (parts[0].rstrip(":") if kind == "U" else parts[0].rsplit(":", 1)[0])
-        obj = obj.split(":", 1)[-1]
-        d, u = objs.setdefault(obj, (set(), set()))
-        if kind in "TDRB":
-            d.add(sym)
-        elif kind == "U":
-            u.add(sym)
+    for obj, (d, u) in nm(lib, "TDRB").items():
+        od, ou = objs.setdefault(obj.split(":", 1)[-1], (set(), set()))
+        od |= d
+        ou |= u
     return objs
 
 
