@@ -70,6 +70,61 @@ def pyenv_python(version):
     return found[-1]
 
 
+def pyenv_pythons(versions):
+    """{version: pyenv's newest interpreter of it} (the harness's setup-python and manylinux's
+    /opt/python are pyenv's); exits 77 (skipped) when one is missing."""
+    import testskip
+    found = {}
+    for v in versions:
+        paths = sorted(glob.glob(os.path.expanduser(f"~/.pyenv/versions/{v}.*/bin/python3")))
+        if not paths:
+            testskip.skip(f"no pyenv Python {v} (the harness's stand-in for the runner's)")
+        found[v] = paths[-1]
+    return found
+
+
+def pack_cuwheel(work):
+    """(path, sha256) of this cuwheel's wheel, packed by tools/cuwheel-wheel into
+    WORK/cuwheel-dist; exits 1 when it cannot be packed."""
+    p = subprocess.run([os.path.join(ROOT, "tools", "cuwheel-wheel"),
+                        os.path.join(work, "cuwheel-dist"),
+                        os.path.join(ROOT, "build", "wheel-a")],
+                       capture_output=True, text=True)
+    if not check(p.returncode == 0, "tools/cuwheel-wheel packs cuwheel", p.stderr):
+        sys.exit(1)
+    wheel = p.stdout.strip().splitlines()[-1]
+    return wheel, hashlib.sha256(open(wheel, "rb").read()).hexdigest()
+
+
+def workflow_of_sdist(yaml, work, sdist, config, what):
+    """The workflow `cuwheel ci github SDIST --config CONFIG` writes (into WORK/wheels.yml, with
+    no CUWHEEL_* variable of this shell), loaded; exits 1 when it fails (checked as WHAT)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CUWHEEL")}
+    env["CUWHEEL_BUILD_DIR"] = os.path.join(work, "plan-build")
+    wf = os.path.join(work, "wheels.yml")
+    p = subprocess.run([CUWHEEL, "ci", "github", sdist, "--config", config, "-o", wf], env=env,
+                       capture_output=True, text=True)
+    if not check(p.returncode == 0, what, p.stderr):
+        sys.exit(1)
+    return yaml.safe_load(open(wf))
+
+
+def check_jobs(results):
+    """Every job but the publishing ones (release, pages, pypi-sdist: tags only) succeeded."""
+    for jid, r in results.items():
+        if jid not in ("release", "pages", "pypi-sdist"):
+            check(r == "success", f"job {jid}: {r}")
+
+
+def check_index(runner, n, tag):
+    """The index job published the N cells and uploads site/TAG/."""
+    summary = runner.summaries.get("index", "")
+    check(f"{n} of {n} cells published" in summary,
+          f"the index summary: {n} of {n} cells published", summary)
+    site = os.path.join(runner.artifacts, "site")
+    check(os.path.isdir(os.path.join(site, tag)), f"the index job uploads site/{tag}/")
+
+
 class Runner:
     def __init__(self, doc, work):
         self.doc = doc
@@ -296,13 +351,7 @@ def main():
     work = tempfile.mkdtemp(prefix="cuwheel-ci-local-")
     keep = os.environ.get("KEEP_CI_LOCAL_RUN")
     try:
-        p = subprocess.run([os.path.join(ROOT, "tools", "cuwheel-wheel"),
-                            os.path.join(work, "cuwheel-dist"),
-                            os.path.join(ROOT, "build", "wheel-a")],
-                           capture_output=True, text=True)
-        if not check(p.returncode == 0, "tools/cuwheel-wheel packs cuwheel", p.stderr):
-            sys.exit(1)
-        wheel = p.stdout.strip().splitlines()[-1]
+        wheel, digest = pack_cuwheel(work)
         project = os.path.join(work, "project")
         os.makedirs(project)
         for d in ("kernels", "bindings", "python"):
@@ -312,7 +361,6 @@ def main():
         with open(os.path.join(ROOT, "examples", "tinyraster", "pyproject.toml")) as f:
             text = f.read()
         with open(os.path.join(project, "pyproject.toml"), "w") as f:
-            digest = hashlib.sha256(open(wheel, "rb").read()).hexdigest()
             f.write(text.rstrip("\n") + f'\n\n[tool.cuwheel.ci]\ncuwheel = {{url = "file://{wheel}", '
                     f'sha256 = "{digest}"}}\n')
         env = {k: v for k, v in os.environ.items() if not k.startswith("CUWHEEL")}
@@ -336,11 +384,8 @@ def main():
             check(r == "success", f"job {jid}: {r}")
         check(any(c.startswith("ccache-cu130-linux_x86_64-") for c in os.listdir(runner.caches)),
               "the kernels job saved its leg's compile cache (a push)")
+        check_index(runner, 5, "cu130")
         site = os.path.join(runner.artifacts, "site")
-        check(os.path.isdir(os.path.join(site, "cu130")), "the index job uploads site/cu130/")
-        summary = runner.summaries.get("index", "")
-        check("5 of 5 cells published" in summary, "the index summary: 5 of 5 cells published",
-              summary)
         wheels = sorted(os.listdir(os.path.join(runner.workspaces["index"], "dist")))
         check(len(wheels) == 5 and all("manylinux" in w and "+cu130" in w for w in wheels),
               "5 manylinux cu130 wheels indexed", str(wheels))

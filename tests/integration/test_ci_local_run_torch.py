@@ -37,7 +37,6 @@ import testskip  # noqa: E402
 import torch_wheelhouse as twh  # noqa: E402
 
 ROOT = os.getcwd()
-CUWHEEL = lr.CUWHEEL
 TORCH = "2.11.0"
 CUDA = "13.0"
 PYTHONS = ["3.12", "3.13"]
@@ -116,13 +115,7 @@ def main():
     if not os.path.isdir(os.path.expanduser("~/.cache/cuwheel/toolkits")) and \
             not os.path.exists("/usr/local/cuda-13.0/bin/nvcc"):
         testskip.skip("no CUDA 13 toolkit can be found or provisioned here")
-    pythons = {}
-    for v in PYTHONS:
-        found = sorted(glob.glob(os.path.expanduser(f"~/.pyenv/versions/{v}.*/bin/python3")))
-        if not found:  # the harness's setup-python and manylinux's /opt/python are pyenv's
-            testskip.skip(f"no pyenv Python {v} (the harness's stand-in for the runner's)")
-        pythons[v] = found[-1]
-    wheels = twh.wheelhouse(TORCH, pythons)
+    wheels = twh.wheelhouse(TORCH, lr.pyenv_pythons(PYTHONS))
     print(f"wheelhouse {wheels}: {len(os.listdir(wheels))} files "
           f"({time.monotonic() - t0:.0f} s)", flush=True)
     work = tempfile.mkdtemp(prefix="cuwheel-ci-local-torch-")
@@ -133,29 +126,15 @@ def main():
         sindex = os.path.join(work, "sdist-index")
         twh.simple_index(sindex, {os.path.basename(sdist): sdist})
         windex = twh.index_of(os.path.join(work, "wheel-index"), wheels)
-        p = subprocess.run([os.path.join(ROOT, "tools", "cuwheel-wheel"),
-                            os.path.join(work, "cuwheel-dist"),
-                            os.path.join(ROOT, "build", "wheel-a")], capture_output=True,
-                           text=True)
-        if not lr.check(p.returncode == 0, "tools/cuwheel-wheel packs cuwheel", p.stderr):
-            sys.exit(1)
-        cw = p.stdout.strip().splitlines()[-1]
-        digest = hashlib.sha256(open(cw, "rb").read()).hexdigest()
+        cw, digest = lr.pack_cuwheel(work)
         repo = os.path.join(work, "repo")
         os.makedirs(os.path.join(repo, ".git"))
         cfg = os.path.join(repo, "torchext.cuwheel.toml")
         with open(cfg, "w") as f:
             f.write(CONFIG.format(pythons=json.dumps(PYTHONS), cuda=CUDA,
                                   torch=TORCH.rsplit(".", 1)[0], wheel=cw, digest=digest))
-        env = {k: v for k, v in os.environ.items() if not k.startswith("CUWHEEL")}
-        env["CUWHEEL_BUILD_DIR"] = os.path.join(work, "plan-build")
-        wf = os.path.join(work, "wheels.yml")
-        p = subprocess.run([CUWHEEL, "ci", "github", sdist, "--config", cfg, "-o", wf], env=env,
-                           capture_output=True, text=True)
-        if not lr.check(p.returncode == 0, "cuwheel ci github SDIST --config writes the workflow",
-                        p.stderr):
-            sys.exit(1)
-        doc = yaml.safe_load(open(wf))
+        doc = lr.workflow_of_sdist(yaml, work, sdist, cfg,
+                                   "cuwheel ci github SDIST --config writes the workflow")
         e = doc["env"]
         lr.check(e.get("SDIST_SHA256") == sha and e.get("SDIST_FILE") == os.path.basename(sdist),
                  "the workflow pins the sdist by its sha256", json.dumps(e, indent=1))
@@ -170,9 +149,7 @@ def main():
         runner = lr.Runner(doc, work)
         results = runner.run(repo)
         print(json.dumps(results, indent=1))
-        for jid, r in results.items():
-            if jid not in ("release", "pages", "pypi-sdist"):
-                lr.check(r == "success", f"job {jid}: {r}")
+        lr.check_jobs(results)
         # The wheels job's build: each cell linked against its Python's torch venv, audited and
         # tested (the example's pytest run in a fresh venv), as its report.json records.
         wjob = [j for j in results if j.startswith("wheels-")]
@@ -189,13 +166,9 @@ def main():
                      f"{cid}: built with the workflow's torch venv, audited and tested",
                      json.dumps({"cell": c, "steps": sorted(x for x in ran if x[0] == cid)},
                                 default=str)[:2000])
-        summary = runner.summaries.get("index", "")
         n = len(PYTHONS)
-        lr.check(f"{n} of {n} cells published" in summary,
-                 f"the index summary: {n} of {n} cells published", summary)
         tag = f"pt{TORCH.rsplit('.', 1)[0].replace('.', '')}cu{CUDA.replace('.', '')}"
-        site = os.path.join(runner.artifacts, "site")
-        lr.check(os.path.isdir(os.path.join(site, tag)), f"the index job uploads site/{tag}/")
+        lr.check_index(runner, n, tag)
         dist = runner.workspaces.get("index", "")
         got = sorted(os.listdir(os.path.join(dist, "dist"))) if dist else []
         want = [f"torchext-0.1.0+{tag}-cp{v.replace('.', '')}-cp{v.replace('.', '')}-"

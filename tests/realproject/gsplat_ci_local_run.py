@@ -15,24 +15,19 @@ PYPI_INDEX (torch 2.11's default build, CUDA 13.0, is PyPI's) a file:// index of
 GSPLAT_PYTHONS (default "3.12"), CUDA 13.0, torch 2.11, archs "8.0"; cuwheel comes from its own
 wheel (tools/cuwheel-wheel) by digest. It passes when every Linux job succeeds and the index job's
 summary says every cell was published."""
-import glob
-import hashlib
 import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 
 INTEGRATION = os.path.join(os.getcwd(), "tests", "integration")
 sys.path.insert(0, INTEGRATION)
 import test_ci_local_run as lr  # noqa: E402
-import testskip  # noqa: E402
 import torch_wheelhouse as twh  # noqa: E402
 
 ROOT = os.getcwd()
-CUWHEEL = lr.CUWHEEL
 SDIST = "gsplat-1.5.3.tar.gz"
 SHA256 = "343f080c470e891ba3c697c03bdf0952cb982d1d535fdc24adb23c2cb4fba906"
 
@@ -41,13 +36,7 @@ def main():
     yaml = lr.yaml_module()
     minor, cuda, release = "2.11", "13.0", "2.11.0"
     pythons = os.environ.get("GSPLAT_PYTHONS", "3.12").split()
-    interp = {}
-    for v in pythons:
-        found = sorted(glob.glob(os.path.expanduser(f"~/.pyenv/versions/{v}.*/bin/python3")))
-        if not found:
-            testskip.skip(f"no pyenv Python {v} (the harness's stand-in for the runner's)")
-        interp[v] = found[-1]
-    wheels_dir = twh.wheelhouse(release, interp)
+    wheels_dir = twh.wheelhouse(release, lr.pyenv_pythons(pythons))
     import test_ci_sdist  # noqa: E402  (its sdist finder; exits 77 without the sdist)
     work = tempfile.mkdtemp(prefix="cuwheel-ci-local-torch-")
     try:
@@ -55,14 +44,7 @@ def main():
         sindex = os.path.join(work, "sdist-index")
         twh.simple_index(sindex, {SDIST: sdist})
         windex = twh.index_of(os.path.join(work, "wheel-index"), wheels_dir)
-        p = subprocess.run([os.path.join(ROOT, "tools", "cuwheel-wheel"),
-                            os.path.join(work, "cuwheel-dist"),
-                            os.path.join(ROOT, "build", "wheel-a")], capture_output=True,
-                           text=True)
-        if not lr.check(p.returncode == 0, "tools/cuwheel-wheel packs cuwheel", p.stderr):
-            sys.exit(1)
-        cw = p.stdout.strip().splitlines()[-1]
-        digest = hashlib.sha256(open(cw, "rb").read()).hexdigest()
+        cw, digest = lr.pack_cuwheel(work)
         repo = os.path.join(work, "repo")
         os.makedirs(os.path.join(repo, ".git"))
         with open(os.path.join(ROOT, "examples", "gsplat", "gsplat.cuwheel.toml")) as f:
@@ -74,31 +56,16 @@ def main():
                 f"cuwheel = {{url = \"file://{cw}\", sha256 = \"{digest}\"}}\n")
         with open(os.path.join(repo, "gsplat.cuwheel.toml"), "w") as f:
             f.write(cfg)
-        env = {k: v for k, v in os.environ.items() if not k.startswith("CUWHEEL")}
-        env["CUWHEEL_BUILD_DIR"] = os.path.join(work, "plan-build")
-        wf = os.path.join(work, "wheels.yml")
-        p = subprocess.run([CUWHEEL, "ci", "github", sdist, "--config",
-                            os.path.join(repo, "gsplat.cuwheel.toml"), "-o", wf], env=env,
-                           capture_output=True, text=True)
-        if not lr.check(p.returncode == 0, "cuwheel ci github writes gsplat's workflow",
-                        p.stderr):
-            sys.exit(1)
-        doc = yaml.safe_load(open(wf))
+        doc = lr.workflow_of_sdist(yaml, work, sdist, os.path.join(repo, "gsplat.cuwheel.toml"),
+                                   "cuwheel ci github writes gsplat's workflow")
         # The two indexes the jobs read, replaced by the local stand-ins.
         doc["env"].update(SDIST_INDEX=f"file://{sindex}", PYPI_INDEX=f"file://{windex}")
         runner = lr.Runner(doc, work)
         results = runner.run(repo)
         print(json.dumps(results, indent=1))
-        for jid, r in results.items():
-            if jid not in ("release", "pages", "pypi-sdist"):
-                lr.check(r == "success", f"job {jid}: {r}")
-        summary = runner.summaries.get("index", "")
-        n = len(pythons)
-        lr.check(f"{n} of {n} cells published" in summary,
-                 f"the index summary: {n} of {n} cells published", summary)
-        site = os.path.join(runner.artifacts, "site")
-        tag = f"pt{minor.replace('.', '')}cu{cuda.replace('.', '')}"
-        lr.check(os.path.isdir(os.path.join(site, tag)), f"the index job uploads site/{tag}/")
+        lr.check_jobs(results)
+        lr.check_index(runner, len(pythons),
+                       f"pt{minor.replace('.', '')}cu{cuda.replace('.', '')}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if lr.failures:
