@@ -12,6 +12,15 @@
 #include "base/escape.h"
 #include "base/os.h"
 
+/* Whether the package walk leaves the entry name out: a hidden one (unless hidden), Python's
+ * bytecode caches (__pycache__, *.pyc). */
+static bool left_out(const char *n, bool hidden)
+{
+	size_t len = strlen(n);
+	return (n[0] == '.' && !hidden) || !strcmp(n, "__pycache__") ||
+	       (len > 4 && !strcmp(n + len - 4, ".pyc"));
+}
+
 /* The walk stage_dir makes, without copying: the first entry it would refuse. */
 static const char *tree_problem(struct arena *a, const char *src, const char *rel, bool hidden,
                                 int depth)
@@ -24,9 +33,7 @@ static const char *tree_problem(struct arena *a, const char *src, const char *re
 		return arena_printf(a, "'%s' cannot be listed", esc_str(a, ESC_TERM, rel));
 	for (size_t i = 0; i < names.n; i++) {
 		const char *n = names.v[i];
-		size_t len = strlen(n);
-		if ((n[0] == '.' && !hidden) || !strcmp(n, "__pycache__") ||
-		    (len > 4 && !strcmp(n + len - 4, ".pyc")))
+		if (left_out(n, hidden))
 			continue;
 		char *s = os_join(a, src, n), *r = os_join(a, rel, n);
 		struct stat st;
@@ -75,9 +82,7 @@ static bool stage_dir(struct arena *a, struct diag *d, const char *src, const ch
 	}
 	for (size_t i = 0; i < names.n; i++) {
 		const char *n = names.v[i];
-		size_t len = strlen(n);
-		if ((n[0] == '.' && !hidden) || !strcmp(n, "__pycache__") ||
-		    (len > 4 && !strcmp(n + len - 4, ".pyc")))
+		if (left_out(n, hidden))
 			continue;
 		char *s = os_join(a, src, n), *t = os_join(a, dest, n);
 		struct stat st;
