@@ -45,6 +45,22 @@ static void jstrv(struct arena *a, json_t *arr, struct strv *out)
 	}
 }
 
+/* The lines of v, a string of lines (the empty ones left out) or an array of strings. */
+static void jlines(struct arena *a, json_t *v, struct strv *out)
+{
+	if (!json_is_string(v)) {
+		jstrv(a, v, out);
+		return;
+	}
+	const char *p = json_string_value(v);
+	while (*p) {
+		size_t n = strcspn(p, "\n");
+		if (n)
+			strv_push(a, out, arena_strndup(a, p, n));
+		p += n + (p[n] == '\n');
+	}
+}
+
 static void read_ext(struct arena *a, json_t *e, struct cap_ext *x)
 {
 	x->name = jstr(a, e, "name");
@@ -110,17 +126,8 @@ static void read_entry_points(struct arena *a, json_t *ep, struct capture *c)
 		struct entry_group *g = &c->entry_groups[c->n_entry_groups++];
 		g->group = arena_strdup(a, group);
 		struct strv lines = {0};
-		if (json_is_string(list)) {
-			/* an INI-style string: "name = mod:fn" lines */
-			const char *p = json_string_value(list);
-			while (*p) {
-				size_t n = strcspn(p, "\n");
-				strv_push(a, &lines, arena_strndup(a, p, n));
-				p += n + (p[n] == '\n');
-			}
-		} else {
-			jstrv(a, list, &lines);
-		}
+		/* an INI-style string: "name = mod:fn" lines, or a list of them */
+		jlines(a, list, &lines);
 		g->entries.v = arena_calloc(a, lines.n + 1, sizeof(*g->entries.v));
 		for (size_t i = 0; i < lines.n; i++) {
 			const char *eq = strchr(lines.v[i], '=');
@@ -175,18 +182,7 @@ static void read_meta(struct arena *a, json_t *m, json_t *lines, struct capture 
 		pair_add(a, &c->meta, keys[i], s);
 		pair_add(a, &c->meta_lines, keys[i], arena_printf(a, "%d", jline(lines, keys[i])));
 	}
-	json_t *req = json_object_get(m, "install_requires");
-	if (json_is_string(req)) {
-		const char *p = json_string_value(req);
-		while (*p) {
-			size_t n = strcspn(p, "\n");
-			if (n)
-				strv_push(a, &c->install_requires, arena_strndup(a, p, n));
-			p += n + (p[n] == '\n');
-		}
-	} else {
-		jstrv(a, req, &c->install_requires);
-	}
+	jlines(a, json_object_get(m, "install_requires"), &c->install_requires);
 	if (json_object_get(m, "install_requires"))
 		pair_add(a, &c->meta_lines, "install_requires",
 		         arena_printf(a, "%d", jline(lines, "install_requires")));
@@ -278,6 +274,21 @@ bool capture_parse(struct arena *a, struct diag *d, const char *path, const char
 
 /* --- what went wrong, told once -------------------------------------------------------- */
 
+/* SETUP:LINE, or SETUP alone when the line is not known (0). */
+static const char *at_line(struct arena *a, const char *setup, int line)
+{
+	return line ? arena_printf(a, "%s:%d", setup, line) : setup;
+}
+
+/* The notes after a failure of setup.py: its last output (when it printed any), and the hint
+ * to describe the build by hand. */
+static void tell_tail_and_hint(struct diag *d, const char *tail)
+{
+	if (tail && *tail)
+		diag_msg(d, DIAG_NOTE, "its last output:\n%s", tail);
+	diag_msg(d, DIAG_HINT, "%s", hint_by_hand);
+}
+
 /* The recorder's verdict on the run (error, network, calls), as one diagnostic; true when
  * the run recorded exactly one setup() call and nothing went wrong. */
 static bool verdict(struct arena *a, struct diag *d, const char *setup, json_t *root,
@@ -286,8 +297,7 @@ static bool verdict(struct arena *a, struct diag *d, const char *setup, json_t *
 	json_t *net = json_object_get(root, "network");
 	if (json_array_size(net)) {
 		json_t *n0 = json_array_get(net, 0);
-		int line = jline(n0, "line");
-		diag_path(d, DIAG_ERROR, line ? arena_printf(a, "%s:%d", setup, line) : setup,
+		diag_path(d, DIAG_ERROR, at_line(a, setup, jline(n0, "line")),
 		          "setup.py tried the network (%s %s): the capture runs it without one",
 		          jstr(a, n0, "call"), jstr(a, n0, "target"));
 		diag_msg(d, DIAG_HINT, "%s", hint_by_hand);
@@ -296,8 +306,7 @@ static bool verdict(struct arena *a, struct diag *d, const char *setup, json_t *
 	json_t *err = json_object_get(root, "error");
 	if (json_is_object(err)) {
 		const char *kind = jstr(a, err, "kind"), *msg = jstr(a, err, "message");
-		int line = jline(err, "line");
-		const char *where = line ? arena_printf(a, "%s:%d", setup, line) : setup;
+		const char *where = at_line(a, setup, jline(err, "line"));
 		if (kind && !strcmp(kind, "missing-module"))
 			diag_path(d, DIAG_ERROR, where,
 			          "setup.py needs the module '%s', which the capture's Python does "
@@ -308,9 +317,7 @@ static bool verdict(struct arena *a, struct diag *d, const char *setup, json_t *
 			          msg);
 		else
 			diag_path(d, DIAG_ERROR, where, "setup.py failed: %s", msg);
-		if (tail && *tail)
-			diag_msg(d, DIAG_NOTE, "its last output:\n%s", tail);
-		diag_msg(d, DIAG_HINT, "%s", hint_by_hand);
+		tell_tail_and_hint(d, tail);
 		return false;
 	}
 	size_t n = json_array_size(json_object_get(root, "calls"));
@@ -333,8 +340,7 @@ static bool verdict(struct arena *a, struct diag *d, const char *setup, json_t *
 static bool check_exts(struct arena *a, struct diag *d, const char *setup, const struct capture *c)
 {
 	if (c->n_exts == 0) {
-		diag_path(d, DIAG_ERROR,
-		          c->setup_line ? arena_printf(a, "%s:%d", setup, c->setup_line) : setup,
+		diag_path(d, DIAG_ERROR, at_line(a, setup, c->setup_line),
 		          "setup() lists no extension module (ext_modules is empty): nothing for "
 		          "cuwheel to compile; the --setup-env switches given decide what setup.py "
 		          "builds (FORCE_CUDA=1, BUILD_NO_CUDA=0, ...)");
@@ -556,10 +562,7 @@ bool capture_run(struct arena *a, struct diag *d, const struct capture_opts *o, 
 	const char *shown = "setup.py";
 	if (why) {
 		diag_path(d, DIAG_ERROR, shown, "the capture stopped setup.py: %s", why);
-		const char *t = tail_text(a, &tail);
-		if (*t)
-			diag_msg(d, DIAG_NOTE, "its last output:\n%s", t);
-		diag_msg(d, DIAG_HINT, "%s", hint_by_hand);
+		tell_tail_and_hint(d, tail_text(a, &tail));
 		goto done;
 	}
 	struct source rec;
@@ -568,10 +571,7 @@ bool capture_run(struct arena *a, struct diag *d, const struct capture_opts *o, 
 		diag_path(d, DIAG_ERROR, shown,
 		          "the capture's Python (%s) wrote no record (exit status %d)", o->python,
 		          status);
-		const char *t = tail_text(a, &tail);
-		if (*t)
-			diag_msg(d, DIAG_NOTE, "its last output:\n%s", t);
-		diag_msg(d, DIAG_HINT, "%s", hint_by_hand);
+		tell_tail_and_hint(d, tail_text(a, &tail));
 		goto done;
 	}
 	json_t *root = json_loadb(rec.text, rec.len, 0, NULL);
