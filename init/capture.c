@@ -11,6 +11,7 @@
 #include "base/env.h"
 #include "base/os.h"
 #include "base/strbuf.h"
+#include "standards/json_values.h"
 
 #define CAPTURE_TIMEOUT_S  600
 #define CAPTURE_MAX_OUTPUT (16u << 20)
@@ -22,34 +23,17 @@ static const char *hint_by_hand =
 
 /* --- reading the recorder's JSON ------------------------------------------------------- */
 
-static const char *jstr(struct arena *a, json_t *o, const char *key)
-{
-	json_t *v = json_object_get(o, key);
-	return json_is_string(v) ? arena_strdup(a, json_string_value(v)) : NULL;
-}
-
 static int jline(json_t *lines, const char *key)
 {
 	json_t *v = json_object_get(lines, key);
 	return json_is_integer(v) ? (int)json_integer_value(v) : 0;
 }
 
-static void jstrv(struct arena *a, json_t *arr, struct strv *out)
-{
-	size_t i;
-	json_t *v;
-	json_array_foreach(arr, i, v)
-	{
-		if (json_is_string(v))
-			strv_push(a, out, arena_strdup(a, json_string_value(v)));
-	}
-}
-
 /* The lines of v, a string of lines (the empty ones left out) or an array of strings. */
 static void jlines(struct arena *a, json_t *v, struct strv *out)
 {
 	if (!json_is_string(v)) {
-		jstrv(a, v, out);
+		json_strv_read(a, v, out);
 		return;
 	}
 	const char *p = json_string_value(v);
@@ -63,15 +47,15 @@ static void jlines(struct arena *a, json_t *v, struct strv *out)
 
 static void read_ext(struct arena *a, json_t *e, struct cap_ext *x)
 {
-	x->name = jstr(a, e, "name");
-	jstrv(a, json_object_get(e, "sources"), &x->sources);
-	jstrv(a, json_object_get(e, "include_dirs"), &x->include_dirs);
-	jstrv(a, json_object_get(e, "library_dirs"), &x->library_dirs);
-	jstrv(a, json_object_get(e, "runtime_library_dirs"), &x->runtime_library_dirs);
-	jstrv(a, json_object_get(e, "undef_macros"), &x->undefs);
-	jstrv(a, json_object_get(e, "extra_link_args"), &x->link_args);
-	jstrv(a, json_object_get(e, "extra_objects"), &x->extra_objects);
-	jstrv(a, json_object_get(e, "libraries"), &x->libraries);
+	x->name = json_str_read(a, e, "name");
+	json_strv_read(a, json_object_get(e, "sources"), &x->sources);
+	json_strv_read(a, json_object_get(e, "include_dirs"), &x->include_dirs);
+	json_strv_read(a, json_object_get(e, "library_dirs"), &x->library_dirs);
+	json_strv_read(a, json_object_get(e, "runtime_library_dirs"), &x->runtime_library_dirs);
+	json_strv_read(a, json_object_get(e, "undef_macros"), &x->undefs);
+	json_strv_read(a, json_object_get(e, "extra_link_args"), &x->link_args);
+	json_strv_read(a, json_object_get(e, "extra_objects"), &x->extra_objects);
+	json_strv_read(a, json_object_get(e, "libraries"), &x->libraries);
 	x->py_limited_api = json_is_true(json_object_get(e, "py_limited_api"));
 	size_t i;
 	json_t *v;
@@ -87,11 +71,11 @@ static void read_ext(struct arena *a, json_t *e, struct cap_ext *x)
 	}
 	json_t *args = json_object_get(e, "extra_compile_args");
 	x->args_per_compiler = !json_object_get(args, "*");
-	jstrv(a, json_object_get(args, x->args_per_compiler ? "cxx" : "*"), &x->cxx_args);
-	jstrv(a, json_object_get(args, "nvcc"), &x->nvcc_args);
+	json_strv_read(a, json_object_get(args, x->args_per_compiler ? "cxx" : "*"), &x->cxx_args);
+	json_strv_read(a, json_object_get(args, "nvcc"), &x->nvcc_args);
 	json_array_foreach(json_object_get(e, "dropped"), i, v)
 	{
-		const char *what = jstr(a, v, "what"), *val = jstr(a, v, "value");
+		const char *what = json_str_read(a, v, "what"), *val = json_str_read(a, v, "value");
 		if (what && val)
 			strv_push(a, &x->dropped, arena_printf(a, "%s %s", what, val));
 	}
@@ -171,7 +155,7 @@ static void read_meta(struct arena *a, json_t *m, json_t *lines, struct capture 
 			s = arena_strdup(a, json_string_value(v));
 		else if (json_is_array(v)) {
 			struct strv l = {0};
-			jstrv(a, v, &l);
+			json_strv_read(a, v, &l);
 			struct strbuf sb = {0};
 			for (size_t k = 0; k < l.n; k++)
 				sb_printf(&sb, "%s%s", k ? "," : "", l.v[k]);
@@ -195,7 +179,7 @@ static void read_meta(struct arena *a, json_t *m, json_t *lines, struct capture 
 		{
 			struct extra *e = &c->extras[c->n_extras++];
 			e->name = arena_strdup(a, name);
-			jstrv(a, deps, &e->deps);
+			json_strv_read(a, deps, &e->deps);
 		}
 		pair_add(a, &c->meta_lines, "extras_require",
 		         arena_printf(a, "%d", jline(lines, "extras_require")));
@@ -219,10 +203,10 @@ bool capture_parse(struct arena *a, struct diag *d, const char *path, const char
 		json_decref(root);
 		return false;
 	}
-	out->python = jstr(a, root, "python");
+	out->python = json_str_read(a, root, "python");
 	json_t *t = json_object_get(root, "torch");
-	out->torch = jstr(a, t, "version");
-	out->torch_cuda = jstr(a, t, "cuda");
+	out->torch = json_str_read(a, t, "version");
+	out->torch_cuda = json_str_read(a, t, "cuda");
 	json_t *calls = json_object_get(root, "calls");
 	json_t *call = json_array_get(calls, 0);
 	if (call) {
@@ -235,7 +219,7 @@ bool capture_parse(struct arena *a, struct diag *d, const char *path, const char
 		json_array_foreach(exts, i, e) read_ext(a, e, &out->exts[out->n_exts++]);
 		json_t *be = json_object_get(call, "build_ext");
 		if (json_is_object(be)) {
-			out->build_ext = jstr(a, be, "class");
+			out->build_ext = json_str_read(a, be, "class");
 			out->build_ext_torch = json_is_true(json_object_get(be, "torch"));
 			json_t *opt = json_object_get(be, "options");
 			out->no_abi_suffix =
@@ -244,7 +228,7 @@ bool capture_parse(struct arena *a, struct diag *d, const char *path, const char
 			if (json_is_boolean(nj))
 				out->use_ninja = json_is_true(nj);
 		}
-		jstrv(a, json_object_get(call, "packages"), &out->packages);
+		json_strv_read(a, json_object_get(call, "packages"), &out->packages);
 		json_t *pd = json_object_get(call, "package_dir");
 		const char *k;
 		json_t *v;
@@ -255,9 +239,9 @@ bool capture_parse(struct arena *a, struct diag *d, const char *path, const char
 				         arena_strdup(a, json_string_value(v)));
 		}
 		out->package_data = json_object_size(json_object_get(call, "package_data")) > 0;
-		jstrv(a, json_object_get(call, "py_modules"), &out->py_modules);
-		jstrv(a, json_object_get(call, "scripts"), &out->scripts);
-		jstrv(a, json_object_get(call, "other_keywords"), &out->other_keywords);
+		json_strv_read(a, json_object_get(call, "py_modules"), &out->py_modules);
+		json_strv_read(a, json_object_get(call, "scripts"), &out->scripts);
+		json_strv_read(a, json_object_get(call, "other_keywords"), &out->other_keywords);
 		read_entry_points(a, json_object_get(call, "entry_points"), out);
 		read_meta(a, json_object_get(call, "metadata"), lines, out);
 		out->line_cmdclass = jline(lines, "cmdclass");
@@ -299,19 +283,20 @@ static bool verdict(struct arena *a, struct diag *d, const char *setup, json_t *
 		json_t *n0 = json_array_get(net, 0);
 		diag_path(d, DIAG_ERROR, at_line(a, setup, jline(n0, "line")),
 		          "setup.py tried the network (%s %s): the capture runs it without one",
-		          jstr(a, n0, "call"), jstr(a, n0, "target"));
+		          json_str_read(a, n0, "call"), json_str_read(a, n0, "target"));
 		diag_msg(d, DIAG_HINT, "%s", hint_by_hand);
 		return false;
 	}
 	json_t *err = json_object_get(root, "error");
 	if (json_is_object(err)) {
-		const char *kind = jstr(a, err, "kind"), *msg = jstr(a, err, "message");
+		const char *kind = json_str_read(a, err, "kind"),
+		           *msg = json_str_read(a, err, "message");
 		const char *where = at_line(a, setup, jline(err, "line"));
 		if (kind && !strcmp(kind, "missing-module"))
 			diag_path(d, DIAG_ERROR, where,
 			          "setup.py needs the module '%s', which the capture's Python does "
 			          "not have (%s)",
-			          jstr(a, err, "module"), msg);
+			          json_str_read(a, err, "module"), msg);
 		else if (kind && !strcmp(kind, "exit"))
 			diag_path(d, DIAG_ERROR, where, "setup.py exited with %s before setup()",
 			          msg);

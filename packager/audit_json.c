@@ -77,36 +77,22 @@ char *audit_results_json(struct arena *a, const struct audit_result *r, size_t n
 	return out;
 }
 
-static const char *str_of(struct arena *a, const json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-	return s ? arena_strdup(a, s) : NULL;
-}
-
-static void strv_of(struct arena *a, const json_t *o, const char *key, struct strv *out)
-{
-	size_t i;
-	const json_t *v;
-	json_array_foreach(json_object_get(o, key), i, v) if (json_is_string(v))
-	    strv_push(a, out, arena_strdup(a, json_string_value(v)));
-}
-
 bool audit_result_from_json(struct arena *a, const json_t *o, struct audit_result *out)
 {
 	memset(out, 0, sizeof(*out));
 	if (!json_is_object(o) || !json_is_string(json_object_get(o, "wheel")))
 		return false;
-	out->wheel = str_of(a, o, "wheel");
+	out->wheel = json_str_read(a, o, "wheel");
 	out->ok = json_is_true(json_object_get(o, "ok"));
 	out->opened = true;
 	out->errors = (int)json_integer_value(json_object_get(o, "errors"));
 	out->warnings = (int)json_integer_value(json_object_get(o, "warnings"));
 	out->pure = json_is_true(json_object_get(o, "pure"));
-	out->arch = str_of(a, o, "arch");
-	out->policy = str_of(a, o, "policy");
-	out->platform_tag = str_of(a, o, "platform_tag");
-	out->why_not_higher = str_of(a, o, "why_not_higher");
-	strv_of(a, o, "versioned_symbols", &out->versioned);
+	out->arch = json_str_read(a, o, "arch");
+	out->policy = json_str_read(a, o, "policy");
+	out->platform_tag = json_str_read(a, o, "platform_tag");
+	out->why_not_higher = json_str_read(a, o, "why_not_higher");
+	json_strv_read(a, json_object_get(o, "versioned_symbols"), &out->versioned);
 	const json_t *libs = json_object_get(o, "external_libs");
 	out->libs = arena_calloc(a, json_array_size(libs) + 1, sizeof(*out->libs));
 	size_t i;
@@ -114,9 +100,9 @@ bool audit_result_from_json(struct arena *a, const json_t *o, struct audit_resul
 	json_array_foreach(libs, i, v)
 	{
 		struct audit_lib *l = &out->libs[out->n_libs++];
-		l->soname = str_of(a, v, "soname");
-		l->needed_by = str_of(a, v, "needed_by");
-		l->provider = str_of(a, v, "provider");
+		l->soname = json_str_read(a, v, "soname");
+		l->needed_by = json_str_read(a, v, "needed_by");
+		l->provider = json_str_read(a, v, "provider");
 		l->excluded = json_is_true(json_object_get(v, "excluded"));
 	}
 	const json_t *elfs = json_object_get(o, "elf_files");
@@ -124,13 +110,13 @@ bool audit_result_from_json(struct arena *a, const json_t *o, struct audit_resul
 	json_array_foreach(elfs, i, v)
 	{
 		struct audit_elf *e = &out->elfs[out->n_elfs++];
-		e->member = str_of(a, v, "member");
-		e->arch = str_of(a, v, "arch");
-		e->module = str_of(a, v, "module");
-		strv_of(a, v, "needed", &e->needed);
-		strv_of(a, v, "rpath", &e->rpath);
-		strv_of(a, v, "runpath", &e->runpath);
-		strv_of(a, v, "cuda_archs", &e->cubins);
+		e->member = json_str_read(a, v, "member");
+		e->arch = json_str_read(a, v, "arch");
+		e->module = json_str_read(a, v, "module");
+		json_strv_read(a, json_object_get(v, "needed"), &e->needed);
+		json_strv_read(a, json_object_get(v, "rpath"), &e->rpath);
+		json_strv_read(a, json_object_get(v, "runpath"), &e->runpath);
+		json_strv_read(a, json_object_get(v, "cuda_archs"), &e->cubins);
 	}
 	const json_t *fs = json_object_get(o, "findings");
 	out->findings = arena_calloc(a, json_array_size(fs) + 1, sizeof(*out->findings));
@@ -142,10 +128,10 @@ bool audit_result_from_json(struct arena *a, const json_t *o, struct audit_resul
 		for (int l = AUDIT_ERROR; l <= AUDIT_NOTE; l++)
 			if (lvl && !strcmp(lvl, audit_level_name((enum audit_level)l)))
 				f->level = (enum audit_level)l;
-		f->code = str_of(a, v, "code");
-		f->member = str_of(a, v, "member");
-		f->message = str_of(a, v, "message");
-		f->hint = str_of(a, v, "hint");
+		f->code = json_str_read(a, v, "code");
+		f->member = json_str_read(a, v, "member");
+		f->message = json_str_read(a, v, "message");
+		f->hint = json_str_read(a, v, "hint");
 	}
 	return true;
 }

@@ -123,12 +123,6 @@ json_t *result_to_json(const struct build_result *m)
 	return root;
 }
 
-static const char *str(struct arena *a, const json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-	return s ? arena_strdup(a, s) : NULL;
-}
-
 static double num(const json_t *o, const char *key)
 {
 	const json_t *v = json_object_get(o, key);
@@ -142,8 +136,8 @@ static void row_from(struct arena *a, const json_t *o, struct result_row *w)
 	for (size_t k = 0; st && k < sizeof(state_names) / sizeof(*state_names); k++)
 		if (!strcmp(st, state_names[k]))
 			w->state = (enum result_state)k;
-	w->cuda = str(a, o, "cuda");
-	w->step = str(a, o, "step");
+	w->cuda = json_str_read(a, o, "cuda");
+	w->step = json_str_read(a, o, "step");
 	w->seconds = num(o, "seconds");
 	w->work_seconds = num(o, "work_seconds");
 	if (w->work_seconds < 0)
@@ -163,19 +157,20 @@ static void toolchain_from(struct arena *a, const json_t *tc, struct build_resul
 	json_array_foreach(tks, i, v)
 	{
 		m->toolkits[m->n_toolkits++] = (struct result_toolkit){
-		    .cuda = str(a, v, "cuda"),
-		    .version = str(a, v, "version"),
-		    .nvcc = str(a, v, "nvcc"),
-		    .cc = str(a, v, "cc"),
-		    .cxx = str(a, v, "cxx"),
-		    .cc_version = str(a, v, "cc_version"),
+		    .cuda = json_str_read(a, v, "cuda"),
+		    .version = json_str_read(a, v, "version"),
+		    .nvcc = json_str_read(a, v, "nvcc"),
+		    .cc = json_str_read(a, v, "cc"),
+		    .cxx = json_str_read(a, v, "cxx"),
+		    .cc_version = json_str_read(a, v, "cc_version"),
 		};
 	}
 	json_array_foreach(pys, i, v)
 	{
-		m->pythons[m->n_pythons++] = (struct result_python){.version = str(a, v, "version"),
-		                                                    .path = str(a, v, "path"),
-		                                                    .torch = str(a, v, "torch")};
+		m->pythons[m->n_pythons++] =
+		    (struct result_python){.version = json_str_read(a, v, "version"),
+		                           .path = json_str_read(a, v, "path"),
+		                           .torch = json_str_read(a, v, "torch")};
 	}
 }
 
@@ -188,9 +183,9 @@ static void steps_from(struct arena *a, const json_t *steps, struct build_result
 	{
 		const char *stage = json_string_value(json_object_get(v, "stage"));
 		struct result_step *s = &m->steps[m->n_steps++];
-		s->name = str(a, v, "name");
-		s->row = str(a, v, "row");
-		s->output = str(a, v, "output");
+		s->name = json_str_read(a, v, "name");
+		s->row = json_str_read(a, v, "row");
+		s->output = json_str_read(a, v, "output");
 		if (!s->name)
 			s->name = "?";
 		if (!s->row)
@@ -217,10 +212,10 @@ bool result_from_json(struct arena *a, struct diag *d, const char *path, const j
 		diag_msg(d, DIAG_HINT, "run `cuwheel build` again to write it anew");
 		return false;
 	}
-	m->project = str(a, doc, "project");
-	m->version = str(a, doc, "version");
-	m->build_dir = str(a, doc, "build_dir");
-	m->dist_dir = str(a, doc, "dist_dir");
+	m->project = json_str_read(a, doc, "project");
+	m->version = json_str_read(a, doc, "version");
+	m->build_dir = json_str_read(a, doc, "build_dir");
+	m->dist_dir = json_str_read(a, doc, "dist_dir");
 	m->wall_seconds = num(doc, "wall_seconds");
 	toolchain_from(a, json_object_get(doc, "toolchain"), m);
 	const json_t *archives = json_object_get(doc, "archives"),
@@ -234,10 +229,10 @@ bool result_from_json(struct arena *a, struct diag *d, const char *path, const j
 		struct result_row *w = &m->rows[m->n_rows++];
 		row_from(a, v, w);
 		w->is_archive = true;
-		w->name = str(a, v, "name");
-		w->nvcc = str(a, v, "nvcc");
-		w->archive = str(a, v, "archive");
-		w->key = str(a, v, "key");
+		w->name = json_str_read(a, v, "name");
+		w->nvcc = json_str_read(a, v, "nvcc");
+		w->archive = json_str_read(a, v, "archive");
+		w->key = json_str_read(a, v, "key");
 		w->objects = (size_t)json_integer_value(json_object_get(v, "objects"));
 		if (!w->name)
 			w->name = "?";
@@ -246,12 +241,12 @@ bool result_from_json(struct arena *a, struct diag *d, const char *path, const j
 	{
 		struct result_row *w = &m->rows[m->n_rows++];
 		row_from(a, v, w);
-		w->name = str(a, v, "id");
-		w->python = str(a, v, "python");
-		w->torch = str(a, v, "torch");
-		w->interpreter = str(a, v, "interpreter");
-		w->reason = str(a, v, "reason");
-		w->wheel = str(a, v, "wheel");
+		w->name = json_str_read(a, v, "id");
+		w->python = json_str_read(a, v, "python");
+		w->torch = json_str_read(a, v, "torch");
+		w->interpreter = json_str_read(a, v, "interpreter");
+		w->reason = json_str_read(a, v, "reason");
+		w->wheel = json_str_read(a, v, "wheel");
 		w->size = (long long)json_integer_value(json_object_get(v, "size"));
 		w->audited = audit_result_from_json(a, json_object_get(v, "audit"), &w->audit);
 		const json_t *tc = json_object_get(v, "torch_compat");

@@ -13,3 +13,20 @@ json_t *json_strv(const struct strv *v)
 		json_array_append_new(arr, json_string(v->v[i]));
 	return arr;
 }
+
+const char *json_str_read(struct arena *a, const json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	return s ? arena_strdup(a, s) : NULL;
+}
+
+void json_strv_read(struct arena *a, const json_t *arr, struct strv *out)
+{
+	size_t i;
+	const json_t *v;
+	json_array_foreach(arr, i, v)
+	{
+		if (json_is_string(v))
+			strv_push(a, out, arena_strdup(a, json_string_value(v)));
+	}
+}

@@ -1,5 +1,5 @@
 /* json_values.h: the JSON values every report and context file writes (jansson): a string
- * that may be absent, and a list of strings. */
+ * that may be absent, and a list of strings; and the same read back into an arena. */
 #ifndef CUWHEEL_STANDARDS_JSON_VALUES_H
 #define CUWHEEL_STANDARDS_JSON_VALUES_H
 
@@ -11,5 +11,10 @@
 json_t *json_str_or_null(const char *s);
 /* A new reference: an array of v's strings, in order. */
 json_t *json_strv(const struct strv *v);
+/* An arena copy of o's member key when it is a string; NULL otherwise (o may be NULL). */
+const char *json_str_read(struct arena *a, const json_t *o, const char *key);
+/* Appends arena copies of the strings of the array arr to out, in order; other values, and an
+ * arr that is no array (or NULL), add nothing. */
+void json_strv_read(struct arena *a, const json_t *arr, struct strv *out);
 
 #endif

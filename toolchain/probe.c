@@ -14,6 +14,7 @@
 #include "base/os.h"
 #include "base/pool.h"
 #include "base/strbuf.h"
+#include "standards/json_values.h"
 
 /* Printed before the JSON line so that whatever else the interpreter writes (torch warnings on
  * the merged stderr, a sitecustomize banner) cannot be mistaken for the answer. */
@@ -38,12 +39,6 @@ char *probe_cache_path(struct arena *a, const char *cache_dir, const char *inter
 	return arena_printf(a, "%s/probe-%s.json", cache_dir, probe_hash(a, interp));
 }
 
-static const char *jstr(struct arena *a, json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-	return s ? arena_strdup(a, s) : NULL;
-}
-
 /* Turns "linux-x86_64" / "macosx-11.0-arm64" into a wheel platform tag. */
 static const char *platform_tag(struct arena *a, const char *plat)
 {
@@ -61,10 +56,10 @@ static void parse_torch(struct arena *a, json_t *t, struct torch_info *ti)
 	if (!json_is_object(t))
 		return;
 	ti->present = json_is_true(json_object_get(t, "present"));
-	ti->error = jstr(a, t, "error");
+	ti->error = json_str_read(a, t, "error");
 	if (!ti->present)
 		return;
-	ti->version = jstr(a, t, "version");
+	ti->version = json_str_read(a, t, "version");
 	if (ti->version) {
 		/* "2.11.0+cu130" -> "2.11" */
 		const char *dot = strchr(ti->version, '.');
@@ -72,7 +67,7 @@ static void parse_torch(struct arena *a, json_t *t, struct torch_info *ti)
 		               : strlen(ti->version);
 		ti->version_short = arena_strndup(a, ti->version, n);
 	}
-	ti->cuda = jstr(a, t, "cuda");
+	ti->cuda = json_str_read(a, t, "cuda");
 	json_t *abi = json_object_get(t, "cxx11_abi");
 	ti->cxx11_abi = json_is_integer(abi) ? (int)json_integer_value(abi) : -1;
 	size_t i;
@@ -82,12 +77,12 @@ static void parse_torch(struct arena *a, json_t *t, struct torch_info *ti)
 		if (json_is_string(v))
 			strv_push(a, &ti->include_dirs, arena_strdup(a, json_string_value(v)));
 	}
-	ti->lib_dir = jstr(a, t, "lib_dir");
+	ti->lib_dir = json_str_read(a, t, "lib_dir");
 	json_t *omp = json_object_get(t, "openmp");
 	ti->openmp = json_is_boolean(omp) ? json_is_true(omp) : -1;
-	ti->pybind11_compiler_type = jstr(a, t, "pybind11_compiler_type");
-	ti->pybind11_stdlib = jstr(a, t, "pybind11_stdlib");
-	ti->pybind11_build_abi = jstr(a, t, "pybind11_build_abi");
+	ti->pybind11_compiler_type = json_str_read(a, t, "pybind11_compiler_type");
+	ti->pybind11_stdlib = json_str_read(a, t, "pybind11_stdlib");
+	ti->pybind11_build_abi = json_str_read(a, t, "pybind11_build_abi");
 	json_t *fl = json_object_get(t, "abi_flags");
 	ti->abi_flags_known = json_is_array(fl);
 	json_array_foreach(fl, i, v)
@@ -132,35 +127,35 @@ static bool parse_obj(struct arena *a, json_t *r, struct interp *ip, const char 
 		return false;
 	}
 	if (!json_is_object(r) || !json_is_integer(json_object_get(r, "major")) ||
-	    !json_is_integer(json_object_get(r, "minor")) || !jstr(a, r, "version")) {
+	    !json_is_integer(json_object_get(r, "minor")) || !json_str_read(a, r, "version")) {
 		*err = "the probe printed JSON without a version";
 		return false;
 	}
 	memset(ip, 0, sizeof(*ip));
-	ip->version = jstr(a, r, "version");
+	ip->version = json_str_read(a, r, "version");
 	ip->major = (int)json_integer_value(json_object_get(r, "major"));
 	ip->minor = (int)json_integer_value(json_object_get(r, "minor"));
-	ip->implementation = jstr(a, r, "implementation");
-	ip->abiflags = jstr(a, r, "abiflags");
+	ip->implementation = json_str_read(a, r, "implementation");
+	ip->abiflags = json_str_read(a, r, "abiflags");
 	if (!ip->abiflags)
 		ip->abiflags = "";
 	ip->freethreaded = json_is_true(json_object_get(r, "gil_disabled"));
-	ip->ext_suffix = jstr(a, r, "ext_suffix");
-	ip->soabi = jstr(a, r, "soabi");
-	ip->include_dir = jstr(a, r, "include");
-	const char *plat = jstr(a, r, "platform");
+	ip->ext_suffix = json_str_read(a, r, "ext_suffix");
+	ip->soabi = json_str_read(a, r, "soabi");
+	ip->include_dir = json_str_read(a, r, "include");
+	const char *plat = json_str_read(a, r, "platform");
 	ip->platform = plat ? platform_tag(a, plat) : NULL;
 	if (executable)
-		*executable = jstr(a, r, "executable");
+		*executable = json_str_read(a, r, "executable");
 	ip->torch.cxx11_abi = -1;
 	ip->torch.openmp = -1;
 	json_t *t = json_object_get(r, "torch");
 	if (t)
 		parse_torch(a, t, &ip->torch);
 	json_t *pb = json_object_get(r, "pybind11");
-	ip->pybind11.include_dir = jstr(a, pb, "include");
-	ip->pybind11.version = jstr(a, pb, "version");
-	ip->pybind11.error = jstr(a, pb, "error");
+	ip->pybind11.include_dir = json_str_read(a, pb, "include");
+	ip->pybind11.version = json_str_read(a, pb, "version");
+	ip->pybind11.error = json_str_read(a, pb, "error");
 	return true;
 }
 

@@ -17,6 +17,7 @@
 #include "base/env.h"
 #include "base/os.h"
 #include "base/strbuf.h"
+#include "standards/json_values.h"
 #include "standards/version.h"
 #include "standards/wheel_read.h"
 
@@ -67,17 +68,6 @@ const char *provision_lock_file(struct arena *a, const char *const *env, const c
 const char *provision_lock_path(struct arena *a, const char *const *env)
 {
 	return provision_lock_file(a, env, "CUWHEEL_TOOLKIT_LOCK", "toolkits.lock.json");
-}
-
-static void strv_from_json(struct arena *a, json_t *arr, struct strv *out)
-{
-	size_t i;
-	json_t *v;
-	json_array_foreach(arr, i, v)
-	{
-		if (json_is_string(v))
-			strv_push(a, out, arena_strdup(a, json_string_value(v)));
-	}
 }
 
 static int set_cmp(const void *x, const void *y)
@@ -145,8 +135,8 @@ bool provision_lock_load(struct arena *a, struct diag *d, const char *path,
 		gp->minor = arena_strdup(a, minor);
 		gp->package = arena_strdup(a, pkg);
 		gp->version = arena_strdup(a, ver);
-		strv_from_json(a, json_object_get(g, "has"), &gp->has);
-		strv_from_json(a, json_object_get(g, "lacks"), &gp->lacks);
+		json_strv_read(a, json_object_get(g, "has"), &gp->has);
+		json_strv_read(a, json_object_get(g, "lacks"), &gp->lacks);
 	}
 	ok = true;
 done:

@@ -59,12 +59,6 @@ char *test_context_render(struct arena *a, const struct config *cfg, const struc
 	return out;
 }
 
-static const char *str_of(struct arena *a, const json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-	return s ? arena_strdup(a, s) : NULL;
-}
-
 static bool strv_of(struct arena *a, const json_t *o, const char *key, struct strv *out)
 {
 	const json_t *arr = json_object_get(o, key);
@@ -103,8 +97,8 @@ bool test_context_read(struct arena *a, struct diag *d, const char *path, struct
 	          strv_of(a, t, "find_links", &cfg->test.find_links) &&
 	          strv_of(a, root, "matrix_python", &cfg->matrix.python);
 	if (ok) {
-		cfg->project_dir = str_of(a, root, "project_dir");
-		cfg->test.command = str_of(a, t, "command");
+		cfg->project_dir = json_str_read(a, root, "project_dir");
+		cfg->test.command = json_str_read(a, t, "command");
 		cfg->test.torch_from_index = json_is_true(json_object_get(t, "torch_from_index"));
 		cfg->test.torch_requires_tested =
 		    json_is_true(json_object_get(t, "torch_requires_tested"));
@@ -120,19 +114,19 @@ bool test_context_read(struct arena *a, struct diag *d, const char *path, struct
 		json_array_foreach(py, i, o)
 		{
 			struct interp *ip = &ds->pythons[ds->n_pythons++];
-			ip->path = str_of(a, o, "path");
-			ip->version = str_of(a, o, "version");
+			ip->path = json_str_read(a, o, "path");
+			ip->version = json_str_read(a, o, "version");
 			ip->major = (int)json_integer_value(json_object_get(o, "major"));
 			ip->minor = (int)json_integer_value(json_object_get(o, "minor"));
-			ip->implementation = str_of(a, o, "implementation");
-			ip->abiflags = str_of(a, o, "abiflags");
+			ip->implementation = json_str_read(a, o, "implementation");
+			ip->abiflags = json_str_read(a, o, "abiflags");
 			ip->freethreaded = json_is_true(json_object_get(o, "freethreaded"));
-			ip->platform = str_of(a, o, "platform");
+			ip->platform = json_str_read(a, o, "platform");
 			const json_t *tj = json_object_get(o, "torch");
 			if (json_is_object(tj)) {
 				ip->torch.present = true;
-				ip->torch.version = str_of(a, tj, "version");
-				ip->torch.version_short = str_of(a, tj, "version_short");
+				ip->torch.version = json_str_read(a, tj, "version");
+				ip->torch.version_short = json_str_read(a, tj, "version_short");
 				ok &= strv_of(a, tj, "include_dirs", &ip->torch.include_dirs);
 			}
 			ok &= ip->path != NULL;

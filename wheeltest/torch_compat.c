@@ -110,12 +110,6 @@ json_t *torch_compat_to_json(const struct compat_result *r)
 	return root;
 }
 
-static const char *str_of(struct arena *a, const json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-	return s ? arena_strdup(a, s) : NULL;
-}
-
 bool torch_compat_from_json(struct arena *a, struct diag *d, const char *path, const json_t *doc,
                             struct compat_result *r)
 {
@@ -126,21 +120,21 @@ bool torch_compat_from_json(struct arena *a, struct diag *d, const char *path, c
 		          "not a torch-compat result of this cuwheel (format 1)");
 		return false;
 	}
-	r->wheel = str_of(a, doc, "wheel");
-	r->torch = str_of(a, doc, "torch");
-	r->requirement = str_of(a, doc, "requirement");
+	r->wheel = json_str_read(a, doc, "wheel");
+	r->torch = json_str_read(a, doc, "torch");
+	r->requirement = json_str_read(a, doc, "requirement");
 	r->rows = arena_calloc(a, json_array_size(rows) + 1, sizeof(*r->rows));
 	size_t i;
 	const json_t *o;
 	json_array_foreach(rows, i, o)
 	{
 		struct compat_row *w = &r->rows[r->n_rows++];
-		w->torch = str_of(a, o, "torch");
-		w->torch_version = str_of(a, o, "torch_version");
-		w->python = str_of(a, o, "python");
-		w->result = str_of(a, o, "result");
-		w->step = str_of(a, o, "step");
-		w->error = str_of(a, o, "error");
+		w->torch = json_str_read(a, o, "torch");
+		w->torch_version = json_str_read(a, o, "torch_version");
+		w->python = json_str_read(a, o, "python");
+		w->result = json_str_read(a, o, "result");
+		w->step = json_str_read(a, o, "step");
+		w->error = json_str_read(a, o, "error");
 		w->seconds = json_number_value(json_object_get(o, "seconds"));
 		if (!w->torch || !w->result) {
 			diag_path(d, DIAG_ERROR, path, "row %zu has no torch or result", i);
