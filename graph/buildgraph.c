@@ -239,6 +239,31 @@ static void emit_includes(struct gen *g, const struct strv *dirs)
 	}
 }
 
+/* Starts the edge "build OUT: RULE IN" (without IN when in is NULL). */
+static void emit_build(struct gen *g, const char *out, const char *rule, const char *in)
+{
+	sb_puts(&g->sb, "build ");
+	ninja_path(&g->sb, out);
+	sb_printf(&g->sb, ": %s", rule);
+	if (in) {
+		sb_putc(&g->sb, ' ');
+		ninja_path(&g->sb, in);
+	}
+}
+
+/* Writes opt (" --stamp ") and then value as one argument. */
+static void emit_opt(struct gen *g, const char *opt, const char *value)
+{
+	sb_puts(&g->sb, opt);
+	ninja_arg(&g->sb, value);
+}
+
+/* A path of the build dir, as the cuwheel steps (run with -C project) are given it. */
+static char *build_path(struct gen *g, const char *rel)
+{
+	return os_join(g->a, g->cfg->build_dir, rel);
+}
+
 /* The interpreter whose torch the kernels of toolkit tp are built against when they include
  * torch headers (uses-torch), else NULL. One archive per toolkit: its cells must share one
  * torch version, or an error is reported. */
@@ -328,46 +353,48 @@ static bool kernels_line_info(const struct kernels_cfg *k)
 	return false;
 }
 
-/* The kernel archive of one toolkit. */
-static void emit_archive(struct gen *g, const struct toolkit_plan *tp, struct archive_paths *ap)
+/* torch's flags for the kernels of toolkit tp built against tpy's torch (uses-torch), into
+ * ktf: its include dirs through build_dir/torch/<version>-<abi>, and its post flags less the
+ * -std= that the kernels' nvcc-flags set; *cpp_post: the post flags for .cpp kernels, whose
+ * -std= is host-flags'. */
+static void kernels_torch_flags(struct gen *g, const struct toolkit_plan *tp,
+                                const struct interp *tpy, struct torch_flags *ktf,
+                                struct strv *cpp_post)
 {
-	struct strbuf *sb = &g->sb;
 	const struct kernels_cfg *k = &g->cfg->kernels;
-	const struct interp *tpy = kernels_torch(g, tp);
-	struct torch_flags ktf = {0};
-	struct strv cpp_post = {0}; /* ktf.post for .cpp kernels: their -std= is host-flags' */
-	if (tpy) {
-		struct extension_cfg kx = {
-		    .module = g->cfg->n_extensions ? g->cfg->extensions[0].module : "kernels",
-		    .kind = EXT_TORCH};
-		const char *err = NULL;
-		if (!torchflags_for(g->a, &kx, tpy, tp->tk, &ktf, &err)) {
-			diag_path(g->d, DIAG_ERROR, g->cfg->pyproject, "kernels: %s", err);
-			g->failed = true;
-		}
-		/* torch's headers through build_dir/torch/<version>-<abi>: the commands (and so
-		 * the archive) do not depend on which venv provided that torch. */
-		const char *link = torchscan_link(&g->tp.scan, &tpy->torch);
-		if (!link)
-			g->failed = true;
-		struct strv inc = {0};
-		torchplan_relink(g->a, &ktf.incs, &tpy->torch, link, &inc);
-		ktf.incs = inc;
-		/* The kernels' own -std= (nvcc-flags) stands, as BuildExtension's would. */
-		struct strv post = {0};
-		bool own_std = false;
-		for (size_t f = 0; f < k->nvcc_flags.n; f++)
-			own_std |= !strncmp(k->nvcc_flags.v[f], "-std=", 5);
-		for (size_t f = 0; f < ktf.post.n; f++)
-			if (!own_std || strncmp(ktf.post.v[f], "-std=", 5) != 0)
-				strv_push(g->a, &post, ktf.post.v[f]);
-		cpp_post = ktf.post;
-		ktf.post = post;
+	struct extension_cfg kx = {.module = g->cfg->n_extensions ? g->cfg->extensions[0].module
+	                                                          : "kernels",
+	                           .kind = EXT_TORCH};
+	const char *err = NULL;
+	if (!torchflags_for(g->a, &kx, tpy, tp->tk, ktf, &err)) {
+		diag_path(g->d, DIAG_ERROR, g->cfg->pyproject, "kernels: %s", err);
+		g->failed = true;
 	}
-	ap->key = archive_key(g->a, g->cfg, tp, host_cc(g, tp, false), tpy ? &tpy->torch : NULL);
-	ap->dir = arena_printf(g->a, "kernels/cu%d%d-%s", tp->tk->major, tp->tk->minor, ap->key);
-	ap->archive = arena_printf(g->a, "%s/libkernels.a", ap->dir);
-	char *pmap = prefix_map(g);
+	/* torch's headers through build_dir/torch/<version>-<abi>: the commands (and so
+	 * the archive) do not depend on which venv provided that torch. */
+	const char *link = torchscan_link(&g->tp.scan, &tpy->torch);
+	if (!link)
+		g->failed = true;
+	struct strv inc = {0};
+	torchplan_relink(g->a, &ktf->incs, &tpy->torch, link, &inc);
+	ktf->incs = inc;
+	/* The kernels' own -std= (nvcc-flags) stands, as BuildExtension's would. */
+	struct strv post = {0};
+	bool own_std = false;
+	for (size_t f = 0; f < k->nvcc_flags.n; f++)
+		own_std |= !strncmp(k->nvcc_flags.v[f], "-std=", 5);
+	for (size_t f = 0; f < ktf->post.n; f++)
+		if (!own_std || strncmp(ktf->post.v[f], "-std=", 5) != 0)
+			strv_push(g->a, &post, ktf->post.v[f]);
+	*cpp_post = ktf->post;
+	ktf->post = post;
+}
+
+/* nvcc --threads for the kernels of toolkit tp: the CPUs shared among the .cu files ninja
+ * compiles at once, at most one per arch. */
+static int kernels_nvcc_threads(const struct gen *g, const struct toolkit_plan *tp)
+{
+	const struct kernels_cfg *k = &g->cfg->kernels;
 	size_t n_cu = 0;
 	for (size_t i = 0; i < k->files.n; i++)
 		n_cu += is_cu(k->files.v[i]);
@@ -382,7 +409,125 @@ static void emit_archive(struct gen *g, const struct toolkit_plan *tp, struct ar
 	const char *forced = env_value(g->cfg->env, "CUWHEEL_NVCC_THREADS");
 	if (forced && atoi(forced) >= 1 && atoi(forced) <= 64)
 		threads = atoi(forced);
+	return threads;
+}
 
+/* The variables of a .cu kernel's nvcc edge (src: its name in object paths and seeds). li:
+ * with device line info, the project's include dirs by absolute path. */
+static void emit_kernel_nvcc(struct gen *g, const struct toolkit_plan *tp, const char *src,
+                             bool torch, const struct torch_flags *ktf, int threads, bool li)
+{
+	struct strbuf *sb = &g->sb;
+	const struct kernels_cfg *k = &g->cfg->kernels;
+	sb_puts(sb, "\n  cuda = ");
+	sb_puts(sb, tp->cuda);
+	sb_puts(sb, "\n  nvcc = ");
+	ninja_arg(sb, tp->tk->nvcc);
+	/* Kernels that include torch headers take BuildExtension's order (-std
+	 * last, torch's flags around the project's: torchflags.h). */
+	sb_puts(sb, torch ? "\n  flags = -O3 -Xcompiler=-fPIC "
+	                    "-Xcompiler=-fvisibility=hidden "
+	                  : "\n  flags = -O3 -std=c++17 -Xcompiler=-fPIC "
+	                    "-Xcompiler=-fvisibility=hidden ");
+	ninja_arg(sb, xcompiler(g->a, prefix_map(g)));
+	if (li) {
+		sb_putc(sb, ' ');
+		ninja_arg(sb, xcompiler(g->a, arena_printf(g->a, "-ffile-prefix-map=%s=.",
+		                                           g->cfg->project_dir)));
+	}
+	emit_toolkit_flags(g, tp, src, threads);
+	if (k->rdc)
+		sb_puts(sb, " -rdc=true");
+	sb_puts(sb, cuda_arch_nvcc_flags(g->a, tp->archs, tp->n_archs, true));
+	/* A kernel proven Python-free: the stand-ins first, as in the proof. */
+	if (g->tp.kernels_pyfree) {
+		sb_putc(sb, ' ');
+		ninja_arg(sb, arena_printf(g->a, "-I%s", g->tp.standins));
+	}
+	if (li)
+		for (size_t d = 0; d < k->include_dirs.n; d++) {
+			const char *dir = k->include_dirs.v[d];
+			sb_putc(sb, ' ');
+			ninja_arg(sb, arena_printf(g->a, "-I%s",
+			                           dir[0] == '/'
+			                               ? dir
+			                               : os_join(g->a, g->cfg->project_dir, dir)));
+		}
+	else
+		emit_includes(g, &k->include_dirs);
+	emit_flags(g, NULL, &ktf->incs, false);
+	emit_flags(g, "-D", &k->defines, false);
+	emit_flags(g, NULL, &ktf->nvcc_common, false);
+	emit_flags(g, NULL, &k->host_flags, true);
+	emit_flags(g, NULL, &k->nvcc_flags, false);
+	emit_flags(g, NULL, &ktf->post, false);
+}
+
+/* The variables of a .c or .cpp kernel's cc edge, built against tpy's torch when not NULL. */
+static void emit_kernel_cc(struct gen *g, const struct toolkit_plan *tp, const char *src,
+                           const struct interp *tpy, const struct torch_flags *ktf,
+                           const struct strv *cpp_post)
+{
+	struct strbuf *sb = &g->sb;
+	const struct kernels_cfg *k = &g->cfg->kernels;
+	sb_puts(sb, "\n  what = kernels CUDA ");
+	sb_puts(sb, tp->cuda);
+	sb_puts(sb, "\n  cc = ");
+	ninja_arg(sb, host_cc(g, tp, is_cxx(src)));
+	sb_puts(sb, "\n  flags = -O2 -fPIC -fvisibility=hidden ");
+	ninja_arg(sb, prefix_map(g));
+	if (g->tp.kernels_pyfree) {
+		sb_putc(sb, ' ');
+		ninja_arg(sb, arena_printf(g->a, "-I%s", g->tp.standins));
+	}
+	emit_includes(g, &k->include_dirs);
+	if (is_cxx(src))
+		emit_flags(g, NULL, &ktf->incs, false);
+	sb_putc(sb, ' ');
+	ninja_arg(sb, arena_printf(g->a, "-I%s", tp->tk->include_dir));
+	emit_flags(g, "-D", &k->defines, false);
+	emit_flags(g, NULL, &k->host_flags, false);
+	if (is_cxx(src))
+		emit_flags(g, NULL, cpp_post, false);
+	struct strv hf = {0};
+	buildflags_host(g->a, g->cfg, tpy ? &tpy->torch : NULL, true, &hf);
+	emit_flags(g, NULL, &hf, false);
+}
+
+/* With rdc = true, the device link of the archive's objects: appends dlink.o to objs. */
+static void emit_kernel_dlink(struct gen *g, const struct toolkit_plan *tp,
+                              const struct archive_paths *ap, struct strv *objs)
+{
+	struct strbuf *sb = &g->sb;
+	char *dlink = arena_printf(g->a, "%s/obj/dlink.o", ap->dir);
+	emit_build(g, dlink, "link", NULL);
+	ninja_paths(sb, objs);
+	sb_puts(sb, "\n  ld = ");
+	ninja_arg(sb, tp->tk->nvcc);
+	sb_puts(sb, " -dlink -Xcompiler=-fPIC");
+	if (tp->tk->host.ccbin) {
+		sb_puts(sb, " -ccbin ");
+		ninja_arg(sb, tp->tk->host.cxx);
+	}
+	sb_puts(sb, cuda_arch_nvcc_flags(g->a, tp->archs, tp->n_archs, false));
+	sb_puts(sb, "\n  ldflags =\n");
+	strv_push(g->a, objs, dlink);
+}
+
+/* The kernel archive of one toolkit. */
+static void emit_archive(struct gen *g, const struct toolkit_plan *tp, struct archive_paths *ap)
+{
+	struct strbuf *sb = &g->sb;
+	const struct kernels_cfg *k = &g->cfg->kernels;
+	const struct interp *tpy = kernels_torch(g, tp);
+	struct torch_flags ktf = {0};
+	struct strv cpp_post = {0}; /* ktf.post for .cpp kernels: their -std= is host-flags' */
+	if (tpy)
+		kernels_torch_flags(g, tp, tpy, &ktf, &cpp_post);
+	ap->key = archive_key(g->a, g->cfg, tp, host_cc(g, tp, false), tpy ? &tpy->torch : NULL);
+	ap->dir = arena_printf(g->a, "kernels/cu%d%d-%s", tp->tk->major, tp->tk->minor, ap->key);
+	ap->archive = arena_printf(g->a, "%s/libkernels.a", ap->dir);
+	int threads = kernels_nvcc_threads(g, tp);
 	if (g->o->imported_archives) {
 		/* The archive is a source here: it was built by `--stage kernels` elsewhere. */
 		sb_printf(sb, "# CUDA %s: kernels imported (%s)\n\n", tp->cuda, ap->archive);
@@ -406,105 +551,20 @@ static void emit_archive(struct gen *g, const struct toolkit_plan *tp, struct ar
 		 * files by absolute path there, so every build dir of a project embeds the same
 		 * bytes (ccache still shares: CCACHE_BASEDIR is the project). */
 		bool li = is_cu(src) && kernels_line_info(k);
-		sb_puts(sb, "build ");
-		ninja_path(sb, obj);
-		sb_puts(sb, is_cu(src) ? ": nvcc " : ": cc ");
-		ninja_path(sb, li && strcmp(in, from_build(g, k->files.v[i])) == 0
-		                   ? os_join(g->a, g->cfg->project_dir, k->files.v[i])
-		                   : in);
-		if (is_cu(src)) {
-			sb_puts(sb, "\n  cuda = ");
-			sb_puts(sb, tp->cuda);
-			sb_puts(sb, "\n  nvcc = ");
-			ninja_arg(sb, tp->tk->nvcc);
-			/* Kernels that include torch headers take BuildExtension's order (-std
-			 * last, torch's flags around the project's: torchflags.h). */
-			sb_puts(sb, tpy ? "\n  flags = -O3 -Xcompiler=-fPIC "
-			                  "-Xcompiler=-fvisibility=hidden "
-			                : "\n  flags = -O3 -std=c++17 -Xcompiler=-fPIC "
-			                  "-Xcompiler=-fvisibility=hidden ");
-			ninja_arg(sb, xcompiler(g->a, pmap));
-			if (li) {
-				sb_putc(sb, ' ');
-				ninja_arg(
-				    sb, xcompiler(g->a, arena_printf(g->a, "-ffile-prefix-map=%s=.",
-				                                     g->cfg->project_dir)));
-			}
-			emit_toolkit_flags(g, tp, src, threads);
-			if (k->rdc)
-				sb_puts(sb, " -rdc=true");
-			sb_puts(sb, cuda_arch_nvcc_flags(g->a, tp->archs, tp->n_archs, true));
-			/* A kernel proven Python-free: the stand-ins first, as in the proof. */
-			if (g->tp.kernels_pyfree) {
-				sb_putc(sb, ' ');
-				ninja_arg(sb, arena_printf(g->a, "-I%s", g->tp.standins));
-			}
-			if (li)
-				for (size_t d = 0; d < k->include_dirs.n; d++) {
-					const char *dir = k->include_dirs.v[d];
-					sb_putc(sb, ' ');
-					ninja_arg(
-					    sb, arena_printf(
-					            g->a, "-I%s",
-					            dir[0] == '/'
-					                ? dir
-					                : os_join(g->a, g->cfg->project_dir, dir)));
-				}
-			else
-				emit_includes(g, &k->include_dirs);
-			emit_flags(g, NULL, &ktf.incs, false);
-			emit_flags(g, "-D", &k->defines, false);
-			emit_flags(g, NULL, &ktf.nvcc_common, false);
-			emit_flags(g, NULL, &k->host_flags, true);
-			emit_flags(g, NULL, &k->nvcc_flags, false);
-			emit_flags(g, NULL, &ktf.post, false);
-		} else {
-			sb_puts(sb, "\n  what = kernels CUDA ");
-			sb_puts(sb, tp->cuda);
-			sb_puts(sb, "\n  cc = ");
-			ninja_arg(sb, host_cc(g, tp, is_cxx(src)));
-			sb_puts(sb, "\n  flags = -O2 -fPIC -fvisibility=hidden ");
-			ninja_arg(sb, pmap);
-			if (g->tp.kernels_pyfree) {
-				sb_putc(sb, ' ');
-				ninja_arg(sb, arena_printf(g->a, "-I%s", g->tp.standins));
-			}
-			emit_includes(g, &k->include_dirs);
-			if (is_cxx(src))
-				emit_flags(g, NULL, &ktf.incs, false);
-			sb_putc(sb, ' ');
-			ninja_arg(sb, arena_printf(g->a, "-I%s", tp->tk->include_dir));
-			emit_flags(g, "-D", &k->defines, false);
-			emit_flags(g, NULL, &k->host_flags, false);
-			if (is_cxx(src))
-				emit_flags(g, NULL, &cpp_post, false);
-			struct strv hf = {0};
-			buildflags_host(g->a, g->cfg, tpy ? &tpy->torch : NULL, true, &hf);
-			emit_flags(g, NULL, &hf, false);
-		}
+		emit_build(g, obj, is_cu(src) ? "nvcc" : "cc",
+		           li && strcmp(in, from_build(g, k->files.v[i])) == 0
+		               ? os_join(g->a, g->cfg->project_dir, k->files.v[i])
+		               : in);
+		if (is_cu(src))
+			emit_kernel_nvcc(g, tp, src, tpy != NULL, &ktf, threads, li);
+		else
+			emit_kernel_cc(g, tp, src, tpy, &ktf, &cpp_post);
 		sb_puts(sb, "\n");
 	}
 	ap->n_objects = objs.n;
-	if (k->rdc) {
-		char *dlink = arena_printf(g->a, "%s/obj/dlink.o", ap->dir);
-		sb_puts(sb, "build ");
-		ninja_path(sb, dlink);
-		sb_puts(sb, ": link");
-		ninja_paths(sb, &objs);
-		sb_puts(sb, "\n  ld = ");
-		ninja_arg(sb, tp->tk->nvcc);
-		sb_puts(sb, " -dlink -Xcompiler=-fPIC");
-		if (tp->tk->host.ccbin) {
-			sb_puts(sb, " -ccbin ");
-			ninja_arg(sb, tp->tk->host.cxx);
-		}
-		sb_puts(sb, cuda_arch_nvcc_flags(g->a, tp->archs, tp->n_archs, false));
-		sb_puts(sb, "\n  ldflags =\n");
-		strv_push(g->a, &objs, dlink);
-	}
-	sb_puts(sb, "build ");
-	ninja_path(sb, ap->archive);
-	sb_puts(sb, ": ar");
+	if (k->rdc)
+		emit_kernel_dlink(g, tp, ap, &objs);
+	emit_build(g, ap->archive, "ar", NULL);
 	ninja_paths(sb, &objs);
 	sb_puts(sb, "\n\n");
 }
@@ -519,6 +579,17 @@ static char *shared_key(struct gen *g, const struct toolkit_plan *tp, const stru
 	char *hex = kernels_key_digest(g->a, &sb);
 	sb_release(&sb);
 	return hex;
+}
+
+/* Appends obj to objs. Returns true when obj is new to the graph (its build line is the
+ * caller's to write), false when an earlier cell already built it (a shared object). */
+static bool claim_object(struct gen *g, const char *obj, struct strv *objs)
+{
+	strv_push(g->a, objs, obj);
+	if (strv_contains(&g->emitted, obj))
+		return false;
+	strv_push(g->a, &g->emitted, obj);
+	return true;
 }
 
 /* The rules for sources compiled with a precompiled torch header, once per graph. The .gch
@@ -563,10 +634,7 @@ static const char *emit_pch(struct gen *g, const char *dir, const char *header, 
 	                         strlen(text), 0644))
 		g->failed = true;
 	struct strbuf *sb = &g->sb;
-	sb_puts(sb, "build ");
-	ninja_path(sb, gch);
-	sb_puts(sb, ": pch ");
-	ninja_path(sb, stub);
+	emit_build(g, gch, "pch", stub);
 	sb_printf(sb, "\n  what = %s\n  header = %s\n  cc = ", what, header);
 	ninja_arg(sb, g->cxx);
 	sb_puts(sb, "\n  flags =");
@@ -606,14 +674,9 @@ static void emit_torch_cu(struct gen *g, const struct cell *c, const struct exte
 	    shared ? arena_printf(g->a, "shared/cu%d%d-%s/obj/%s/%s/%s.o", tp->tk->major,
 	                          tp->tk->minor, shared_key(g, tp, &flags), x->module, name, base)
 	           : arena_printf(g->a, "%s/obj/%s/%s/%s.o", cp->dir, x->module, name, base);
-	strv_push(g->a, objs, obj);
-	if (strv_contains(&g->emitted, obj))
+	if (!claim_object(g, obj, objs))
 		return;
-	strv_push(g->a, &g->emitted, obj);
-	sb_puts(sb, "build ");
-	ninja_path(sb, obj);
-	sb_puts(sb, ": nvcc ");
-	ninja_path(sb, in);
+	emit_build(g, obj, "nvcc", in);
 	sb_printf(sb, "\n  cuda = %s\n  nvcc = ", tp->cuda);
 	ninja_arg(sb, tp->tk->nvcc);
 	sb_puts(sb, "\n  flags = -O3 -Xcompiler=-fPIC -Xcompiler=-fvisibility=hidden ");
@@ -655,14 +718,9 @@ static void emit_torch_source(struct gen *g, const struct cell *c, const struct 
 	if (shared) {
 		char *obj = arena_printf(g->a, "shared/cu%d%d-%s/obj/%s/%s.o", tp->tk->major,
 		                         tp->tk->minor, shared_key(g, tp, &flags), x->module, src);
-		strv_push(g->a, objs, obj);
-		if (strv_contains(&g->emitted, obj))
+		if (!claim_object(g, obj, objs))
 			return;
-		strv_push(g->a, &g->emitted, obj);
-		sb_puts(sb, "build ");
-		ninja_path(sb, obj);
-		sb_puts(sb, ": cc ");
-		ninja_path(sb, from_build(g, src));
+		emit_build(g, obj, "cc", from_build(g, src));
 		sb_printf(sb, "\n  what = shared CUDA %s torch %s\n  cc = ", tp->cuda, te->torch);
 		ninja_arg(sb, g->cxx);
 		sb_puts(sb, "\n  flags =");
@@ -687,10 +745,7 @@ static void emit_torch_source(struct gen *g, const struct cell *c, const struct 
 		stub = emit_pch(g, arena_printf(g->a, "%s/pch/%s", cp->dir, x->module),
 		                "torch/extension.h", c->id, &flags);
 	}
-	sb_puts(sb, "build ");
-	ninja_path(sb, obj);
-	sb_puts(sb, stub ? ": cc_pch " : ": cc ");
-	ninja_path(sb, from_build(g, src));
+	emit_build(g, obj, stub ? "cc_pch" : "cc", from_build(g, src));
 	if (stub) {
 		sb_puts(sb, " | ");
 		ninja_path(sb, arena_printf(g->a, "%s.gch", stub));
@@ -723,167 +778,205 @@ static bool pybind11_found(struct gen *g, const struct config *cfg, const struct
 	}
 	return false;
 }
-static void emit_cell(struct gen *g, const struct cell *c, const struct archive_paths *ap,
-                      struct cell_paths *cp)
+/* The compile flags cpp_extension passes to the C++ kinds of extension (torch, pybind11), read
+ * from cell c's interpreter's torch, into tf; reports flags it cannot read and a pybind11
+ * extension whose headers this cell cannot find. */
+static void ext_prepare(struct gen *g, const struct cell *c, const struct extension_cfg *x,
+                        struct torch_flags *tf)
+{
+	const struct config *cfg = g->cfg;
+	const struct toolkit_plan *tp = &g->plan->toolkits[c->toolkit];
+	bool cxx_kind = x->kind == EXT_TORCH || x->kind == EXT_PYBIND11;
+	const char *tferr = NULL;
+	if (cxx_kind && !torchflags_for(g->a, x, c->py, tp->tk, tf, &tferr)) {
+		diag_path(g->d, DIAG_ERROR, cfg->pyproject, "%s: %s", c->id, tferr);
+		g->failed = true;
+	}
+	if (x->kind != EXT_PYBIND11 || pybind11_found(g, cfg, x, c->py))
+		return;
+	const struct toml_value *kind = toml_get(x->where, "kind");
+	diag_at(g->d, DIAG_ERROR, &cfg->src, kind ? kind->line : 0, kind ? kind->col : 0,
+	        "%s: extension %s is of kind pybind11, but Python %s (%s) cannot "
+	        "import pybind11 (%s) and no include-dirs entry holds "
+	        "pybind11/pybind11.h",
+	        c->id, x->module, c->py->version, c->py->path,
+	        c->py->pybind11.error ? c->py->pybind11.error : "no answer");
+	diag_msg(g->d, DIAG_HINT,
+	         "install pybind11 in that interpreter (%s -m pip install pybind11), or "
+	         "name the directory that holds pybind11/ in the extension's "
+	         "include-dirs",
+	         c->py->path);
+	g->failed = true;
+}
+
+/* Source i of extension x compiled for cell c by the host compiler with the cell's Python
+ * headers (any source of a C or pybind11 extension, a .c of a torch one). Appends its object
+ * to objs. */
+static void emit_cell_source(struct gen *g, const struct cell *c, const struct extension_cfg *x,
+                             size_t i, const struct torch_flags *tf, const struct cell_paths *cp,
+                             struct strv *objs)
+{
+	struct strbuf *sb = &g->sb;
+	const struct toolkit_plan *tp = &g->plan->toolkits[c->toolkit];
+	bool cxx_kind = x->kind == EXT_TORCH || x->kind == EXT_PYBIND11;
+	const char *src;
+	const char *in = source_input(g, x->files.v[i], false, &src);
+	bool cxx = is_cxx(src) || (cxx_kind && !is_c(src));
+	/* Per extension: two extensions may compile one source with other flags. */
+	char *obj = arena_printf(g->a, "%s/obj/%s/%s.o", cp->dir, x->module, src);
+	strv_push(g->a, objs, obj);
+	emit_build(g, obj, "cc", in);
+	sb_printf(sb, "\n  what = %s\n  cc = ", c->id);
+	ninja_arg(sb, host_cc(g, tp, cxx));
+	sb_puts(sb, "\n  flags = -O2 -DNDEBUG -fPIC -fvisibility=hidden ");
+	ninja_arg(sb, prefix_map(g));
+	emit_includes(g, &x->include_dirs);
+	sb_putc(sb, ' ');
+	ninja_arg(sb, arena_printf(g->a, "-I%s", tp->tk->include_dir));
+	sb_puts(sb, " -isystem ");
+	ninja_arg(sb, c->py->include_dir);
+	if (c->abi3 && !(cxx_kind && cxx)) /* C++ torch sources: in tf.cflags */
+		sb_printf(sb, " -DPy_LIMITED_API=%s", buildgraph_limited_api(g->a, c->python));
+	if (cxx_kind && cxx)
+		emit_flags(g, NULL, &tf->cflags, false);
+	emit_flags(g, "-D", &x->defines, false);
+	struct strv hf = {0};
+	buildflags_host(g->a, g->cfg, &c->py->torch, false, &hf);
+	emit_flags(g, NULL, &hf, false);
+	emit_flags(g, NULL, &x->cflags, false);
+	sb_puts(sb, "\n");
+}
+
+/* The link of extension x's module for cell c from objs and the kernel archive. Returns the
+ * module's path in the build dir; *modpath: its path inside the package tree. */
+static const char *emit_module_link(struct gen *g, const struct cell *c,
+                                    const struct extension_cfg *x, const struct torch_flags *tf,
+                                    const struct archive_paths *ap, const struct cell_paths *cp,
+                                    const struct strv *objs, const char **modpath)
+{
+	struct strbuf *sb = &g->sb;
+	const struct toolkit_plan *tp = &g->plan->toolkits[c->toolkit];
+	*modpath = buildgraph_module_path(g->a, x, c);
+	const char *mod = arena_printf(g->a, "%s/lib/%s", cp->dir, *modpath);
+	emit_build(g, mod, "link", NULL);
+	ninja_paths(sb, objs);
+	/* A project without kernel sources (a plain C extension) has no archive. */
+	if (ap->archive) {
+		sb_puts(sb, " | ");
+		ninja_path(sb, ap->archive);
+	}
+	sb_puts(sb, "\n  ld = ");
+	ninja_arg(sb, host_cc(g, tp, true));
+	sb_puts(sb, "\n  ldflags =");
+	if (ap->archive) {
+		sb_puts(sb, " -Wl,--whole-archive ");
+		ninja_arg(sb, ap->archive);
+		sb_puts(sb, " -Wl,--no-whole-archive");
+	}
+	if (tf->cudart_shared) {
+		/* torch loads the CUDA runtime: -lcudart comes with torch's libraries. */
+	} else if (g->cfg->kernels.cudart == CUDART_STATIC) {
+		sb_putc(sb, ' ');
+		ninja_arg(sb, os_join(g->a, tp->tk->lib_dir, "libcudart_static.a"));
+	} else {
+		sb_putc(sb, ' ');
+		ninja_arg(sb, arena_printf(g->a, "-L%s", tp->tk->lib_dir));
+		sb_puts(sb, " -lcudart");
+	}
+	/* Keep the archive's and cudart's symbols out of the dynamic table: the module
+	 * exports PyInit_* and nothing else; -s drops build-machine paths and symbols. */
+	sb_puts(sb, " -Wl,--exclude-libs,ALL -Wl,-s -Wl,-O1 -lpthread -ldl -lrt");
+	emit_flags(g, NULL, &tf->ldflags, false);
+	emit_flags(g, NULL, &x->ldflags, false);
+	emit_flags(g, "-l", &x->libraries, false);
+	sb_puts(sb, "\n");
+	return mod;
+}
+
+/* Extension e of cell c: its objects and its module. Appends the module to modules and its
+ * stage arguments (--file MODULE=PATH) to stage_args; the first module is cp->module. */
+static void emit_extension(struct gen *g, const struct cell *c, size_t e,
+                           const struct archive_paths *ap, struct cell_paths *cp,
+                           struct strv *modules, struct strv *stage_args)
+{
+	const struct extension_cfg *x = &g->cfg->extensions[e];
+	struct torch_flags tf = {0};
+	ext_prepare(g, c, x, &tf);
+	struct strv objs = {0};
+	const struct torch_plan_ext *te = x->kind == EXT_TORCH && c->py->torch.version
+	                                      ? torchplan_find(&g->tp, e, c->py->torch.version)
+	                                      : NULL;
+	for (size_t i = 0; i < x->files.n; i++) {
+		if (te && !is_c(x->files.v[i]))
+			emit_torch_source(g, c, x, te, i, &tf, cp, &objs);
+		else
+			emit_cell_source(g, c, x, i, &tf, cp, &objs);
+	}
+	const char *modpath;
+	const char *mod = emit_module_link(g, c, x, &tf, ap, cp, &objs, &modpath);
+	if (!cp->module)
+		cp->module = mod;
+	strv_push(g->a, modules, mod);
+	strv_push(g->a, stage_args, "--file");
+	strv_push(g->a, stage_args, arena_printf(g->a, "%s=%s", mod, modpath));
+}
+
+/* Appends every file under package folder pkg (project-relative) to files: each is an input
+ * of the stage step, so editing Python code restages. */
+static void package_files(struct gen *g, const char *pkg, struct strv *files)
+{
+	struct arena *a = g->a;
+	const struct config *cfg = g->cfg;
+	struct strv stack = {0};
+	strv_push(a, &stack, pkg);
+	while (stack.n) {
+		const char *rel = stack.v[--stack.n];
+		struct strv names = {0};
+		if (!os_list_dir(a, os_join(a, cfg->project_dir, rel), &names))
+			continue;
+		for (size_t k = 0; k < names.n; k++) {
+			if (!strcmp(names.v[k], "__pycache__") ||
+			    (names.v[k][0] == '.' && !cfg->ship_hidden))
+				continue;
+			char *r = os_join(a, rel, names.v[k]);
+			if (os_is_dir(os_join(a, cfg->project_dir, r)))
+				strv_push(a, &stack, r);
+			else
+				strv_push(a, files, r);
+		}
+	}
+}
+
+/* The text of BUILDGRAPH_STAGE_FILES: the packages and the files they ship. */
+static const char *stage_list_text(struct gen *g, const struct strv *pkgfiles)
+{
+	const struct config *cfg = g->cfg;
+	struct strbuf lb = {0};
+	sb_printf(&lb, "# cuwheel: the files the stage steps ship (packages%s)\n",
+	          cfg->ship_hidden ? ", hidden files too" : "");
+	for (size_t p = 0; p < cfg->packages.n; p++)
+		sb_printf(&lb, "package %s\n", cfg->packages.v[p]);
+	for (size_t k = 0; k < pkgfiles->n; k++)
+		sb_printf(&lb, "file %s\n", pkgfiles->v[k]);
+	return sb_to_arena(&lb, g->a);
+}
+
+/* Stage: the pure-Python packages plus the modules, in the tree the wheel will hold, under
+ * stage; its stamp is the step's output. */
+static void emit_stage(struct gen *g, const struct cell *c, const char *stage, const char *stamp,
+                       const struct strv *modules, struct strv *stage_args)
 {
 	struct strbuf *sb = &g->sb;
 	const struct config *cfg = g->cfg;
-	const struct toolkit_plan *tp = &g->plan->toolkits[c->toolkit];
-	cp->dir = arena_printf(g->a, "cells/%s", c->id);
-	cp->target = c->id;
-	char *pmap = prefix_map(g);
-	sb_printf(sb, "# %s: Python %s (%s)\n", c->id, c->py->version, c->py->path);
-
-	struct strv stage_args = {0};
-	struct strv modules = {0};
-	for (size_t e = 0; e < cfg->n_extensions; e++) {
-		const struct extension_cfg *x = &cfg->extensions[e];
-		/* torch and pybind11 bindings are C++, built with the flags cpp_extension passes,
-		 * read from this cell's interpreter's torch. */
-		bool cxx_kind = x->kind == EXT_TORCH || x->kind == EXT_PYBIND11;
-		struct torch_flags tf = {0};
-		const char *tferr = NULL;
-		if (cxx_kind && !torchflags_for(g->a, x, c->py, tp->tk, &tf, &tferr)) {
-			diag_path(g->d, DIAG_ERROR, cfg->pyproject, "%s: %s", c->id, tferr);
-			g->failed = true;
-		}
-		if (x->kind == EXT_PYBIND11 && !pybind11_found(g, cfg, x, c->py)) {
-			const struct toml_value *kind = toml_get(x->where, "kind");
-			diag_at(g->d, DIAG_ERROR, &cfg->src, kind ? kind->line : 0,
-			        kind ? kind->col : 0,
-			        "%s: extension %s is of kind pybind11, but Python %s (%s) cannot "
-			        "import pybind11 (%s) and no include-dirs entry holds "
-			        "pybind11/pybind11.h",
-			        c->id, x->module, c->py->version, c->py->path,
-			        c->py->pybind11.error ? c->py->pybind11.error : "no answer");
-			diag_msg(
-			    g->d, DIAG_HINT,
-			    "install pybind11 in that interpreter (%s -m pip install pybind11), or "
-			    "name the directory that holds pybind11/ in the extension's "
-			    "include-dirs",
-			    c->py->path);
-			g->failed = true;
-		}
-		struct strv objs = {0};
-		const struct torch_plan_ext *te =
-		    x->kind == EXT_TORCH && c->py->torch.version
-		        ? torchplan_find(&g->tp, e, c->py->torch.version)
-		        : NULL;
-		for (size_t i = 0; i < x->files.n; i++) {
-			const char *src = x->files.v[i];
-			if (te && !is_c(src)) {
-				emit_torch_source(g, c, x, te, i, &tf, cp, &objs);
-				continue;
-			}
-			const char *in = source_input(g, x->files.v[i], false, &src);
-			bool cxx = is_cxx(src) || (cxx_kind && !is_c(src));
-			/* Per extension: two extensions may compile one source with other flags. */
-			char *obj = arena_printf(g->a, "%s/obj/%s/%s.o", cp->dir, x->module, src);
-			strv_push(g->a, &objs, obj);
-			sb_puts(sb, "build ");
-			ninja_path(sb, obj);
-			sb_puts(sb, ": cc ");
-			ninja_path(sb, in);
-			sb_printf(sb, "\n  what = %s\n  cc = ", c->id);
-			ninja_arg(sb, host_cc(g, tp, cxx));
-			sb_puts(sb, "\n  flags = -O2 -DNDEBUG -fPIC -fvisibility=hidden ");
-			ninja_arg(sb, pmap);
-			emit_includes(g, &x->include_dirs);
-			sb_putc(sb, ' ');
-			ninja_arg(sb, arena_printf(g->a, "-I%s", tp->tk->include_dir));
-			sb_puts(sb, " -isystem ");
-			ninja_arg(sb, c->py->include_dir);
-			if (c->abi3 && !(cxx_kind && cxx)) /* C++ torch sources: in tf.cflags */
-				sb_printf(sb, " -DPy_LIMITED_API=%s",
-				          buildgraph_limited_api(g->a, c->python));
-			if (cxx_kind && cxx)
-				emit_flags(g, NULL, &tf.cflags, false);
-			emit_flags(g, "-D", &x->defines, false);
-			struct strv hf = {0};
-			buildflags_host(g->a, cfg, &c->py->torch, false, &hf);
-			emit_flags(g, NULL, &hf, false);
-			emit_flags(g, NULL, &x->cflags, false);
-			sb_puts(sb, "\n");
-		}
-		const char *modpath = buildgraph_module_path(g->a, x, c);
-		const char *mod = arena_printf(g->a, "%s/lib/%s", cp->dir, modpath);
-		if (!cp->module)
-			cp->module = mod;
-		strv_push(g->a, &modules, mod);
-		sb_puts(sb, "build ");
-		ninja_path(sb, mod);
-		sb_puts(sb, ": link");
-		ninja_paths(sb, &objs);
-		/* A project without kernel sources (a plain C extension) has no archive. */
-		if (ap->archive) {
-			sb_puts(sb, " | ");
-			ninja_path(sb, ap->archive);
-		}
-		sb_puts(sb, "\n  ld = ");
-		ninja_arg(sb, host_cc(g, tp, true));
-		sb_puts(sb, "\n  ldflags =");
-		if (ap->archive) {
-			sb_puts(sb, " -Wl,--whole-archive ");
-			ninja_arg(sb, ap->archive);
-			sb_puts(sb, " -Wl,--no-whole-archive");
-		}
-		if (tf.cudart_shared) {
-			/* torch loads the CUDA runtime: -lcudart comes with torch's libraries. */
-		} else if (cfg->kernels.cudart == CUDART_STATIC) {
-			sb_putc(sb, ' ');
-			ninja_arg(sb, os_join(g->a, tp->tk->lib_dir, "libcudart_static.a"));
-		} else {
-			sb_putc(sb, ' ');
-			ninja_arg(sb, arena_printf(g->a, "-L%s", tp->tk->lib_dir));
-			sb_puts(sb, " -lcudart");
-		}
-		/* Keep the archive's and cudart's symbols out of the dynamic table: the module
-		 * exports PyInit_* and nothing else; -s drops build-machine paths and symbols. */
-		sb_puts(sb, " -Wl,--exclude-libs,ALL -Wl,-s -Wl,-O1 -lpthread -ldl -lrt");
-		emit_flags(g, NULL, &tf.ldflags, false);
-		emit_flags(g, NULL, &x->ldflags, false);
-		emit_flags(g, "-l", &x->libraries, false);
-		sb_puts(sb, "\n");
-		strv_push(g->a, &stage_args, "--file");
-		strv_push(g->a, &stage_args, arena_printf(g->a, "%s=%s", mod, modpath));
-	}
-
-	/* Stage: the pure-Python packages plus the modules, in the tree the wheel will hold. */
-	char *stage = arena_printf(g->a, "%s/stage", cp->dir);
-	char *stamp = arena_printf(g->a, "%s/stage.stamp", cp->dir);
-	sb_puts(sb, "build ");
-	ninja_path(sb, stamp);
-	sb_puts(sb, ": cuwheel");
-	ninja_paths(sb, &modules);
+	emit_build(g, stamp, "cuwheel", NULL);
+	ninja_paths(sb, modules);
 	struct strv pkgfiles = {0};
 	for (size_t p = 0; p < cfg->packages.n; p++) {
-		struct strv files = {0};
-		struct arena *a = g->a;
-		/* Every file under the package is an input: editing Python code restages. */
-		struct strv stack = {0};
-		strv_push(a, &stack, cfg->packages.v[p]);
-		while (stack.n) {
-			const char *rel = stack.v[--stack.n];
-			struct strv names = {0};
-			if (!os_list_dir(a, os_join(a, cfg->project_dir, rel), &names))
-				continue;
-			for (size_t k = 0; k < names.n; k++) {
-				if (!strcmp(names.v[k], "__pycache__") ||
-				    (names.v[k][0] == '.' && !cfg->ship_hidden))
-					continue;
-				char *r = os_join(a, rel, names.v[k]);
-				if (os_is_dir(os_join(a, cfg->project_dir, r)))
-					strv_push(a, &stack, r);
-				else
-					strv_push(a, &files, r);
-			}
-		}
-		for (size_t k = 0; k < files.n; k++)
-			strv_push(g->a, &pkgfiles, files.v[k]);
+		package_files(g, cfg->packages.v[p], &pkgfiles);
 		if (p == 0 && cfg->ship_hidden)
-			strv_push(g->a, &stage_args, "--hidden");
-		strv_push(g->a, &stage_args, "--package");
-		strv_push(g->a, &stage_args, cfg->packages.v[p]);
+			strv_push(g->a, stage_args, "--hidden");
+		strv_push(g->a, stage_args, "--package");
+		strv_push(g->a, stage_args, cfg->packages.v[p]);
 	}
 	/* The file list itself is an input: a file renamed (its mtime kept) or removed changes
 	 * no input's mtime and no command, but changes the list, which is rewritten only when
@@ -893,36 +986,30 @@ static void emit_cell(struct gen *g, const struct cell *c, const struct archive_
 		sb_putc(sb, ' ');
 		ninja_path(sb, from_build(g, pkgfiles.v[k]));
 	}
-	if (!g->stage_list) {
-		struct strbuf lb = {0};
-		sb_printf(&lb, "# cuwheel: the files the stage steps ship (packages%s)\n",
-		          cfg->ship_hidden ? ", hidden files too" : "");
-		for (size_t p = 0; p < cfg->packages.n; p++)
-			sb_printf(&lb, "package %s\n", cfg->packages.v[p]);
-		for (size_t k = 0; k < pkgfiles.n; k++)
-			sb_printf(&lb, "file %s\n", pkgfiles.v[k]);
-		g->stage_list = sb_to_arena(&lb, g->a);
-	}
+	if (!g->stage_list)
+		g->stage_list = stage_list_text(g, &pkgfiles);
 	sb_puts(sb, "\n  args = internal stage --out ");
-	ninja_arg(sb, os_join(g->a, g->plan->cfg->build_dir, stage));
-	sb_puts(sb, " --stamp ");
-	ninja_arg(sb, os_join(g->a, g->plan->cfg->build_dir, stamp));
-	for (size_t i = 0; i < stage_args.n; i++) {
+	ninja_arg(sb, build_path(g, stage));
+	emit_opt(g, " --stamp ", build_path(g, stamp));
+	for (size_t i = 0; i < stage_args->n; i++) {
 		sb_putc(sb, ' ');
-		const char *arg = stage_args.v[i];
+		const char *arg = stage_args->v[i];
 		/* Module sources are build-dir relative; the command runs with -C project. */
-		if (i > 0 && !strcmp(stage_args.v[i - 1], "--file"))
-			arg = arena_printf(g->a, "%s/%s", g->plan->cfg->build_dir, arg);
+		if (i > 0 && !strcmp(stage_args->v[i - 1], "--file"))
+			arg = arena_printf(g->a, "%s/%s", g->cfg->build_dir, arg);
 		ninja_arg(sb, arg);
 	}
 	sb_printf(sb, "\n  desc = %s: stage\n", c->id);
+}
 
-	/* Pack. */
+/* Pack: the staged tree as cp->wheel. */
+static void emit_pack(struct gen *g, const struct cell *c, struct cell_paths *cp, const char *stage,
+                      const char *stamp)
+{
+	struct strbuf *sb = &g->sb;
+	const struct config *cfg = g->cfg;
 	cp->wheel = arena_printf(g->a, "%s/%s", cp->dir, c->wheel);
-	sb_puts(sb, "build ");
-	ninja_path(sb, cp->wheel);
-	sb_puts(sb, ": cuwheel ");
-	ninja_path(sb, stamp);
+	emit_build(g, cp->wheel, "cuwheel", stamp);
 	sb_puts(sb, " | " BUILDGRAPH_PROJECT_JSON);
 	if (cfg->project.readme_path) {
 		sb_putc(sb, ' ');
@@ -933,112 +1020,117 @@ static void emit_cell(struct gen *g, const struct cell *c, const struct archive_
 		ninja_path(sb, from_build(g, cfg->project.license_files.v[i]));
 	}
 	sb_puts(sb, "\n  args = pack ");
-	ninja_arg(sb, os_join(g->a, g->plan->cfg->build_dir, stage));
-	sb_puts(sb, " --project-json ");
-	ninja_arg(sb, os_join(g->a, g->plan->cfg->build_dir, BUILDGRAPH_PROJECT_JSON));
-	sb_puts(sb, " --tag ");
-	ninja_arg(sb, arena_printf(g->a, "%s-%s-%s", c->py_tag, c->abi_tag, c->platform));
-	if (c->local) {
-		sb_puts(sb, " --local ");
-		ninja_arg(sb, c->local);
-	} else {
+	ninja_arg(sb, build_path(g, stage));
+	emit_opt(g, " --project-json ", build_path(g, BUILDGRAPH_PROJECT_JSON));
+	emit_opt(g, " --tag ", arena_printf(g->a, "%s-%s-%s", c->py_tag, c->abi_tag, c->platform));
+	if (c->local)
+		emit_opt(g, " --local ", c->local);
+	else
 		sb_puts(sb, " --no-local");
-	}
-	if (c->torch) {
-		sb_puts(sb, " --requires ");
-		ninja_arg(sb, torchflags_requirement(g->a, c->torch, c->torch_stable));
-	}
+	if (c->torch)
+		emit_opt(g, " --requires ",
+		         torchflags_requirement(g->a, c->torch, c->torch_stable));
 	sb_printf(sb, " --quiet --compression %d -o ", cfg->compression);
-	ninja_arg(sb, os_join(g->a, g->plan->cfg->build_dir, cp->dir));
+	ninja_arg(sb, build_path(g, cp->dir));
 	sb_printf(sb, "\n  desc = %s: pack %s\n", c->id, c->wheel);
+}
 
-	/* torch-compat: the packed wheel tried with each listed torch before it is placed, so
-	 * that with torch-requires = "tested" the range it proved goes into the one wheel dist/
-	 * receives. Failures are the table's rows, not the step's. */
-	if (g->o->run_tests && cfg->test.torch_compat.n && c->torch && !c->torch_stable) {
-		cp->compat = arena_printf(g->a, "%s/compat.json", cp->dir);
-		sb_puts(sb, "build ");
-		ninja_path(sb, cp->compat);
-		sb_puts(sb, ": cuwheel ");
-		ninja_path(sb, cp->wheel);
-		sb_puts(sb, " | " BUILDGRAPH_TEST_CONTEXT "\n  args = internal compat ");
-		ninja_arg(sb, os_join(g->a, g->plan->cfg->build_dir, cp->wheel));
-		sb_puts(sb, " --out ");
-		ninja_arg(sb, os_join(g->a, g->plan->cfg->build_dir, cp->compat));
-		sb_puts(sb, " --context ");
-		ninja_arg(sb, os_join(g->a, g->plan->cfg->build_dir, BUILDGRAPH_TEST_CONTEXT));
-		sb_printf(sb, "\n  desc = %s: torch-compat\n", c->id);
-	}
+/* torch-compat: the packed wheel tried with each listed torch before it is placed, so that
+ * with torch-requires = "tested" the range it proved goes into the one wheel dist/ receives.
+ * Failures are the table's rows, not the step's. */
+static void emit_compat(struct gen *g, const struct cell *c, struct cell_paths *cp)
+{
+	struct strbuf *sb = &g->sb;
+	cp->compat = arena_printf(g->a, "%s/compat.json", cp->dir);
+	emit_build(g, cp->compat, "cuwheel", cp->wheel);
+	sb_puts(sb, " | " BUILDGRAPH_TEST_CONTEXT "\n  args = internal compat ");
+	ninja_arg(sb, build_path(g, cp->wheel));
+	emit_opt(g, " --out ", build_path(g, cp->compat));
+	emit_opt(g, " --context ", build_path(g, BUILDGRAPH_TEST_CONTEXT));
+	sb_printf(sb, "\n  desc = %s: torch-compat\n", c->id);
+}
 
-	/* Audit, stamp the platform tag, place the wheel in dist/ atomically. */
+/* Audit, stamp the platform tag, place the wheel in dist/ atomically. */
+static void emit_finish(struct gen *g, const struct cell *c, struct cell_paths *cp)
+{
+	struct strbuf *sb = &g->sb;
+	const struct config *cfg = g->cfg;
+	const struct toolkit_plan *tp = &g->plan->toolkits[c->toolkit];
 	cp->final = arena_printf(g->a, "%s/final", cp->dir);
-	sb_puts(sb, "build ");
-	ninja_path(sb, cp->final);
-	sb_puts(sb, ": cuwheel ");
-	ninja_path(sb, cp->wheel);
+	emit_build(g, cp->final, "cuwheel", cp->wheel);
 	if (cp->compat) {
 		sb_puts(sb, " | ");
 		ninja_path(sb, cp->compat);
 	}
 	sb_puts(sb, "\n  args = internal finish ");
-	ninja_arg(sb, os_join(g->a, g->plan->cfg->build_dir, cp->wheel));
-	sb_puts(sb, " --dist ");
-	ninja_arg(sb, cfg->dist_dir);
-	sb_puts(sb, " --stamp ");
-	ninja_arg(sb, os_join(g->a, g->plan->cfg->build_dir, cp->final));
-	if (tp->n_archs && cfg->kernels.files.n) { /* no kernels: no device code to check */
-		sb_puts(sb, " --require-arch ");
-		ninja_arg(sb, cuda_arch_list_compact(g->a, tp->archs, tp->n_archs));
-	}
+	ninja_arg(sb, build_path(g, cp->wheel));
+	emit_opt(g, " --dist ", cfg->dist_dir);
+	emit_opt(g, " --stamp ", build_path(g, cp->final));
+	if (tp->n_archs && cfg->kernels.files.n) /* no kernels: no device code to check */
+		emit_opt(g, " --require-arch ",
+		         cuda_arch_list_compact(g->a, tp->archs, tp->n_archs));
 	/* What the wheel may hold at its root: the packages and the top-level modules. */
 	for (size_t p = 0; p < cfg->packages.n; p++) {
 		const char *base = strrchr(cfg->packages.v[p], '/');
-		sb_puts(sb, " --declare ");
-		ninja_arg(sb, base ? base + 1 : cfg->packages.v[p]);
+		emit_opt(g, " --declare ", base ? base + 1 : cfg->packages.v[p]);
 	}
 	for (size_t e = 0; e < cfg->n_extensions; e++) {
 		const char *m = cfg->extensions[e].module;
-		if (m && !strchr(m, '.')) {
-			sb_puts(sb, " --declare ");
-			ninja_arg(sb, m);
-		}
+		if (m && !strchr(m, '.'))
+			emit_opt(g, " --declare ", m);
 	}
 	if (cfg->audit.strict)
 		sb_puts(sb, " --strict");
 	if (c->torch_stable)
 		sb_puts(sb, " --torch-stable");
-	if (cfg->audit.min_manylinux) {
-		sb_puts(sb, " --min-manylinux ");
-		ninja_arg(sb, cfg->audit.min_manylinux);
-	}
-	if (cp->compat && cfg->test.torch_requires_tested) {
-		sb_puts(sb, " --torch-requires-from ");
-		ninja_arg(sb, os_join(g->a, g->plan->cfg->build_dir, cp->compat));
-	}
+	if (cfg->audit.min_manylinux)
+		emit_opt(g, " --min-manylinux ", cfg->audit.min_manylinux);
+	if (cp->compat && cfg->test.torch_requires_tested)
+		emit_opt(g, " --torch-requires-from ", build_path(g, cp->compat));
 	sb_printf(sb, "\n  desc = %s: audit\n", c->id);
+}
 
+/* The test step: the placed wheel installed and tested in a fresh venv of its Python(s). */
+static void emit_test(struct gen *g, const struct cell *c, struct cell_paths *cp)
+{
+	struct strbuf *sb = &g->sb;
+	cp->tested = arena_printf(g->a, "%s/tested", cp->dir);
+	emit_build(g, cp->tested, "cuwheel", cp->final);
+	sb_puts(sb, "\n  args = internal test-cell ");
+	ninja_arg(sb, build_path(g, cp->final));
+	emit_opt(g, " --python ", c->abi3 ? "all" : c->python);
+	emit_opt(g, " --stamp ", build_path(g, cp->tested));
+	emit_opt(g, " --context ", build_path(g, BUILDGRAPH_TEST_CONTEXT));
+	sb_printf(sb, "\n  desc = %s: test\n", c->id);
+}
+
+/* Every step of one cell: its extensions' objects and modules, stage, pack, torch-compat,
+ * audit and test, and the phony target named for the cell. */
+static void emit_cell(struct gen *g, const struct cell *c, const struct archive_paths *ap,
+                      struct cell_paths *cp)
+{
+	struct strbuf *sb = &g->sb;
+	const struct config *cfg = g->cfg;
+	cp->dir = arena_printf(g->a, "cells/%s", c->id);
+	cp->target = c->id;
+	sb_printf(sb, "# %s: Python %s (%s)\n", c->id, c->py->version, c->py->path);
+	struct strv stage_args = {0};
+	struct strv modules = {0};
+	for (size_t e = 0; e < cfg->n_extensions; e++)
+		emit_extension(g, c, e, ap, cp, &modules, &stage_args);
+	char *stage = arena_printf(g->a, "%s/stage", cp->dir);
+	char *stamp = arena_printf(g->a, "%s/stage.stamp", cp->dir);
+	emit_stage(g, c, stage, stamp, &modules, &stage_args);
+	emit_pack(g, c, cp, stage, stamp);
+	if (g->o->run_tests && cfg->test.torch_compat.n && c->torch && !c->torch_stable)
+		emit_compat(g, c, cp);
+	emit_finish(g, c, cp);
 	const char *last = cp->final;
 	if (g->o->run_tests && cfg->test.command) {
-		cp->tested = arena_printf(g->a, "%s/tested", cp->dir);
-		sb_puts(sb, "build ");
-		ninja_path(sb, cp->tested);
-		sb_puts(sb, ": cuwheel ");
-		ninja_path(sb, cp->final);
-		sb_puts(sb, "\n  args = internal test-cell ");
-		ninja_arg(sb, os_join(g->a, g->plan->cfg->build_dir, cp->final));
-		sb_puts(sb, " --python ");
-		ninja_arg(sb, c->abi3 ? "all" : c->python);
-		sb_puts(sb, " --stamp ");
-		ninja_arg(sb, os_join(g->a, g->plan->cfg->build_dir, cp->tested));
-		sb_puts(sb, " --context ");
-		ninja_arg(sb, os_join(g->a, g->plan->cfg->build_dir, BUILDGRAPH_TEST_CONTEXT));
-		sb_printf(sb, "\n  desc = %s: test\n", c->id);
+		emit_test(g, c, cp);
 		last = cp->tested;
 	}
-	sb_puts(sb, "build ");
-	ninja_path(sb, c->id);
-	sb_puts(sb, ": phony ");
-	ninja_path(sb, last);
+	emit_build(g, c->id, "phony", last);
 	sb_puts(sb, "\n\n");
 }
 
