@@ -626,169 +626,242 @@ static const char *torch_site_dir(struct arena *a, const struct interp *py)
 	return p;
 }
 
-static void job_run(struct run_ctx *rc, size_t idx)
-{
-	const struct wheeltest_opts *o = rc->o;
-	struct wheeltest_job *j = &rc->jobs[idx];
-	struct arena *a = &rc->job_arenas[idx];
-	size_t lines = o->output_lines ? o->output_lines : 60;
-	double t0 = now_s();
-	struct diag quiet = {0}; /* a job's failures are told in its own output (job_fail) */
-	char *dir = arena_printf(a, "%s/%zu-%s", rc->root, idx, j->py_key);
-	char *venv = os_join(a, dir, "venv"), *work = os_join(a, dir, "work");
-	char *vpy = arena_printf(a, "%s/bin/python", venv);
-	struct strbuf out = {0};
-	int st;
-	if (!os_mkdir_p(&quiet, work)) {
-		sb_puts(&out, "cannot create the work directory\n");
-		job_fail(a, j, "setup", 1, &out, lines);
-		goto done;
-	}
+/* One job while it runs: where it works, and what its steps printed. */
+struct job_state {
+	struct run_ctx *rc;
+	struct wheeltest_job *j;
+	struct arena *a;
+	size_t lines; /* the output lines a failure keeps */
+	char *venv, *work, *vpy;
+	const char *torch_site; /* the build's torch, put on the venv's path; NULL: none */
+	struct strbuf out;
+};
 
+/* Fails the job at step with exit status st and the output so far; returns false. */
+static bool job_failed(struct job_state *jr, const char *step, int st)
+{
+	job_fail(jr->a, jr->j, step, st, &jr->out, jr->lines);
+	return false;
+}
+
+/* The job's work dir and its venv (without pip), with the .pth that points at the build's
+ * torch. Returns false when the job failed. */
+static bool job_setup(struct job_state *jr)
+{
+	struct diag quiet = {0}; /* a job's failures are told in its own output (job_fail) */
+	struct wheeltest_job *j = jr->j;
+	if (!os_mkdir_p(&quiet, jr->work)) {
+		sb_puts(&jr->out, "cannot create the work directory\n");
+		return job_failed(jr, "setup", 1);
+	}
 	/* A venv without pip takes a tenth of a second; ensurepip takes seconds. The base
 	 * interpreter's pip installs into it with --python (pip >= 22.3). */
-	const char *venv_argv[] = {j->py->path, "-m", "venv", "--without-pip", venv, NULL};
-	if ((st = run_step(venv_argv, work, NULL, &out)) != 0) {
-		job_fail(a, j, "python -m venv", st, &out, lines);
-		goto done;
-	}
-
+	const char *venv_argv[] = {j->py->path, "-m", "venv", "--without-pip", jr->venv, NULL};
+	int st;
+	if ((st = run_step(venv_argv, jr->work, NULL, &jr->out)) != 0)
+		return job_failed(jr, "python -m venv", st);
 	/* A torch cell is tested against the torch it was built with, not one pip downloads
 	 * (1.6 GB a venv, or a failure offline): a .pth puts the site-packages dir holding the
 	 * building interpreter's torch on the venv's path, after its own, so pip sees
 	 * Requires-Dist: torch satisfied. [tool.cuwheel.test] torch = "index" turns it off. */
-	const char *torch_site = o->cfg->test.torch_from_index ? NULL : torch_site_dir(a, j->py);
-	if (torch_site) {
-		char *pth =
-		    arena_printf(a, "%s/lib/python%d.%d%s/site-packages/_cuwheel_build_torch.pth",
-		                 venv, j->py->major, j->py->minor, j->py->freethreaded ? "t" : "");
-		char *line = arena_printf(a, "%s\n", torch_site);
-		if (!os_write_atomic(&quiet, pth, line, strlen(line), 0644)) {
-			sb_puts(&out, "cannot write the .pth that points at the build's torch\n");
-			job_fail(a, j, "setup", 1, &out, lines);
-			goto done;
-		}
+	jr->torch_site =
+	    jr->rc->o->cfg->test.torch_from_index ? NULL : torch_site_dir(jr->a, j->py);
+	if (!jr->torch_site)
+		return true;
+	char *pth =
+	    arena_printf(jr->a, "%s/lib/python%d.%d%s/site-packages/_cuwheel_build_torch.pth",
+	                 jr->venv, j->py->major, j->py->minor, j->py->freethreaded ? "t" : "");
+	char *line = arena_printf(jr->a, "%s\n", jr->torch_site);
+	if (!os_write_atomic(&quiet, pth, line, strlen(line), 0644)) {
+		sb_puts(&jr->out, "cannot write the .pth that points at the build's torch\n");
+		return job_failed(jr, "setup", 1);
 	}
+	return true;
+}
 
-	/* pip's arguments after "pip"; prefixed by how pip is started. With the build's torch,
-	 * two steps: the wheel's other requirements and the test's (with their dependencies),
-	 * then the wheel itself with --no-deps, since pip would otherwise also want every
-	 * dependency of that torch (installed or not, it is not the test's business). */
-	struct strv steps[2] = {{0}};
+/* pip's arguments after "pip", one strv a pip run, into steps[2]; returns their number. With
+ * the build's torch, two steps: the wheel's other requirements and the test's (with their
+ * dependencies), then the wheel itself with --no-deps, since pip would otherwise also want
+ * every dependency of that torch (installed or not, it is not the test's business). */
+static size_t job_pip_steps(struct job_state *jr, struct strv steps[2])
+{
+	struct arena *a = jr->a;
+	const struct wheeltest_opts *o = jr->rc->o;
 	size_t n_steps = 0;
 	struct strv reqs = {0};
-	if (torch_site)
-		wheel_requires_except_torch(a, j->wheel, &reqs, NULL);
+	if (jr->torch_site)
+		wheel_requires_except_torch(a, jr->j->wheel, &reqs, NULL);
 	for (size_t i = 0; i < o->cfg->test.requires.n; i++)
 		strv_push(a, &reqs, o->cfg->test.requires.v[i]);
 	for (size_t k = 0; k < 2; k++) {
 		bool deps_step = k == 0;
-		if (deps_step && torch_site && !reqs.n)
+		if (deps_step && jr->torch_site && !reqs.n)
 			continue;
-		if (!deps_step && !torch_site)
+		if (!deps_step && !jr->torch_site)
 			break;
 		struct strv *args = &steps[n_steps++];
 		strv_push(a, args, "install");
 		strv_push(a, args, "--disable-pip-version-check");
 		strv_push(a, args, "--no-input");
 		strv_push(a, args, "-q");
-		for (size_t i = 0; i < rc->pip_sources.n; i++)
-			strv_push(a, args, rc->pip_sources.v[i]);
+		for (size_t i = 0; i < jr->rc->pip_sources.n; i++)
+			strv_push(a, args, jr->rc->pip_sources.v[i]);
 		if (!deps_step)
 			strv_push(a, args, "--no-deps");
-		if (!deps_step || !torch_site)
-			strv_push(a, args, j->wheel);
+		if (!deps_step || !jr->torch_site)
+			strv_push(a, args, jr->j->wheel);
 		for (size_t i = 0; deps_step && i < reqs.n; i++)
 			strv_push(a, args, reqs.v[i]);
 	}
+	return n_steps;
+}
+
+/* Installs the wheel and the test's requirements into the venv: with the base interpreter's
+ * pip, or with the venv's own where that pip cannot target another interpreter. Returns false
+ * when the job failed. */
+static bool job_pip_install(struct job_state *jr)
+{
+	struct arena *a = jr->a;
+	struct strv steps[2] = {{0}};
+	size_t n_steps = job_pip_steps(jr, steps);
 	const char *pip_env[] = {"PIP_DISABLE_PIP_VERSION_CHECK=1", "PIP_NO_INPUT=1",
 	                         "PIP_REQUIRE_VIRTUALENV=0", NULL};
-	const char *base_pip[] = {j->py->path, "-m", "pip", "--python", vpy};
-	const char *venv_pip[] = {vpy, "-m", "pip"};
+	const char *base_pip[] = {jr->j->py->path, "-m", "pip", "--python", jr->vpy};
+	const char *venv_pip[] = {jr->vpy, "-m", "pip"};
 	const char *const *pip = base_pip;
 	size_t n_pip = 5;
-	st = 0;
+	int st = 0;
 	for (size_t k = 0; k < n_steps && st == 0; k++) {
-		sb_reset(&out);
-		st = run_step(pip_argv(a, pip, n_pip, &steps[k]), work, pip_env, &out);
-		const char *o_text = sb_str(&out);
+		sb_reset(&jr->out);
+		st = run_step(pip_argv(a, pip, n_pip, &steps[k]), jr->work, pip_env, &jr->out);
+		const char *o_text = sb_str(&jr->out);
 		if (st != 0 && pip == base_pip &&
 		    (strstr(o_text, "no such option: --python") ||
 		     strstr(o_text, "No module named pip"))) {
 			/* The base pip cannot target another interpreter: give the venv its own
 			 * pip. */
-			const char *ensure[] = {vpy, "-m", "ensurepip", "--default-pip", NULL};
-			sb_reset(&out);
-			if ((st = run_step(ensure, work, NULL, &out)) != 0) {
-				job_fail(a, j, "python -m ensurepip", st, &out, lines);
-				goto done;
-			}
+			const char *ensure[] = {jr->vpy, "-m", "ensurepip", "--default-pip", NULL};
+			sb_reset(&jr->out);
+			if ((st = run_step(ensure, jr->work, NULL, &jr->out)) != 0)
+				return job_failed(jr, "python -m ensurepip", st);
 			pip = venv_pip;
 			n_pip = 3;
-			sb_reset(&out);
-			st = run_step(pip_argv(a, pip, n_pip, &steps[k]), work, pip_env, &out);
+			sb_reset(&jr->out);
+			st = run_step(pip_argv(a, pip, n_pip, &steps[k]), jr->work, pip_env,
+			              &jr->out);
 		}
 	}
-	if (st != 0) {
-		job_fail(a, j, "pip install", st, &out, lines);
-		goto done;
-	}
+	if (st != 0)
+		return job_failed(jr, "pip install", st);
+	return true;
+}
 
-	const char *env[] = {arena_printf(a, "PATH=%s/bin%s%s", venv, rc->path_env ? ":" : "",
+/* The environment of the import check and the test command: the venv first on PATH, no
+ * Python settings of the parent's, and the project and wheel as variables. */
+static const char *const *job_test_env(struct job_state *jr)
+{
+	struct arena *a = jr->a;
+	const struct run_ctx *rc = jr->rc;
+	const char *env[] = {arena_printf(a, "PATH=%s/bin%s%s", jr->venv, rc->path_env ? ":" : "",
 	                                  rc->path_env ? rc->path_env : ""),
-	                     arena_printf(a, "VIRTUAL_ENV=%s", venv),
+	                     arena_printf(a, "VIRTUAL_ENV=%s", jr->venv),
 	                     "PYTHONHOME=", /* an empty value counts as unset for Python */
 	                     "PYTHONPATH=",
 	                     "PYTHONNOUSERSITE=1",
-	                     arena_printf(a, TESTCMD_PROJECT_VAR "=%s", o->cfg->project_dir),
-	                     arena_printf(a, TESTCMD_WHEEL_VAR "=%s", j->wheel),
+	                     arena_printf(a, TESTCMD_PROJECT_VAR "=%s", rc->o->cfg->project_dir),
+	                     arena_printf(a, TESTCMD_WHEEL_VAR "=%s", jr->j->wheel),
 	                     NULL};
-	/* torch-compat: the modules are imported first, after torch, so that a wheel that does
-	 * not load with this torch fails there, with the loader's own words (undefined symbol). */
-	if (o->compat_torch && o->cfg->n_extensions) {
-		struct strv imp = {0};
-		strv_push(a, &imp, vpy);
-		strv_push(a, &imp, "-c");
-		strv_push(a, &imp,
-		          "import importlib, sys\nimport torch\n"
-		          "for m in sys.argv[1:]:\n    importlib.import_module(m)\n");
-		for (size_t i = 0; i < o->cfg->n_extensions; i++)
-			if (o->cfg->extensions[i].module)
-				strv_push(a, &imp, o->cfg->extensions[i].module);
-		sb_reset(&out);
-		if ((st = run_step(imp.v, work, env, &out)) != 0) {
-			job_fail(a, j, "import", st, &out, lines);
-			goto done;
-		}
-		if (!o->cfg->test.command) {
-			j->result = WHEELTEST_PASS;
-			goto done;
-		}
-	}
+	const char **v = arena_calloc(a, sizeof(env) / sizeof(*env), sizeof(*v));
+	memcpy(v, env, sizeof(env));
+	return v;
+}
 
+/* torch-compat: the modules are imported first, after torch, so that a wheel that does not
+ * load with this torch fails there, with the loader's own words (undefined symbol). Returns
+ * false when the job failed. */
+static bool job_import(struct job_state *jr, const char *const *env)
+{
+	struct arena *a = jr->a;
+	const struct config *cfg = jr->rc->o->cfg;
+	struct strv imp = {0};
+	strv_push(a, &imp, jr->vpy);
+	strv_push(a, &imp, "-c");
+	strv_push(a, &imp,
+	          "import importlib, sys\nimport torch\n"
+	          "for m in sys.argv[1:]:\n    importlib.import_module(m)\n");
+	for (size_t i = 0; i < cfg->n_extensions; i++)
+		if (cfg->extensions[i].module)
+			strv_push(a, &imp, cfg->extensions[i].module);
+	sb_reset(&jr->out);
+	int st;
+	if ((st = run_step(imp.v, jr->work, env, &jr->out)) != 0)
+		return job_failed(jr, "import", st);
+	return true;
+}
+
+/* The test command, in the work dir with env; passes the job when it exits 0. */
+static void job_test_command(struct job_state *jr, const char *const *env)
+{
 	/* The paths reach the command as variables it reads, never as text the shell parses. */
 	const char *why = NULL;
-	char *cmd = wheeltest_expand_command(a, o->cfg->test.command, &why);
+	char *cmd = wheeltest_expand_command(jr->a, jr->rc->o->cfg->test.command, &why);
 	if (!cmd) {
-		sb_reset(&out);
-		sb_puts(&out, why);
-		job_fail(a, j, "test command", 2, &out, lines);
-		goto done;
+		sb_reset(&jr->out);
+		sb_puts(&jr->out, why);
+		job_failed(jr, "test command", 2);
+		return;
 	}
 	const char *sh[] = {"/bin/sh", "-c", cmd, NULL};
-	sb_reset(&out);
-	if ((st = run_step(sh, work, env, &out)) != 0) {
-		job_fail(a, j, "test command", st, &out, lines);
-		goto done;
+	sb_reset(&jr->out);
+	int st;
+	if ((st = run_step(sh, jr->work, env, &jr->out)) != 0) {
+		job_failed(jr, "test command", st);
+		return;
 	}
-	j->result = WHEELTEST_PASS;
-	j->output = tail_lines(a, sb_str(&out), 3); /* the summary ("49 passed in 3.1s") */
+	jr->j->result = WHEELTEST_PASS;
+	jr->j->output =
+	    tail_lines(jr->a, sb_str(&jr->out), 3); /* the summary ("49 passed in 3.1s") */
+}
 
-done:
-	sb_release(&out);
+/* The job's steps in order: venv, pip install, the import check (torch-compat), the test
+ * command; the first that fails ends it. */
+static void job_steps(struct job_state *jr)
+{
+	const struct wheeltest_opts *o = jr->rc->o;
+	if (!job_setup(jr) || !job_pip_install(jr))
+		return;
+	const char *const *env = job_test_env(jr);
+	if (o->compat_torch && o->cfg->n_extensions) {
+		if (!job_import(jr, env))
+			return;
+		if (!o->cfg->test.command) {
+			jr->j->result = WHEELTEST_PASS;
+			return;
+		}
+	}
+	job_test_command(jr, env);
+}
+
+static void job_run(struct run_ctx *rc, size_t idx)
+{
+	const struct wheeltest_opts *o = rc->o;
+	struct wheeltest_job *j = &rc->jobs[idx];
+	struct arena *a = &rc->job_arenas[idx];
+	double t0 = now_s();
+	char *dir = arena_printf(a, "%s/%zu-%s", rc->root, idx, j->py_key);
+	struct job_state jr = {.rc = rc,
+	                       .j = j,
+	                       .a = a,
+	                       .lines = o->output_lines ? o->output_lines : 60,
+	                       .venv = os_join(a, dir, "venv"),
+	                       .work = os_join(a, dir, "work")};
+	jr.vpy = arena_printf(a, "%s/bin/python", jr.venv);
+	job_steps(&jr);
+	sb_release(&jr.out);
 	j->seconds = now_s() - t0;
+	struct diag quiet = {0};
 	if (o->keep_venvs)
-		j->venv = venv;
+		j->venv = jr.venv;
 	else
 		os_rm_rf(&quiet, dir);
 }
