@@ -72,6 +72,29 @@ void torchplan_relink(struct arena *a, const struct strv *flags, const struct to
 	}
 }
 
+/* The middle of BuildExtension's order for extension x in cell c: the project's defines and
+ * include dirs, torch's include dirs, CUDA's (tk; none when NULL) and, per cell, Python's. */
+static void ext_include_flags(struct arena *a, const struct extension_cfg *x, const struct cell *c,
+                              const struct toolkit *tk, const struct torch_flags *tf,
+                              const char *proj, const char *link, enum bind_mode mode,
+                              struct strv *out)
+{
+	for (size_t i = 0; i < x->defines.n; i++)
+		strv_push(a, out, arena_printf(a, "-D%s", x->defines.v[i]));
+	for (size_t i = 0; i < x->include_dirs.n; i++)
+		strv_push(a, out,
+		          arena_printf(a, "-I%s", from_build(a, proj, x->include_dirs.v[i])));
+	/* torch's headers through link in every mode: their paths reach the object (__FILE__
+	 * in torch's checks), and the venv that provided torch must not. */
+	torchplan_relink(a, &tf->incs, &c->py->torch, link, out);
+	if (tk)
+		strv_push(a, out, arena_printf(a, "-I%s", tk->include_dir));
+	if (mode == BIND_CELL || mode == BIND_CELL_PCH) {
+		strv_push(a, out, "-isystem");
+		strv_push(a, out, c->py->include_dir);
+	}
+}
+
 void torchplan_binding_flags(struct arena *a, const struct config *cfg,
                              const struct extension_cfg *x, const struct cell *c,
                              const struct toolkit *tk, const struct torch_flags *tf,
@@ -92,20 +115,7 @@ void torchplan_binding_flags(struct arena *a, const struct config *cfg,
 	/* Then BuildExtension's order: the project's defines and include dirs, torch's, CUDA's
 	 * and Python's include dirs, the project's cflags, and last the defines torch appends
 	 * (and -std=c++17), so a project's -U or -D of one of them acts as it does there. */
-	for (size_t i = 0; i < x->defines.n; i++)
-		strv_push(a, out, arena_printf(a, "-D%s", x->defines.v[i]));
-	for (size_t i = 0; i < x->include_dirs.n; i++)
-		strv_push(a, out,
-		          arena_printf(a, "-I%s", from_build(a, proj, x->include_dirs.v[i])));
-	/* torch's headers through link in every mode: their paths reach the object (__FILE__
-	 * in torch's checks), and the venv that provided torch must not. */
-	torchplan_relink(a, &tf->incs, &c->py->torch, link, out);
-	if (tk)
-		strv_push(a, out, arena_printf(a, "-I%s", tk->include_dir));
-	if (mode == BIND_CELL || mode == BIND_CELL_PCH) {
-		strv_push(a, out, "-isystem");
-		strv_push(a, out, c->py->include_dir);
-	}
+	ext_include_flags(a, x, c, tk, tf, proj, link, mode, out);
 	for (size_t i = 0; i < x->cflags.n; i++)
 		strv_push(a, out, x->cflags.v[i]);
 	for (size_t i = 0; i < tf->post.n; i++)
@@ -117,16 +127,8 @@ void torchplan_cu_flags(struct arena *a, const struct config *cfg, const struct 
                         const char *link, enum bind_mode mode, struct strv *out)
 {
 	const struct kernels_cfg *k = &cfg->kernels;
-	for (size_t i = 0; i < x->defines.n; i++)
-		strv_push(a, out, arena_printf(a, "-D%s", x->defines.v[i]));
-	for (size_t i = 0; i < x->include_dirs.n; i++)
-		strv_push(a, out,
-		          arena_printf(a, "-I%s", from_build(a, proj, x->include_dirs.v[i])));
-	torchplan_relink(a, &tf->incs, &c->py->torch, link, out);
-	if (mode == BIND_CELL || mode == BIND_CELL_PCH) {
-		strv_push(a, out, "-isystem");
-		strv_push(a, out, c->py->include_dir);
-	}
+	/* nvcc finds CUDA's headers itself: no toolkit include dir. */
+	ext_include_flags(a, x, c, NULL, tf, proj, link, mode, out);
 	for (size_t i = 0; i < tf->nvcc_common.n; i++)
 		strv_push(a, out, tf->nvcc_common.v[i]);
 	bool own_std = false;
@@ -389,6 +391,201 @@ static bool kernels_decide(struct torch_plan *tp, const struct plan *plan, const
 	return true;
 }
 
+/* A .cu source of a torch extension: nvcc's preprocessor under nvcc's flags (c++ would take a
+ * .cu for a linker input), with cell c's flags: per Python where Python's headers are in it,
+ * else once; never a PCH. Returns false on a failure that ends the plan; *ok = false where the
+ * preprocessor run failed. */
+static bool scan_cu_source(struct torch_plan *tp, const struct plan *plan,
+                           const struct extension_cfg *x, const struct cell *c,
+                           const struct torch_flags *tf, const struct torch_plan_ext *te,
+                           const char *src, struct binding_decision *bd, bool *ok)
+{
+	struct arena *a = tp->scan.a;
+	struct strv cuf = {0};
+	strv_push(a, &cuf, plan->toolkits[c->toolkit].tk->nvcc);
+	torchplan_cu_flags(a, plan->cfg, x, c, tf, tp->scan.proj, te->link, BIND_CELL, &cuf);
+	if (!torchscan_binding(&tp->scan, &cuf, from_build(a, tp->scan.proj, src), NULL, bd))
+		*ok = false;
+	else if (bd->python && !ext_pyfree(tp, plan, x, c, tf, te->link, &cuf, src, bd))
+		return false;
+	return true;
+}
+
+/* The first scan of extension x's sources with cell c's flags (flags: the c++ command): per
+ * Python or shared, proven Python-free or not, without any PCH question. Adds the sources
+ * that may use a PCH to *n_cand. Returns false on a failure that ends the plan; *ok = false
+ * where a preprocessor run failed. */
+static bool scan_sources(struct torch_plan *tp, const struct plan *plan,
+                         const struct extension_cfg *x, const struct cell *c,
+                         const struct torch_flags *tf, struct torch_plan_ext *te,
+                         const struct strv *flags, size_t *n_cand, bool *ok)
+{
+	struct arena *a = tp->scan.a;
+	for (size_t f = 0; f < x->files.n; f++) {
+		const char *src = x->files.v[f];
+		struct binding_decision *bd = &te->srcs[f];
+		if (is_c(src)) {
+			bd->python = true; /* C sources stay as they are */
+			continue;
+		}
+		if (is_cu(src)) {
+			if (!scan_cu_source(tp, plan, x, c, tf, te, src, bd, ok))
+				return false;
+			continue;
+		}
+		if (!torchscan_binding(&tp->scan, flags, from_build(a, tp->scan.proj, src), NULL,
+		                       bd)) {
+			*ok = false;
+			continue;
+		}
+		if (bd->python && !ext_pyfree(tp, plan, x, c, tf, te->link, flags, src, bd))
+			return false;
+		if (!bd->torch_ext || !bd->python || x->pch == TRI_OFF)
+			continue;
+		if (excluded(x, src))
+			bd->pch = PCH_EXCLUDED;
+		else
+			(*n_cand)++;
+	}
+	return true;
+}
+
+/* The cells of one torch, per flag set (toolkit, -fwrapv or not). */
+struct flag_sets {
+	size_t n_cells; /* the cells */
+	size_t n_sets;  /* the flag sets they fall into */
+	size_t min_k;   /* the cells of the smallest set */
+};
+
+/* The flag sets of cell c's torch: every cell of the config's matrix on this platform that
+ * pairs with it, selected or not, found here or not, so that the PCH (and so the objects) of
+ * a cell is the same whether one cell or all are built, here or on a runner. */
+static struct flag_sets torch_flag_sets(struct arena *a, const struct plan *plan,
+                                        const struct cell *c)
+{
+	struct flag_sets fs = {0};
+	size_t *per_set = arena_calloc(a, 2 * plan->n_toolkits + 2, sizeof(*per_set));
+	for (size_t k = 0; k < plan->n_cells; k++) {
+		const struct cell *o = &plan->cells[k];
+		/* (A matrix without a torch axis: every cell takes the torch its Python has.) */
+		bool same_torch = c->torch ? o->torch && !strcmp(o->torch, c->torch) : !o->torch;
+		if (o->unpaired || !same_torch || strcmp(o->platform, c->platform) != 0)
+			continue;
+		fs.n_cells++;
+		fs.n_sets += per_set[2 * o->toolkit + version_wrapv(o->python)]++ == 0;
+	}
+	for (size_t k = 0; k < 2 * plan->n_toolkits + 2; k++)
+		if (per_set[k] && (!fs.min_k || per_set[k] < fs.min_k))
+			fs.min_k = per_set[k];
+	return fs;
+}
+
+/* The PCH question, asked of each source that may use one with header forced first (the
+ * proof's answer stays). Returns false when a preprocessor run failed, or a source refuses
+ * the PCH that pch = "on" demands (reported). */
+static bool scan_pch(struct torch_plan *tp, const struct config *cfg, const struct extension_cfg *x,
+                     struct torch_plan_ext *te, const struct strv *flags, const char *header)
+{
+	struct arena *a = tp->scan.a;
+	bool ok = true;
+	for (size_t f = 0; f < x->files.n; f++) {
+		const char *src = x->files.v[f];
+		struct binding_decision *bd = &te->srcs[f];
+		if (is_c(src) || is_cu(src) || !bd->torch_ext || !bd->python || x->pch == TRI_OFF ||
+		    bd->pch == PCH_EXCLUDED)
+			continue;
+		enum pyfree_state pf = bd->pyfree;
+		const char *pf_why = bd->pyfree_why;
+		if (!torchscan_binding(&tp->scan, flags, from_build(a, tp->scan.proj, src), header,
+		                       bd)) {
+			ok = false;
+			continue;
+		}
+		bd->pyfree = pf;
+		bd->pyfree_why = pf_why;
+		if (bd->pch == PCH_REFUSED && x->pch == TRI_ON) {
+			diag_path(tp->scan.d, DIAG_ERROR, cfg->pyproject,
+			          "%s: pch = \"on\", but %s; add it to pch-exclude "
+			          "or set pch = \"auto\" (the source is then compiled "
+			          "without the precompiled header)",
+			          src, bd->pch_why);
+			ok = false;
+		}
+	}
+	return ok;
+}
+
+/* Whether the sources that can use the PCH do, and why. A .gch costs about what three
+ * compiles of a source that includes torch/extension.h save with it (~35 CPU-s against
+ * 27 -> 12 CPU-s a source): with auto, it is built only where each .gch serves three compiles
+ * or more. */
+static void pch_decide(struct arena *a, const struct extension_cfg *x, struct torch_plan_ext *te,
+                       const struct flag_sets *fs)
+{
+	size_t n_use = 0;
+	for (size_t f = 0; f < x->files.n; f++)
+		n_use += te->srcs[f].pch == PCH_USE;
+	size_t gchs = te->pch_shared ? fs->n_sets : fs->n_cells;
+	bool pays = n_use * fs->n_cells >= 3 * (gchs ? gchs : 1);
+	const char *why = pch_use_why(a, te->pch_shared, fs->min_k, fs->n_cells, fs->n_sets);
+	if (x->pch == TRI_AUTO && !pays)
+		why = arena_printf(a,
+		                   "%zu source%s x %zu Python%s would use %zu .gch; a PCH "
+		                   "pays from three compiles per .gch (pch = \"on\" forces it)",
+		                   n_use, n_use == 1 ? "" : "s", fs->n_cells,
+		                   fs->n_cells == 1 ? "" : "s", gchs ? gchs : 1);
+	for (size_t f = 0; f < x->files.n; f++)
+		if (te->srcs[f].pch == PCH_USE) {
+			te->srcs[f].pch = x->pch == TRI_AUTO && !pays ? PCH_NONE : PCH_USE;
+			te->srcs[f].pch_why = why;
+		}
+}
+
+/* The decisions for torch-kind extension e under the torch of cell c, the first selected cell
+ * of that torch (the representative), added to tp->exts. Returns false on a failure that ends
+ * the plan; *ok = false where a preprocessor run failed or pch = "on" was refused. */
+static bool plan_extension(struct torch_plan *tp, const struct plan *plan, const char *cxx,
+                           size_t e, const struct cell *c, bool *ok)
+{
+	struct arena *a = tp->scan.a;
+	const struct config *cfg = plan->cfg;
+	const struct extension_cfg *x = &cfg->extensions[e];
+	const struct toolkit *tk = plan->toolkits[c->toolkit].tk;
+	struct torch_flags tf;
+	const char *err = NULL;
+	if (!torchflags_for(a, x, c->py, tk, &tf, &err))
+		return true; /* buildgraph reports it */
+	struct torch_plan_ext *te = &tp->exts[tp->n_exts++];
+	te->ext = e;
+	te->torch = c->py->torch.version;
+	te->rep = c;
+	te->link = torchscan_link(&tp->scan, &c->py->torch);
+	if (!te->link)
+		return false;
+	te->srcs = arena_calloc(a, x->files.n + 1, sizeof(*te->srcs));
+	struct strv flags = {0};
+	strv_push(a, &flags, cxx);
+	torchplan_binding_flags(a, cfg, x, c, tk, &tf, tp->scan.proj, te->link, BIND_CELL, &flags);
+	size_t n_cand = 0;
+	if (!scan_sources(tp, plan, x, c, &tf, te, &flags, &n_cand, ok))
+		return false;
+	struct flag_sets fs = torch_flag_sets(a, plan, c);
+	/* Which header to precompile. torch/all.h holds no Python header, so one .gch serves
+	 * every Python of a flag set, but each source then parses torch/python.h (pybind11,
+	 * Python.h) itself. Measured (bench/torchbind, torch 2.11, 8 sources, 4 Pythons): a .gch
+	 * costs ~35 CPU-s, and a source ~1.5 CPU-s more with torch/all.h's than with
+	 * torch/extension.h's. So torch/all.h where the .gch builds it saves outweigh that, in
+	 * the smallest flag set of k Pythons: (k - 1) * 35 > k * n * 1.5; else one .gch of
+	 * torch/extension.h per Python (always so for a single Python, as a CI runner that
+	 * builds one cell is). */
+	te->pch_shared = fs.min_k >= 2 && (fs.min_k - 1) * 70 > fs.min_k * n_cand * 3;
+	const char *header = te->pch_shared ? "torch/all.h" : "torch/extension.h";
+	if (!scan_pch(tp, cfg, x, te, &flags, header))
+		*ok = false;
+	pch_decide(a, x, te, &fs);
+	return true;
+}
+
 bool torchplan_make(struct arena *a, struct diag *d, const struct plan *plan, const char *build_dir,
                     const char *cxx, const char *cc, struct torch_plan *out)
 {
@@ -402,156 +599,15 @@ bool torchplan_make(struct arena *a, struct diag *d, const struct plan *plan, co
 	out->exts =
 	    arena_calloc(a, cfg->n_extensions * (plan->n_cells + 1) + 1, sizeof(*out->exts));
 	for (size_t e = 0; e < cfg->n_extensions; e++) {
-		const struct extension_cfg *x = &cfg->extensions[e];
-		if (x->kind != EXT_TORCH)
+		if (cfg->extensions[e].kind != EXT_TORCH)
 			continue;
 		for (size_t i = 0; i < plan->n_cells; i++) {
 			const struct cell *c = &plan->cells[i];
 			if (!c->selected || !c->buildable || !c->py->torch.present ||
 			    !c->py->torch.version || torchplan_find(out, e, c->py->torch.version))
 				continue;
-			const struct toolkit *tk = plan->toolkits[c->toolkit].tk;
-			struct torch_flags tf;
-			const char *err = NULL;
-			if (!torchflags_for(a, x, c->py, tk, &tf, &err))
-				continue; /* buildgraph reports it */
-			struct torch_plan_ext *te = &out->exts[out->n_exts++];
-			te->ext = e;
-			te->torch = c->py->torch.version;
-			te->rep = c;
-			te->link = torchscan_link(&out->scan, &c->py->torch);
-			if (!te->link)
+			if (!plan_extension(out, plan, cxx, e, c, &ok))
 				return false;
-			te->srcs = arena_calloc(a, x->files.n + 1, sizeof(*te->srcs));
-			struct strv flags = {0};
-			strv_push(a, &flags, cxx);
-			torchplan_binding_flags(a, cfg, x, c, tk, &tf, out->scan.proj, te->link,
-			                        BIND_CELL, &flags);
-			/* Per Python or shared, first without any PCH question. */
-			size_t n_cand = 0;
-			for (size_t f = 0; f < x->files.n; f++) {
-				const char *src = x->files.v[f];
-				struct binding_decision *bd = &te->srcs[f];
-				if (is_c(src)) {
-					bd->python = true; /* C sources stay as they are */
-					continue;
-				}
-				if (is_cu(src)) {
-					/* nvcc's preprocessor under nvcc's flags (c++ would take
-					 * a .cu for a linker input): per Python where Python's
-					 * headers are in it, else once; never a PCH. */
-					struct strv cuf = {0};
-					strv_push(a, &cuf, tk->nvcc);
-					torchplan_cu_flags(a, cfg, x, c, &tf, out->scan.proj,
-					                   te->link, BIND_CELL, &cuf);
-					if (!torchscan_binding(&out->scan, &cuf,
-					                       from_build(a, out->scan.proj, src),
-					                       NULL, bd))
-						ok = false;
-					else if (bd->python && !ext_pyfree(out, plan, x, c, &tf,
-					                                   te->link, &cuf, src, bd))
-						return false;
-					continue;
-				}
-				if (!torchscan_binding(&out->scan, &flags,
-				                       from_build(a, out->scan.proj, src), NULL,
-				                       bd)) {
-					ok = false;
-					continue;
-				}
-				if (bd->python &&
-				    !ext_pyfree(out, plan, x, c, &tf, te->link, &flags, src, bd))
-					return false;
-				if (!bd->torch_ext || !bd->python || x->pch == TRI_OFF)
-					continue;
-				if (excluded(x, src))
-					bd->pch = PCH_EXCLUDED;
-				else
-					n_cand++;
-			}
-			/* The cells of this torch, per flag set (toolkit, -fwrapv or not): every
-			 * cell of the config's matrix on this platform that pairs with it, selected
-			 * or not, found here or not, so that the PCH (and so the objects) of a cell
-			 * is the same whether one cell or all are built, here or on a runner. */
-			size_t n_cells = 0, n_sets = 0, min_k = 0;
-			size_t *per_set =
-			    arena_calloc(a, 2 * plan->n_toolkits + 2, sizeof(*per_set));
-			for (size_t k = 0; k < plan->n_cells; k++) {
-				const struct cell *o = &plan->cells[k];
-				/* (A matrix without a torch axis: every cell takes the torch
-				 * its Python has.) */
-				bool same_torch =
-				    c->torch ? o->torch && !strcmp(o->torch, c->torch) : !o->torch;
-				if (o->unpaired || !same_torch ||
-				    strcmp(o->platform, c->platform) != 0)
-					continue;
-				n_cells++;
-				n_sets += per_set[2 * o->toolkit + version_wrapv(o->python)]++ == 0;
-			}
-			for (size_t k = 0; k < 2 * plan->n_toolkits + 2; k++)
-				if (per_set[k] && (!min_k || per_set[k] < min_k))
-					min_k = per_set[k];
-			/* Which header to precompile. torch/all.h holds no Python header, so one
-			 * .gch serves every Python of a flag set, but each source then parses
-			 * torch/python.h (pybind11, Python.h) itself. Measured (bench/torchbind,
-			 * torch 2.11, 8 sources, 4 Pythons): a .gch costs ~35 CPU-s, and a source
-			 * ~1.5 CPU-s more with torch/all.h's than with torch/extension.h's. So
-			 * torch/all.h where the .gch builds it saves outweigh that, in the smallest
-			 * flag set of k Pythons: (k - 1) * 35 > k * n * 1.5; else one .gch of
-			 * torch/extension.h per Python (always so for a single Python, as a CI
-			 * runner that builds one cell is). */
-			te->pch_shared = min_k >= 2 && (min_k - 1) * 70 > min_k * n_cand * 3;
-			const char *header = te->pch_shared ? "torch/all.h" : "torch/extension.h";
-			for (size_t f = 0; f < x->files.n; f++) {
-				const char *src = x->files.v[f];
-				struct binding_decision *bd = &te->srcs[f];
-				if (is_c(src) || is_cu(src) || !bd->torch_ext || !bd->python ||
-				    x->pch == TRI_OFF || bd->pch == PCH_EXCLUDED)
-					continue;
-				/* (The proof's answer stays: the PCH question is asked anew.) */
-				enum pyfree_state pf = bd->pyfree;
-				const char *pf_why = bd->pyfree_why;
-				if (!torchscan_binding(&out->scan, &flags,
-				                       from_build(a, out->scan.proj, src), header,
-				                       bd)) {
-					ok = false;
-					continue;
-				}
-				bd->pyfree = pf;
-				bd->pyfree_why = pf_why;
-				if (bd->pch == PCH_REFUSED && x->pch == TRI_ON) {
-					diag_path(
-					    d, DIAG_ERROR, cfg->pyproject,
-					    "%s: pch = \"on\", but %s; add it to pch-exclude "
-					    "or set pch = \"auto\" (the source is then compiled "
-					    "without the precompiled header)",
-					    src, bd->pch_why);
-					ok = false;
-				}
-			}
-			/* A .gch costs about what three compiles of a source that includes
-			 * torch/extension.h save with it (~35 CPU-s against 27 -> 12 CPU-s a
-			 * source): with auto, it is built only where each .gch serves three
-			 * compiles or more. */
-			size_t n_use = 0;
-			for (size_t f = 0; f < x->files.n; f++)
-				n_use += te->srcs[f].pch == PCH_USE;
-			size_t gchs = te->pch_shared ? n_sets : n_cells;
-			bool pays = n_use * n_cells >= 3 * (gchs ? gchs : 1);
-			const char *why = pch_use_why(a, te->pch_shared, min_k, n_cells, n_sets);
-			if (x->pch == TRI_AUTO && !pays)
-				why = arena_printf(
-				    a,
-				    "%zu source%s x %zu Python%s would use %zu .gch; a PCH "
-				    "pays from three compiles per .gch (pch = \"on\" forces it)",
-				    n_use, n_use == 1 ? "" : "s", n_cells, n_cells == 1 ? "" : "s",
-				    gchs ? gchs : 1);
-			for (size_t f = 0; f < x->files.n; f++)
-				if (te->srcs[f].pch == PCH_USE) {
-					te->srcs[f].pch =
-					    x->pch == TRI_AUTO && !pays ? PCH_NONE : PCH_USE;
-					te->srcs[f].pch_why = why;
-				}
 		}
 	}
 	return ok;
