@@ -40,6 +40,14 @@ bool config_check_files(struct cfg_reader *r, const struct toml_value *at, const
 		if (!why && strchr(f, '"'))
 			why = "'\"' (a source is compiled through #include \"...\" when its name "
 			      "cannot reach the compiler as written)";
+		/* nvcc writes a backslash of a path as '/' in its dependency file: a;\$b.cu comes
+		 * back as "a;/$b.cu", which ninja splits into pieces, one of them "/" (an empty
+		 * path once normalised), and ninja stops with "Error writing to deps log" (found by
+		 * test_graph_property, seed 1043599685). */
+		size_t len = strlen(f);
+		if (!why && strchr(f, '\\') && len >= 3 && !strcmp(f + len - 3, ".cu"))
+			why = "'\\' (nvcc's dependency file turns it into '/', and Windows reads it "
+			      "as a directory separator)";
 		if (!why)
 			continue;
 		cfg_error(r, at, "'%s' names a file whose name holds %s", config_shown(r->a, f),

@@ -1,0 +1,1 @@
+open('kern/a;\\$b.cu','w').write('__global__ void k2(){}\n')
