@@ -46,8 +46,9 @@ bool config_check_files(struct cfg_reader *r, const struct toml_value *at, const
 		 * test_graph_property, seed 1043599685). */
 		size_t len = strlen(f);
 		if (!why && strchr(f, '\\') && len >= 3 && !strcmp(f + len - 3, ".cu"))
-			why = "'\\' (nvcc's dependency file turns it into '/', and Windows reads it "
-			      "as a directory separator)";
+			why =
+			    "'\\' (nvcc's dependency file turns it into '/', and Windows reads it "
+			    "as a directory separator)";
 		if (!why)
 			continue;
 		cfg_error(r, at, "'%s' names a file whose name holds %s", config_shown(r->a, f),
