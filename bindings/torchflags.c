@@ -8,11 +8,10 @@
 
 #include "base/os.h"
 
-/* cpp_extension's COMMON_NVCC_FLAGS: torch's headers need them in device code. */
-static const char *const torch_nvcc_flags[] = {
+const char *const torchflags_nvcc_common[] = {
     "-D__CUDA_NO_HALF_OPERATORS__",       "-D__CUDA_NO_HALF_CONVERSIONS__",
     "-D__CUDA_NO_BFLOAT16_CONVERSIONS__", "-D__CUDA_NO_HALF2_OPERATORS__",
-    "--expt-relaxed-constexpr",
+    "--expt-relaxed-constexpr",           NULL,
 };
 
 const char *torchflags_requirement(struct arena *a, const char *torch, bool stable)
@@ -165,9 +164,9 @@ bool torchflags_for(struct arena *a, const struct extension_cfg *x, const struct
 		strv_push(a, c, arena_printf(a, "-I%s", py->pybind11.include_dir));
 
 	bool cuda = torch && tk && ti->cuda;
-	for (size_t i = 0; i < sizeof(torch_nvcc_flags) / sizeof(*torch_nvcc_flags); i++) {
-		strv_push(a, &f->nvcc, torch_nvcc_flags[i]);
-		strv_push(a, &f->nvcc_common, torch_nvcc_flags[i]);
+	for (const char *const *fl = torchflags_nvcc_common; *fl; fl++) {
+		strv_push(a, &f->nvcc, *fl);
+		strv_push(a, &f->nvcc_common, *fl);
 	}
 	for (size_t i = 0; i < c->n; i++)
 		strv_push(a, &f->nvcc, c->v[i]);

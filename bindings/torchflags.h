@@ -47,4 +47,8 @@ const char *torchflags_std(const struct torch_info *ti);
 /* Returns the TORCH_EXTENSION_NAME of a dotted module: its last part ("pkg._C" -> "_C"). */
 const char *torchflags_extension_name(const char *module);
 
+/* cpp_extension's COMMON_NVCC_FLAGS (torch's headers need them in device code), the same on
+ * Linux and Windows; NULL-terminated. */
+extern const char *const torchflags_nvcc_common[];
+
 #endif

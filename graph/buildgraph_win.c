@@ -30,12 +30,6 @@ static const char *const msvc_cudafe_ignored[] = {
     "dll_interface_conflict_none_assumed",
     "dll_interface_conflict_dllexport_assumed",
 };
-/* COMMON_NVCC_FLAGS. */
-static const char *const torch_nvcc_flags[] = {
-    "-D__CUDA_NO_HALF_OPERATORS__",       "-D__CUDA_NO_HALF_CONVERSIONS__",
-    "-D__CUDA_NO_BFLOAT16_CONVERSIONS__", "-D__CUDA_NO_HALF2_OPERATORS__",
-    "--expt-relaxed-constexpr",
-};
 /* CUDAExtension's libraries (c10, torch, torch_cpu, torch_python, cudart, c10_cuda,
  * torch_cuda), as MSVC names them. */
 static const char *const torch_libs[] = {
@@ -300,8 +294,8 @@ static void emit_torch_cu(struct wgen *g, const struct cell *c, const struct ext
 	emit_includes(g, "-I", &x->include_dirs);
 	sb_printf(sb, " \"-I$torch_inc_%s\" \"-I$torch_api_inc_%s\"", pk, pk);
 	sb_printf(sb, " \"-I$py_inc_%s\" \"-I$cuda_inc_%s\"", pk, cu);
-	for (size_t f = 0; f < sizeof torch_nvcc_flags / sizeof *torch_nvcc_flags; f++)
-		win_arg_sp(sb, torch_nvcc_flags[f]);
+	for (const char *const *fl = torchflags_nvcc_common; *fl; fl++)
+		win_arg_sp(sb, *fl);
 	for (size_t f = 0; f < k->nvcc_flags.n; f++)
 		win_arg_sp(sb, k->nvcc_flags.v[f]);
 	sb_puts(sb, " -DTORCH_API_INCLUDE_EXTENSION_H");
