@@ -201,12 +201,17 @@ bool torchflags_for(struct arena *a, const struct extension_cfg *x, const struct
 	return true;
 }
 
-const char *torchflags_std(const struct torch_info *ti)
+const char *torchflags_std_of(const char *torch)
 {
 	int maj = 0, min = 0;
-	if (ti && ti->present && ti->version_short &&
-	    sscanf(ti->version_short, "%d.%d", &maj, &min) == 2 &&
+	if (torch && sscanf(torch, "%d.%d", &maj, &min) == 2 &&
 	    (maj > 2 || (maj == 2 && min >= 12)))
-		return "-std=c++20";
-	return "-std=c++17";
+		return "c++20";
+	return "c++17";
+}
+
+const char *torchflags_std(const struct torch_info *ti)
+{
+	const char *std = torchflags_std_of(ti && ti->present ? ti->version_short : NULL);
+	return strcmp(std, "c++20") ? "-std=c++17" : "-std=c++20";
 }

@@ -44,6 +44,9 @@ const char *torchflags_requirement(struct arena *a, const char *torch, bool stab
  * from torch 2.12 on (torch 2.15's headers #error below C++20), else "-std=c++17" (also for
  * ti NULL or an unknown version). */
 const char *torchflags_std(const struct torch_info *ti);
+/* The same standard for a torch version ("2.12", "2.11.0"; NULL: torch 2.11's), spelled
+ * without a prefix ("c++20"), for the Windows graph's nvcc -std= and cl.exe /std:. */
+const char *torchflags_std_of(const char *torch);
 /* Returns the TORCH_EXTENSION_NAME of a dotted module: its last part ("pkg._C" -> "_C"). */
 const char *torchflags_extension_name(const char *module);
 

@@ -149,6 +149,15 @@ static const char *msvc_flag(struct arena *a, const char *f)
 	return f;
 }
 
+/* Whether flags name a C++ standard (-std=, or cl.exe's /std:). */
+static bool has_std(const struct strv *flags)
+{
+	for (size_t i = 0; i < flags->n; i++)
+		if (!strncmp(flags->v[i], "-std=", 5) || !strncmp(flags->v[i], "/std:", 5))
+			return true;
+	return false;
+}
+
 static void emit_msvc_flags(struct wgen *g, const struct strv *v, bool xcompiler)
 {
 	for (size_t i = 0; i < v->n; i++) {
@@ -270,9 +279,9 @@ static char *emit_archive(struct wgen *g, const struct toolkit_plan *tp)
 }
 
 /* A .cu among a torch extension's sources, per cell: nvcc with the flags of cpp_extension's
- * Windows path in its order: -std=c++17, COMMON_MSVC_FLAGS through -Xcompiler, the cudafe
- * suppressions, the preprocessor options, then COMMON_NVCC_FLAGS, the nvcc flags with
- * BuildExtension's two defines, and the archs (win_cuda_flags). */
+ * Windows path in its order: -std=c++17 (c++20 from torch 2.12), COMMON_MSVC_FLAGS through
+ * -Xcompiler, the cudafe suppressions, the preprocessor options, then COMMON_NVCC_FLAGS, the nvcc
+ * flags with BuildExtension's two defines, and the archs (win_cuda_flags). */
 static void emit_torch_cu(struct wgen *g, const struct cell *c, const struct extension_cfg *x,
                           const char *src, const char *obj)
 {
@@ -284,7 +293,8 @@ static void emit_torch_cu(struct wgen *g, const struct cell *c, const struct ext
 	ninja_path(sb, obj);
 	sb_puts(sb, ": nvcc_cell ");
 	ninja_path(sb, arena_printf(g->a, "src/%s", src));
-	sb_printf(sb, "\n  what = %s\n  nvcc = $nvcc_%s\n  flags = -std=c++17", c->id, cu);
+	sb_printf(sb, "\n  what = %s\n  nvcc = $nvcc_%s\n  flags = -std=%s", c->id, cu,
+	          torchflags_std_of(c->torch));
 	for (size_t f = 0; f < sizeof torch_msvc_flags / sizeof *torch_msvc_flags; f++)
 		win_arg_sp(sb, arena_printf(g->a, "-Xcompiler=%s", torch_msvc_flags[f]));
 	sb_puts(sb, " --use-local-env");
@@ -338,12 +348,15 @@ static void emit_cell(struct wgen *g, const struct cell *c, const char *archive)
 				win_arg_sp(sb, setuptools_cflags[f]);
 			if (torch) {
 				/* cpp_extension: COMMON_MSVC_FLAGS + cflags, then /std:c++17
+				 * (c++20 from torch 2.12) unless the extension's flags name one
 				 * (append_std17_if_no_std_present), and the two defines its
 				 * BuildExtension adds. */
 				for (size_t f = 0;
 				     f < sizeof torch_msvc_flags / sizeof *torch_msvc_flags; f++)
 					win_arg_sp(sb, torch_msvc_flags[f]);
-				sb_puts(sb, " /std:c++17 -DTORCH_API_INCLUDE_EXTENSION_H");
+				if (!has_std(&x->cflags))
+					sb_printf(sb, " /std:%s", torchflags_std_of(c->torch));
+				sb_puts(sb, " -DTORCH_API_INCLUDE_EXTENSION_H");
 				win_arg_sp(sb, arena_printf(g->a, "-DTORCH_EXTENSION_NAME=%s",
 				                            torchflags_extension_name(x->module)));
 			} else if (cxx) {

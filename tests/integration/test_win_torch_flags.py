@@ -26,19 +26,28 @@ def check(name, cond, detail=""):
         FAILS.append(f"{name}: {detail}")
 
 
-def torch_source():
+# The torch builds the example's Windows cells pair with: (venv folder, torch minor, CUDA).
+BUILDS = (("", "2.11", "13.0"), ("pt212", "2.12", "13.0"), ("pt215", "2.15", "13.2"))
+
+
+def torch_sources():
+    """(where, source text, torch minor, CUDA) for each torch whose cpp_extension.py is here."""
     env = os.environ.get("CUWHEEL_TORCH_CPP_EXTENSION")
     if env and os.path.isfile(env):
-        return env, open(env).read()
-    for p in sorted(glob.glob(os.path.join(ROOT, "build", "torch-pythons", "py3.*", "lib",
-                                           "python3.*", "site-packages", "torch", "utils",
-                                           "cpp_extension.py"))):
-        return p, open(p).read()
-    for w in sorted(glob.glob(os.path.join(ROOT, "build", "torch-wheel", "torch-*.whl"))):
-        with zipfile.ZipFile(w) as z:
-            return (w + "!torch/utils/cpp_extension.py",
-                    z.read("torch/utils/cpp_extension.py").decode())
-    return None, None
+        return [(env, open(env).read(), "2.11", "13.0")]
+    found = []
+    for sub, minor, cuda in BUILDS:
+        for p in sorted(glob.glob(os.path.join(ROOT, "build", "torch-pythons", sub, "py3.*",
+                                               "lib", "python3.*", "site-packages", "torch",
+                                               "utils", "cpp_extension.py"))):
+            found.append((p, open(p).read(), minor, cuda))
+            break
+    if not found:
+        for w in sorted(glob.glob(os.path.join(ROOT, "build", "torch-wheel", "torch-*.whl"))):
+            with zipfile.ZipFile(w) as z:
+                return [(w + "!torch/utils/cpp_extension.py",
+                         z.read("torch/utils/cpp_extension.py").decode(), "2.11", "13.0")]
+    return found
 
 
 def cite(src, pattern):
@@ -56,13 +65,30 @@ def subsequence(want, have):
 
 
 def main():
-    where, src = torch_source()
-    if not src:
+    sources = torch_sources()
+    if not sources:
         print("SKIP: no torch cpp_extension.py (run examples/torchext/setup-pythons, or pip "
               "download torch --no-deps -d build/torch-wheel)")
         return 77
-    version = re.search(r"torch-([0-9.]+)", where)
-    print(f"reading {where}")
+    for where, src, minor, cuda in sources:
+        check_torch(where, src, minor, cuda)
+    if FAILS:
+        print("FAILED:\n  " + "\n  ".join(FAILS))
+        return 1
+    print("PASS: the torch kind's Windows flags are cpp_extension's, for torch " +
+          ", ".join(m for _, _, m, _ in sources))
+    return 0
+
+
+def check_torch(where, src, minor, cuda):
+    print(f"reading {where} (torch {minor} cells, CUDA {cuda})")
+    # The C++ standard this torch passes: cl.exe's (append_std17_if_no_std_present, despite
+    # its name c++20 from torch 2.12) and nvcc's (the ninja path's cuda_cflags).
+    cxx_std = re.search(r"cpp_flag = cpp_flag_prefix \+ '(c\+\+\d+)'", src)
+    cu_std = re.search(r"cuda_cflags = \['-std=(c\+\+\d+)'\]", src)
+    check(f"torch {minor}: cpp_extension.py names its C++ standards", cxx_std and cu_std)
+    if not (cxx_std and cu_std):
+        return
     tree = ast.parse(src)
     consts = {}
     for node in tree.body:
@@ -75,15 +101,17 @@ def main():
     work = tempfile.mkdtemp(prefix="cuwheel-wintorch-")
     try:
         out = os.path.join(work, "graph")
-        # The example's torch 2.11 x CUDA 13.0 cells, as test_win_graph exports them.
-        env = dict(os.environ, CUWHEEL_MATRIX_PLATFORM="win_amd64", CUWHEEL_MATRIX_CUDA="13.0",
-                   CUWHEEL_MATRIX_TORCH="2.11", CUWHEEL_MATRIX_PYTHON="3.12,3.13")
+        # The example's cells of this torch (Pythons 3.12 and 3.13), as test_win_graph
+        # exports them.
+        env = dict(os.environ, CUWHEEL_MATRIX_PLATFORM="win_amd64", CUWHEEL_MATRIX_CUDA=cuda,
+                   CUWHEEL_MATRIX_TORCH=minor, CUWHEEL_MATRIX_PYTHON="3.12,3.13")
         r = subprocess.run([CUWHEEL, "-C", os.path.join(ROOT, "examples", "torchext"), "build",
                             "--stage", "win-graph", "--export", out], env=env,
                            capture_output=True, text=True)
         if r.returncode:
             print(r.stdout + r.stderr)
-            return 1
+            FAILS.append(f"torch {minor}: win-graph export failed")
+            return
         text = open(os.path.join(out, "build.ninja")).read()
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -102,8 +130,9 @@ def main():
         cite(src, r"cflags = cflags \+ common_cflags \+ pp_opts \+ COMMON_MSVC_FLAGS")
         check(f"{cell}: COMMON_MSVC_FLAGS, in order", msvc and subsequence(msvc, f), msvc)
         cite(src, r"cpp_format_prefix = '/\{\}:' if self.compiler.compiler_type == 'msvc'")
-        check(f"{cell}: /std:c++17 (append_std17_if_no_std_present, MSVC spelling)",
-              "/std:c++17" in f and cite(src, r"cpp_flag = cpp_flag_prefix \+ 'c\+\+17'"))
+        check(f"{cell}: /std:{cxx_std[1]} (append_std17_if_no_std_present, MSVC spelling)",
+              f"/std:{cxx_std[1]}" in f and cite(src, r"cpp_flag = cpp_flag_prefix \+ 'c\+\+")
+              and not any(x.startswith("/std:") and x != f"/std:{cxx_std[1]}" for x in f), f)
         check(f"{cell}: -DTORCH_API_INCLUDE_EXTENSION_H", "-DTORCH_API_INCLUDE_EXTENSION_H" in f
               and cite(src, r"_add_compile_flag\(extension, '-DTORCH_API_INCLUDE_EXTENSION_H'\)"))
         check(f"{cell}: -DTORCH_EXTENSION_NAME=_C (the module's last part)",
@@ -121,8 +150,9 @@ def main():
         print(f"{cell}: {rule_name} {flags[:100]}...")
         check(f"{cell}: scale.cu goes through nvcc", rule_name == "nvcc_cell" and
               re.search(r"rule nvcc_cell\n  command = \$nvcc ", text), rule_name)
-        cite(src, r"cuda_cflags = \['-std=c\+\+17'\]")
-        check(f"{cell}: -std=c++17 first (cuda_cflags)", f[:1] == ["-std=c++17"], f[:1])
+        cite(src, r"cuda_cflags = \['-std=c\+\+")
+        check(f"{cell}: -std={cu_std[1]} first (cuda_cflags)", f[:1] == [f"-std={cu_std[1]}"],
+              f[:1])
         msvc = consts.get("COMMON_MSVC_FLAGS") or []
         cite(src, r"common_cflags.extend\(COMMON_MSVC_FLAGS\)")
         check(f"{cell}: COMMON_MSVC_FLAGS through -Xcompiler, in order", msvc and subsequence(
@@ -171,13 +201,6 @@ def main():
         check(f"{cell}: the pythonXY.lib of its Python", f"python{cell[2:]}.lib" in ld.split())
     check("link.exe /DLL (SHARED_FLAG)", "/DLL" in rule.split() and
           consts.get("SHARED_FLAG") in (None, "/DLL") and cite(src, r"^SHARED_FLAG = "))
-    if version:
-        print(f"torch {version.group(1)}")
-    if FAILS:
-        print("FAILED:\n  " + "\n  ".join(FAILS))
-        return 1
-    print("PASS: the torch kind's Windows flags are cpp_extension's")
-    return 0
 
 
 if __name__ == "__main__":
