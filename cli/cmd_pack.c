@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "base/env.h"
+#include "base/escape.h"
 #include "base/os.h"
 #include "cli/plan_common.h"
 #include "cli/cli.h"
@@ -190,7 +191,7 @@ int cmd_pack(struct cli *c, int argc, char **argv)
 	char *path;
 	if (!wheel_pack(&c->arena, &c->diag, &po, &path))
 		return CLI_FAIL;
-	if (!quiet)
-		printf("%s\n", path);
+	if (!quiet) /* the path holds --out-dir or dist-dir as given: untrusted */
+		printf("%s\n", esc_str(&c->arena, ESC_TERM, path));
 	return CLI_OK;
 }

@@ -2,6 +2,7 @@
 #include <stdio.h>
 
 #include "base/env.h"
+#include "base/escape.h"
 #include "cli/cli.h"
 #include "packager/retag.h"
 
@@ -98,7 +99,7 @@ int cmd_retag(struct cli *c, int argc, char **argv)
 	for (int i = p.next; i < argc; i++) {
 		char *path;
 		if (wheel_retag(&c->arena, &c->diag, argv[i], &o, out, &path))
-			printf("%s\n", path);
+			printf("%s\n", esc_str(&c->arena, ESC_TERM, path));
 		else
 			rc = CLI_FAIL;
 	}

@@ -8,6 +8,8 @@ annotation on its own line ("\\n::error title=x::forged"), a C1 CSI (U+009B) and
     starting with "::";
   - terminal (audit): a wheel whose member names are the hostile strings: `cuwheel audit`
     prints them escaped;
+  - terminal (pack and retag): `cuwheel pack -o DIR` and `cuwheel retag -o DIR`, with DIR named
+    by each hostile string, print the path of the wheel written escaped;
   - probe: an interpreter of the pythons table that prints the hostile strings and fails:
     `cuwheel plan` names it with its output escaped;
   - log and workflow commands: a build whose C compiler (a $CC wrapper) prints the hostile
@@ -136,6 +138,38 @@ def audit_sink(tmp):
     print(f"terminal (audit): exit {rc}, checked", flush=True)
 
 
+def pack_retag_sink(tmp):
+    proj, stage = os.path.join(tmp, "packproj"), os.path.join(tmp, "stage")
+    os.makedirs(os.path.join(stage, "demo"))
+    os.makedirs(os.path.join(proj, "demo"))
+    os.makedirs(os.path.join(proj, "src"))
+    with open(os.path.join(proj, "src", "ext.c"), "w") as f:
+        f.write("int demo;\n")
+    with open(os.path.join(stage, "demo", "__init__.py"), "w") as f:
+        f.write("")
+    with open(os.path.join(proj, "pyproject.toml"), "w") as f:
+        f.write('[project]\nname = "demo"\nversion = "1.0"\n[tool.cuwheel]\npackages = ["demo"]\n'
+                '[tool.cuwheel.extension]\nmodule = "demo._C"\nsources = ["src/ext.c"]\n')
+    for i, h in enumerate(HOSTILE):
+        out = os.path.join(tmp, f"pack-{i}-" + h.replace("/", "_"))
+        rc, o, err = run(["-C", proj, "pack", stage, "--tag", "py3-none-any", "--purelib",
+                          "-o", out], tmp)
+        check(f"pack -o {h!r}: the wheel is written", rc == 0, err)
+        why = inert(o + err)
+        check(f"pack -o {h!r}: output inert", why is None, f"{why}: {o + err!r}")
+        whl = os.path.join(out, "demo-1.0-py3-none-any.whl")
+        rout = os.path.join(tmp, f"retag-{i}-" + h.replace("/", "_"))
+        rc, o, err = run(["retag", whl, "--local", "cu130", "-o", rout], tmp)
+        check(f"retag -o {h!r}: the wheel is written", rc == 0, err)
+        why = inert(o + err)
+        check(f"retag -o {h!r}: output inert", why is None, f"{why}: {o + err!r}")
+    rc, o, err = run(["-C", proj, "pack", stage, "--tag", "py3-none-any", "--purelib", "-o",
+                      os.path.join(tmp, "pack-0-" + HOSTILE[0])], tmp)
+    check("pack names the directory escaped", b"/pack-0-\\x1b[31mred\\x1b[0m/demo-1.0" in o, o)
+    print(f"terminal (pack and retag): {len(HOSTILE)} hostile output directories checked",
+          flush=True)
+
+
 def probe_sink(tmp):
     d = project(tmp, "probe")
     py = os.path.join(tmp, "hostile-python")
@@ -209,6 +243,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="cuwheel-escape-") as tmp:
         sdist_sink(tmp)
         audit_sink(tmp)
+        pack_retag_sink(tmp)
         probe_sink(tmp)
         built = build_sink(tmp)
     if FAILS:
