@@ -121,10 +121,29 @@ static void esc_add(struct strbuf *sb, enum esc_sink sink, const char *s, size_t
 	}
 }
 
+/* Appends the n bytes at s to sb with a backslash before each character Markdown acts on
+ * inline (CommonMark's backslash escapes; GitHub's table pipe, math and mentions). */
+static void md_add(struct strbuf *sb, const char *s, size_t n)
+{
+	sb_add(sb, "", 0);
+	for (size_t i = 0; i < n; i++) {
+		if (strchr("\\`*_[]()<>|!#~&$@", s[i]) && s[i] != '\0')
+			sb_putc(sb, '\\');
+		sb_putc(sb, s[i]);
+	}
+}
+
 char *esc_mem(struct arena *a, enum esc_sink sink, const char *s, size_t n)
 {
 	struct strbuf sb = {0};
-	esc_add(&sb, sink, s, n);
+	if (sink == ESC_MARKDOWN) {
+		struct strbuf term = {0};
+		esc_add(&term, ESC_TERM, s, n);
+		md_add(&sb, term.buf, term.len);
+		sb_release(&term);
+	} else {
+		esc_add(&sb, sink, s, n);
+	}
 	return sb_to_arena(&sb, a);
 }
 

@@ -24,6 +24,12 @@ enum esc_sink {
 	/* A property value of a workflow command (file=, title=): as ESC_WORKFLOW, plus ':' as
 	 * %3A and ',' as %2C. */
 	ESC_WORKFLOW_PROP,
+	/* Inline text in Markdown (a GitHub step summary's table cell): as ESC_TERM, then a
+	 * backslash before each character Markdown or GitHub acts on inline (\ ` * _ [ ] ( ) < >
+	 * | ! # ~ & $ @), so it cannot end the cell, open a link, image, code span, emphasis,
+	 * raw HTML, an entity, math or a mention; the text renders as ESC_TERM's. Not for code
+	 * spans (they show backslashes as they are). */
+	ESC_MARKDOWN,
 };
 
 /* Returns the NUL-terminated s escaped for sink, in a ("" for NULL). */

@@ -135,11 +135,14 @@ void build_gha_summary(struct cli *c, const struct build_result *m)
 		const char *tm = w->seconds >= 0         ? build_fmt_secs(a, w->seconds)
 		                 : w->state == RESULT_OK ? "up to date"
 		                                         : "-";
-		fprintf(f, "| `%s` | %s | %s%s%s | %s | %s |\n", w->name,
+		/* The wheel's name comes from the project's metadata: escaped, as every field that
+		 * is not cuwheel's own word or figure, and never in a code span, where a backtick
+		 * or a '|' would still end it. */
+		fprintf(f, "| %s | %s | %s | %s | %s |\n", esc_str(a, ESC_MARKDOWN, w->name),
 		        w->state == RESULT_OK       ? "ok"
 		        : w->state == RESULT_FAILED ? "**FAILED**"
 		                                    : result_state_word(w),
-		        *wheel ? "`" : "", wheel, *wheel ? "`" : "", size, tm);
+		        esc_str(a, ESC_MARKDOWN, wheel), size, tm);
 	}
 	fputc('\n', f);
 	fclose(f);

@@ -1,5 +1,6 @@
 /* test_escape.c: esc_add makes hostile text inert for every sink: ANSI colours, OSC 8 links,
- * bare CRs, forged workflow commands, C1 controls, bidi overrides and invalid UTF-8. */
+ * bare CRs, forged workflow commands, C1 controls, bidi overrides and invalid UTF-8; and
+ * Markdown's table pipes, links, HTML, code spans and emphasis. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -158,6 +159,72 @@ static void workflow_property_also_encodes_colon_and_comma(void **state)
 	assert_string_equal(e, "%3A%3Aerror title=x%3A%3Ay");
 }
 
+/* Markdown a step summary's table cell must not act on: a pipe that ends the cell, a
+ * javascript: link and image, raw HTML, a code span, emphasis, an entity, math, a mention. */
+static const char *const md_hostile[] = {
+    "a|b",
+    "[x](javascript:alert(1))",
+    "![i](https://evil.example/t.png)",
+    "<script>x</script>",
+    "<https://evil.example>",
+    "`code`",
+    "**bold** _em_ ~~del~~",
+    "&lt;&#60;",
+    "$x^2$",
+    "@octocat",
+    "\\`|",
+    "a\n| b | c |",
+    "#1",
+};
+
+/* True when every character Markdown acts on inline in s is backslash-escaped. */
+static bool md_inert(const char *s)
+{
+	for (size_t i = 0; s[i]; i++) {
+		if (s[i] == '\\' && s[i + 1]) {
+			i++; /* an escaped character: literal */
+			continue;
+		}
+		if (strchr("\\`*_[]()<>|!#~&$@", s[i]) || s[i] == '\n')
+			return false;
+	}
+	return true;
+}
+
+static void markdown_escapes_every_hostile_text(void **state)
+{
+	for (size_t i = 0; i < sizeof(md_hostile) / sizeof(*md_hostile); i++) {
+		char *e = esc_str(*state, ESC_MARKDOWN, md_hostile[i]);
+		if (!md_inert(e) || !inert(e, "")) {
+			print_error("not inert: %s -> %s\n", md_hostile[i], e);
+			fail();
+		}
+	}
+	for (size_t i = 0; i < sizeof(hostile) / sizeof(*hostile); i++) {
+		char *e = esc_str(*state, ESC_MARKDOWN, hostile[i]);
+		if (!md_inert(e) || !inert(e, "")) {
+			print_error("not inert: %s\n", e);
+			fail();
+		}
+	}
+}
+
+static void markdown_renders_as_term_text(void **state)
+{
+	struct arena *a = *state;
+	assert_string_equal(esc_str(a, ESC_MARKDOWN, "a|b"), "a\\|b");
+	assert_string_equal(esc_str(a, ESC_MARKDOWN, "[x](javascript:y)"),
+	                    "\\[x\\]\\(javascript:y\\)");
+	assert_string_equal(esc_str(a, ESC_MARKDOWN, "<b>&amp;`"), "\\<b\\>\\&amp;\\`");
+	/* ESC_TERM's escapes keep their backslash visible: "\x1b" renders as \x1b. */
+	assert_string_equal(esc_str(a, ESC_MARKDOWN, "\033[31m"), "\\\\x1b\\[31m");
+	assert_string_equal(esc_str(a, ESC_MARKDOWN, "a\nb"), "a\\\\nb");
+	/* A wheel's name stays readable. */
+	assert_string_equal(esc_str(a, ESC_MARKDOWN, "demo-1.0+cu130-cp312-cp312-linux_x86_64.whl"),
+	                    "demo-1.0+cu130-cp312-cp312-linux\\_x86\\_64.whl");
+	assert_string_equal(esc_str(a, ESC_MARKDOWN, NULL), "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -172,6 +239,10 @@ int main(void)
 	                                    teardown_arena),
 	    cmocka_unit_test_setup_teardown(workflow_property_also_encodes_colon_and_comma,
 	                                    setup_arena, teardown_arena),
+	    cmocka_unit_test_setup_teardown(markdown_escapes_every_hostile_text, setup_arena,
+	                                    teardown_arena),
+	    cmocka_unit_test_setup_teardown(markdown_renders_as_term_text, setup_arena,
+	                                    teardown_arena),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
