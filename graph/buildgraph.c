@@ -6,9 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "base/env.h"
 #include "base/os.h"
 #include "base/path.h"
 #include "kernels/buildflags.h"
@@ -87,17 +85,12 @@ static bool is_cu(const char *path)
 	return dot && !strcmp(dot, ".cu");
 }
 
-/* The value of name in the config's environment, or dflt when it is unset or empty. */
-static const char *env_or(const struct config *cfg, const char *name, const char *dflt)
-{
-	const char *v = env_nonempty(cfg->env, name);
-	return v ? v : dflt;
-}
-
+/* The renderer's state: the resolved plan it reads, the text it writes and the files (stubs,
+ * PCH headers, the stage list) the graph needs in the build dir, which it names but does not
+ * write. */
 struct gen {
-	bool failed; /* an error was reported while generating: no build.ninja */
 	struct arena *a;
-	struct diag *d;
+	const struct graph_plan *r;
 	const struct plan *plan;
 	const struct config *cfg;
 	const struct build_opts *o;
@@ -105,11 +98,21 @@ struct gen {
 	const char *proj; /* the project dir relative to the build dir */
 	const char *bdir; /* the build dir, absolute */
 	const char *cc, *cxx;
-	int ncpu;
-	struct torch_plan tp;   /* the preprocessor's torch decisions */
-	struct strv emitted;    /* shared objects and PCH rules already in the graph */
-	const char *stage_list; /* BUILDGRAPH_STAGE_FILES's text, made with the first stage step */
+	const struct torch_plan *tp; /* the preprocessor's torch decisions */
+	struct strv emitted;         /* shared objects and PCH rules already in the graph */
+	struct strv file_paths;      /* build-dir files the graph needs (absolute) */
+	struct strv file_texts;      /* parallel: their contents */
+	bool stage_list;             /* BUILDGRAPH_STAGE_FILES is among them */
 };
+
+/* Records a file of the build dir (absolute path) that the graph needs, once. */
+static void need_file(struct gen *g, const char *path, const char *text)
+{
+	if (strv_contains(&g->file_paths, path))
+		return;
+	strv_push(g->a, &g->file_paths, path);
+	strv_push(g->a, &g->file_texts, text);
+}
 
 /* Project-relative path as seen from the build dir. */
 static char *from_build(struct gen *g, const char *rel)
@@ -124,7 +127,7 @@ static char *from_build(struct gen *g, const char *rel)
 /* The path a build line compiles for src: src itself, or a stub in the build dir that
  * #includes it when src's name cannot reach nvcc or ninja verbatim (a$b.cu, "c d.cu", a|b.c).
  * *name is what stands for src in object paths and seeds. The stub is rewritten only when its
- * text changes, so an unchanged source is not rebuilt. */
+ * text changes (buildgraph_generate writes it), so an unchanged source is not rebuilt. */
 static const char *source_input(struct gen *g, const char *src, bool nvcc, const char **name)
 {
 	const char *path = from_build(g, src);
@@ -137,13 +140,8 @@ static const char *source_input(struct gen *g, const char *src, bool nvcc, const
 	char *abs = os_join(g->a, g->bdir, stub);
 	char *dir = arena_strndup(g->a, abs, (size_t)(strrchr(abs, '/') - abs));
 	const char *target = src[0] == '/' ? src : os_join(g->a, g->cfg->project_dir, src);
-	char *text = arena_printf(g->a, "#include \"%s\"\n", path_relative(g->a, dir, target));
-	struct diag quiet = {0};
-	struct source old = {0};
-	if (os_read_file(g->a, &quiet, abs, &old) && !strcmp(old.text, text))
-		return stub;
-	if (!os_mkdir_p(g->d, dir) || !os_write_atomic(g->d, abs, text, strlen(text), 0644))
-		g->failed = true;
+	need_file(g, abs,
+	          arena_printf(g->a, "#include \"%s\"\n", path_relative(g->a, dir, target)));
 	return stub;
 }
 
@@ -264,36 +262,6 @@ static char *build_path(struct gen *g, const char *rel)
 	return os_join(g->a, g->cfg->build_dir, rel);
 }
 
-/* The interpreter whose torch the kernels of toolkit tp are built against when they include
- * torch headers (uses-torch), else NULL. One archive per toolkit: its cells must share one
- * torch version, or an error is reported. */
-static const struct interp *kernels_torch(struct gen *g, const struct toolkit_plan *tp)
-{
-	if (!g->tp.kernels_use_torch)
-		return NULL;
-	size_t t = (size_t)(tp - g->plan->toolkits);
-	const struct interp *py = NULL;
-	for (size_t i = 0; i < g->plan->n_cells; i++) {
-		const struct cell *c = &g->plan->cells[i];
-		if (!c->selected || !c->buildable || c->toolkit != t || !c->py->torch.present)
-			continue;
-		if (!py) {
-			py = c->py;
-		} else if (strcmp(py->torch.version, c->py->torch.version) != 0) {
-			diag_path(
-			    g->d, DIAG_ERROR, g->cfg->pyproject,
-			    "the kernels include torch headers, so CUDA %s needs one archive per "
-			    "torch, which is not supported yet: torch %s and %s; build one torch "
-			    "at a time (--only '*-pt211-*') or keep torch headers out of the "
-			    "kernels",
-			    tp->cuda, py->torch.version, c->py->torch.version);
-			g->failed = true;
-			break;
-		}
-	}
-	return py;
-}
-
 /* Sources are named relative to the build dir, so the map is too: an absolute one would differ
  * between clones and defeat a shared ccache (which hashes -Xcompiler values as written). */
 static char *prefix_map(struct gen *g)
@@ -353,43 +321,6 @@ static bool kernels_line_info(const struct kernels_cfg *k)
 	return false;
 }
 
-/* torch's flags for the kernels of toolkit tp built against tpy's torch (uses-torch), into
- * ktf: its include dirs through build_dir/torch/<version>-<abi>, and its post flags less the
- * -std= that the kernels' nvcc-flags set; *cpp_post: the post flags for .cpp kernels, whose
- * -std= is host-flags'. */
-static void kernels_torch_flags(struct gen *g, const struct toolkit_plan *tp,
-                                const struct interp *tpy, struct torch_flags *ktf,
-                                struct strv *cpp_post)
-{
-	const struct kernels_cfg *k = &g->cfg->kernels;
-	struct extension_cfg kx = {.module = g->cfg->n_extensions ? g->cfg->extensions[0].module
-	                                                          : "kernels",
-	                           .kind = EXT_TORCH};
-	const char *err = NULL;
-	if (!torchflags_for(g->a, &kx, tpy, tp->tk, ktf, &err)) {
-		diag_path(g->d, DIAG_ERROR, g->cfg->pyproject, "kernels: %s", err);
-		g->failed = true;
-	}
-	/* torch's headers through build_dir/torch/<version>-<abi>: the commands (and so
-	 * the archive) do not depend on which venv provided that torch. */
-	const char *link = torchscan_link(&g->tp.scan, &tpy->torch);
-	if (!link)
-		g->failed = true;
-	struct strv inc = {0};
-	torchplan_relink(g->a, &ktf->incs, &tpy->torch, link, &inc);
-	ktf->incs = inc;
-	/* The kernels' own -std= (nvcc-flags) stands, as BuildExtension's would. */
-	struct strv post = {0};
-	bool own_std = false;
-	for (size_t f = 0; f < k->nvcc_flags.n; f++)
-		own_std |= !strncmp(k->nvcc_flags.v[f], "-std=", 5);
-	for (size_t f = 0; f < ktf->post.n; f++)
-		if (!own_std || strncmp(ktf->post.v[f], "-std=", 5) != 0)
-			strv_push(g->a, &post, ktf->post.v[f]);
-	*cpp_post = ktf->post;
-	ktf->post = post;
-}
-
 /* nvcc --threads for the kernels of toolkit tp: the CPUs shared among the .cu files ninja
  * compiles at once, at most one per arch. */
 static int kernels_nvcc_threads(const struct gen *g, const struct toolkit_plan *tp)
@@ -399,17 +330,14 @@ static int kernels_nvcc_threads(const struct gen *g, const struct toolkit_plan *
 	for (size_t i = 0; i < k->files.n; i++)
 		n_cu += is_cu(k->files.v[i]);
 	int par = g->o->jobs < (int)n_cu ? g->o->jobs : (int)n_cu;
-	int threads = par > 0 ? g->ncpu / par : 1;
+	int threads = par > 0 ? g->r->ncpu / par : 1;
 	if (threads < 1)
 		threads = 1;
 	if (threads > (int)tp->n_archs)
 		threads = (int)tp->n_archs;
 	/* CUWHEEL_NVCC_THREADS overrides the choice (benchmarks sweep it; big machines raise it).
 	 */
-	const char *forced = env_value(g->cfg->env, "CUWHEEL_NVCC_THREADS");
-	if (forced && atoi(forced) >= 1 && atoi(forced) <= 64)
-		threads = atoi(forced);
-	return threads;
+	return g->r->nvcc_threads ? g->r->nvcc_threads : threads;
 }
 
 /* The variables of a .cu kernel's nvcc edge (src: its name in object paths and seeds). li:
@@ -440,9 +368,9 @@ static void emit_kernel_nvcc(struct gen *g, const struct toolkit_plan *tp, const
 		sb_puts(sb, " -rdc=true");
 	sb_puts(sb, cuda_arch_nvcc_flags(g->a, tp->archs, tp->n_archs, true));
 	/* A kernel proven Python-free: the stand-ins first, as in the proof. */
-	if (g->tp.kernels_pyfree) {
+	if (g->tp->kernels_pyfree) {
 		sb_putc(sb, ' ');
-		ninja_arg(sb, arena_printf(g->a, "-I%s", g->tp.standins));
+		ninja_arg(sb, arena_printf(g->a, "-I%s", g->tp->standins));
 	}
 	if (li)
 		for (size_t d = 0; d < k->include_dirs.n; d++) {
@@ -476,9 +404,9 @@ static void emit_kernel_cc(struct gen *g, const struct toolkit_plan *tp, const c
 	ninja_arg(sb, host_cc(g, tp, is_cxx(src)));
 	sb_puts(sb, "\n  flags = -O2 -fPIC -fvisibility=hidden ");
 	ninja_arg(sb, prefix_map(g));
-	if (g->tp.kernels_pyfree) {
+	if (g->tp->kernels_pyfree) {
 		sb_putc(sb, ' ');
-		ninja_arg(sb, arena_printf(g->a, "-I%s", g->tp.standins));
+		ninja_arg(sb, arena_printf(g->a, "-I%s", g->tp->standins));
 	}
 	emit_includes(g, &k->include_dirs);
 	if (is_cxx(src))
@@ -519,11 +447,8 @@ static void emit_archive(struct gen *g, const struct toolkit_plan *tp, struct ar
 {
 	struct strbuf *sb = &g->sb;
 	const struct kernels_cfg *k = &g->cfg->kernels;
-	const struct interp *tpy = kernels_torch(g, tp);
-	struct torch_flags ktf = {0};
-	struct strv cpp_post = {0}; /* ktf.post for .cpp kernels: their -std= is host-flags' */
-	if (tpy)
-		kernels_torch_flags(g, tp, tpy, &ktf, &cpp_post);
+	const struct graph_ktorch *kt = &g->r->ktorch[tp - g->plan->toolkits];
+	const struct interp *tpy = kt->py;
 	ap->key = archive_key(g->a, g->cfg, tp, host_cc(g, tp, false), tpy ? &tpy->torch : NULL);
 	ap->dir = arena_printf(g->a, "kernels/cu%d%d-%s", tp->tk->major, tp->tk->minor, ap->key);
 	ap->archive = arena_printf(g->a, "%s/libkernels.a", ap->dir);
@@ -556,9 +481,9 @@ static void emit_archive(struct gen *g, const struct toolkit_plan *tp, struct ar
 		               ? os_join(g->a, g->cfg->project_dir, k->files.v[i])
 		               : in);
 		if (is_cu(src))
-			emit_kernel_nvcc(g, tp, src, tpy != NULL, &ktf, threads, li);
+			emit_kernel_nvcc(g, tp, src, tpy != NULL, &kt->tf, threads, li);
 		else
-			emit_kernel_cc(g, tp, src, tpy, &ktf, &cpp_post);
+			emit_kernel_cc(g, tp, src, tpy, &kt->tf, &kt->cpp_post);
 		sb_puts(sb, "\n");
 	}
 	ap->n_objects = objs.n;
@@ -626,13 +551,9 @@ static const char *emit_pch(struct gen *g, const char *dir, const char *header, 
 		return stub;
 	strv_push(g->a, &g->emitted, gch);
 	emit_pch_rules(g);
-	/* The header the .gch stands for: written here, only when it differs, so its mtime
-	 * moves only when it does. */
-	char *text = arena_printf(g->a, "#include <%s>\n", header);
-	if (!os_mkdir_p(g->d, os_join(g->a, g->plan->cfg->build_dir, dir)) ||
-	    !os_write_if_changed(g->a, g->d, os_join(g->a, g->plan->cfg->build_dir, stub), text,
-	                         strlen(text), 0644))
-		g->failed = true;
+	/* The header the .gch stands for: written only when it differs, so its mtime moves only
+	 * when it does. */
+	need_file(g, os_join(g->a, g->bdir, stub), arena_printf(g->a, "#include <%s>\n", header));
 	struct strbuf *sb = &g->sb;
 	emit_build(g, gch, "pch", stub);
 	sb_printf(sb, "\n  what = %s\n  header = %s\n  cc = ", what, header);
@@ -661,7 +582,7 @@ static void emit_torch_cu(struct gen *g, const struct cell *c, const struct exte
 	struct strv flags = {0};
 	/* Proven Python-free: the stand-ins first, as in the proof. */
 	if (te->srcs[i].pyfree == PYFREE_PROVEN)
-		strv_push(g->a, &flags, arena_printf(g->a, "-I%s", g->tp.standins));
+		strv_push(g->a, &flags, arena_printf(g->a, "-I%s", g->tp->standins));
 	torchplan_cu_flags(g->a, g->cfg, x, c, tf, proj, te->link, shared ? BIND_SHARED : BIND_CELL,
 	                   &flags);
 	const char *name;
@@ -713,7 +634,7 @@ static void emit_torch_source(struct gen *g, const struct cell *c, const struct 
 	struct strv flags = {0};
 	/* Proven Python-free: the stand-ins first, as in the proof. */
 	if (bd->pyfree == PYFREE_PROVEN)
-		strv_push(g->a, &flags, arena_printf(g->a, "-I%s", g->tp.standins));
+		strv_push(g->a, &flags, arena_printf(g->a, "-I%s", g->tp->standins));
 	torchplan_binding_flags(g->a, g->cfg, x, c, tp->tk, tf, g->proj, te->link, mode, &flags);
 	if (shared) {
 		char *obj = arena_printf(g->a, "shared/cu%d%d-%s/obj/%s/%s.o", tp->tk->major,
@@ -760,53 +681,6 @@ static void emit_torch_source(struct gen *g, const struct cell *c, const struct 
 	}
 	emit_flags(g, NULL, &flags, false);
 	sb_puts(sb, "\n");
-}
-
-/* True when a pybind11 extension can find pybind11's headers in this cell: torch's (torch ships
- * them, and its include dirs come first), the interpreter's pybind11 package, or one of the
- * extension's own include dirs (a vendored copy, a submodule). */
-static bool pybind11_found(struct gen *g, const struct config *cfg, const struct extension_cfg *x,
-                           const struct interp *py)
-{
-	if (py->torch.present || py->pybind11.include_dir)
-		return true;
-	for (size_t i = 0; i < x->include_dirs.n; i++) {
-		const char *d = x->include_dirs.v[i];
-		const char *dir = d[0] == '/' ? d : os_join(g->a, cfg->project_dir, d);
-		if (os_exists(os_join(g->a, dir, "pybind11/pybind11.h")))
-			return true;
-	}
-	return false;
-}
-/* The compile flags cpp_extension passes to the C++ kinds of extension (torch, pybind11), read
- * from cell c's interpreter's torch, into tf; reports flags it cannot read and a pybind11
- * extension whose headers this cell cannot find. */
-static void ext_prepare(struct gen *g, const struct cell *c, const struct extension_cfg *x,
-                        struct torch_flags *tf)
-{
-	const struct config *cfg = g->cfg;
-	const struct toolkit_plan *tp = &g->plan->toolkits[c->toolkit];
-	bool cxx_kind = x->kind == EXT_TORCH || x->kind == EXT_PYBIND11;
-	const char *tferr = NULL;
-	if (cxx_kind && !torchflags_for(g->a, x, c->py, tp->tk, tf, &tferr)) {
-		diag_path(g->d, DIAG_ERROR, cfg->pyproject, "%s: %s", c->id, tferr);
-		g->failed = true;
-	}
-	if (x->kind != EXT_PYBIND11 || pybind11_found(g, cfg, x, c->py))
-		return;
-	const struct toml_value *kind = toml_get(x->where, "kind");
-	diag_at(g->d, DIAG_ERROR, &cfg->src, kind ? kind->line : 0, kind ? kind->col : 0,
-	        "%s: extension %s is of kind pybind11, but Python %s (%s) cannot "
-	        "import pybind11 (%s) and no include-dirs entry holds "
-	        "pybind11/pybind11.h",
-	        c->id, x->module, c->py->version, c->py->path,
-	        c->py->pybind11.error ? c->py->pybind11.error : "no answer");
-	diag_msg(g->d, DIAG_HINT,
-	         "install pybind11 in that interpreter (%s -m pip install pybind11), or "
-	         "name the directory that holds pybind11/ in the extension's "
-	         "include-dirs",
-	         c->py->path);
-	g->failed = true;
 }
 
 /* Source i of extension x compiled for cell c by the host compiler with the cell's Python
@@ -900,51 +774,25 @@ static void emit_extension(struct gen *g, const struct cell *c, size_t e,
                            struct strv *modules, struct strv *stage_args)
 {
 	const struct extension_cfg *x = &g->cfg->extensions[e];
-	struct torch_flags tf = {0};
-	ext_prepare(g, c, x, &tf);
+	const struct torch_flags *tf =
+	    &g->r->ext_flags[(size_t)(c - g->plan->cells) * g->cfg->n_extensions + e];
 	struct strv objs = {0};
 	const struct torch_plan_ext *te = x->kind == EXT_TORCH && c->py->torch.version
-	                                      ? torchplan_find(&g->tp, e, c->py->torch.version)
+	                                      ? torchplan_find(g->tp, e, c->py->torch.version)
 	                                      : NULL;
 	for (size_t i = 0; i < x->files.n; i++) {
 		if (te && !is_c(x->files.v[i]))
-			emit_torch_source(g, c, x, te, i, &tf, cp, &objs);
+			emit_torch_source(g, c, x, te, i, tf, cp, &objs);
 		else
-			emit_cell_source(g, c, x, i, &tf, cp, &objs);
+			emit_cell_source(g, c, x, i, tf, cp, &objs);
 	}
 	const char *modpath;
-	const char *mod = emit_module_link(g, c, x, &tf, ap, cp, &objs, &modpath);
+	const char *mod = emit_module_link(g, c, x, tf, ap, cp, &objs, &modpath);
 	if (!cp->module)
 		cp->module = mod;
 	strv_push(g->a, modules, mod);
 	strv_push(g->a, stage_args, "--file");
 	strv_push(g->a, stage_args, arena_printf(g->a, "%s=%s", mod, modpath));
-}
-
-/* Appends every file under package folder pkg (project-relative) to files: each is an input
- * of the stage step, so editing Python code restages. */
-static void package_files(struct gen *g, const char *pkg, struct strv *files)
-{
-	struct arena *a = g->a;
-	const struct config *cfg = g->cfg;
-	struct strv stack = {0};
-	strv_push(a, &stack, pkg);
-	while (stack.n) {
-		const char *rel = stack.v[--stack.n];
-		struct strv names = {0};
-		if (!os_list_dir(a, os_join(a, cfg->project_dir, rel), &names))
-			continue;
-		for (size_t k = 0; k < names.n; k++) {
-			if (!strcmp(names.v[k], "__pycache__") ||
-			    (names.v[k][0] == '.' && !cfg->ship_hidden))
-				continue;
-			char *r = os_join(a, rel, names.v[k]);
-			if (os_is_dir(os_join(a, cfg->project_dir, r)))
-				strv_push(a, &stack, r);
-			else
-				strv_push(a, files, r);
-		}
-	}
 }
 
 /* The text of BUILDGRAPH_STAGE_FILES: the packages and the files they ship. */
@@ -970,9 +818,8 @@ static void emit_stage(struct gen *g, const struct cell *c, const char *stage, c
 	const struct config *cfg = g->cfg;
 	emit_build(g, stamp, "cuwheel", NULL);
 	ninja_paths(sb, modules);
-	struct strv pkgfiles = {0};
+	const struct strv pkgfiles = g->r->pkgfiles;
 	for (size_t p = 0; p < cfg->packages.n; p++) {
-		package_files(g, cfg->packages.v[p], &pkgfiles);
 		if (p == 0 && cfg->ship_hidden)
 			strv_push(g->a, stage_args, "--hidden");
 		strv_push(g->a, stage_args, "--package");
@@ -987,7 +834,9 @@ static void emit_stage(struct gen *g, const struct cell *c, const char *stage, c
 		ninja_path(sb, from_build(g, pkgfiles.v[k]));
 	}
 	if (!g->stage_list)
-		g->stage_list = stage_list_text(g, &pkgfiles);
+		need_file(g, os_join(g->a, g->bdir, BUILDGRAPH_STAGE_FILES),
+		          stage_list_text(g, &pkgfiles));
+	g->stage_list = true;
 	sb_puts(sb, "\n  args = internal stage --out ");
 	ninja_arg(sb, build_path(g, stage));
 	emit_opt(g, " --stamp ", build_path(g, stamp));
@@ -1134,60 +983,25 @@ static void emit_cell(struct gen *g, const struct cell *c, const struct archive_
 	sb_puts(sb, "\n\n");
 }
 
-bool buildgraph_generate(struct arena *a, struct diag *d, const struct plan *plan,
-                         const struct build_opts *o, struct build_graph *out)
+/* Renders the resolved plan r into out: a pure function of r (no file system, no process,
+ * no environment); the files the graph needs are out's files, for the caller to write. */
+static void buildgraph_render(struct arena *a, const struct graph_plan *r, struct build_graph *out)
 {
 	memset(out, 0, sizeof(*out));
+	const struct plan *plan = r->plan;
 	const struct config *cfg = plan->cfg;
-	if (!os_mkdir_p(d, cfg->build_dir))
-		return false;
-	out->build_dir = os_realpath(a, cfg->build_dir);
-	out->ninja_file = os_join(a, out->build_dir, "build.ninja");
-	struct gen g = {.a = a, .d = d, .plan = plan, .cfg = cfg, .o = o};
-	g.proj = path_relative(a, out->build_dir, cfg->project_dir);
-	g.bdir = out->build_dir;
-	/* nvcc sees the project through this path (-I, -ffile-prefix-map): a build dir outside
-	 * the project puts the project's own path there. */
-	const char *why = cfg->kernels.files.n ? ninja_arg_refusal(g.proj, ARG_NVCC_INCLUDE) : NULL;
-	if (!why && cfg->kernels.files.n)
-		why = ninja_arg_refusal(g.proj, ARG_NVCC_HOST);
-	if (why) {
-		diag_path(d, DIAG_ERROR, cfg->project_dir,
-		          "the project directory, seen from the build directory as '%s', holds %s",
-		          g.proj, why);
-		diag_msg(d, DIAG_HINT, "keep build-dir inside the project");
-		return false;
-	}
-	g.cc = env_or(cfg, "CC", "cc");
-	g.cxx = env_or(cfg, "CXX", "c++");
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-	g.ncpu = n > 0 ? (int)n : 1;
-	/* Paths found rather than written (toolkits, interpreters, the directories) reach
-	 * build.ninja too: one with a line break would add a line to it. */
-	struct strv paths = {0};
-	strv_push(a, &paths, cfg->project_dir);
-	strv_push(a, &paths, out->build_dir);
-	strv_push(a, &paths, cfg->dist_dir);
-	for (size_t t = 0; t < plan->n_toolkits; t++) {
-		const struct toolkit *tk = plan->toolkits[t].tk;
-		if (plan->toolkits[t].used && tk) {
-			strv_push(a, &paths, tk->nvcc);
-			strv_push(a, &paths, tk->include_dir);
-			strv_push(a, &paths, tk->lib_dir);
-		}
-	}
-	for (size_t i = 0; i < plan->n_cells; i++)
-		if (plan->cells[i].selected && plan->cells[i].buildable)
-			strv_push(a, &paths, plan->cells[i].py->include_dir);
-	for (size_t i = 0; i < paths.n; i++) {
-		if (paths.v[i] && !ninja_path_ok(paths.v[i])) {
-			diag_path(d, DIAG_ERROR, paths.v[i],
-			          "a path with a newline cannot be built");
-			return false;
-		}
-	}
-	if (!torchplan_make(a, d, plan, out->build_dir, g.cxx, g.cc, &g.tp))
-		return false;
+	out->build_dir = r->build_dir;
+	out->ninja_file = os_join(a, r->build_dir, "build.ninja");
+	struct gen g = {.a = a,
+	                .r = r,
+	                .plan = plan,
+	                .cfg = cfg,
+	                .o = &r->o,
+	                .proj = r->proj,
+	                .bdir = r->build_dir,
+	                .cc = r->cc,
+	                .cxx = r->cxx,
+	                .tp = &r->tp};
 	emit_header(&g);
 	out->archives = arena_calloc(a, plan->n_toolkits + 1, sizeof(*out->archives));
 	out->cells = arena_calloc(a, plan->n_cells + 1, sizeof(*out->cells));
@@ -1220,13 +1034,29 @@ bool buildgraph_generate(struct arena *a, struct diag *d, const struct plan *pla
 		ninja_path(&g.sb, out->targets.v[i]);
 	}
 	sb_puts(&g.sb, "\ndefault all\n");
-	if (g.stage_list &&
-	    !os_write_if_changed(a, d, os_join(a, out->build_dir, BUILDGRAPH_STAGE_FILES),
-	                         g.stage_list, strlen(g.stage_list), 0644))
-		return false;
 	out->text = sb_to_arena(&g.sb, a);
+	out->files = g.file_paths;
+	out->file_texts = g.file_texts;
 	out->summary =
 	    arena_printf(a, "%zu kernel archive%s (%zu objects), %zu cell%s", n_archives,
 	                 n_archives == 1 ? "" : "s", n_nvcc, n_cells, n_cells == 1 ? "" : "s");
-	return !g.failed;
+}
+
+bool buildgraph_generate(struct arena *a, struct diag *d, const struct plan *plan,
+                         const struct build_opts *o, struct build_graph *out)
+{
+	memset(out, 0, sizeof(*out));
+	struct graph_plan r;
+	if (!buildgraph_resolve(a, d, plan, o, &r))
+		return false;
+	buildgraph_render(a, &r, out);
+	/* Each written only when its text changed, so that what depends on it is not rebuilt. */
+	for (size_t i = 0; i < out->files.n; i++) {
+		const char *path = out->files.v[i];
+		const char *text = out->file_texts.v[i];
+		if (!os_mkdir_p(d, arena_strndup(a, path, (size_t)(strrchr(path, '/') - path))) ||
+		    !os_write_if_changed(a, d, path, text, strlen(text), 0644))
+			return false;
+	}
+	return true;
 }

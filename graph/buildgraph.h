@@ -7,6 +7,8 @@
 #include <stdbool.h>
 
 #include "matrix/matrix.h"
+#include "bindings/torch_plan.h"
+#include "bindings/torchflags.h"
 
 /* The file in the build dir that the command writes for the test steps (the test command and
  * the Pythons it found) and `internal test-cell --context` reads. */
@@ -53,7 +55,41 @@ struct build_graph {
 	struct archive_paths *archives; /* parallel to plan->toolkits; dir NULL when unused */
 	struct strv targets;            /* the cell targets to build */
 	const char *summary;            /* one line: what the graph holds */
+	struct strv files;      /* build-dir files the graph reads (absolute): source stubs, PCH
+	                         * headers, BUILDGRAPH_STAGE_FILES; written when they change */
+	struct strv file_texts; /* parallel: their contents */
 };
+
+/* The kernels of one toolkit that include torch headers: the torch they are built against. */
+struct graph_ktorch {
+	const struct interp *py; /* its interpreter; NULL: the kernels include no torch header */
+	struct torch_flags tf;   /* its flags: include dirs through the build dir's torch link,
+	                          * post flags less the -std= the kernels' nvcc-flags set */
+	struct strv cpp_post;    /* the post flags for .cpp kernels (host-flags' -std=) */
+};
+
+/* A plan resolved for the graph: the plan and every fact the renderer needs that the machine,
+ * the environment, the file system or the preprocessor gives. buildgraph_resolve finds them
+ * (and writes the torch links and the scan cache); the renderer reads nothing else. */
+struct graph_plan {
+	const struct plan *plan;
+	struct build_opts o;
+	const char *build_dir;         /* absolute */
+	const char *proj;              /* the project dir relative to build_dir */
+	const char *cc, *cxx;          /* the config's CC and CXX, else cc and c++ */
+	int ncpu;                      /* the machine's online CPUs */
+	int nvcc_threads;              /* CUWHEEL_NVCC_THREADS (1..64), else 0 */
+	struct torch_plan tp;          /* the preprocessor's torch decisions */
+	struct graph_ktorch *ktorch;   /* parallel to plan->toolkits */
+	struct torch_flags *ext_flags; /* [cell * n_extensions + ext]: the C++ kinds' flags */
+	struct strv pkgfiles;          /* the packages' files (project-relative), package order */
+};
+
+/* Resolves plan for its selected, buildable cells into r: creates the build dir. False +
+ * diagnostic when a path cannot be expressed in build.ninja or a fact a cell needs is missing
+ * (torch's flags, pybind11's headers). */
+bool buildgraph_resolve(struct arena *a, struct diag *d, const struct plan *plan,
+                        const struct build_opts *o, struct graph_plan *r);
 
 /* Generates the graph for the selected, buildable cells of plan. False + diagnostic when a
  * path cannot be expressed or a needed tool is missing. */
