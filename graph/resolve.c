@@ -225,7 +225,8 @@ static bool paths_ok(struct arena *a, struct diag *d, const struct plan *plan, c
 			strv_push(a, &paths, plan->cells[i].py->include_dir);
 	for (size_t i = 0; i < paths.n; i++) {
 		if (paths.v[i] && !ninja_path_ok(paths.v[i])) {
-			diag_path(d, DIAG_ERROR, paths.v[i], "a path with a newline cannot be built");
+			diag_path(d, DIAG_ERROR, paths.v[i],
+			          "a path with a newline cannot be built");
 			return false;
 		}
 	}
@@ -245,7 +246,8 @@ bool buildgraph_resolve(struct arena *a, struct diag *d, const struct plan *plan
 	r->proj = path_relative(a, r->build_dir, cfg->project_dir);
 	/* nvcc sees the project through this path (-I, -ffile-prefix-map): a build dir outside
 	 * the project puts the project's own path there. */
-	const char *why = cfg->kernels.files.n ? ninja_arg_refusal(r->proj, ARG_NVCC_INCLUDE) : NULL;
+	const char *why =
+	    cfg->kernels.files.n ? ninja_arg_refusal(r->proj, ARG_NVCC_INCLUDE) : NULL;
 	if (!why && cfg->kernels.files.n)
 		why = ninja_arg_refusal(r->proj, ARG_NVCC_HOST);
 	if (why) {
