@@ -121,6 +121,23 @@ static void esc_add(struct strbuf *sb, enum esc_sink sink, const char *s, size_t
 	}
 }
 
+/* Appends the JSON text of n bytes at s to sb with DEL and every control code point (all in
+ * the BMP) as a \u escape; invalid UTF-8 (jansson never writes it) is kept as it is. */
+static void json_add(struct strbuf *sb, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	sb_add(sb, "", 0);
+	for (size_t i = 0; i < n;) {
+		uint32_t cp = p[i];
+		size_t len = p[i] < 0x80 ? 1 : utf8_decode(p + i, n - i, &cp);
+		if (len && (cp == 0x7F || cp_is_control(cp)))
+			sb_printf(sb, "\\u%04X", (unsigned)cp); /* as jansson writes \u001B */
+		else
+			sb_add(sb, p + i, len ? len : 1);
+		i += len ? len : 1;
+	}
+}
+
 /* Appends the n bytes at s to sb with a backslash before each character Markdown acts on
  * inline (CommonMark's backslash escapes; GitHub's table pipe, math and mentions). */
 static void md_add(struct strbuf *sb, const char *s, size_t n)
@@ -136,7 +153,9 @@ static void md_add(struct strbuf *sb, const char *s, size_t n)
 char *esc_mem(struct arena *a, enum esc_sink sink, const char *s, size_t n)
 {
 	struct strbuf sb = {0};
-	if (sink == ESC_MARKDOWN) {
+	if (sink == ESC_JSON) {
+		json_add(&sb, s, n);
+	} else if (sink == ESC_MARKDOWN) {
 		struct strbuf term = {0};
 		esc_add(&term, ESC_TERM, s, n);
 		md_add(&sb, term.buf, term.len);

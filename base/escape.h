@@ -30,6 +30,11 @@ enum esc_sink {
 	 * raw HTML, an entity, math or a mention; the text renders as ESC_TERM's. Not for code
 	 * spans (they show backslashes as they are). */
 	ESC_MARKDOWN,
+	/* A JSON text as jansson writes it (a file a user may `cat`): DEL and the code points
+	 * ESC_TERM escapes as a terminal acts on them (C1 controls, U+009B CSI included, bidi
+	 * controls, line separators) become \u escapes, which are the same JSON; every other
+	 * byte, the layout's newlines included, is kept (jansson already escapes C0 controls). */
+	ESC_JSON,
 };
 
 /* Returns the NUL-terminated s escaped for sink, in a ("" for NULL). */

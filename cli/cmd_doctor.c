@@ -201,8 +201,9 @@ static void print_json(struct arena *a, const struct discovery *ds, const struct
 	    json_pack("{s:i, s:s, s:b, s:o, s:o, s:o, s:o, s:o}", "schema", 1, "cuwheel",
 	              CUWHEEL_VERSION, "ok", ok, "cache_dir", json_str_or_null(cache_dir),
 	              "toolkits", tks, "pythons", pys, "tools", tls, "looked", lk);
-	json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	fputc('\n', stdout);
+	char *text = json_dump_text(a, root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	if (text)
+		puts(text);
 	json_decref(root);
 }
 

@@ -172,14 +172,13 @@ int internal_finish(struct cli *c, int argc, char **argv)
 	bool ok = audit_wheel(&c->arena, &c->diag, wheel, &ao, &r);
 	/* The result, kept beside the stamp for the build's report: the wheel is audited once. */
 	json_t *j = audit_result_to_json(&r);
-	char *jt = json_dumps(j, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+	char *jt = json_dump_text(&c->arena, j, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
 	json_decref(j);
 	const char *slash = strrchr(stamp, '/');
 	const char *audit_path =
 	    slash ? arena_printf(&c->arena, "%.*s/audit.json", (int)(slash - stamp), stamp)
 	          : "audit.json";
 	bool saved = jt && os_write_atomic(&c->diag, audit_path, jt, strlen(jt), 0644);
-	free(jt);
 	if (!saved)
 		return CLI_FAIL;
 	if (!ok) {
@@ -356,9 +355,8 @@ int internal_compat(struct cli *c, int argc, char **argv)
 		                          : ""));
 	}
 	json_t *doc = torch_compat_to_json(&r);
-	char *text = json_dumps(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+	char *text = json_dump_text(&c->arena, doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
 	json_decref(doc);
 	bool ok = text && os_write_atomic(&c->diag, out, text, strlen(text), 0644);
-	free(text);
 	return ok ? CLI_OK : CLI_FAIL;
 }

@@ -111,7 +111,8 @@ static void on_done(void *user, const struct wheeltest_job *j)
 	(void)user;
 }
 
-static void print_json(const struct wheeltest_job *jobs, size_t n, size_t counts[3])
+static void print_json(struct arena *a, const struct wheeltest_job *jobs, size_t n,
+                       size_t counts[3])
 {
 	json_t *res = json_array();
 	for (size_t i = 0; i < n; i++) {
@@ -135,8 +136,9 @@ static void print_json(const struct wheeltest_job *jobs, size_t n, size_t counts
 	                         (json_int_t)counts[WHEELTEST_PASS], "failed",
 	                         (json_int_t)counts[WHEELTEST_FAIL], "skipped",
 	                         (json_int_t)counts[WHEELTEST_SKIP], "results", res);
-	json_dumpf(root, stdout, JSON_INDENT(2));
-	fputc('\n', stdout);
+	char *text = json_dump_text(a, root, JSON_INDENT(2));
+	if (text)
+		puts(text);
 	json_decref(root);
 }
 
@@ -284,7 +286,7 @@ int cmd_test(struct cli *c, int argc, char **argv)
 	for (size_t i = 0; i < n; i++)
 		counts[jobs[i].result]++;
 	if (tc.json) {
-		print_json(jobs, n, counts);
+		print_json(a, jobs, n, counts);
 	} else {
 		putchar('\n');
 		print_table(a, jobs, n);

@@ -10,6 +10,7 @@
 #include "base/os.h"
 #include "base/strbuf.h"
 #include "matrix/discover_project.h"
+#include "standards/json_values.h"
 #include "toolchain/provision.h"
 #include "toolchain/provision_python.h"
 #include "standards/toml.h"
@@ -543,9 +544,11 @@ int plan_print_json(const struct plan_ctx *pc, FILE *f)
 	}
 	json_object_set_new(root, "selected", json_integer((json_int_t)p->n_selected));
 	json_object_set_new(root, "buildable", json_integer((json_int_t)p->n_buildable));
-	int rc = json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	fputc('\n', f);
+	char *text = json_dump_text(&a, root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	int rc = text ? CLI_OK : CLI_FAIL;
+	if (text)
+		fprintf(f, "%s\n", text);
 	json_decref(root);
 	arena_free(&a);
-	return rc == 0 ? CLI_OK : CLI_FAIL;
+	return rc;
 }

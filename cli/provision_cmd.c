@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "standards/json_values.h"
 #include "toolchain/discover.h"
 
 /* Parses the options and operands of subcommand argv[0] against its table; returns CLI_OK or
@@ -119,8 +120,10 @@ json_t *prov_pkgs_json(const struct provision_pkg *p, size_t n)
 
 void prov_print_json(json_t *j)
 {
-	char *s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	puts(s);
-	free(s);
+	struct arena a = {0};
+	char *s = json_dump_text(&a, j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	if (s)
+		puts(s);
+	arena_free(&a);
 	json_decref(j);
 }

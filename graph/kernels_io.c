@@ -9,6 +9,7 @@
 
 #include "base/os.h"
 #include "standards/digest.h"
+#include "standards/json_values.h"
 
 static const char *archive_name(const struct archive_paths *ap)
 {
@@ -70,12 +71,11 @@ bool kernels_export(struct arena *a, struct diag *d, const struct plan *p,
 		json_array_append_new(arr, j);
 	}
 	json_object_set_new(root, "archives", arr);
-	char *text = ok ? json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS) : NULL;
+	char *text = ok ? json_dump_text(a, root, JSON_INDENT(2) | JSON_SORT_KEYS) : NULL;
 	json_decref(root);
 	if (ok)
 		ok = text &&
 		     os_write_atomic(d, os_join(a, dir, "manifest.json"), text, strlen(text), 0644);
-	free(text);
 	return ok;
 }
 

@@ -70,11 +70,9 @@ char *audit_results_json(struct arena *a, const struct audit_result *r, size_t n
 	json_t *arr = json_array();
 	for (size_t i = 0; i < n; i++)
 		json_array_append_new(arr, audit_result_to_json(&r[i]));
-	char *s = json_dumps(arr, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	char *s = json_dump_text(a, arr, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(arr);
-	char *out = arena_strdup(a, s ? s : "[]");
-	free(s);
-	return out;
+	return s ? s : arena_strdup(a, "[]");
 }
 
 bool audit_result_from_json(struct arena *a, const json_t *o, struct audit_result *out)

@@ -16,6 +16,7 @@
 #include "base/strbuf.h"
 #include "packager/audit.h"
 #include "standards/digest.h"
+#include "standards/json_values.h"
 #include "standards/metadata.h"
 #include "standards/tags.h"
 #include "standards/version.h"
@@ -195,24 +196,16 @@ static bool write_text(struct diag *d, const char *path, const char *text)
 	return os_write_atomic(d, path, text, strlen(text), 0644);
 }
 
-static bool write_json(struct diag *d, const char *path, json_t *j)
+static bool write_json(struct arena *a, struct diag *d, const char *path, json_t *j)
 {
-	char *s = json_dumps(j, JSON_INDENT(1) | JSON_SORT_KEYS);
+	char *s = json_dump_text(a, j, JSON_INDENT(1) | JSON_SORT_KEYS);
 	json_decref(j);
 	if (!s) {
 		diag_path(d, DIAG_ERROR, path, "cannot render JSON");
 		return false;
 	}
-	size_t n = strlen(s);
-	char *t = realloc(s, n + 2);
-	if (t) {
-		s = t;
-		s[n++] = '\n';
-		s[n] = '\0';
-	}
-	bool ok = os_write_atomic(d, path, s, n, 0644);
-	free(s);
-	return ok;
+	s = arena_printf(a, "%s\n", s);
+	return os_write_atomic(d, path, s, strlen(s), 0644);
 }
 
 static const char html_head[] = "<!DOCTYPE html>\n<html>\n  <head>\n"
@@ -284,7 +277,7 @@ static bool write_project(struct arena *a, struct diag *d, const char *dir,
 	                      files[0].project, "versions", jv, "files", jfiles);
 	if (ok)
 		ok = write_text(d, os_join(a, pdir, "index.html"), sb_str(&html)) &&
-		     write_json(d, os_join(a, pdir, "index.json"), j);
+		     write_json(a, d, os_join(a, pdir, "index.json"), j);
 	else
 		json_decref(j);
 	sb_release(&html);
@@ -324,7 +317,7 @@ static bool write_tree(struct arena *a, struct diag *d, const char *dir,
 	    json_pack("{s:{s:s}, s:o}", "meta", "api-version", INDEX_API, "projects", projects);
 	if (ok)
 		ok = write_text(d, os_join(a, dir, "index.html"), sb_str(&html)) &&
-		     write_json(d, os_join(a, dir, "index.json"), j);
+		     write_json(a, d, os_join(a, dir, "index.json"), j);
 	else
 		json_decref(j);
 	sb_release(&html);

@@ -9,6 +9,7 @@
 #include "base/escape.h"
 #include "base/os.h"
 #include "base/strbuf.h"
+#include "standards/json_values.h"
 
 static const char *human_size(struct arena *a, long long n)
 {
@@ -141,12 +142,8 @@ json_t *report_trace(const struct build_result *m)
 char *report_dump(struct arena *a, const json_t *doc)
 {
 	char *text =
-	    json_dumps(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
-	if (!text)
-		return NULL;
-	char *out = arena_printf(a, "%s\n", text);
-	free(text);
-	return out;
+	    json_dump_text(a, doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
+	return text ? arena_printf(a, "%s\n", text) : NULL;
 }
 
 static bool write_doc(struct arena *a, struct diag *d, const char *path, json_t *doc)

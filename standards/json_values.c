@@ -1,6 +1,11 @@
 /* json_values.c: see json_values.h. */
 #include "standards/json_values.h"
 
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/escape.h"
+
 json_t *json_str_or_null(const char *s)
 {
 	return s ? json_string(s) : json_null();
@@ -29,4 +34,14 @@ void json_strv_read(struct arena *a, const json_t *arr, struct strv *out)
 		if (json_is_string(v))
 			strv_push(a, out, arena_strdup(a, json_string_value(v)));
 	}
+}
+
+char *json_dump_text(struct arena *a, const json_t *j, size_t flags)
+{
+	char *s = json_dumps(j, flags);
+	if (!s)
+		return NULL;
+	char *out = esc_mem(a, ESC_JSON, s, strlen(s));
+	free(s);
+	return out;
 }

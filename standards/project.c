@@ -64,11 +64,9 @@ char *project_meta_render(struct arena *a, const struct project_meta *m, const c
 	json_object_set_new(o, "pkginfo",
 	                    m->pkginfo ? json_stringn(m->pkginfo, m->pkginfo_len) : json_null());
 	json_object_set_new(o, "pkginfo_replaced", json_integer(m->pkginfo_replaced));
-	char *s = json_dumps(o, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+	char *s = json_dump_text(a, o, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
 	json_decref(o);
-	char *out = arena_printf(a, "%s\n", s ? s : "{}");
-	free(s);
-	return out;
+	return arena_printf(a, "%s\n", s ? s : "{}");
 }
 
 struct reader {

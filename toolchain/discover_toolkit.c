@@ -9,6 +9,7 @@
 #include "base/env.h"
 #include "base/escape.h"
 #include "base/os.h"
+#include "standards/json_values.h"
 #include "standards/version.h"
 #include "toolchain/discover_internal.h"
 #include "toolchain/probe.h"
@@ -79,11 +80,10 @@ static void nvcc_cache_store(struct disc *x, const char *file, const char *nvcc,
 	    json_pack("{s:i, s:s, s:I, s:s, s:s?, s:s?, s:i}", "format", NVCC_CACHE_FORMAT, "nvcc",
 	              nvcc, "mtime", (json_int_t)os_mtime_ns(nvcc), "version", f->version,
 	              "list_gpu_code", f->code, "list_gpu_arch", f->arch, "lacks", (int)f->lacks);
-	char *text = c ? json_dumps(c, JSON_SORT_KEYS | JSON_INDENT(1)) : NULL;
+	char *text = c ? json_dump_text(x->a, c, JSON_SORT_KEYS | JSON_INDENT(1)) : NULL;
 	struct diag quiet = {0};
 	if (text && !os_write_atomic(&quiet, file, text, strlen(text), 0644))
 		diag_path(x->d, DIAG_WARNING, file, "cannot write the nvcc cache");
-	free(text);
 	json_decref(c);
 }
 

@@ -244,21 +244,20 @@ static json_t *cache_load(struct arena *a, const char *file, const char *interp,
 	return out;
 }
 
-static void cache_store(struct diag *d, const char *file, const char *interp, bool torch,
-                        json_t *probe)
+static void cache_store(struct arena *a, struct diag *d, const char *file, const char *interp,
+                        bool torch, json_t *probe)
 {
 	const char *purelib = json_string_value(json_object_get(probe, "purelib"));
 	json_t *c = json_pack("{s:i, s:s, s:I, s:b, s:I, s:O}", "format", PROBE_CACHE_FORMAT,
 	                      "path", interp, "mtime", (json_int_t)os_mtime_ns(interp), "torch",
 	                      torch, "purelib_mtime",
 	                      (json_int_t)(purelib ? os_mtime_ns(purelib) : -1), "probe", probe);
-	char *text = c ? json_dumps(c, JSON_SORT_KEYS | JSON_INDENT(1)) : NULL;
+	char *text = c ? json_dump_text(a, c, JSON_SORT_KEYS | JSON_INDENT(1)) : NULL;
 	if (text) {
 		struct diag local = {0};
 		if (!os_write_atomic(&local, file, text, strlen(text), 0644))
 			diag_path(d, DIAG_WARNING, file, "cannot write the probe cache");
 	}
-	free(text);
 	json_decref(c);
 }
 
@@ -347,8 +346,8 @@ void probe_run(struct arena *a, struct diag *d, const char *cache_dir, struct pr
 			j->error = *line ? arena_printf(a, "exit %d: %s", t->status, line)
 			                 : arena_printf(a, "exit %d and no output", t->status);
 		} else if (cache_dir) {
-			cache_store(d, probe_cache_path(a, cache_dir, j->path), j->path, j->torch,
-			            answers[idx[k]]);
+			cache_store(a, d, probe_cache_path(a, cache_dir, j->path), j->path,
+			            j->torch, answers[idx[k]]);
 		}
 		sb_release(&t->out);
 	}

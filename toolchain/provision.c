@@ -308,11 +308,13 @@ bool provision_write_marker(struct arena *a, struct diag *d, const char *root, c
 	json_t *m = json_pack("{s:i, s:s, s:s, s:s, s:s, s:s, s:o}", "schema", 1, "version",
 	                      s->version, "minor", s->minor, "installed", utc_now(a), "source",
 	                      source, "cuwheel", CUWHEEL_VERSION, "packages", pkgs);
-	char *text = json_dumps(m, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+	char *text = json_dump_text(a, m, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
 	json_decref(m);
-	bool ok = os_write_atomic(d, os_join(a, root, marker), text, strlen(text), 0644);
-	free(text);
-	return ok;
+	if (!text) {
+		diag_path(d, DIAG_ERROR, os_join(a, root, marker), "cannot render JSON");
+		return false;
+	}
+	return os_write_atomic(d, os_join(a, root, marker), text, strlen(text), 0644);
 }
 
 void provision_fsync_dir(const char *dir)

@@ -52,11 +52,9 @@ char *test_context_render(struct arena *a, const struct config *cfg, const struc
 		json_array_append_new(py, o);
 	}
 	json_object_set_new(root, "pythons", py);
-	char *s = json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+	char *s = json_dump_text(a, root, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
 	json_decref(root);
-	char *out = arena_printf(a, "%s\n", s ? s : "{}");
-	free(s);
-	return out;
+	return arena_printf(a, "%s\n", s ? s : "{}");
 }
 
 static bool strv_of(struct arena *a, const json_t *o, const char *key, struct strv *out)

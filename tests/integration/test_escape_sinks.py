@@ -10,6 +10,8 @@ annotation on its own line ("\\n::error title=x::forged"), a C1 CSI (U+009B) and
     prints them escaped;
   - terminal (pack and retag): `cuwheel pack -o DIR` and `cuwheel retag -o DIR`, with DIR named
     by each hostile string, print the path of the wheel written escaped;
+  - JSON (plan --json): a config file named with U+009B and DEL comes out as \\u escapes, and
+    json.loads gives the name back;
   - probe: an interpreter of the pythons table that prints the hostile strings and fails:
     `cuwheel plan` names it with its output escaped;
   - log and workflow commands: a build whose C compiler (a $CC wrapper) prints the hostile
@@ -18,6 +20,7 @@ annotation on its own line ("\\n::error title=x::forged"), a C1 CSI (U+009B) and
     annotations carry the text %-encoded; a compiler that prints 20 MB has its output cut at
     1 MiB with a note (issue 25, class 9). This part needs CUDA 13.0 (skipped without it).
 Every check is on raw bytes."""
+import json
 import os
 import re
 import shutil
@@ -170,6 +173,26 @@ def pack_retag_sink(tmp):
           flush=True)
 
 
+def json_sink(tmp):
+    d = project(tmp, "json")
+    sdistgen.write(os.path.join(d, "demo-1.0.tar.gz"), sdistgen.good_members())
+    name = "cfg\u009b31m\x7f.toml"
+    shutil.copy(os.path.join(d, "cfg.toml"), os.path.join(d, name))
+    rc, out, err = run(["plan", "--json", "demo-1.0.tar.gz", "--config", name], d)
+    check("plan --json with a C1 config name: exit 0", rc == 0, err)
+    why = inert(out + err)
+    check("plan --json: output inert (DEL and C1 as \\u escapes)",
+          why is None and b"\x7f" not in out, f"{why}: {out[:600]!r}")
+    check("plan --json writes U+009B and DEL as \\u009B, \\u007F",
+          b"cfg\\u009B31m\\u007F.toml" in out, out[:600])
+    try:
+        got = json.loads(out)["config"]
+    except (ValueError, KeyError) as e:
+        got = repr(e)
+    check("plan --json: the name reads back", got == os.path.join(d, name), got)
+    print(f"JSON (plan --json): exit {rc}, checked", flush=True)
+
+
 def probe_sink(tmp):
     d = project(tmp, "probe")
     py = os.path.join(tmp, "hostile-python")
@@ -244,6 +267,7 @@ def main():
         sdist_sink(tmp)
         audit_sink(tmp)
         pack_retag_sink(tmp)
+        json_sink(tmp)
         probe_sink(tmp)
         built = build_sink(tmp)
     if FAILS:

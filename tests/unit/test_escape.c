@@ -1,6 +1,7 @@
 /* test_escape.c: esc_add makes hostile text inert for every sink: ANSI colours, OSC 8 links,
  * bare CRs, forged workflow commands, C1 controls, bidi overrides and invalid UTF-8; and
- * Markdown's table pipes, links, HTML, code spans and emphasis. */
+ * Markdown's table pipes, links, HTML, code spans and emphasis; and JSON text with DEL and C1
+ * controls as \u escapes. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -13,6 +14,7 @@
 #include <cmocka.h>
 
 #include "base/escape.h"
+#include "standards/json_values.h"
 
 static int setup_arena(void **state)
 {
@@ -225,6 +227,40 @@ static void markdown_renders_as_term_text(void **state)
 	assert_string_equal(esc_str(a, ESC_MARKDOWN, NULL), "");
 }
 
+static void json_sink_writes_del_c1_and_bidi_as_u_escapes(void **state)
+{
+	struct arena *a = *state;
+	/* U+009B (CSI) as jansson writes it, raw UTF-8 inside the string. */
+	assert_string_equal(esc_str(a, ESC_JSON,
+	                            "{\"n\": \"a\xc2\x9b"
+	                            "31mb\"}"),
+	                    "{\"n\": \"a\\u009B31mb\"}");
+	assert_string_equal(esc_str(a, ESC_JSON, "\"d\x7f\xc2\x85\xe2\x80\xae\""),
+	                    "\"d\\u007F\\u0085\\u202E\"");
+	/* The layout, escapes jansson wrote and valid text are kept. */
+	assert_string_equal(
+	    esc_str(a, ESC_JSON, "{\n \"k\": \"\\u001B caf\xc3\xa9 \xe6\x97\xa5\"\n}"),
+	    "{\n \"k\": \"\\u001B caf\xc3\xa9 \xe6\x97\xa5\"\n}");
+}
+
+static void json_dump_text_round_trips_a_c1_name(void **state)
+{
+	struct arena *a = *state;
+	const char *name = "evil\xc2\x9b"
+	                   "31m\x7f\x1b[0m.whl";
+	json_t *o = json_pack("{s:s}", "wheel", name);
+	char *text = json_dump_text(a, o, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+	json_decref(o);
+	assert_non_null(text);
+	assert_true(inert(text, "\n"));
+	assert_non_null(strstr(text, "evil\\u009B31m\\u007F\\u001B[0m.whl"));
+	json_error_t err;
+	json_t *back = json_loads(text, 0, &err);
+	assert_non_null(back);
+	assert_string_equal(json_string_value(json_object_get(back, "wheel")), name);
+	json_decref(back);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -242,6 +278,10 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(markdown_escapes_every_hostile_text, setup_arena,
 	                                    teardown_arena),
 	    cmocka_unit_test_setup_teardown(markdown_renders_as_term_text, setup_arena,
+	                                    teardown_arena),
+	    cmocka_unit_test_setup_teardown(json_sink_writes_del_c1_and_bidi_as_u_escapes,
+	                                    setup_arena, teardown_arena),
+	    cmocka_unit_test_setup_teardown(json_dump_text_round_trips_a_c1_name, setup_arena,
 	                                    teardown_arena),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
