@@ -36,7 +36,8 @@ import test_ci_local_run as lr  # noqa: E402
 import testskip  # noqa: E402
 import torch_wheelhouse as twh  # noqa: E402
 
-ROOT = os.getcwd()
+ROOT = os.environ.get("CUWHEEL_SOURCE_DIR") or os.path.dirname(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TORCH = "2.11.0"
 CUDA = "13.0"
 PYTHONS = ["3.12", "3.13"]
@@ -112,7 +113,9 @@ def make_sdist(out_dir):
 def main():
     t0 = time.monotonic()
     yaml = lr.yaml_module()
-    if not os.path.isdir(os.path.expanduser("~/.cache/cuwheel/toolkits")) and \
+    cache = os.environ.get("CUWHEEL_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "cuwheel")
+    if not os.path.isdir(os.path.join(cache, "toolkits")) and \
             not os.path.exists("/usr/local/cuda-13.0/bin/nvcc"):
         testskip.skip("no CUDA 13 toolkit can be found or provisioned here")
     wheels = twh.wheelhouse(TORCH, lr.pyenv_pythons(PYTHONS))

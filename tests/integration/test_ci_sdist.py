@@ -14,8 +14,9 @@
   without an sdist, a config outside the repository.
 - Publishing jobs: tags only, after the index; each job only its own permissions.
 
-The sdist comes from build/realproject-cache (tests/realproject/gsplat_sdist.py), another
-worktree's copy, or PyPI's simple page; without any of them the test exits 77."""
+The sdist comes from build/realproject-cache (tests/realproject/gsplat_sdist.py), the copy in
+another worktree of this repository (git worktree list), or PyPI's simple page; without any of
+them the test exits 77."""
 import hashlib
 import html.parser
 import os
@@ -43,16 +44,20 @@ publish = ["release", "pages", "pypi-sdist"]
 """
 
 
+def worktrees():
+    """The other checkouts of this repository (`git worktree list`), whose build/ may hold the
+    sdist already: found from the repository itself, never from a path of one machine."""
+    try:
+        out = subprocess.run(["git", "-C", ROOT, "worktree", "list", "--porcelain"],
+                             capture_output=True, text=True, timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        return []
+    return [line[len("worktree "):] for line in out.splitlines() if line.startswith("worktree ")]
+
+
 def find_sdist(tmp):
-    cands = [os.path.join(ROOT, "build", "realproject-cache", SDIST)]
-    cands += [os.path.join(d, "build", sub, SDIST) for d in
-              (os.path.dirname(ROOT), "/work/wt") if os.path.isdir(d)
-              for sub in ("realproject-cache", "gsplat-dl")]
-    for base in ("/work/wt",):
-        if os.path.isdir(base):
-            for w in sorted(os.listdir(base)):
-                for sub in ("realproject-cache", "gsplat-dl"):
-                    cands.append(os.path.join(base, w, "build", sub, SDIST))
+    cands = [os.path.join(d, "build", sub, SDIST) for d in [ROOT] + worktrees()
+             for sub in ("realproject-cache", "gsplat-dl")]
     for c in cands:
         if os.path.isfile(c) and hashlib.sha256(open(c, "rb").read()).hexdigest() == SHA256:
             return c

@@ -15,7 +15,10 @@ import subprocess
 
 import testskip
 
-ROOT = os.getcwd()
+# The repository root, from this file's place in it (not the cwd, not a path of one machine):
+# build/ci-wheelhouse and build/pip-cache are under it.
+ROOT = os.environ.get("CUWHEEL_SOURCE_DIR") or os.path.dirname(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def wheelhouse(version, pythons):
