@@ -16,7 +16,9 @@
 
 #include "base/os-posix.h"
 
-bool os_read_fd(struct arena *a, struct diag *d, int fd, const char *name, struct source *src)
+/* Reads fd to its end into src; more than max bytes is refused (what: for the message). */
+static bool read_fd_max(struct arena *a, struct diag *d, int fd, const char *name, size_t max,
+                        const char *what, struct source *src)
 {
 	struct strbuf sb = {0};
 	char buf[65536];
@@ -31,6 +33,12 @@ bool os_read_fd(struct arena *a, struct diag *d, int fd, const char *name, struc
 		}
 		if (n == 0)
 			break;
+		if ((size_t)n > max - sb.len) {
+			diag_path(d, DIAG_ERROR, name, "more than %zu bytes: over the limit for %s",
+			          max, what);
+			sb_release(&sb);
+			return false;
+		}
 		sb_add(&sb, buf, (size_t)n);
 	}
 	src->path = arena_strdup(a, name);
@@ -39,7 +47,13 @@ bool os_read_fd(struct arena *a, struct diag *d, int fd, const char *name, struc
 	return true;
 }
 
-bool os_read_file(struct arena *a, struct diag *d, const char *path, struct source *src)
+bool os_read_fd(struct arena *a, struct diag *d, int fd, const char *name, struct source *src)
+{
+	return read_fd_max(a, d, fd, name, SIZE_MAX, "a file", src);
+}
+
+bool os_read_file_max(struct arena *a, struct diag *d, const char *path, size_t max,
+                      const char *what, struct source *src)
 {
 	/* O_NONBLOCK so that opening a FIFO cannot hang; only regular files are read. */
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -53,10 +67,21 @@ bool os_read_file(struct arena *a, struct diag *d, const char *path, struct sour
 		close(fd);
 		return false;
 	}
+	if ((uint64_t)st.st_size > max) {
+		diag_path(d, DIAG_ERROR, path, "%llu bytes is over the %zu-byte limit for %s",
+		          (unsigned long long)st.st_size, max, what);
+		close(fd);
+		return false;
+	}
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-	bool ok = os_read_fd(a, d, fd, path, src);
+	bool ok = read_fd_max(a, d, fd, path, max, what, src);
 	close(fd);
 	return ok;
+}
+
+bool os_read_file(struct arena *a, struct diag *d, const char *path, struct source *src)
+{
+	return os_read_file_max(a, d, path, SIZE_MAX, "a file", src);
 }
 
 /* What a non-regular file is, for the refusal. */

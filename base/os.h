@@ -13,6 +13,11 @@
 
 /* Reads a whole file into the arena (NUL-terminated) and fills src; false + diagnostic on error. */
 bool os_read_file(struct arena *a, struct diag *d, const char *path, struct source *src);
+/* As os_read_file, but a file of more than max bytes is refused, by its size before reading
+ * and again while reading (it may grow): false + "N bytes is over the max-byte limit for
+ * what" naming path, as the sdist reader and os_read_beneath report their caps. */
+bool os_read_file_max(struct arena *a, struct diag *d, const char *path, size_t max,
+                      const char *what, struct source *src);
 /* Reads all of a stream (stdin) into src; false + diagnostic on error. */
 bool os_read_fd(struct arena *a, struct diag *d, int fd, const char *name, struct source *src);
 /* The output rule, one for every path cuwheel writes (README, "The output rule"):

@@ -13,6 +13,9 @@
 #include "standards/digest.h"
 
 #define SCAN_FORMAT "cuwheel-scan 3"
+/* A source is read whole (its bytes key the answer; the preprocessor's -E output of it is
+ * held too): at most what the sdist reader takes for a member (packager/sdist.c). */
+#define SCAN_SOURCE_MAX ((size_t)256 << 20)
 
 /* What one scan_run asks of the compiler. */
 enum scan_mode {
@@ -340,8 +343,9 @@ static const char *first_error(struct arena *a, const char *msg)
 /* Runs argv (a compiler command without output options) on src as mode asks, with cwd = build
  * dir, and fills out; answers from the cache when argv, src's content and every file of the
  * cached closure are unchanged. SCAN_COMPILE takes its closure from closure (its outcome, a
- * failure too, is cached against it). False only when the cache cannot be written or the
- * command cannot start (diagnostic); a compiler error is out->ok = false. */
+ * failure too, is cached against it). False (diagnostic) when src is over SCAN_SOURCE_MAX or
+ * cannot be read, the cache cannot be written or the command cannot start; a compiler error,
+ * a missing src included, is out->ok = false. */
 static bool scan_run(struct scan_ctx *s, const struct strv *argv, const char *src,
                      enum scan_mode mode, const struct strv *closure, struct scan_closure *out)
 {
@@ -356,10 +360,17 @@ static bool scan_run(struct scan_ctx *s, const struct strv *argv, const char *sr
 	for (size_t i = 0; i < argv->n; i++)
 		sb_printf(&key, "%s\x1f", argv->v[i]);
 	sb_printf(&key, "\x1e%s\x1e", src);
-	struct source text;
-	struct diag quiet = {0};
-	if (os_read_file(a, &quiet, stat_path(s, src), &text))
+	/* Named by its real path in a refusal (src is relative to the build dir). */
+	const char *path = os_realpath(a, stat_path(s, src));
+	if (path) {
+		struct source text;
+		if (!os_read_file_max(a, s->d, path, SCAN_SOURCE_MAX,
+		                      "a source the torch scan reads", &text)) {
+			sb_release(&key);
+			return false;
+		}
 		sb_add(&key, text.text, text.len);
+	}
 	char *dir = os_join(a, s->build_dir, "scan");
 	char *cache = arena_printf(a, "%s/%s.scan", dir, hex_digest(a, key.buf, key.len));
 	sb_release(&key);
