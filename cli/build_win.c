@@ -1,5 +1,6 @@
 /* build_win.c: `cuwheel build --stage win-graph --export DIR` (write the Windows runner's
  * graph) and `--stage win-pack --import DIR` (pack, audit and place what it built). */
+#include "base/escape.h"
 #include "cli/build_win.h"
 
 #include <stdio.h>
@@ -43,7 +44,7 @@ int build_win_graph(struct cli *c, const struct plan *p, const char *dir)
 	       "ninja, in that directory;\n"
 	       "  then here: cuwheel build --stage win-pack --import %s\n",
 	       x.cells.n, x.cells.n == 1 ? "" : "s", x.n_toolkits, x.n_toolkits == 1 ? "" : "s",
-	       dir, dir);
+	       esc_str(&c->arena, ESC_TERM, dir), esc_str(&c->arena, ESC_TERM, dir));
 	return CLI_OK;
 }
 
@@ -100,7 +101,7 @@ static bool pack_cell(struct cli *c, const struct plan *p, const struct cell *ce
 	if (!os_mkdir_p(&c->diag, cfg->dist_dir) ||
 	    !wheel_retag(a, &c->diag, wheel, &ro, cfg->dist_dir, &final))
 		return false;
-	printf("cuwheel: %s: %s\n", cell->id, final);
+	printf("cuwheel: %s: %s\n", cell->id, esc_str(a, ESC_TERM, final));
 	return true;
 }
 
@@ -137,6 +138,6 @@ int build_win_pack(struct cli *c, const struct plan *p, const char *dir)
 			failed++;
 	}
 	printf("cuwheel: %zu Windows wheel%s placed in %s, %zu failed\n", ok, ok == 1 ? "" : "s",
-	       p->cfg->dist_dir, failed);
+	       esc_str(&c->arena, ESC_TERM, p->cfg->dist_dir), failed);
 	return failed ? CLI_FAIL : CLI_OK;
 }

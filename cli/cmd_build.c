@@ -436,7 +436,7 @@ static int build_report(struct cli *c, const struct build_result *m)
 	if (!report_write(&c->arena, &c->diag, m, m->build_dir, true))
 		return CLI_FAIL;
 	printf("report: %s (and report-trace.json beside it)\n",
-	       os_join(&c->arena, m->build_dir, "report.html"));
+	       esc_str(&c->arena, ESC_TERM, os_join(&c->arena, m->build_dir, "report.html")));
 	return CLI_OK;
 }
 
@@ -452,7 +452,7 @@ static int build_locked(struct cli *c, const struct build_args *a, struct plan_c
 		return CLI_FAIL;
 	if (!a->dry_run && !a->export_dir)
 		forget_missing_wheels(c, &g, p->n_cells);
-	printf("cuwheel: %s -> %s\n", g.summary, g.ninja_file);
+	printf("cuwheel: %s -> %s\n", g.summary, esc_str(&c->arena, ESC_TERM, g.ninja_file));
 	fflush(stdout);
 
 	const char **args = ninja_argv(c, a, ninja, &g);
@@ -480,7 +480,8 @@ static int build_locked(struct cli *c, const struct build_args *a, struct plan_c
 	if (a->export_dir) {
 		if (status != 0 || !kernels_export(&c->arena, &c->diag, p, &g, a->export_dir))
 			return CLI_FAIL;
-		printf("cuwheel: kernel archives and manifest.json written to %s\n", a->export_dir);
+		printf("cuwheel: kernel archives and manifest.json written to %s\n",
+		       esc_str(&c->arena, ESC_TERM, a->export_dir));
 		return CLI_OK;
 	}
 	struct timespec t1;

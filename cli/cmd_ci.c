@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/escape.h"
 #include "base/os.h"
 #include "base/path.h"
 #include "ci/github.h"
@@ -259,7 +260,7 @@ static int write_out(struct cli *c, const char *root, const char *output, bool t
 	if (!os_mkdir_p(&c->diag, dir) ||
 	    !os_write_atomic(&c->diag, path, text, strlen(text), 0644))
 		return CLI_FAIL;
-	printf("cuwheel: wrote %s\n", path);
+	printf("cuwheel: wrote %s\n", esc_str(&c->arena, ESC_TERM, path));
 	return CLI_OK;
 }
 

@@ -82,13 +82,14 @@ int cmd_index(struct cli *c, int argc, char **argv)
 	struct index_summary s;
 	if (!index_write(&c->arena, &c->diag, &o, &s))
 		return s.empty ? CLI_NOTHING : CLI_FAIL;
-	printf("cuwheel: wrote %s: %zu project%s, %zu wheel%s\n", o.site_dir, s.n_projects,
+	const char *site = esc_str(&c->arena, ESC_TERM, o.site_dir);
+	printf("cuwheel: wrote %s: %zu project%s, %zu wheel%s\n", site, s.n_projects,
 	       s.n_projects == 1 ? "" : "s", s.n_files, s.n_files == 1 ? "" : "s");
 	for (size_t v = 0; v < s.variants.n; v++) {
 		size_t k = 0;
 		for (size_t i = 0; i < s.n_files; i++)
 			k += s.files[i].local && !strcmp(s.files[i].local, s.variants.v[v]);
-		printf("  %s/%s/: %zu wheel%s\n", o.site_dir,
+		printf("  %s/%s/: %zu wheel%s\n", site,
 		       esc_str(&c->arena, ESC_TERM, s.variants.v[v]), k, /* from wheel names */
 		       k == 1 ? "" : "s");
 	}

@@ -1,6 +1,7 @@
 /* cmd_init.c: `cuwheel init`: a [tool.cuwheel] config derived from the project's setup.py (run
  * under the recorder in a throwaway copy, capture_run.c), every value commented with its
  * origin. */
+#include "base/escape.h"
 #include "cli/init.h"
 
 #include <stdio.h>
@@ -134,7 +135,10 @@ int cmd_init(struct cli *c, int argc, char **argv)
 	fprintf(stderr,
 	        "cuwheel: wrote %s from setup.py (run with %s); review it, then: cuwheel plan %s"
 	        "--config %s\n",
-	        path, res.python,
-	        operand && cli_is_sdist(operand) ? arena_printf(a, "%s ", operand) : "", out);
+	        esc_str(a, ESC_TERM, path), esc_str(a, ESC_TERM, res.python),
+	        operand && cli_is_sdist(operand)
+	            ? arena_printf(a, "%s ", esc_str(a, ESC_TERM, operand))
+	            : "",
+	        esc_str(a, ESC_TERM, out)); /* out may be named from setup.py's metadata */
 	return CLI_OK;
 }

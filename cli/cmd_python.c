@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/env.h"
+#include "base/escape.h"
 #include "base/os.h"
 #include "cli/cli.h"
 #include "cli/provision_cmd.h"
@@ -106,11 +107,14 @@ static int py_install(struct cli *c, const struct prov_opts *o)
 		}
 		const char *root = NULL;
 		enum provision_result r = python_install(&c->arena, &c->diag, &po, s, &root);
-		if (!prov_report_install(r, "Python", s->version, root))
+		if (!prov_report_install(&c->arena, r, "Python", s->version, root))
 			rc = CLI_FAIL;
 	}
 	return rc;
 }
+
+/* The lock file's words and the cache's paths, as printed: escaped for the terminal. */
+#define E(s) esc_str(&c->arena, ESC_TERM, (s))
 
 static const char *py_size(struct cli *c, uint64_t bytes)
 {
@@ -132,7 +136,7 @@ static int py_available(struct cli *c, const struct prov_opts *o)
 		return CLI_FAIL;
 	json_t *arr = o->json ? json_array() : NULL;
 	if (!o->json)
-		printf("%s (generated %s):\n", lock.path, lock.generated);
+		printf("%s (generated %s):\n", E(lock.path), E(lock.generated));
 	for (size_t i = lock.n_sets; i-- > 0;) {
 		const struct provision_set *s = &lock.sets[i];
 		int64_t size = 0;
@@ -146,13 +150,13 @@ static int py_available(struct cli *c, const struct prov_opts *o)
 			                   "download_size", (json_int_t)size, "packages",
 			                   prov_pkgs_json(s->pkgs, s->n_pkgs)));
 		else
-			printf("  %-8s Debian %-8s %zu packages, %s to download\n", s->version,
-			       s->suite, s->n_pkgs, py_size(c, (uint64_t)size));
+			printf("  %-8s Debian %-8s %zu packages, %s to download\n", E(s->version),
+			       E(s->suite), s->n_pkgs, py_size(c, (uint64_t)size));
 	}
 	if (o->json)
 		prov_print_json(arr);
 	else if (lock.freethreaded)
-		printf("  no free-threaded build (3.14t): %s\n", lock.freethreaded);
+		printf("  no free-threaded build (3.14t): %s\n", E(lock.freethreaded));
 	return CLI_OK;
 }
 
@@ -182,15 +186,17 @@ static int py_list(struct cli *c, const struct prov_opts *o)
 		return CLI_OK;
 	}
 	if (n == 0) {
-		printf("no provisioned Pythons in %s/pythons\n", cache);
+		printf("no provisioned Pythons in %s/pythons\n", E(cache));
 		printf("  see 'cuwheel python list --available' and 'cuwheel python install'\n");
 		return CLI_OK;
 	}
 	for (size_t i = 0; i < n; i++)
-		printf("%-8s %7s  %-12s %s\n", ts[i].version, py_size(c, ts[i].size), ts[i].source,
-		       python_exe(&c->arena, ts[i].root, py_minor(c, ts[i].version)));
+		printf("%-8s %7s  %-12s %s\n", E(ts[i].version), py_size(c, ts[i].size),
+		       E(ts[i].source),
+		       E(python_exe(&c->arena, ts[i].root, py_minor(c, ts[i].version))));
 	return CLI_OK;
 }
+#undef E
 
 int cmd_python(struct cli *c, int argc, char **argv)
 {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/env.h"
+#include "base/escape.h"
 #include "base/os.h"
 #include "cli/cli.h"
 #include "cli/provision_cmd.h"
@@ -129,11 +130,14 @@ static int tk_install(struct cli *c, const struct prov_opts *o)
 		}
 		const char *root = NULL;
 		enum provision_result r = provision_install(&c->arena, &c->diag, &po, s, &root);
-		if (!prov_report_install(r, "CUDA", s->version, root))
+		if (!prov_report_install(&c->arena, r, "CUDA", s->version, root))
 			rc = CLI_FAIL;
 	}
 	return rc;
 }
+
+/* The lock file's words and the cache's paths, as printed: escaped for the terminal. */
+#define E(s) esc_str(&c->arena, ESC_TERM, (s))
 
 static const char *tk_size(struct cli *c, uint64_t bytes)
 {
@@ -142,11 +146,11 @@ static const char *tk_size(struct cli *c, uint64_t bytes)
 	return arena_printf(&c->arena, "%.0f MB", (double)bytes / 1e6);
 }
 
-static void tk_print_pkgs(const struct provision_pkg *p, size_t n)
+static void tk_print_pkgs(struct cli *c, const struct provision_pkg *p, size_t n)
 {
 	fputs("    ", stdout);
 	for (size_t i = 0; i < n; i++)
-		printf("%s%s %s", i ? ", " : "", p[i].name, p[i].version);
+		printf("%s%s %s", i ? ", " : "", E(p[i].name), E(p[i].version));
 	putchar('\n');
 }
 
@@ -174,24 +178,24 @@ static int tk_available(struct cli *c, const struct prov_opts *o)
 		prov_print_json(arr);
 		return CLI_OK;
 	}
-	printf("%s (generated %s):\n", lock.path, lock.generated);
+	printf("%s (generated %s):\n", E(lock.path), E(lock.generated));
 	for (size_t i = lock.n_sets; i-- > 0;) {
 		const struct provision_set *s = &lock.sets[i];
 		uint64_t size = 0;
 		for (size_t j = 0; j < s->n_pkgs; j++)
 			size += s->pkgs[j].size > 0 ? (uint64_t)s->pkgs[j].size : 0;
-		printf("  %-10s %-22s %s to download\n", s->version,
-		       provision_source_name(&c->arena, s), tk_size(c, size));
-		tk_print_pkgs(s->pkgs, s->n_pkgs);
+		printf("  %-10s %-22s %s to download\n", E(s->version),
+		       E(provision_source_name(&c->arena, s)), tk_size(c, size));
+		tk_print_pkgs(c, s->pkgs, s->n_pkgs);
 	}
 	for (size_t i = 0; i < lock.n_gaps; i++) {
 		const char *from = NULL;
 		for (size_t j = 0; j < lock.n_sets; j++)
 			if (!strcmp(lock.sets[j].minor, lock.gaps[i].minor))
 				from = provision_source_name(&c->arena, &lock.sets[j]);
-		printf("  %-10s not on PyPI with nvcc (%s %s lacks it)%s%s\n", lock.gaps[i].minor,
-		       lock.gaps[i].package, lock.gaps[i].version, from ? ": from " : "",
-		       from ? from : "");
+		printf("  %-10s not on PyPI with nvcc (%s %s lacks it)%s%s\n",
+		       E(lock.gaps[i].minor), E(lock.gaps[i].package), E(lock.gaps[i].version),
+		       from ? ": from " : "", from ? E(from) : "");
 	}
 	return CLI_OK;
 }
@@ -220,17 +224,18 @@ static int tk_list(struct cli *c, const struct prov_opts *o)
 		return CLI_OK;
 	}
 	if (n == 0) {
-		printf("no provisioned toolkits in %s/toolkits\n", cache);
+		printf("no provisioned toolkits in %s/toolkits\n", E(cache));
 		printf("  see 'cuwheel toolkit list --available' and 'cuwheel toolkit install'\n");
 		return CLI_OK;
 	}
 	for (size_t i = 0; i < n; i++) {
-		printf("%-10s %8s  %-22s %s\n", ts[i].version, tk_size(c, ts[i].size), ts[i].source,
-		       ts[i].root);
-		tk_print_pkgs(ts[i].pkgs, ts[i].n_pkgs);
+		printf("%-10s %8s  %-22s %s\n", E(ts[i].version), tk_size(c, ts[i].size),
+		       E(ts[i].source), E(ts[i].root));
+		tk_print_pkgs(c, ts[i].pkgs, ts[i].n_pkgs);
 	}
 	return CLI_OK;
 }
+#undef E
 
 int cmd_toolkit(struct cli *c, int argc, char **argv)
 {

@@ -1,5 +1,6 @@
 /* provision_cmd.c: the subcommand shape `cuwheel toolkit` and `cuwheel python` share (see
  * provision_cmd.h). */
+#include "base/escape.h"
 #include "cli/provision_cmd.h"
 
 #include <stdio.h>
@@ -53,7 +54,7 @@ static int prov_remove(struct cli *c, const struct prov_cmd *pc, const struct pr
 	for (int i = 0; i < o->n_args; i++) {
 		const char *removed;
 		if (pc->remove(&c->arena, &c->diag, cache, o->args[i], &removed))
-			printf("removed %s\n", removed);
+			printf("removed %s\n", esc_str(&c->arena, ESC_TERM, removed));
 		else
 			rc = CLI_FAIL;
 	}
@@ -90,9 +91,12 @@ int prov_main(struct cli *c, const struct prov_cmd *pc, int argc, char **argv)
 	return prov_remove(c, pc, &o);
 }
 
-bool prov_report_install(enum provision_result r, const char *what, const char *version,
-                         const char *root)
+bool prov_report_install(struct arena *a, enum provision_result r, const char *what,
+                         const char *version, const char *root)
 {
+	/* The version is the lock file's, the root under the cache dir the environment names. */
+	version = esc_str(a, ESC_TERM, version);
+	root = esc_str(a, ESC_TERM, root);
 	switch (r) {
 	case PROVISION_INSTALLED:
 		printf("installed %s %s in %s\n", what, version, root);

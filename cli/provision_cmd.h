@@ -33,9 +33,10 @@ struct prov_cmd {
 /* Runs `cuwheel NAME SUB ARGS...` (argv[0] is NAME): checks SUB, parses its options and runs
  * it; returns the exit status (CLI_USAGE for a bad command or option). */
 int prov_main(struct cli *c, const struct prov_cmd *pc, int argc, char **argv);
-/* Prints one install's outcome ("installed CUDA 13.1.80 in ROOT"); false when it failed. */
-bool prov_report_install(enum provision_result r, const char *what, const char *version,
-                         const char *root);
+/* Prints one install's outcome ("installed CUDA 13.1.80 in ROOT", escaped, in a); false when
+ * it failed. */
+bool prov_report_install(struct arena *a, enum provision_result r, const char *what,
+                         const char *version, const char *root);
 /* The packages as a JSON array of {name, version, filename, sha256, size}. */
 json_t *prov_pkgs_json(const struct provision_pkg *p, size_t n);
 /* Prints j indented, in its order, and frees it. */

@@ -10,6 +10,8 @@ annotation on its own line ("\\n::error title=x::forged"), a C1 CSI (U+009B) and
     prints them escaped;
   - terminal (pack and retag): `cuwheel pack -o DIR` and `cuwheel retag -o DIR`, with DIR named
     by each hostile string, print the path of the wheel written escaped;
+  - terminal (paths cuwheel names): `toolkit list` and `python list` with $CUWHEEL_CACHE_DIR,
+    their `--available --lock FILE`, and `index -o SITE`, each named by a hostile string;
   - JSON (plan --json): a config file named with U+009B and DEL comes out as \\u escapes, and
     json.loads gives the name back;
   - probe: an interpreter of the pythons table that prints the hostile strings and fails:
@@ -173,6 +175,30 @@ def pack_retag_sink(tmp):
           flush=True)
 
 
+def paths_sink(tmp):
+    """Paths from the environment or the command line that cuwheel repeats on stdout."""
+    n = 0
+    for i, h in enumerate(HOSTILE):
+        safe = h.replace("/", "_")
+        cache = os.path.join(tmp, f"cache-{i}-{safe}")
+        runs = []
+        for tool in ("toolkit", "python"):
+            runs.append(([tool, "list"], dict(CUWHEEL_CACHE_DIR=cache)))
+            lock = os.path.join(tmp, f"{tool}-{i}-{safe}.lock.json")
+            shutil.copy(os.path.join(ROOT, "toolchain", f"{tool}s.lock.json"), lock)
+            runs.append(([tool, "list", "--available", "--lock", lock], {}))
+        dist = os.path.join(tmp, "pack-0-" + HOSTILE[0])  # pack_retag_sink's wheel
+        runs.append((["index", dist, "--out", os.path.join(tmp, f"site-{i}-{safe}")], {}))
+        for args, env in runs:
+            rc, out, err = run(args, tmp, env)
+            check(f"{' '.join(args[:2])} {h!r}: exit 0", rc == 0, err)
+            why = inert(out + err)
+            check(f"{' '.join(args[:2])} {h!r}: output inert", why is None,
+                  f"{why}: {(out + err)[:600]!r}")
+            n += 1
+    print(f"terminal (paths cuwheel names): {n} runs checked", flush=True)
+
+
 def json_sink(tmp):
     d = project(tmp, "json")
     sdistgen.write(os.path.join(d, "demo-1.0.tar.gz"), sdistgen.good_members())
@@ -267,6 +293,7 @@ def main():
         sdist_sink(tmp)
         audit_sink(tmp)
         pack_retag_sink(tmp)
+        paths_sink(tmp)
         json_sink(tmp)
         probe_sink(tmp)
         built = build_sink(tmp)
