@@ -1,4 +1,10 @@
-import json, os, pathlib, shutil
+import json, os, pathlib, re, shutil
+def md(s):
+    # Inline Markdown text, as cuwheel's ESC_MARKDOWN: a control character as \xNN bytes,
+    # then a backslash before each character Markdown acts on (a '|' would end the cell).
+    s = "".join(c if c.isprintable() else
+                "".join(f"\\x{b:02x}" for b in c.encode("utf-8", "surrogateescape")) for c in s)
+    return re.sub(r"([\\`*_\[\]()<>|!#~&$@])", r"\\\1", s)
 result = {job: v["result"] for job, v in json.loads(os.environ["NEEDS"]).items()}
 src, dist = pathlib.Path("wheels-in"), pathlib.Path(os.environ["DIST"])
 dist.mkdir(parents=True, exist_ok=True)
@@ -13,12 +19,12 @@ for line in os.environ["CELLS"].splitlines():
     if files and not failed_gates:
         for f in files:
             shutil.copy2(src / f, dist / f)
-        rows.append(f"| {cell} | published | {' '.join(files)} |")
+        rows.append(f"| {md(cell)} | published | {md(' '.join(files))} |")
         continue
     bad = [j for j in chain + gates if result.get(j) != "success"]
     why = f"{bad[0]}: {result.get(bad[0], 'not run')}" if bad else "no wheel uploaded"
     missing.append(f"{cell} ({why})")
-    rows.append(f"| {cell} | **missing** | {why} |")
+    rows.append(f"| {md(cell)} | **missing** | {md(why)} |")
 n = len(rows)
 text = [f"## Wheels: {n - len(missing)} of {n} cells published", "",
         "| cell | status | wheel, or why not |", "|---|---|---|", *rows, ""]

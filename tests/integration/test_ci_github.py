@@ -271,9 +271,13 @@ def simulate(doc, failed):
     return result
 
 
-def index_select(doc, tmp, result, present):
+HOSTILE_TAG = "manylinux_2_28|<b>[x](javascript:y)`z`\x1b[31m"
+
+
+def index_select(doc, tmp, result, present, hostile=False):
     """Runs the index job's own selection step with the simulated needs context and a wheel
-    for each cell in `present`; returns (published cells, missing lines)."""
+    for each cell in `present` (hostile: its platform tag holds Markdown and an ESC);
+    returns (published cells, missing lines, the step summary)."""
     idx = doc["jobs"]["index"]
     st = [s for s in idx["steps"] if s.get("name") == "Wheels present and missing"][0]
     work = tempfile.mkdtemp(dir=tmp)
@@ -281,7 +285,8 @@ def index_select(doc, tmp, result, present):
     cells = [ln.split() for ln in st["env"]["CELLS"].splitlines()]
     for cell, prefix, suffix, _, _ in cells:
         if cell in present:
-            plat = "manylinux_2_28" + suffix if "linux" in cell else suffix[1:]
+            plat = ((HOSTILE_TAG if hostile else "manylinux_2_28") + suffix if "linux" in cell
+                    else suffix[1:])
             open(os.path.join(work, "wheels-in", f"{prefix}{plat}"), "w").close()
     needs = {j: {"result": r, "outputs": {}} for j, r in result.items() if j != "index"}
     env = dict(os.environ, NEEDS=json.dumps(needs), CELLS=st["env"]["CELLS"],
@@ -376,6 +381,15 @@ def check_graph(name, doc, plan, per_cell, gpu, tmp):
     ok = simulate(doc, set())
     pub, miss, _ = index_select(doc, tmp, ok, set(cells))
     check(pub == set(cells) and not miss, f"{name}: all legs pass: every cell published")
+    # Wheel names in the step summary are Markdown-escaped: no cell ends early, no HTML, link
+    # or code span, no raw ESC.
+    if any("linux" in c for c in cells):
+        _, _, md = index_select(doc, tmp, ok, set(cells), hostile=True)
+        rows = [ln for ln in md.splitlines() if ln.startswith("| ") and "published" in ln]
+        check(rows and all(len(re.findall(r"(?<!\\)\|", ln)) == 4 for ln in rows) and
+              "\x1b" not in md and "<b>" not in md and "\\<b\\>" in md and
+              "\\[x\\]\\(javascript:y\\)\\`z\\`\\\\x1b" in md,
+              f"{name}: the step summary escapes a wheel's name", md[:1500])
     # Each job in turn fails: the other legs' cells all reach the index and are published;
     # this leg's cells are named missing with the job that failed; the run fails.
     for leg, js in legs.items():
@@ -398,7 +412,8 @@ def check_graph(name, doc, plan, per_cell, gpu, tmp):
             check(sorted(m.split()[0] for m in miss) == sorted(mine) and
                   all(f"({j}: failure)" in m for m in miss),
                   f"{name}: {j} failed: its leg's cells are named missing, with why", miss)
-            check(all(c in summary for c in mine) and "missing" in summary,
+            # The summary is Markdown: a cell id's '_' comes as '\_' (ci/index_select.py).
+            check(all(c.replace("_", "\\_") in summary for c in mine) and "missing" in summary,
                   f"{name}: {j} failed: the step summary names the missing cells")
     if legs:
         # Two legs fail at once: still only their own cells.
