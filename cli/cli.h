@@ -46,7 +46,7 @@ typedef int cli_cmd_fn(struct cli *c, int argc, char **argv);
 	X(python, "Install, list or remove CPython 3.14/3.15 provisioned from Debian's packages")  \
 	X(ci, "Write a CI workflow (GitHub Actions) that spreads the matrix over runners")         \
 	X(report, "Write the HTML/JSON/trace report of the last build (grid, timeline, audit)")    \
-	X(internal, "Developer tools: toml-decode")
+	X(internal, "Developer tools: toml-decode, render-ninja")
 
 #define X(name, summary)                                                                           \
 	int cmd_##name(struct cli *c, int argc, char **argv);                                      \

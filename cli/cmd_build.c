@@ -351,8 +351,8 @@ static int build_prepare(struct cli *c, struct build_args *a, struct plan_ctx *p
 	return CLI_OK;
 }
 
-/* Writes build.ninja and the files its steps read (the test context, the project's
- * metadata). False + diagnostic. */
+/* Writes build.ninja, the resolved plan it renders from and the files its steps read (the test
+ * context, the project's metadata). False + diagnostic. */
 static bool build_write_graph(struct cli *c, const struct build_args *a, const struct plan_ctx *pc,
                               const char *ccache, struct build_graph *g)
 {
@@ -365,6 +365,8 @@ static bool build_write_graph(struct cli *c, const struct build_args *a, const s
 	return buildgraph_generate(&c->arena, &c->diag, p, &bo, g) &&
 	       (!a->import_dir || kernels_import(&c->arena, &c->diag, p, g, a->import_dir)) &&
 	       write_if_changed(c, g->ninja_file, g->text) &&
+	       write_if_changed(c, os_join(&c->arena, g->build_dir, BUILDGRAPH_PLAN_JSON),
+	                        g->plan_json) &&
 	       write_if_changed(c, os_join(&c->arena, g->build_dir, BUILDGRAPH_TEST_CONTEXT),
 	                        test_context_render(&c->arena, &pc->cfg, &pc->ds)) &&
 	       write_if_changed(

@@ -3,20 +3,25 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/escape.h"
 #include "base/os.h"
 #include "base/strbuf.h"
 #include "cli/cli.h"
 #include "cli/internal.h"
+#include "graph/buildgraph.h"
 #include "standards/toml.h"
 
 const struct cli_help cmd_internal_help = {
     .text =
         "usage: cuwheel internal toml-decode < FILE.toml\n"
+        "       cuwheel internal render-ninja PLAN.json\n"
         "\n"
         "       cuwheel internal stage|finish|compat|test-cell ...   (the steps build.ninja runs)\n"
         "\n"
         "toml-decode  read a TOML document on stdin and print it as toml-test's tagged JSON\n"
         "             on stdout (exit 0), or a located error on stderr (exit 1).\n"
+        "render-ninja print the build.ninja that the resolved plan PLAN.json (the plan.json\n"
+        "             `cuwheel build` writes beside build.ninja) renders to; writes nothing.\n"
         "stage        lay out a cell's packages and modules for packing.\n"
         "finish       audit a packed wheel, stamp its platform tag and place it in dist/.\n"
         "compat       try a packed torch wheel with each torch of torch-compat.\n"
@@ -43,6 +48,30 @@ static int internal_toml_decode(struct cli *c)
 	return CLI_OK;
 }
 
+/* Renders the build.ninja of a resolved plan file: the renderer alone, without discovery,
+ * config or file writes (the golden tests render their committed plans with it). */
+static int internal_render_ninja(struct cli *c, const char *file)
+{
+	json_error_t err;
+	json_t *doc = json_load_file(file, 0, &err);
+	if (!doc) {
+		diag_path(&c->diag, DIAG_ERROR, file, "line %d, column %d: %s", err.line,
+		          err.column, err.text);
+		return CLI_FAIL;
+	}
+	struct graph_plan r;
+	bool ok = buildgraph_plan_read(&c->arena, &c->diag, file, doc, &r);
+	json_decref(doc);
+	if (!ok)
+		return CLI_FAIL;
+	struct build_graph g;
+	buildgraph_render(&c->arena, &r, &g);
+	/* The command's output: build.ninja's bytes, control characters a plan's strings may
+	 * hold escaped for the terminal (none in a plan cuwheel resolved: ninja_path_ok). */
+	fputs(esc_str(&c->arena, ESC_LOG, g.text), stdout);
+	return CLI_OK;
+}
+
 int cmd_internal(struct cli *c, int argc, char **argv)
 {
 	if (argc < 2)
@@ -51,6 +80,11 @@ int cmd_internal(struct cli *c, int argc, char **argv)
 		if (argc > 2)
 			return cli_usage(c, "internal", "toml-decode takes no arguments");
 		return internal_toml_decode(c);
+	}
+	if (strcmp(argv[1], "render-ninja") == 0) {
+		if (argc != 3)
+			return cli_usage(c, "internal", "render-ninja takes one PLAN.json");
+		return internal_render_ninja(c, argv[2]);
 	}
 	if (strcmp(argv[1], "stage") == 0)
 		return internal_stage(c, argc - 1, argv + 1);

@@ -3,6 +3,7 @@
  * per Python. */
 #include "graph/buildgraph.h"
 
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "base/path.h"
 #include "kernels/buildflags.h"
 #include "kernels/kernels_key.h"
+#include "standards/json_values.h"
 #include "standards/ninja.h"
 #include "standards/toml.h"
 #include "bindings/torch_plan.h"
@@ -983,9 +985,7 @@ static void emit_cell(struct gen *g, const struct cell *c, const struct archive_
 	sb_puts(sb, "\n\n");
 }
 
-/* Renders the resolved plan r into out: a pure function of r (no file system, no process,
- * no environment); the files the graph needs are out's files, for the caller to write. */
-static void buildgraph_render(struct arena *a, const struct graph_plan *r, struct build_graph *out)
+void buildgraph_render(struct arena *a, const struct graph_plan *r, struct build_graph *out)
 {
 	memset(out, 0, sizeof(*out));
 	const struct plan *plan = r->plan;
@@ -1050,6 +1050,14 @@ bool buildgraph_generate(struct arena *a, struct diag *d, const struct plan *pla
 	if (!buildgraph_resolve(a, d, plan, o, &r))
 		return false;
 	buildgraph_render(a, &r, out);
+	json_t *doc = buildgraph_plan_json(&r);
+	char *json = doc ? json_dump_text(a, doc, JSON_INDENT(1)) : NULL;
+	json_decref(doc);
+	if (!json) {
+		diag_path(d, DIAG_ERROR, out->build_dir, "cannot serialise the resolved plan");
+		return false;
+	}
+	out->plan_json = arena_printf(a, "%s\n", json);
 	/* Each written only when its text changed, so that what depends on it is not rebuilt. */
 	for (size_t i = 0; i < out->files.n; i++) {
 		const char *path = out->files.v[i];

@@ -4,6 +4,7 @@
 #ifndef CUWHEEL_GRAPH_BUILDGRAPH_H
 #define CUWHEEL_GRAPH_BUILDGRAPH_H
 
+#include <jansson.h>
 #include <stdbool.h>
 
 #include "matrix/matrix.h"
@@ -58,6 +59,7 @@ struct build_graph {
 	struct strv files;      /* build-dir files the graph reads (absolute): source stubs, PCH
 	                         * headers, BUILDGRAPH_STAGE_FILES; written when they change */
 	struct strv file_texts; /* parallel: their contents */
+	const char *plan_json;  /* the resolved plan it was rendered from (BUILDGRAPH_PLAN_JSON) */
 };
 
 /* The kernels of one toolkit that include torch headers: the torch they are built against. */
@@ -90,6 +92,21 @@ struct graph_plan {
  * (torch's flags, pybind11's headers). */
 bool buildgraph_resolve(struct arena *a, struct diag *d, const struct plan *plan,
                         const struct build_opts *o, struct graph_plan *r);
+
+/* The resolved plan beside build.ninja that `cuwheel build` (-n too) writes and `cuwheel internal
+ * render-ninja` renders; its "format" is BUILDGRAPH_PLAN_FORMAT. */
+#define BUILDGRAPH_PLAN_JSON   "plan.json"
+#define BUILDGRAPH_PLAN_FORMAT 1
+
+/* r as a JSON document (the fields the renderer reads); json_decref it. */
+json_t *buildgraph_plan_json(const struct graph_plan *r);
+/* Reads doc (read from file, for messages) into out, in a: a plan that renders alone (no
+ * discovery, no config file). False + diagnostic naming file and the JSON path. */
+bool buildgraph_plan_read(struct arena *a, struct diag *d, const char *file, json_t *doc,
+                          struct graph_plan *out);
+/* Renders r into out: a pure function of r (no file system, no process, no environment); the
+ * build-dir files the graph reads are out's files, for the caller to write. */
+void buildgraph_render(struct arena *a, const struct graph_plan *r, struct build_graph *out);
 
 /* Generates the graph for the selected, buildable cells of plan. False + diagnostic when a
  * path cannot be expressed or a needed tool is missing. */

@@ -1,7 +1,12 @@
 """Golden files for build.ninja: `cuwheel build -n` on tinyraster, tinyraster with rdc = true,
 tinyraster with cudart = "shared" and examples/torchext writes exactly the build.ninja checked
 in under tests/integration/golden/ninja/, once the machine's paths are replaced by @NAMES@.
-Generated text changes only on purpose: after such a change, rewrite the files with
+The same run checks the resolved plan that `build -n` writes beside build.ninja (plan.json):
+`cuwheel internal render-ninja` renders exactly that build.ninja from it, and, normalised as
+below, it equals the fixture under tests/integration/golden/plans/ that test_golden_plans.py
+renders on any machine (so a fixture cannot go stale while this machine can build the case).
+Generated text changes only on purpose: after such a change, rewrite the files (goldens and
+fixtures together) with
 
     python3 tests/integration/test_golden_ninja.py --update
 
@@ -24,6 +29,7 @@ import tempfile
 ROOT = os.environ.get("CUWHEEL_SOURCE_DIR") or os.getcwd()
 CUWHEEL = os.path.abspath(os.environ.get("CUWHEEL") or os.path.join(ROOT, "build", "ci", "cuwheel"))
 GOLDEN = os.path.join(ROOT, "tests", "integration", "golden", "ninja")
+PLANS = os.path.join(ROOT, "tests", "integration", "golden", "plans")
 TORCH_PYTHONS = os.environ.get("CUWHEEL_TORCH_PYTHONS") or os.path.join(ROOT, "build",
                                                                          "torch-pythons")
 SKIP = 77
@@ -108,6 +114,18 @@ def normalise(text, proj, plan):
                   lambda m: f"{m[1]}-@KEY{keys.setdefault(m[2], len(keys) + 1)}@", text)
 
 
+def normalise_plan(text, proj, plan):
+    """The resolved plan as its fixture: machine paths as @NAMES@ (normalise), and the facts
+    that build.ninja does not show here (CUWHEEL_NVCC_THREADS is forced) fixed: the CPU count,
+    -j, and the toolkits' patch versions (only hashed into the keys, which are normalised)."""
+    doc = json.loads(normalise(text, proj, plan))
+    doc["ncpu"] = 1
+    doc["opts"]["jobs"] = 1
+    for tk in doc["toolkits"]:
+        tk["toolkit"]["version"] = f"@CUDA_{tk['cuda']}_VERSION@"
+    return json.dumps(doc, indent=1) + "\n"
+
+
 def generate(name, tmp):
     make, overrides = CASES[name]
     proj = os.path.join(tmp, name)
@@ -131,7 +149,33 @@ def generate(name, tmp):
     m = re.search(r"-> (.*build\.ninja)$", p.stdout, re.M)
     if not m:
         return None, f"cuwheel build -n did not name its build.ninja:\n{p.stdout}"
-    return normalise(open(m[1]).read(), proj, plan), None
+    ninja_file = m[1]
+    plan_file = os.path.join(os.path.dirname(ninja_file), "plan.json")
+    text = open(ninja_file).read()
+    # The invariant: the plan file renders to exactly the build.ninja the build wrote.
+    p = subprocess.run([CUWHEEL, "internal", "render-ninja", plan_file], capture_output=True,
+                       text=True)
+    if p.returncode or p.stdout != text:
+        return None, (f"failed: `cuwheel internal render-ninja {plan_file}` (exit "
+                      f"{p.returncode}) does not give {ninja_file}:\n{p.stderr}")
+    return (normalise(text, proj, plan),
+            normalise_plan(open(plan_file).read(), proj, plan)), None
+
+
+def compare(name, golden, text):
+    """True when golden holds text; else prints the diff and how to update."""
+    want = open(golden).read() if os.path.exists(golden) else ""
+    if text == want:
+        print(f"ok: {name}: matches {os.path.relpath(golden, ROOT)}")
+        return True
+    got = os.path.join(tempfile.gettempdir(), f"cuwheel-golden-{os.path.basename(golden)}")
+    with open(got, "w") as f:
+        f.write(text)
+    d = subprocess.run(["diff", "-u", golden, got], capture_output=True, text=True)
+    print(f"FAIL: {name}: differs from {golden} (written to {got}); "
+          f"if the change is on purpose: {sys.argv[0]} --update\n{d.stdout[:6000]}",
+          file=sys.stderr)
+    return False
 
 
 def main():
@@ -142,31 +186,22 @@ def main():
     failed, skipped, passed = [], [], []
     with tempfile.TemporaryDirectory(prefix="cuwheel-golden-") as tmp:
         for name in CASES:
-            text, why = generate(name, os.path.realpath(tmp))
+            texts, why = generate(name, os.path.realpath(tmp))
             golden = os.path.join(GOLDEN, f"{name}.ninja")
-            if text is None:
+            fixture = os.path.join(PLANS, f"{name}.json")
+            if texts is None:
                 (failed if "failed" in why else skipped).append(name)
                 print(f"{'FAIL' if 'failed' in why else 'SKIP'}: {name}: {why}", file=sys.stderr)
                 continue
             if update:
-                os.makedirs(GOLDEN, exist_ok=True)
-                with open(golden, "w") as f:
-                    f.write(text)
-                print(f"wrote {os.path.relpath(golden, ROOT)}")
+                for path, text in zip((golden, fixture), texts):
+                    os.makedirs(os.path.dirname(path), exist_ok=True)
+                    with open(path, "w") as f:
+                        f.write(text)
+                    print(f"wrote {os.path.relpath(path, ROOT)}")
                 continue
-            want = open(golden).read() if os.path.exists(golden) else ""
-            if text == want:
-                passed.append(name)
-                print(f"ok: {name}: build.ninja matches {os.path.relpath(golden, ROOT)}")
-                continue
-            failed.append(name)
-            got = os.path.join(tempfile.gettempdir(), f"cuwheel-golden-{name}.ninja")
-            with open(got, "w") as f:
-                f.write(text)
-            d = subprocess.run(["diff", "-u", golden, got], capture_output=True, text=True)
-            print(f"FAIL: {name}: build.ninja differs from {golden} (written to {got}); "
-                  f"if the change is on purpose: {sys.argv[0]} --update\n{d.stdout[:6000]}",
-                  file=sys.stderr)
+            ok = [compare(name, path, text) for path, text in zip((golden, fixture), texts)]
+            (passed if all(ok) else failed).append(name)
     if failed:
         return 1
     if update:

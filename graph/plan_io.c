@@ -1,0 +1,509 @@
+/* plan_io.c: a resolved plan (struct graph_plan) as a JSON document and back: the fields the
+ * renderer reads, and nothing else. `cuwheel build` (-n too) writes it beside build.ninja
+ * (BUILDGRAPH_PLAN_JSON); `cuwheel internal render-ninja` renders build.ninja from it. */
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/buildgraph.h"
+
+/* ---- writing ---- */
+
+static json_t *jstr(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static json_t *jstrv(const struct strv *v)
+{
+	json_t *arr = json_array();
+	for (size_t i = 0; i < v->n; i++)
+		json_array_append_new(arr, json_string(v->v[i]));
+	return arr;
+}
+
+static json_t *tflags_json(const struct torch_flags *f)
+{
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:b}", "incs", jstrv(&f->incs),
+	                 "nvcc_common", jstrv(&f->nvcc_common), "post", jstrv(&f->post), "cflags",
+	                 jstrv(&f->cflags), "nvcc", jstrv(&f->nvcc), "ldflags", jstrv(&f->ldflags),
+	                 "cudart_shared", f->cudart_shared);
+}
+
+static json_t *interp_json(const struct interp *py)
+{
+	const struct torch_info *ti = &py->torch;
+	json_t *torch =
+	    json_pack("{s:b, s:o, s:i, s:i, s:o, s:o}", "present", ti->present, "version",
+	              jstr(ti->version), "cxx11_abi", ti->cxx11_abi, "openmp", ti->openmp,
+	              "include_dirs", jstrv(&ti->include_dirs), "abi_flags", jstrv(&ti->abi_flags));
+	return json_pack("{s:o, s:o, s:i, s:i, s:o, s:o, s:o}", "path", jstr(py->path), "version",
+	                 jstr(py->version), "major", py->major, "minor", py->minor, "ext_suffix",
+	                 jstr(py->ext_suffix), "include_dir", jstr(py->include_dir), "torch",
+	                 torch);
+}
+
+static json_t *toolkit_json(const struct graph_plan *r, size_t t)
+{
+	const struct toolkit_plan *tp = &r->plan->toolkits[t];
+	json_t *archs = json_array();
+	for (size_t i = 0; i < tp->n_archs; i++)
+		json_array_append_new(archs,
+		                      json_pack("{s:i, s:i, s:i, s:b}", "major", tp->archs[i].major,
+		                                "minor", tp->archs[i].minor, "suffix",
+		                                tp->archs[i].suffix, "ptx", tp->archs[i].ptx));
+	json_t *o = json_pack("{s:s, s:o}", "cuda", tp->cuda, "archs", archs);
+	const struct toolkit *tk = tp->tk;
+	json_object_set_new(
+	    o, "toolkit",
+	    json_pack("{s:o, s:o, s:o, s:i, s:i, s:o, s:o, s:i, s:{s:b, s:o, s:o}}", "root",
+	              jstr(tk->root), "nvcc", jstr(tk->nvcc), "version", jstr(tk->version), "major",
+	              tk->major, "minor", tk->minor, "lib_dir", jstr(tk->lib_dir), "include_dir",
+	              jstr(tk->include_dir), "nvcc_lacks", (int)tk->nvcc_lacks, "host", "ccbin",
+	              tk->host.ccbin, "cc", jstr(tk->host.cc), "cxx", jstr(tk->host.cxx)));
+	const struct graph_ktorch *kt = &r->ktorch[t];
+	json_object_set_new(o, "kernels_torch",
+	                    kt->py ? json_pack("{s:o, s:o, s:o}", "interpreter",
+	                                       interp_json(kt->py), "flags", tflags_json(&kt->tf),
+	                                       "cpp_post", jstrv(&kt->cpp_post))
+	                           : json_null());
+	return o;
+}
+
+static json_t *config_json(const struct config *cfg)
+{
+	const struct kernels_cfg *k = &cfg->kernels;
+	json_t *exts = json_array();
+	for (size_t e = 0; e < cfg->n_extensions; e++) {
+		const struct extension_cfg *x = &cfg->extensions[e];
+		json_array_append_new(
+		    exts,
+		    json_pack("{s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:b}", "module", x->module,
+		              "kind", (int)x->kind, "files", jstrv(&x->files), "include_dirs",
+		              jstrv(&x->include_dirs), "defines", jstrv(&x->defines), "cflags",
+		              jstrv(&x->cflags), "ldflags", jstrv(&x->ldflags), "libraries",
+		              jstrv(&x->libraries), "no_abi_suffix", x->no_abi_suffix));
+	}
+	json_t *kj =
+	    json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:b}", "files", jstrv(&k->files),
+	              "include_dirs", jstrv(&k->include_dirs), "defines", jstrv(&k->defines),
+	              "nvcc_flags", jstrv(&k->nvcc_flags), "host_flags", jstrv(&k->host_flags),
+	              "cxx_flags", jstrv(&k->cxx_flags), "cudart", (int)k->cudart, "rdc", k->rdc);
+	return json_pack("{s:o, s:o, s:o, s:o, s:b, s:i, s:i, s:o, s:o, s:o, s:b, s:o, s:o, s:o, "
+	                 "s:b, s:o, s:o}",
+	                 "config_file", jstr(cfg->config_file), "build_dir", jstr(cfg->build_dir),
+	                 "project_dir", jstr(cfg->project_dir), "dist_dir", jstr(cfg->dist_dir),
+	                 "ship_hidden", cfg->ship_hidden, "compression", cfg->compression, "openmp",
+	                 (int)cfg->openmp, "packages", jstrv(&cfg->packages), "readme",
+	                 jstr(cfg->project.readme_path), "license_files",
+	                 jstrv(&cfg->project.license_files), "audit_strict", cfg->audit.strict,
+	                 "min_manylinux", jstr(cfg->audit.min_manylinux), "test_command",
+	                 jstr(cfg->test.command), "torch_compat", jstrv(&cfg->test.torch_compat),
+	                 "torch_requires_tested", cfg->test.torch_requires_tested, "kernels", kj,
+	                 "extensions", exts);
+}
+
+static json_t *cell_json(const struct graph_plan *r, size_t i, size_t toolkit)
+{
+	const struct cell *c = &r->plan->cells[i];
+	size_t n_ext = r->plan->cfg->n_extensions;
+	json_t *flags = json_array();
+	for (size_t e = 0; e < n_ext; e++)
+		json_array_append_new(flags, tflags_json(&r->ext_flags[i * n_ext + e]));
+	return json_pack("{s:s, s:s, s:s, s:b, s:b, s:s, s:s, s:o, s:s, s:o, s:I, s:o, s:o}", "id",
+	                 c->id, "python", c->python, "platform", c->platform, "abi3", c->abi3,
+	                 "torch_stable", c->torch_stable, "py_tag", c->py_tag, "abi_tag",
+	                 c->abi_tag, "local", jstr(c->local), "wheel", c->wheel, "torch",
+	                 jstr(c->torch), "toolkit", (json_int_t)toolkit, "interpreter",
+	                 interp_json(c->py), "ext_flags", flags);
+}
+
+static json_t *torchplan_json(const struct torch_plan *tp, const struct config *cfg)
+{
+	json_t *exts = json_array();
+	for (size_t e = 0; e < tp->n_exts; e++) {
+		const struct torch_plan_ext *te = &tp->exts[e];
+		json_t *srcs = json_array();
+		for (size_t i = 0; i < cfg->extensions[te->ext].files.n; i++)
+			json_array_append_new(srcs, json_pack("{s:b, s:i, s:i}", "python",
+			                                      te->srcs[i].python, "pch",
+			                                      (int)te->srcs[i].pch, "pyfree",
+			                                      (int)te->srcs[i].pyfree));
+		json_array_append_new(exts, json_pack("{s:I, s:s, s:o, s:b, s:o}", "ext",
+		                                      (json_int_t)te->ext, "torch", te->torch,
+		                                      "link", jstr(te->link), "pch_shared",
+		                                      te->pch_shared, "srcs", srcs));
+	}
+	return json_pack("{s:b, s:b, s:o, s:o}", "kernels_use_torch", tp->kernels_use_torch,
+	                 "kernels_pyfree", tp->kernels_pyfree, "standins", jstr(tp->standins),
+	                 "exts", exts);
+}
+
+json_t *buildgraph_plan_json(const struct graph_plan *r)
+{
+	const struct plan *plan = r->plan;
+	/* Only what the graph holds: the used toolkits and the selected, buildable cells. */
+	json_t *toolkits = json_array();
+	size_t *index = calloc(plan->n_toolkits + 1, sizeof(*index));
+	for (size_t t = 0; t < plan->n_toolkits; t++) {
+		if (!plan->toolkits[t].used || !plan->toolkits[t].tk)
+			continue;
+		index[t] = json_array_size(toolkits);
+		json_array_append_new(toolkits, toolkit_json(r, t));
+	}
+	json_t *cells = json_array();
+	for (size_t i = 0; i < plan->n_cells; i++)
+		if (plan->cells[i].selected && plan->cells[i].buildable)
+			json_array_append_new(cells,
+			                      cell_json(r, i, index[plan->cells[i].toolkit]));
+	free(index);
+	const struct build_opts *o = &r->o;
+	return json_pack("{s:i, s:{s:i, s:o, s:o, s:b, s:b}, s:s, s:s, s:s, s:s, s:i, s:i, s:o, "
+	                 "s:o, s:o, s:o, s:o}",
+	                 "format", BUILDGRAPH_PLAN_FORMAT, "opts", "jobs", o->jobs, "ccache",
+	                 jstr(o->ccache), "cuwheel", jstr(o->cuwheel), "run_tests", o->run_tests,
+	                 "imported_archives", o->imported_archives, "build_dir", r->build_dir,
+	                 "proj", r->proj, "cc", r->cc, "cxx", r->cxx, "ncpu", r->ncpu,
+	                 "nvcc_threads", r->nvcc_threads, "config", config_json(plan->cfg),
+	                 "toolkits", toolkits, "cells", cells, "torch_plan",
+	                 torchplan_json(&r->tp, plan->cfg), "package_files", jstrv(&r->pkgfiles));
+}
+
+/* ---- reading ---- */
+
+/* Reads one document; the first error names the file and the JSON path. */
+struct rd {
+	struct arena *a;
+	struct diag *d;
+	const char *file;
+	bool ok;
+};
+
+/* Returns member key of o (at path) when it has JSON type type (JSON_TRUE: a boolean; for
+ * strings, null too when nullable), else NULL and, the first time, an error. */
+static json_t *rd_get(struct rd *r, json_t *o, const char *path, const char *key, json_type type,
+                      bool nullable)
+{
+	json_t *v = json_object_get(o, key);
+	bool fits = v && (json_typeof(v) == type || (type == JSON_TRUE && json_is_boolean(v)) ||
+	                  (nullable && json_is_null(v)));
+	if (fits)
+		return v;
+	static const char *const names[] = {"an object", "an array",  "a string",  "an integer",
+	                                    "a number",  "a boolean", "a boolean", "null"};
+	if (r->ok)
+		diag_path(r->d, DIAG_ERROR, r->file, "%s.%s: %s %s", path, key,
+		          v ? "is not" : "missing, expected", names[type]);
+	r->ok = false;
+	return NULL;
+}
+
+/* A string member, or NULL where the plan may leave it out (null). */
+static const char *rd_opt(struct rd *r, json_t *o, const char *path, const char *key)
+{
+	json_t *v = rd_get(r, o, path, key, JSON_STRING, true);
+	return json_is_string(v) ? arena_strdup(r->a, json_string_value(v)) : NULL;
+}
+
+/* A string member that must be there; "" after an error, so nothing reads NULL. */
+static const char *rd_str(struct rd *r, json_t *o, const char *path, const char *key)
+{
+	json_t *v = rd_get(r, o, path, key, JSON_STRING, false);
+	return arena_strdup(r->a, json_is_string(v) ? json_string_value(v) : "");
+}
+
+static int rd_int(struct rd *r, json_t *o, const char *path, const char *key)
+{
+	return (int)json_integer_value(rd_get(r, o, path, key, JSON_INTEGER, false));
+}
+
+static bool rd_bool(struct rd *r, json_t *o, const char *path, const char *key)
+{
+	return json_is_true(rd_get(r, o, path, key, JSON_TRUE, false));
+}
+
+static void rd_strv(struct rd *r, json_t *o, const char *path, const char *key, struct strv *out)
+{
+	json_t *arr = rd_get(r, o, path, key, JSON_ARRAY, false);
+	*out = (struct strv){0};
+	for (size_t i = 0; i < json_array_size(arr); i++) {
+		json_t *s = json_array_get(arr, i);
+		if (!json_is_string(s)) {
+			if (r->ok)
+				diag_path(r->d, DIAG_ERROR, r->file, "%s.%s[%zu]: is not a string",
+				          path, key, i);
+			r->ok = false;
+			return;
+		}
+		strv_push(r->a, out, arena_strdup(r->a, json_string_value(s)));
+	}
+}
+
+/* The array member key of o, and its path for messages. */
+static json_t *rd_arr(struct rd *r, json_t *o, const char *path, const char *key)
+{
+	return rd_get(r, o, path, key, JSON_ARRAY, false);
+}
+
+static char *at(struct rd *r, const char *path, const char *key, size_t i)
+{
+	return arena_printf(r->a, "%s.%s[%zu]", path, key, i);
+}
+
+static void rd_tflags(struct rd *r, json_t *o, const char *path, struct torch_flags *f)
+{
+	if (!json_is_object(o)) {
+		(void)rd_get(r, o, path, "incs", JSON_ARRAY, false);
+		return;
+	}
+	rd_strv(r, o, path, "incs", &f->incs);
+	rd_strv(r, o, path, "nvcc_common", &f->nvcc_common);
+	rd_strv(r, o, path, "post", &f->post);
+	rd_strv(r, o, path, "cflags", &f->cflags);
+	rd_strv(r, o, path, "nvcc", &f->nvcc);
+	rd_strv(r, o, path, "ldflags", &f->ldflags);
+	f->cudart_shared = rd_bool(r, o, path, "cudart_shared");
+}
+
+static const struct interp *rd_interp(struct rd *r, json_t *o, const char *path)
+{
+	struct interp *py = arena_calloc(r->a, 1, sizeof(*py));
+	json_t *io = rd_get(r, o, path, "interpreter", JSON_OBJECT, false);
+	if (!io)
+		return py;
+	const char *p = arena_printf(r->a, "%s.interpreter", path);
+	py->path = rd_str(r, io, p, "path");
+	py->version = rd_str(r, io, p, "version");
+	py->major = rd_int(r, io, p, "major");
+	py->minor = rd_int(r, io, p, "minor");
+	py->ext_suffix = rd_str(r, io, p, "ext_suffix");
+	py->include_dir = rd_str(r, io, p, "include_dir");
+	json_t *to = rd_get(r, io, p, "torch", JSON_OBJECT, false);
+	if (!to)
+		return py;
+	p = arena_printf(r->a, "%s.torch", p);
+	py->torch.present = rd_bool(r, to, p, "present");
+	py->torch.version = rd_opt(r, to, p, "version");
+	py->torch.cxx11_abi = rd_int(r, to, p, "cxx11_abi");
+	py->torch.openmp = rd_int(r, to, p, "openmp");
+	rd_strv(r, to, p, "include_dirs", &py->torch.include_dirs);
+	rd_strv(r, to, p, "abi_flags", &py->torch.abi_flags);
+	return py;
+}
+
+static void rd_toolkit(struct rd *r, json_t *o, const char *path, struct toolkit_plan *tp,
+                       struct graph_ktorch *kt)
+{
+	tp->used = true;
+	tp->cuda = rd_str(r, o, path, "cuda");
+	json_t *archs = rd_arr(r, o, path, "archs");
+	tp->n_archs = json_array_size(archs);
+	tp->archs = arena_calloc(r->a, tp->n_archs + 1, sizeof(*tp->archs));
+	for (size_t i = 0; i < tp->n_archs; i++) {
+		json_t *ao = json_array_get(archs, i);
+		const char *p = at(r, path, "archs", i);
+		tp->archs[i].major = rd_int(r, ao, p, "major");
+		tp->archs[i].minor = rd_int(r, ao, p, "minor");
+		tp->archs[i].suffix = (char)rd_int(r, ao, p, "suffix");
+		tp->archs[i].ptx = rd_bool(r, ao, p, "ptx");
+	}
+	struct toolkit *tk = arena_calloc(r->a, 1, sizeof(*tk));
+	tp->tk = tk;
+	json_t *to = rd_get(r, o, path, "toolkit", JSON_OBJECT, false);
+	const char *p = arena_printf(r->a, "%s.toolkit", path);
+	tk->root = rd_str(r, to, p, "root");
+	tk->nvcc = rd_str(r, to, p, "nvcc");
+	tk->version = rd_str(r, to, p, "version");
+	tk->major = rd_int(r, to, p, "major");
+	tk->minor = rd_int(r, to, p, "minor");
+	tk->lib_dir = rd_str(r, to, p, "lib_dir");
+	tk->include_dir = rd_str(r, to, p, "include_dir");
+	tk->nvcc_lacks = (unsigned)rd_int(r, to, p, "nvcc_lacks");
+	json_t *ho = rd_get(r, to, p, "host", JSON_OBJECT, false);
+	p = arena_printf(r->a, "%s.host", p);
+	tk->host.ccbin = rd_bool(r, ho, p, "ccbin");
+	tk->host.cc = rd_opt(r, ho, p, "cc");
+	tk->host.cxx = rd_opt(r, ho, p, "cxx");
+	json_t *ko = rd_get(r, o, path, "kernels_torch", JSON_OBJECT, true);
+	if (!json_is_object(ko))
+		return;
+	p = arena_printf(r->a, "%s.kernels_torch", path);
+	kt->py = rd_interp(r, ko, p);
+	rd_tflags(r, json_object_get(ko, "flags"), arena_printf(r->a, "%s.flags", p), &kt->tf);
+	rd_strv(r, ko, p, "cpp_post", &kt->cpp_post);
+}
+
+static void rd_extension(struct rd *r, json_t *o, const char *p, struct extension_cfg *x)
+{
+	x->module = rd_str(r, o, p, "module");
+	x->kind = (enum ext_kind)rd_int(r, o, p, "kind");
+	rd_strv(r, o, p, "files", &x->files);
+	rd_strv(r, o, p, "include_dirs", &x->include_dirs);
+	rd_strv(r, o, p, "defines", &x->defines);
+	rd_strv(r, o, p, "cflags", &x->cflags);
+	rd_strv(r, o, p, "ldflags", &x->ldflags);
+	rd_strv(r, o, p, "libraries", &x->libraries);
+	x->no_abi_suffix = rd_bool(r, o, p, "no_abi_suffix");
+}
+
+static const struct config *rd_config(struct rd *r, json_t *doc)
+{
+	struct config *cfg = arena_calloc(r->a, 1, sizeof(*cfg));
+	json_t *o = rd_get(r, doc, "$", "config", JSON_OBJECT, false);
+	const char *p = "$.config";
+	cfg->config_file = rd_opt(r, o, p, "config_file");
+	cfg->build_dir = rd_str(r, o, p, "build_dir");
+	cfg->project_dir = rd_str(r, o, p, "project_dir");
+	cfg->dist_dir = rd_str(r, o, p, "dist_dir");
+	cfg->ship_hidden = rd_bool(r, o, p, "ship_hidden");
+	cfg->compression = rd_int(r, o, p, "compression");
+	cfg->openmp = (enum tristate)rd_int(r, o, p, "openmp");
+	rd_strv(r, o, p, "packages", &cfg->packages);
+	cfg->project.readme_path = rd_opt(r, o, p, "readme");
+	rd_strv(r, o, p, "license_files", &cfg->project.license_files);
+	cfg->audit.strict = rd_bool(r, o, p, "audit_strict");
+	cfg->audit.min_manylinux = rd_opt(r, o, p, "min_manylinux");
+	cfg->test.command = rd_opt(r, o, p, "test_command");
+	rd_strv(r, o, p, "torch_compat", &cfg->test.torch_compat);
+	cfg->test.torch_requires_tested = rd_bool(r, o, p, "torch_requires_tested");
+	json_t *ko = rd_get(r, o, p, "kernels", JSON_OBJECT, false);
+	struct kernels_cfg *k = &cfg->kernels;
+	const char *kp = "$.config.kernels";
+	rd_strv(r, ko, kp, "files", &k->files);
+	rd_strv(r, ko, kp, "include_dirs", &k->include_dirs);
+	rd_strv(r, ko, kp, "defines", &k->defines);
+	rd_strv(r, ko, kp, "nvcc_flags", &k->nvcc_flags);
+	rd_strv(r, ko, kp, "host_flags", &k->host_flags);
+	rd_strv(r, ko, kp, "cxx_flags", &k->cxx_flags);
+	k->cudart = (enum cudart_kind)rd_int(r, ko, kp, "cudart");
+	k->rdc = rd_bool(r, ko, kp, "rdc");
+	json_t *exts = rd_arr(r, o, p, "extensions");
+	cfg->n_extensions = json_array_size(exts);
+	cfg->extensions = arena_calloc(r->a, cfg->n_extensions + 1, sizeof(*cfg->extensions));
+	for (size_t e = 0; e < cfg->n_extensions; e++)
+		rd_extension(r, json_array_get(exts, e), at(r, p, "extensions", e),
+		             &cfg->extensions[e]);
+	return cfg;
+}
+
+static void rd_cell(struct rd *r, json_t *o, const char *p, size_t n_ext, size_t n_toolkits,
+                    struct cell *c, struct torch_flags *flags)
+{
+	c->selected = c->buildable = true;
+	c->id = rd_str(r, o, p, "id");
+	c->python = rd_str(r, o, p, "python");
+	c->platform = rd_str(r, o, p, "platform");
+	c->abi3 = rd_bool(r, o, p, "abi3");
+	c->torch_stable = rd_bool(r, o, p, "torch_stable");
+	c->py_tag = rd_str(r, o, p, "py_tag");
+	c->abi_tag = rd_str(r, o, p, "abi_tag");
+	c->local = rd_opt(r, o, p, "local");
+	c->wheel = rd_str(r, o, p, "wheel");
+	c->torch = rd_opt(r, o, p, "torch");
+	int t = rd_int(r, o, p, "toolkit");
+	if (r->ok && (t < 0 || (size_t)t >= n_toolkits)) {
+		diag_path(r->d, DIAG_ERROR, r->file, "%s.toolkit: %d is not the index of a toolkit",
+		          p, t);
+		r->ok = false;
+	}
+	c->toolkit = t > 0 ? (size_t)t : 0;
+	c->py = rd_interp(r, o, p);
+	json_t *fl = rd_arr(r, o, p, "ext_flags");
+	if (r->ok && json_array_size(fl) != n_ext) {
+		diag_path(r->d, DIAG_ERROR, r->file, "%s.ext_flags: %zu entries for %zu extensions",
+		          p, json_array_size(fl), n_ext);
+		r->ok = false;
+	}
+	for (size_t e = 0; e < n_ext && r->ok; e++)
+		rd_tflags(r, json_array_get(fl, e), at(r, p, "ext_flags", e), &flags[e]);
+}
+
+static void rd_torchplan(struct rd *r, json_t *doc, const struct config *cfg, struct torch_plan *tp)
+{
+	json_t *o = rd_get(r, doc, "$", "torch_plan", JSON_OBJECT, false);
+	const char *p = "$.torch_plan";
+	tp->kernels_use_torch = rd_bool(r, o, p, "kernels_use_torch");
+	tp->kernels_pyfree = rd_bool(r, o, p, "kernels_pyfree");
+	tp->standins = rd_opt(r, o, p, "standins");
+	json_t *exts = rd_arr(r, o, p, "exts");
+	tp->n_exts = json_array_size(exts);
+	tp->exts = arena_calloc(r->a, tp->n_exts + 1, sizeof(*tp->exts));
+	for (size_t e = 0; e < tp->n_exts && r->ok; e++) {
+		json_t *eo = json_array_get(exts, e);
+		const char *ep = at(r, p, "exts", e);
+		struct torch_plan_ext *te = &tp->exts[e];
+		te->ext = (size_t)rd_int(r, eo, ep, "ext");
+		te->torch = rd_str(r, eo, ep, "torch");
+		te->link = rd_opt(r, eo, ep, "link");
+		te->pch_shared = rd_bool(r, eo, ep, "pch_shared");
+		json_t *srcs = rd_arr(r, eo, ep, "srcs");
+		if (r->ok && (te->ext >= cfg->n_extensions ||
+		              json_array_size(srcs) != cfg->extensions[te->ext].files.n)) {
+			diag_path(r->d, DIAG_ERROR, r->file,
+			          "%s: not one decision per source of an extension", ep);
+			r->ok = false;
+			return;
+		}
+		te->srcs = arena_calloc(r->a, json_array_size(srcs) + 1, sizeof(*te->srcs));
+		for (size_t i = 0; i < json_array_size(srcs); i++) {
+			json_t *so = json_array_get(srcs, i);
+			const char *sp = at(r, ep, "srcs", i);
+			te->srcs[i].python = rd_bool(r, so, sp, "python");
+			te->srcs[i].pch = (enum pch_state)rd_int(r, so, sp, "pch");
+			te->srcs[i].pyfree = (enum pyfree_state)rd_int(r, so, sp, "pyfree");
+		}
+	}
+}
+
+static void rd_opts(struct rd *r, json_t *doc, struct build_opts *o)
+{
+	json_t *oo = rd_get(r, doc, "$", "opts", JSON_OBJECT, false);
+	o->jobs = rd_int(r, oo, "$.opts", "jobs");
+	o->ccache = rd_opt(r, oo, "$.opts", "ccache");
+	o->cuwheel = rd_str(r, oo, "$.opts", "cuwheel");
+	o->run_tests = rd_bool(r, oo, "$.opts", "run_tests");
+	o->imported_archives = rd_bool(r, oo, "$.opts", "imported_archives");
+}
+
+bool buildgraph_plan_read(struct arena *a, struct diag *d, const char *file, json_t *doc,
+                          struct graph_plan *out)
+{
+	memset(out, 0, sizeof(*out));
+	struct rd r = {.a = a, .d = d, .file = file, .ok = true};
+	if (!json_is_object(doc) || rd_int(&r, doc, "$", "format") != BUILDGRAPH_PLAN_FORMAT) {
+		if (r.ok)
+			diag_path(d, DIAG_ERROR, file,
+			          "$.format: not %d, the plan format this cuwheel reads",
+			          BUILDGRAPH_PLAN_FORMAT);
+		return false;
+	}
+	rd_opts(&r, doc, &out->o);
+	out->build_dir = rd_str(&r, doc, "$", "build_dir");
+	out->proj = rd_str(&r, doc, "$", "proj");
+	out->cc = rd_str(&r, doc, "$", "cc");
+	out->cxx = rd_str(&r, doc, "$", "cxx");
+	out->ncpu = rd_int(&r, doc, "$", "ncpu");
+	out->nvcc_threads = rd_int(&r, doc, "$", "nvcc_threads");
+	const struct config *cfg = rd_config(&r, doc);
+	struct plan *plan = arena_calloc(a, 1, sizeof(*plan));
+	plan->cfg = cfg;
+	out->plan = plan;
+	json_t *tks = rd_arr(&r, doc, "$", "toolkits");
+	plan->n_toolkits = json_array_size(tks);
+	plan->toolkits = arena_calloc(a, plan->n_toolkits + 1, sizeof(*plan->toolkits));
+	out->ktorch = arena_calloc(a, plan->n_toolkits + 1, sizeof(*out->ktorch));
+	for (size_t t = 0; t < plan->n_toolkits && r.ok; t++)
+		rd_toolkit(&r, json_array_get(tks, t), at(&r, "$", "toolkits", t),
+		           &plan->toolkits[t], &out->ktorch[t]);
+	json_t *cells = rd_arr(&r, doc, "$", "cells");
+	size_t n_ext = cfg->n_extensions;
+	plan->n_cells = json_array_size(cells);
+	plan->cells = arena_calloc(a, plan->n_cells + 1, sizeof(*plan->cells));
+	out->ext_flags = arena_calloc(a, plan->n_cells * n_ext + 1, sizeof(*out->ext_flags));
+	for (size_t i = 0; i < plan->n_cells && r.ok; i++)
+		rd_cell(&r, json_array_get(cells, i), at(&r, "$", "cells", i), n_ext,
+		        plan->n_toolkits, &plan->cells[i], &out->ext_flags[i * n_ext]);
+	rd_torchplan(&r, doc, cfg, &out->tp);
+	rd_strv(&r, doc, "$", "package_files", &out->pkgfiles);
+	return r.ok;
+}
