@@ -1,6 +1,5 @@
 /* build_win.c: `cuwheel build --stage win-graph --export DIR` (write the Windows runner's
  * graph) and `--stage win-pack --import DIR` (pack, audit and place what it built). */
-#include "base/escape.h"
 #include "cli/build_win.h"
 
 #include <stdio.h>
@@ -8,6 +7,7 @@
 #include <string.h>
 
 #include "base/env.h"
+#include "base/escape.h"
 #include "base/os.h"
 #include "graph/buildgraph_win.h"
 #include "bindings/torchflags.h"

@@ -1,7 +1,6 @@
 /* cmd_init.c: `cuwheel init`: a [tool.cuwheel] config derived from the project's setup.py (run
  * under the recorder in a throwaway copy, capture_run.c), every value commented with its
  * origin. */
-#include "base/escape.h"
 #include "cli/init.h"
 
 #include <stdio.h>
@@ -9,6 +8,7 @@
 #include <string.h>
 
 #include "base/env.h"
+#include "base/escape.h"
 #include "base/os.h"
 #include "base/path.h"
 #include "init/capture.h"
