@@ -4,9 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "base/env.h"
 #include "base/escape.h"
-#include "base/os.h"
 #include "cli/cli.h"
 #include "cli/provision_cmd.h"
 #include "toolchain/discover.h"
@@ -75,42 +73,16 @@ const struct cli_help cmd_python_help = {
             "  cuwheel python remove 3.15\n",
 };
 
-static bool py_lock(struct cli *c, const struct prov_opts *o, struct python_lock *l)
+static const void *py_lock_load(struct arena *a, struct diag *d, const char *path)
 {
-	const char *path = o->lock ? o->lock : python_lock_path(&c->arena, c->env);
-	if (!path) {
-		diag_msg(&c->diag, DIAG_ERROR, "no Python lock file found");
-		diag_msg(&c->diag, DIAG_HINT,
-		         "pass --lock FILE or set CUWHEEL_PYTHON_LOCK to "
-		         "toolchain/pythons.lock.json of cuwheel's source tree");
-		return false;
-	}
-	return python_lock_load(&c->arena, &c->diag, path, l);
+	struct python_lock *l = arena_alloc(a, sizeof(*l));
+	return python_lock_load(a, d, path, l) ? l : NULL;
 }
 
-static int py_install(struct cli *c, const struct prov_opts *o)
+static const struct provision_set *py_resolve(struct arena *a, struct diag *d, const void *lock,
+                                              const char *version)
 {
-	if (o->n_args == 0)
-		return cli_usage(c, "python", "python install needs a VERSION (e.g. 3.14)");
-	struct python_lock lock;
-	if (!py_lock(c, o, &lock))
-		return CLI_FAIL;
-	struct provision_opts po = {.cache_dir = cuwheel_cache_dir(&c->arena, c->env),
-	                            .env = c->env};
-	int rc = CLI_OK;
-	for (int i = 0; i < o->n_args; i++) {
-		const struct provision_set *s =
-		    python_resolve(&c->arena, &c->diag, &lock, o->args[i]);
-		if (!s) {
-			rc = CLI_FAIL;
-			continue;
-		}
-		const char *root = NULL;
-		enum provision_result r = python_install(&c->arena, &c->diag, &po, s, &root);
-		if (!prov_report_install(&c->arena, r, "Python", s->version, root))
-			rc = CLI_FAIL;
-	}
-	return rc;
+	return python_resolve(a, d, lock, version);
 }
 
 /* The lock file's words and the cache's paths, as printed: escaped for the terminal. */
@@ -129,43 +101,36 @@ static const char *py_minor(struct cli *c, const char *version)
 	return dot ? arena_strndup(&c->arena, version, (size_t)(dot - version)) : version;
 }
 
-static int py_available(struct cli *c, const struct prov_opts *o)
+static int py_available(struct cli *c, const struct prov_cmd *pc, const struct prov_opts *o)
 {
-	struct python_lock lock;
-	if (!py_lock(c, o, &lock))
+	const struct python_lock *lock = prov_lock(c, pc, o);
+	if (!lock)
 		return CLI_FAIL;
 	json_t *arr = o->json ? json_array() : NULL;
 	if (!o->json)
-		printf("%s (generated %s):\n", E(lock.path), E(lock.generated));
-	for (size_t i = lock.n_sets; i-- > 0;) {
-		const struct provision_set *s = &lock.sets[i];
-		int64_t size = 0;
-		for (size_t j = 0; j < s->n_pkgs; j++)
-			size += s->pkgs[j].size > 0 ? s->pkgs[j].size : 0;
+		printf("%s (generated %s):\n", E(lock->path), E(lock->generated));
+	for (size_t i = lock->n_sets; i-- > 0;) {
+		const struct provision_set *s = &lock->sets[i];
 		if (o->json)
 			json_array_append_new(
-			    arr, json_pack("{s:s, s:s, s:s, s:I, s:o}", "version", s->version,
-			                   "minor", s->minor, "source",
-			                   arena_printf(&c->arena, "debian %s", s->suite),
-			                   "download_size", (json_int_t)size, "packages",
-			                   prov_pkgs_json(s->pkgs, s->n_pkgs)));
+			    arr, prov_set_json(s, arena_printf(&c->arena, "debian %s", s->suite)));
 		else
 			printf("  %-8s Debian %-8s %zu packages, %s to download\n", E(s->version),
-			       E(s->suite), s->n_pkgs, py_size(c, (uint64_t)size));
+			       E(s->suite), s->n_pkgs, py_size(c, (uint64_t)prov_set_size(s)));
 	}
 	if (o->json)
 		prov_print_json(arr);
-	else if (lock.freethreaded)
-		printf("  no free-threaded build (3.14t): %s\n", E(lock.freethreaded));
+	else if (lock->freethreaded)
+		printf("  no free-threaded build (3.14t): %s\n", E(lock->freethreaded));
 	return CLI_OK;
 }
 
-static int py_list(struct cli *c, const struct prov_opts *o)
+static int py_list(struct cli *c, const struct prov_cmd *pc, const struct prov_opts *o)
 {
 	if (o->n_args)
 		return cli_usage(c, "python", "python list takes no arguments");
 	if (o->available)
-		return py_available(c, o);
+		return py_available(c, pc, o);
 	const char *cache = cuwheel_cache_dir(&c->arena, c->env);
 	struct provision_installed *ts;
 	size_t n;
@@ -202,12 +167,20 @@ int cmd_python(struct cli *c, int argc, char **argv)
 {
 	static const struct prov_cmd pc = {
 	    .name = "python",
+	    .what = "Python",
 	    .install_options = py_install_options,
 	    .list_options = py_list_options,
 	    .remove_options = py_remove_options,
-	    .install = py_install,
 	    .list = py_list,
+	    .lock_noun = "Python",
+	    .lock_env = "CUWHEEL_PYTHON_LOCK",
+	    .lock_file = "toolchain/pythons.lock.json",
+	    .lock_path = python_lock_path,
+	    .lock_load = py_lock_load,
+	    .resolve = py_resolve,
+	    .install_set = python_install,
 	    .remove = python_remove,
+	    .install_example = "3.14",
 	    .remove_example = "3.14",
 	};
 	return prov_main(c, &pc, argc, argv);

@@ -4,9 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "base/env.h"
 #include "base/escape.h"
-#include "base/os.h"
 #include "cli/cli.h"
 #include "cli/provision_cmd.h"
 #include "toolchain/discover.h"
@@ -91,49 +89,16 @@ const struct cli_help cmd_toolkit_help = {
             "mirror\n",
 };
 
-/* Loads the lock file named by --lock, or the default one. */
-static bool tk_lock(struct cli *c, const struct prov_opts *o, struct provision_lock *l)
+static const void *tk_lock_load(struct arena *a, struct diag *d, const char *path)
 {
-	const char *path = o->lock ? o->lock : provision_lock_path(&c->arena, c->env);
-	if (!path) {
-		diag_msg(&c->diag, DIAG_ERROR, "no toolkit lock file found");
-		diag_msg(&c->diag, DIAG_HINT,
-		         "pass --lock FILE or set CUWHEEL_TOOLKIT_LOCK to "
-		         "toolchain/toolkits.lock.json of cuwheel's source tree");
-		return false;
-	}
-	return provision_lock_load(&c->arena, &c->diag, path, l);
+	struct provision_lock *l = arena_alloc(a, sizeof(*l));
+	return provision_lock_load(a, d, path, l) ? l : NULL;
 }
 
-static int tk_install(struct cli *c, const struct prov_opts *o)
+static const struct provision_set *tk_resolve(struct arena *a, struct diag *d, const void *lock,
+                                              const char *version)
 {
-	if (o->n_args == 0)
-		return cli_usage(c, "toolkit", "toolkit install needs a VERSION (e.g. 13.1)");
-	struct provision_lock lock;
-	if (!tk_lock(c, o, &lock))
-		return CLI_FAIL;
-	struct provision_opts po = {
-	    .cache_dir = cuwheel_cache_dir(&c->arena, c->env),
-	    .python = o->python,
-	    .wheels_dir = o->wheels ? o->wheels : env_nonempty(c->env, "CUWHEEL_TOOLKIT_WHEELS"),
-	    .env = c->env,
-	};
-	if (po.wheels_dir)
-		po.wheels_dir = os_abspath(&c->arena, po.wheels_dir);
-	int rc = CLI_OK;
-	for (int i = 0; i < o->n_args; i++) {
-		const struct provision_set *s =
-		    provision_resolve(&c->arena, &c->diag, &lock, o->args[i]);
-		if (!s) {
-			rc = CLI_FAIL;
-			continue;
-		}
-		const char *root = NULL;
-		enum provision_result r = provision_install(&c->arena, &c->diag, &po, s, &root);
-		if (!prov_report_install(&c->arena, r, "CUDA", s->version, root))
-			rc = CLI_FAIL;
-	}
-	return rc;
+	return provision_resolve(a, d, lock, version);
 }
 
 /* The lock file's words and the cache's paths, as printed: escaped for the terminal. */
@@ -154,58 +119,50 @@ static void tk_print_pkgs(struct cli *c, const struct provision_pkg *p, size_t n
 	putchar('\n');
 }
 
-static int tk_available(struct cli *c, const struct prov_opts *o)
+static int tk_available(struct cli *c, const struct prov_cmd *pc, const struct prov_opts *o)
 {
-	struct provision_lock lock;
-	if (!tk_lock(c, o, &lock))
+	const struct provision_lock *lock = prov_lock(c, pc, o);
+	if (!lock)
 		return CLI_FAIL;
 	if (o->json) {
 		json_t *arr = json_array();
-		for (size_t i = lock.n_sets; i-- > 0;) {
-			const struct provision_set *s = &lock.sets[i];
-			int64_t size = 0;
-			for (size_t j = 0; j < s->n_pkgs; j++)
-				size += s->pkgs[j].size > 0 ? s->pkgs[j].size : 0;
+		for (size_t i = lock->n_sets; i-- > 0;) {
+			const struct provision_set *s = &lock->sets[i];
 			json_array_append_new(
-			    arr, json_pack("{s:s, s:s, s:s, s:I, s:o}", "version", s->version,
-			                   "minor", s->minor, "source",
-			                   s->source == PROVISION_DEBIAN
-			                       ? arena_printf(&c->arena, "debian %s", s->suite)
-			                       : "pypi",
-			                   "download_size", (json_int_t)size, "packages",
-			                   prov_pkgs_json(s->pkgs, s->n_pkgs)));
+			    arr,
+			    prov_set_json(s, s->source == PROVISION_DEBIAN
+			                         ? arena_printf(&c->arena, "debian %s", s->suite)
+			                         : "pypi"));
 		}
 		prov_print_json(arr);
 		return CLI_OK;
 	}
-	printf("%s (generated %s):\n", E(lock.path), E(lock.generated));
-	for (size_t i = lock.n_sets; i-- > 0;) {
-		const struct provision_set *s = &lock.sets[i];
-		uint64_t size = 0;
-		for (size_t j = 0; j < s->n_pkgs; j++)
-			size += s->pkgs[j].size > 0 ? (uint64_t)s->pkgs[j].size : 0;
+	printf("%s (generated %s):\n", E(lock->path), E(lock->generated));
+	for (size_t i = lock->n_sets; i-- > 0;) {
+		const struct provision_set *s = &lock->sets[i];
 		printf("  %-10s %-22s %s to download\n", E(s->version),
-		       E(provision_source_name(&c->arena, s)), tk_size(c, size));
+		       E(provision_source_name(&c->arena, s)),
+		       tk_size(c, (uint64_t)prov_set_size(s)));
 		tk_print_pkgs(c, s->pkgs, s->n_pkgs);
 	}
-	for (size_t i = 0; i < lock.n_gaps; i++) {
+	for (size_t i = 0; i < lock->n_gaps; i++) {
 		const char *from = NULL;
-		for (size_t j = 0; j < lock.n_sets; j++)
-			if (!strcmp(lock.sets[j].minor, lock.gaps[i].minor))
-				from = provision_source_name(&c->arena, &lock.sets[j]);
+		for (size_t j = 0; j < lock->n_sets; j++)
+			if (!strcmp(lock->sets[j].minor, lock->gaps[i].minor))
+				from = provision_source_name(&c->arena, &lock->sets[j]);
 		printf("  %-10s not on PyPI with nvcc (%s %s lacks it)%s%s\n",
-		       E(lock.gaps[i].minor), E(lock.gaps[i].package), E(lock.gaps[i].version),
+		       E(lock->gaps[i].minor), E(lock->gaps[i].package), E(lock->gaps[i].version),
 		       from ? ": from " : "", from ? E(from) : "");
 	}
 	return CLI_OK;
 }
 
-static int tk_list(struct cli *c, const struct prov_opts *o)
+static int tk_list(struct cli *c, const struct prov_cmd *pc, const struct prov_opts *o)
 {
 	if (o->n_args)
 		return cli_usage(c, "toolkit", "toolkit list takes no arguments");
 	if (o->available)
-		return tk_available(c, o);
+		return tk_available(c, pc, o);
 	const char *cache = cuwheel_cache_dir(&c->arena, c->env);
 	struct provision_installed *ts;
 	size_t n;
@@ -241,12 +198,21 @@ int cmd_toolkit(struct cli *c, int argc, char **argv)
 {
 	static const struct prov_cmd pc = {
 	    .name = "toolkit",
+	    .what = "CUDA",
 	    .install_options = tk_install_options,
 	    .list_options = tk_list_options,
 	    .remove_options = tk_remove_options,
-	    .install = tk_install,
 	    .list = tk_list,
+	    .lock_noun = "toolkit",
+	    .lock_env = "CUWHEEL_TOOLKIT_LOCK",
+	    .lock_file = "toolchain/toolkits.lock.json",
+	    .lock_path = provision_lock_path,
+	    .lock_load = tk_lock_load,
+	    .resolve = tk_resolve,
+	    .install_set = provision_install,
+	    .wheels_env = "CUWHEEL_TOOLKIT_WHEELS",
 	    .remove = provision_remove,
+	    .install_example = "13.1",
 	    .remove_example = "13.1.80",
 	};
 	return prov_main(c, &pc, argc, argv);
