@@ -52,11 +52,13 @@ static int internal_toml_decode(struct cli *c)
  * config or file writes (the golden tests render their committed plans with it). */
 static int internal_render_ninja(struct cli *c, const char *file)
 {
+	struct source src;
+	if (!os_read_file(&c->arena, &c->diag, file, &src))
+		return CLI_FAIL;
 	json_error_t err;
-	json_t *doc = json_load_file(file, 0, &err);
+	json_t *doc = json_loadb(src.text, src.len, 0, &err);
 	if (!doc) {
-		diag_path(&c->diag, DIAG_ERROR, file, "line %d, column %d: %s", err.line,
-		          err.column, err.text);
+		diag_at(&c->diag, DIAG_ERROR, &src, err.line, err.column, "%s", err.text);
 		return CLI_FAIL;
 	}
 	struct graph_plan r;

@@ -24,10 +24,11 @@ static json_t *jstrv(const struct strv *v)
 
 static json_t *tflags_json(const struct torch_flags *f)
 {
-	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:b}", "incs", jstrv(&f->incs),
-	                 "nvcc_common", jstrv(&f->nvcc_common), "post", jstrv(&f->post), "cflags",
-	                 jstrv(&f->cflags), "nvcc", jstrv(&f->nvcc), "ldflags", jstrv(&f->ldflags),
-	                 "cudart_shared", f->cudart_shared);
+	/* Not f->nvcc: only the Windows graph reads it. */
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:b}", "incs", jstrv(&f->incs), "nvcc_common",
+	                 jstrv(&f->nvcc_common), "post", jstrv(&f->post), "cflags",
+	                 jstrv(&f->cflags), "ldflags", jstrv(&f->ldflags), "cudart_shared",
+	                 f->cudart_shared);
 }
 
 static json_t *interp_json(const struct interp *py)
@@ -253,14 +254,15 @@ static char *at(struct rd *r, const char *path, const char *key, size_t i)
 static void rd_tflags(struct rd *r, json_t *o, const char *path, struct torch_flags *f)
 {
 	if (!json_is_object(o)) {
-		(void)rd_get(r, o, path, "incs", JSON_ARRAY, false);
+		if (r->ok)
+			diag_path(r->d, DIAG_ERROR, r->file, "%s: is not an object", path);
+		r->ok = false;
 		return;
 	}
 	rd_strv(r, o, path, "incs", &f->incs);
 	rd_strv(r, o, path, "nvcc_common", &f->nvcc_common);
 	rd_strv(r, o, path, "post", &f->post);
 	rd_strv(r, o, path, "cflags", &f->cflags);
-	rd_strv(r, o, path, "nvcc", &f->nvcc);
 	rd_strv(r, o, path, "ldflags", &f->ldflags);
 	f->cudart_shared = rd_bool(r, o, path, "cudart_shared");
 }
