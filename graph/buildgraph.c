@@ -87,6 +87,20 @@ static bool is_cu(const char *path)
 	return dot && !strcmp(dot, ".cu");
 }
 
+/* Returns sb's text with ins's inserted at offset at (both buffers released). */
+static char *splice(struct arena *a, struct strbuf *sb, size_t at, struct strbuf *ins)
+{
+	struct strbuf out = {0};
+	sb_add(&out, sb->buf ? sb->buf : "", at);
+	if (ins->len)
+		sb_add(&out, ins->buf, ins->len);
+	if (sb->len > at)
+		sb_add(&out, sb->buf + at, sb->len - at);
+	sb_release(sb);
+	sb_release(ins);
+	return sb_to_arena(&out, a);
+}
+
 /* The renderer's state: the resolved plan it reads, the text it writes and the files (stubs,
  * PCH headers, the stage list) the graph needs in the build dir, which it names but does not
  * write. */
@@ -97,6 +111,11 @@ struct gen {
 	const struct config *cfg;
 	const struct build_opts *o;
 	struct strbuf sb;
+	/* The precompiled headers' rules and edges, placed before every other edge: ninja starts
+	 * ready edges in the order of the file, and a .gch (minutes) heads the longest chain
+	 * (the .gch, the sources that use it, the link), so it starts first, beside the kernels,
+	 * instead of after them with a job idle. */
+	struct strbuf pch;
 	const char *proj; /* the project dir relative to the build dir */
 	const char *bdir; /* the build dir, absolute */
 	const char *cc, *cxx;
@@ -552,6 +571,9 @@ static const char *emit_pch(struct gen *g, const char *dir, const char *header, 
 	if (strv_contains(&g->emitted, gch))
 		return stub;
 	strv_push(g->a, &g->emitted, gch);
+	/* Written into g->pch (see struct gen): swapped in for the emitters below. */
+	struct strbuf rest = g->sb;
+	g->sb = g->pch;
 	emit_pch_rules(g);
 	/* The header the .gch stands for: written only when it differs, so its mtime moves only
 	 * when it does. */
@@ -562,7 +584,9 @@ static const char *emit_pch(struct gen *g, const char *dir, const char *header, 
 	ninja_arg(sb, g->cxx);
 	sb_puts(sb, "\n  flags =");
 	emit_flags(g, NULL, flags, false);
-	sb_puts(sb, "\n");
+	sb_puts(sb, "\n\n");
+	g->pch = g->sb;
+	g->sb = rest;
 	return stub;
 }
 
@@ -1003,6 +1027,7 @@ void buildgraph_render(struct arena *a, const struct graph_plan *r, struct build
 	                .cxx = r->cxx,
 	                .tp = &r->tp};
 	emit_header(&g);
+	size_t head_len = g.sb.len;
 	out->archives = arena_calloc(a, plan->n_toolkits + 1, sizeof(*out->archives));
 	out->cells = arena_calloc(a, plan->n_cells + 1, sizeof(*out->cells));
 	size_t n_archives = 0, n_cells = 0, n_nvcc = 0;
@@ -1034,7 +1059,7 @@ void buildgraph_render(struct arena *a, const struct graph_plan *r, struct build
 		ninja_path(&g.sb, out->targets.v[i]);
 	}
 	sb_puts(&g.sb, "\ndefault all\n");
-	out->text = sb_to_arena(&g.sb, a);
+	out->text = splice(a, &g.sb, head_len, &g.pch);
 	out->files = g.file_paths;
 	out->file_texts = g.file_texts;
 	out->summary =
