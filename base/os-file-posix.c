@@ -464,6 +464,78 @@ bool os_is_exec(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
 }
 
+static bool stat_fill(int rc, const struct stat *st, struct os_stat *out)
+{
+	if (rc != 0)
+		return false;
+	*out = (struct os_stat){
+	    .kind = S_ISREG(st->st_mode)    ? OS_KIND_FILE
+	            : S_ISDIR(st->st_mode)  ? OS_KIND_DIR
+	            : S_ISLNK(st->st_mode)  ? OS_KIND_LINK
+	            : S_ISFIFO(st->st_mode) ? OS_KIND_FIFO
+	                                    : OS_KIND_OTHER,
+	    .size = (uint64_t)st->st_size,
+	    .mode = (unsigned)(st->st_mode & 07777),
+	    .dev = (uint64_t)st->st_dev,
+	    .ino = (uint64_t)st->st_ino,
+	    .mtime_ns = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec,
+	    .ctime_ns = (int64_t)st->st_ctim.tv_sec * 1000000000 + st->st_ctim.tv_nsec,
+	};
+	return true;
+}
+
+bool os_stat(const char *path, struct os_stat *out)
+{
+	struct stat st;
+	return stat_fill(stat(path, &st), &st, out);
+}
+
+bool os_lstat(const char *path, struct os_stat *out)
+{
+	struct stat st;
+	return stat_fill(lstat(path, &st), &st, out);
+}
+
+bool os_unlink(const char *path)
+{
+	return unlink(path) == 0;
+}
+
+bool os_rename(const char *from, const char *to)
+{
+	return rename(from, to) == 0;
+}
+
+bool os_symlink(const char *target, const char *link)
+{
+	return symlink(target, link) == 0;
+}
+
+bool os_chmod(const char *path, unsigned mode)
+{
+	return chmod(path, (mode_t)mode) == 0;
+}
+
+bool os_append(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return false;
+	size_t n = strlen(text);
+	bool ok = write(fd, text, n) == (ssize_t)n;
+	close(fd);
+	return ok;
+}
+
+void os_fsync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+}
+
 int64_t os_mtime_ns(const char *path)
 {
 	struct stat st;

@@ -63,6 +63,39 @@ bool os_is_dir(const char *path);
 bool os_is_exec(const char *path);
 /* Returns the mtime in nanoseconds, or -1 when path cannot be stat'ed. */
 int64_t os_mtime_ns(const char *path);
+/* What stat or lstat tells of a path: its kind, size, permission bits, identity and times. */
+enum os_kind {
+	OS_KIND_FILE,
+	OS_KIND_DIR,
+	OS_KIND_LINK,
+	OS_KIND_FIFO,
+	OS_KIND_OTHER, /* a device or socket */
+};
+struct os_stat {
+	enum os_kind kind;
+	uint64_t size;
+	unsigned mode; /* the permission bits (07777) */
+	uint64_t dev, ino;
+	int64_t mtime_ns, ctime_ns;
+};
+/* stat(2), following a final symlink: false (errno set, no diagnostic) when path cannot be
+ * stat'ed; the callers decide whether that is an error. */
+bool os_stat(const char *path, struct os_stat *out);
+/* lstat(2): as os_stat, but a final symlink is described itself (OS_KIND_LINK). */
+bool os_lstat(const char *path, struct os_stat *out);
+/* unlink(2), quietly: false (errno set) when path could not be removed. */
+bool os_unlink(const char *path);
+/* rename(2) of a file or directory, quietly: false (errno set). A file written as a whole goes
+ * through os_tmp_beside + os_commit_tmp instead (fsync and cleanup). */
+bool os_rename(const char *from, const char *to);
+/* symlink(2), quietly: creates link pointing at target; false (errno set). */
+bool os_symlink(const char *target, const char *link);
+/* chmod(2), quietly: false (errno set). */
+bool os_chmod(const char *path, unsigned mode);
+/* Appends text to path (created 0644), quietly: false when it cannot. For traces tests read. */
+bool os_append(const char *path, const char *text);
+/* fsyncs a directory, so that renames into it survive a crash; quiet, best effort. */
+void os_fsync_dir(const char *dir);
 /* Returns an absolute, symlink-resolved path in the arena, or NULL (errno set). */
 char *os_realpath(struct arena *a, const char *path);
 /* Returns an absolute path (cwd joined, not resolved) in the arena. */
