@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -168,9 +167,9 @@ static void forget_missing_wheels(struct cli *c, const struct build_graph *g, si
 			    &c->diag, DIAG_NOTE, wheel,
 			    "is not the wheel this build placed (its size or sha256 differs): "
 			    "placing it again");
-		unlink(final);
+		os_unlink(final);
 		if (cp->tested)
-			unlink(os_join(&c->arena, g->build_dir, cp->tested));
+			os_unlink(os_join(&c->arena, g->build_dir, cp->tested));
 	}
 }
 

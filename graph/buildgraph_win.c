@@ -646,13 +646,13 @@ bool wingraph_export(struct arena *a, struct diag *d, const struct plan *plan, c
 	char *tmp = arena_printf(a, "%s.tmp-%ld", dir, (long)getpid());
 	char *old = arena_printf(a, "%s.old-%ld", dir, (long)getpid());
 	bool ok = write_dir(a, d, plan, tmp, dir, out);
-	if (ok && os_exists(dir) && rename(dir, old) != 0) {
+	if (ok && os_exists(dir) && !os_rename(dir, old)) {
 		diag_path(d, DIAG_ERROR, dir, "cannot move the previous export aside");
 		ok = false;
 	}
-	if (ok && rename(tmp, dir) != 0) {
+	if (ok && !os_rename(tmp, dir)) {
 		diag_path(d, DIAG_ERROR, dir, "cannot rename the new export into place");
-		rename(old, dir);
+		os_rename(old, dir);
 		ok = false;
 	}
 	if (!ok)

@@ -396,7 +396,7 @@ static bool scan_run(struct scan_ctx *s, const struct strv *argv, const char *sr
 		return false;
 	}
 	if (mode == SCAN_COMPILE) {
-		unlink(tmp);
+		os_unlink(tmp);
 		out->ok = status == 0;
 		if (status != 0)
 			out->error = msg.len ? first_error(a, sb_to_arena(&msg, a)) : "no output";
@@ -409,14 +409,14 @@ static bool scan_run(struct scan_ctx *s, const struct strv *argv, const char *sr
 	if (status != 0) {
 		out->ok = false;
 		out->error = msg.len ? sb_to_arena(&msg, a) : arena_strdup(a, "no output");
-		unlink(tmp);
+		os_unlink(tmp);
 		return true;
 	}
 	sb_release(&msg);
 	struct source res;
 	if (!os_read_file(a, s->d, tmp, &res))
 		return false;
-	unlink(tmp);
+	os_unlink(tmp);
 	out->ok = true;
 	if (expand)
 		parse_expanded(a, res.text, res.len, mode == SCAN_EXPAND_NOPY, out);
@@ -463,14 +463,14 @@ const char *torchscan_link(struct scan_ctx *s, const struct torch_info *ti)
 	if (!os_mkdir_p(s->d, os_join(a, s->build_dir, "torch")))
 		return NULL;
 	char *tmp = arena_printf(a, "%s.%ld.tmp", link, (long)getpid());
-	unlink(tmp);
-	if (symlink(root, tmp) != 0) {
+	os_unlink(tmp);
+	if (!os_symlink(root, tmp)) {
 		diag_errno(s->d, tmp, "symlink");
 		return NULL;
 	}
-	if (rename(tmp, link) != 0) {
+	if (!os_rename(tmp, link)) {
 		diag_errno(s->d, link, "rename");
-		unlink(tmp);
+		os_unlink(tmp);
 		return NULL;
 	}
 	return rel;

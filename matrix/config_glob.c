@@ -3,7 +3,6 @@
 #include <dirent.h>
 #include <fnmatch.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "base/os.h"
 #include "matrix/config_internal.h"
@@ -11,8 +10,8 @@
 
 bool config_is_special_file(const char *path)
 {
-	struct stat st;
-	return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+	struct os_stat st;
+	return os_stat(path, &st) && st.kind != OS_KIND_FILE;
 }
 
 bool config_path_inside(const char *rel)
@@ -45,16 +44,16 @@ struct walk {
 	struct arena *a;
 	const char *root; /* the project dir, resolved */
 	struct strv *out;
-	struct stat stack[64]; /* the directories from the project down to the one read now */
+	struct os_stat stack[64]; /* the directories from the project down to the one read now */
 	size_t depth;
-	struct stat own[2]; /* cuwheel's build dir and dist dir, where they exist */
+	struct os_stat own[2]; /* cuwheel's build dir and dist dir, where they exist */
 	size_t n_own;
 	const char *err; /* the first loop or escape found, as a message */
 };
 
-static bool same_file(const struct stat *x, const struct stat *y)
+static bool same_file(const struct os_stat *x, const struct os_stat *y)
 {
-	return x->st_dev == y->st_dev && x->st_ino == y->st_ino;
+	return x->dev == y->dev && x->ino == y->ino;
 }
 
 /* The build dir and dist dir as they will be (globs run before [tool.cuwheel]'s dirs and the
@@ -74,7 +73,7 @@ static void own_dirs(struct arena *a, const struct config *cfg, struct walk *w)
 			if (!strncmp(cfg->env[k], vars[i], strlen(vars[i])) &&
 			    cfg->env[k][strlen(vars[i])])
 				dir = os_abspath(a, cfg->env[k] + strlen(vars[i]));
-		if (stat(dir, &w->own[w->n_own]) == 0 && S_ISDIR(w->own[w->n_own].st_mode))
+		if (os_stat(dir, &w->own[w->n_own]) && w->own[w->n_own].kind == OS_KIND_DIR)
 			w->n_own++;
 	}
 }
@@ -83,8 +82,8 @@ static void own_dirs(struct arena *a, const struct config *cfg, struct walk *w)
  * files (the scan stubs under build/cuwheel/src, earlier wheels). */
 static bool is_own_dir(const struct walk *w, const char *dir)
 {
-	struct stat st;
-	if (!w->n_own || stat(dir, &st) != 0)
+	struct os_stat st;
+	if (!w->n_own || !os_stat(dir, &st))
 		return false;
 	for (size_t i = 0; i < w->n_own; i++)
 		if (same_file(&w->own[i], &st))
@@ -138,8 +137,8 @@ static void glob_walk(struct walk *w, const char *dir, const char *rel, char **s
 	if (w->err)
 		return;
 	if (i == nseg) {
-		struct stat st;
-		if (stat(dir, &st) == 0 && S_ISREG(st.st_mode) && !strv_contains(w->out, rel)) {
+		struct os_stat st;
+		if (os_stat(dir, &st) && st.kind == OS_KIND_FILE && !strv_contains(w->out, rel)) {
 			w->err = config_confine(a, w->root, w->root, rel);
 			if (!w->err)
 				strv_push(a, w->out, rel);
@@ -148,8 +147,8 @@ static void glob_walk(struct walk *w, const char *dir, const char *rel, char **s
 	}
 	/* Every directory entered is checked against those above it: a symlink back up (ln -s
 	 * .. kern/loop) is a loop, reported rather than walked 64 levels deep. */
-	struct stat here;
-	if (stat(dir, &here) != 0 || (rel[0] && is_own_dir(w, dir)))
+	struct os_stat here;
+	if (!os_stat(dir, &here) || (rel[0] && is_own_dir(w, dir)))
 		return;
 	for (size_t k = 0; k < w->depth; k++) {
 		if (same_file(&w->stack[k], &here)) {
@@ -207,13 +206,13 @@ static void glob_walk(struct walk *w, const char *dir, const char *rel, char **s
 /* Why a pattern naming one path (no wildcard) matched nothing although something is there. */
 static const char *why_not_file(struct arena *a, const char *path, const char *rel)
 {
-	struct stat st;
-	if (lstat(path, &st) != 0)
+	struct os_stat st;
+	if (!os_lstat(path, &st))
 		return NULL;
-	if (S_ISLNK(st.st_mode) && stat(path, &st) != 0)
+	if (st.kind == OS_KIND_LINK && !os_stat(path, &st))
 		return arena_printf(a, "'%s' is a symbolic link to a file that does not exist",
 		                    config_shown(a, rel));
-	if (S_ISDIR(st.st_mode)) {
+	if (st.kind == OS_KIND_DIR) {
 		char *dir = arena_strdup(a, config_shown(a, rel));
 		size_t n = strlen(dir);
 		while (n > 1 && dir[n - 1] == '/')
@@ -223,9 +222,9 @@ static const char *why_not_file(struct arena *a, const char *path, const char *r
 		                    "names its files)",
 		                    config_shown(a, rel), dir);
 	}
-	if (S_ISFIFO(st.st_mode))
+	if (st.kind == OS_KIND_FIFO)
 		return arena_printf(a, "'%s' is a FIFO, not a regular file", config_shown(a, rel));
-	if (!S_ISREG(st.st_mode))
+	if (st.kind != OS_KIND_FILE)
 		return arena_printf(a, "'%s' is not a regular file", config_shown(a, rel));
 	return NULL;
 }
@@ -298,8 +297,8 @@ static bool utf8_valid(const char *s)
  * problem found, or NULL. */
 static const char *package_walk(struct walk *w, const char *dir, const char *rel)
 {
-	struct stat here;
-	if (stat(dir, &here) != 0)
+	struct os_stat here;
+	if (!os_stat(dir, &here))
 		return NULL;
 	for (size_t k = 0; k < w->depth; k++)
 		if (same_file(&w->stack[k], &here))

@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include <stdint.h>
-#include <sys/stat.h>
 
 #include "base/beneath.h"
 #include "base/os.h"
@@ -140,10 +139,10 @@ static const char *read_project_file(struct cfg_reader *r, struct config *cfg,
 	                          .max = CONFIG_README_MAX,
 	                          .what = "a readme"};
 	if (!os_read_beneath(r->a, &quiet, &br, &s)) {
-		struct stat st;
-		if (stat(path, &st) == 0 && (uint64_t)st.st_size > CONFIG_README_MAX)
+		struct os_stat st;
+		if (os_stat(path, &st) && st.size > CONFIG_README_MAX)
 			cfg_error(r, v, "'%s' is %llu bytes, over the %d-byte limit for a readme",
-			          config_shown(r->a, rel), (unsigned long long)st.st_size,
+			          config_shown(r->a, rel), (unsigned long long)st.size,
 			          CONFIG_README_MAX);
 		else
 			cfg_error(r, v, "cannot read '%s' (relative to %s)", rel, cfg->project_dir);

@@ -5,9 +5,9 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/os.h"
 #include "packager/audit_int.h"
 
 /* The reader's refusals (duplicates, bad names, methods) become findings, unless the raw
@@ -34,23 +34,17 @@ bool audit_wheel(struct arena *a, struct diag *d, const char *wheel_path,
 	/* Tests count the audits a command runs: one line per audit, appended. */
 	const char *trace = opts ? opts->trace : NULL;
 	if (trace && *trace) {
-		int fd = open(trace, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-		if (fd >= 0) {
-			char *line = arena_printf(a, "%s\n", wheel_path);
-			ssize_t w = write(fd, line, strlen(line));
-			(void)w;
-			close(fd);
-		}
+		os_append(trace, arena_printf(a, "%s\n", wheel_path));
 	}
 	struct audit_ctx c = {.a = a, .opts = opts ? opts : &none, .r = out, .path = wheel_path};
 	const char *slash = strrchr(wheel_path, '/');
 	out->wheel = arena_strdup(a, slash ? slash + 1 : wheel_path);
 	/* Say why a path cannot be read at all (missing, a directory, a FIFO that would block)
 	 * rather than calling it a bad zip. */
-	struct stat st;
-	int st_rc = stat(wheel_path, &st);
-	if (st_rc != 0 || !S_ISREG(st.st_mode)) {
-		const char *why = st_rc != 0 ? strerror(errno) : "not a regular file";
+	struct os_stat st;
+	bool st_ok = os_stat(wheel_path, &st);
+	if (!st_ok || st.kind != OS_KIND_FILE) {
+		const char *why = !st_ok ? strerror(errno) : "not a regular file";
 		diag_path(d, DIAG_ERROR, wheel_path, "cannot open: %s", why);
 		audit_add(&c, AUDIT_ERROR, "zip-open", NULL, NULL, "cannot open: %s", why);
 		return false;

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/os.h"
@@ -88,8 +87,8 @@ static bool read_wheel(struct arena *a, struct diag *d, const char *path, const 
 			return false;
 		}
 	}
-	struct stat st;
-	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+	struct os_stat st;
+	if (!os_stat(path, &st) || st.kind != OS_KIND_FILE) {
 		diag_path(d, DIAG_ERROR, path, "refused: not a regular file");
 		return false;
 	}
@@ -330,7 +329,7 @@ static bool swap_in(struct arena *a, struct diag *d, const char *fresh, const ch
 {
 	*old = NULL;
 	if (!os_exists(site)) {
-		if (rename(fresh, site) == 0)
+		if (os_rename(fresh, site))
 			return true;
 		diag_errno(d, site, "cannot rename the new index into place at");
 		return false;
@@ -352,14 +351,14 @@ static bool swap_in(struct arena *a, struct diag *d, const char *fresh, const ch
 		diag_errno(d, aside, "cannot create");
 		return false;
 	}
-	if (rename(site, aside) != 0) {
+	if (!os_rename(site, aside)) {
 		diag_errno(d, site, "cannot move the old index aside");
 		rmdir(aside);
 		return false;
 	}
-	if (rename(fresh, site) != 0) {
+	if (!os_rename(fresh, site)) {
 		diag_errno(d, site, "cannot rename the new index into place at");
-		rename(aside, site);
+		os_rename(aside, site);
 		return false;
 	}
 	os_tmp_register_dir(aside); /* only now: before, it held the only copy of the site */
@@ -466,7 +465,7 @@ bool index_write(struct arena *a, struct diag *d, const struct index_opts *o,
 	/* A signal removes it (and, once swapped in, the old site that it then names). */
 	if (!os_mkdtemp_registered(d, fresh))
 		return false;
-	chmod(fresh, 0755);
+	os_chmod(fresh, 0755);
 	ok = write_tree(a, d, fresh, out, NULL, o->copy);
 	for (size_t v = 0; ok && v < out->variants.n; v++)
 		ok = write_tree(a, d, os_join(a, fresh, out->variants.v[v]), out,

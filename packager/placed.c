@@ -4,21 +4,22 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
+#include "base/os.h"
 #include "standards/digest.h"
 
-static char *identity(struct arena *a, const struct stat *st)
+static char *identity(struct arena *a, const struct os_stat *st)
 {
-	return arena_printf(a, "%ju:%ju:%jd.%09ld:%jd.%09ld", (uintmax_t)st->st_dev,
-	                    (uintmax_t)st->st_ino, (intmax_t)st->st_mtim.tv_sec,
-	                    st->st_mtim.tv_nsec, (intmax_t)st->st_ctim.tv_sec, st->st_ctim.tv_nsec);
+	return arena_printf(
+	    a, "%ju:%ju:%jd.%09ld:%jd.%09ld", (uintmax_t)st->dev, (uintmax_t)st->ino,
+	    (intmax_t)(st->mtime_ns / 1000000000), (long)(st->mtime_ns % 1000000000),
+	    (intmax_t)(st->ctime_ns / 1000000000), (long)(st->ctime_ns % 1000000000));
 }
 
 char *placed_record(struct arena *a, struct diag *d, const char *path)
 {
-	struct stat st;
-	if (stat(path, &st) != 0) {
+	struct os_stat st;
+	if (!os_stat(path, &st)) {
 		diag_errno(d, path, "cannot stat the placed wheel");
 		return NULL;
 	}
@@ -37,8 +38,8 @@ enum placed_state placed_check(struct arena *a, const char *record, const char *
 	*wheel = n ? arena_strndup(a, record, n) : NULL;
 	if (!n)
 		return PLACED_UNKNOWN;
-	struct stat st;
-	if (stat(*wheel, &st) != 0)
+	struct os_stat st;
+	if (!os_stat(*wheel, &st))
 		return PLACED_MISSING;
 	const char *line = record[n] ? record + n + 1 : "";
 	char hex[65] = {0}, id[128] = {0};
@@ -46,7 +47,7 @@ enum placed_state placed_check(struct arena *a, const char *record, const char *
 	if (sscanf(line, "sha256=%64[0-9a-f] size=%llu id=%127[0-9:.]", hex, &size, id) != 3 ||
 	    strlen(hex) != 64)
 		return PLACED_UNKNOWN;
-	if (!S_ISREG(st.st_mode) || (unsigned long long)st.st_size != size)
+	if (st.kind != OS_KIND_FILE || (unsigned long long)st.size != size)
 		return PLACED_CHANGED;
 	if (!strcmp(identity(a, &st), id))
 		return PLACED_OK;

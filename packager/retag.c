@@ -283,7 +283,7 @@ bool wheel_retag(struct arena *a, struct diag *d, const char *wheel_path,
 		char *src_real = os_realpath(a, wheel_path);
 		char *dst_real = os_realpath(a, final);
 		if (src_real && dst_real && strcmp(src_real, dst_real) != 0 &&
-		    unlink(wheel_path) != 0) {
+		    !os_unlink(wheel_path)) {
 			diag_errno(d, wheel_path, "cannot remove the original");
 			ok = false;
 		}

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/escape.h"
@@ -36,19 +35,19 @@ static const char *tree_problem(struct arena *a, const char *src, const char *re
 		if (left_out(n, hidden))
 			continue;
 		char *s = os_join(a, src, n), *r = os_join(a, rel, n);
-		struct stat st;
-		if (lstat(s, &st) != 0)
+		struct os_stat st;
+		if (!os_lstat(s, &st))
 			return arena_printf(a, "'%s' cannot be read: %s", esc_str(a, ESC_TERM, r),
 			                    strerror(errno));
-		if (S_ISLNK(st.st_mode))
+		if (st.kind == OS_KIND_LINK)
 			return arena_printf(a,
 			                    "'%s' in the package is a symbolic link, which a wheel "
 			                    "cannot hold (replace it with a copy of its target)",
 			                    esc_str(a, ESC_TERM, r));
 		const char *why = NULL;
-		if (S_ISDIR(st.st_mode))
+		if (st.kind == OS_KIND_DIR)
 			why = tree_problem(a, s, r, hidden, depth + 1);
-		else if (!S_ISREG(st.st_mode))
+		else if (st.kind != OS_KIND_FILE)
 			why = arena_printf(a, "'%s' in the package is not a regular file",
 			                   esc_str(a, ESC_TERM, r));
 		else if (access(s, R_OK) != 0)
@@ -85,19 +84,19 @@ static bool stage_dir(struct arena *a, struct diag *d, const char *src, const ch
 		if (left_out(n, hidden))
 			continue;
 		char *s = os_join(a, src, n), *t = os_join(a, dest, n);
-		struct stat st;
-		if (lstat(s, &st) != 0) {
+		struct os_stat st;
+		if (!os_lstat(s, &st)) {
 			diag_errno(d, s, "cannot stat");
 			return false;
 		}
-		if (S_ISLNK(st.st_mode)) {
+		if (st.kind == OS_KIND_LINK) {
 			diag_path(d, DIAG_ERROR, s,
 			          "symbolic links are not staged into wheels "
 			          "(wheels cannot hold them); replace it with a file");
 			return false;
 		}
-		bool ok = S_ISDIR(st.st_mode) ? stage_dir(a, d, s, t, hidden, depth + 1)
-		                              : os_copy_file(d, s, t);
+		bool ok = st.kind == OS_KIND_DIR ? stage_dir(a, d, s, t, hidden, depth + 1)
+		                                 : os_copy_file(d, s, t);
 		if (!ok)
 			return false;
 	}

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include "base/escape.h"
@@ -55,24 +54,24 @@ static bool pk_walk(struct arena *a, struct diag *d, const char *dir, const char
 	for (size_t i = 0; i < names.n; i++) {
 		const char *path = os_join(a, dir, names.v[i]);
 		const char *name = rel ? arena_printf(a, "%s/%s", rel, names.v[i]) : names.v[i];
-		struct stat st;
-		if (lstat(path, &st) != 0) {
+		struct os_stat st;
+		if (!os_lstat(path, &st)) {
 			diag_errno(d, path, "cannot stat");
 			return false;
 		}
-		if (S_ISLNK(st.st_mode)) {
+		if (st.kind == OS_KIND_LINK) {
 			diag_path(
 			    d, DIAG_ERROR, path,
 			    "is a symbolic link: wheels cannot hold links and cuwheel does not "
 			    "follow them; stage a copy of the target instead");
 			return false;
 		}
-		if (S_ISDIR(st.st_mode)) {
+		if (st.kind == OS_KIND_DIR) {
 			if (!pk_walk(a, d, path, name, out, depth + 1))
 				return false;
 			continue;
 		}
-		if (!S_ISREG(st.st_mode)) {
+		if (st.kind != OS_KIND_FILE) {
 			diag_path(d, DIAG_ERROR, path, "is not a regular file or directory");
 			return false;
 		}
@@ -81,7 +80,7 @@ static bool pk_walk(struct arena *a, struct diag *d, const char *dir, const char
 			diag_path(d, DIAG_ERROR, path, "cannot be stored in a wheel: %s", why);
 			return false;
 		}
-		pk_push(a, out, name, path, (uint64_t)st.st_size, (st.st_mode & 0111) != 0);
+		pk_push(a, out, name, path, (uint64_t)st.size, (st.mode & 0111) != 0);
 	}
 	return true;
 }
@@ -220,17 +219,17 @@ bool wheel_pack(struct arena *a, struct diag *d, const struct pack_opts *o, char
 		const char *real = os_realpath(a, path);
 		if (real)
 			path = real;
-		struct stat st;
-		if (stat(path, &st) != 0) {
+		struct os_stat st;
+		if (!os_stat(path, &st)) {
 			diag_errno(d, path, "cannot read the license file");
 			return false;
 		}
-		if (!S_ISREG(st.st_mode)) {
+		if (st.kind != OS_KIND_FILE) {
 			diag_path(d, DIAG_ERROR, path, "license file is not a regular file");
 			return false;
 		}
 		pk_push(a, &lic, arena_printf(a, "%s/licenses/%s", distinfo, rel), path,
-		        (uint64_t)st.st_size, false);
+		        (uint64_t)st.size, false);
 	}
 	if (lic.n)
 		qsort(lic.v, lic.n, sizeof(*lic.v), pk_cmp);

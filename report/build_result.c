@@ -6,7 +6,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "base/os.h"
 
@@ -379,9 +378,9 @@ static void cell_wheel(struct arena *a, struct result_row *w, const char *bdir)
 	if (!os_read_file(a, &quiet, os_join(a, bdir, w->final), &s))
 		return;
 	w->wheel = arena_strndup(a, s.text, strcspn(s.text, "\n"));
-	struct stat st;
-	if (stat(w->wheel, &st) == 0)
-		w->size = (long long)st.st_size;
+	struct os_stat st;
+	if (os_stat(w->wheel, &st))
+		w->size = (long long)st.size;
 }
 
 void result_finish(struct arena *a, struct diag *d, const struct ninja_log_mark *before,

@@ -4,7 +4,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "base/os.h"
 #include "base/strbuf.h"
@@ -96,24 +95,23 @@ static size_t parse(struct arena *a, const char *text, struct ninja_log_entry **
 
 struct ninja_log_mark ninja_log_mark(struct arena *a, const char *build_dir)
 {
-	struct stat st;
-	if (stat(os_join(a, build_dir, ".ninja_log"), &st) != 0)
+	struct os_stat st;
+	if (!os_stat(os_join(a, build_dir, ".ninja_log"), &st))
 		return (struct ninja_log_mark){0, 0};
-	return (struct ninja_log_mark){(unsigned long long)st.st_size,
-	                               (unsigned long long)st.st_ino};
+	return (struct ninja_log_mark){(unsigned long long)st.size, (unsigned long long)st.ino};
 }
 
 bool ninja_log_load(struct arena *a, struct diag *d, const char *build_dir, struct ninja_log *log)
 {
 	*log = (struct ninja_log){0};
 	const char *path = os_join(a, build_dir, ".ninja_log");
-	struct stat st;
-	if (stat(path, &st) != 0)
+	struct os_stat st;
+	if (!os_stat(path, &st))
 		return true; /* no log yet: a first build */
 	struct source text;
 	if (!os_read_file(a, d, path, &text))
 		return false;
-	log->inode = (unsigned long long)st.st_ino;
+	log->inode = (unsigned long long)st.ino;
 	log->n = parse(a, text.text, &log->v, &log->run_start);
 	return true;
 }

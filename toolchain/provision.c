@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -317,15 +316,6 @@ bool provision_write_marker(struct arena *a, struct diag *d, const char *root, c
 	return os_write_atomic(d, os_join(a, root, marker), text, strlen(text), 0644);
 }
 
-void provision_fsync_dir(const char *dir)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		fsync(fd);
-		close(fd);
-	}
-}
-
 char *provision_cache_subdir(struct arena *a, struct diag *d, const char *cache_dir,
                              const char *name)
 {
@@ -342,7 +332,7 @@ bool provision_set_aside(struct arena *a, struct diag *d, const char *dir, const
                          const char *root)
 {
 	char *trash = arena_printf(a, "%s/.trash-%s-%ld", dir, version, (long)getpid());
-	if (rename(root, trash) != 0 || !os_rm_rf(d, trash)) {
+	if (!os_rename(root, trash) || !os_rm_rf(d, trash)) {
 		diag_errno(d, root, "cannot replace the incomplete tree");
 		return false;
 	}
@@ -352,13 +342,13 @@ bool provision_set_aside(struct arena *a, struct diag *d, const char *dir, const
 bool provision_move_into_place(struct diag *d, const char *dir, const char *staging,
                                const char *root, const char *failure)
 {
-	provision_fsync_dir(staging);
-	if (rename(staging, root) != 0) {
+	os_fsync_dir(staging);
+	if (!os_rename(staging, root)) {
 		diag_errno(d, root, failure);
 		os_rm_rf(d, staging);
 		return false;
 	}
-	provision_fsync_dir(dir);
+	os_fsync_dir(dir);
 	return true;
 }
 
@@ -414,11 +404,11 @@ out:
 /* Bytes of the files under path, symlinks counted as themselves. */
 static uint64_t tree_size(struct arena *a, const char *path)
 {
-	struct stat st;
-	if (lstat(path, &st) != 0)
+	struct os_stat st;
+	if (!os_lstat(path, &st))
 		return 0;
-	if (!S_ISDIR(st.st_mode))
-		return (uint64_t)st.st_size;
+	if (st.kind != OS_KIND_DIR)
+		return (uint64_t)st.size;
 	struct strv ents = {0};
 	uint64_t sum = 0;
 	if (os_list_dir(a, path, &ents))
@@ -549,13 +539,13 @@ bool provision_remove_in(struct arena *a, struct diag *d, const char *dir, const
 		goto out;
 	}
 	char *trash = arena_printf(a, "%s/.trash-%s-%ld", dir, hit->version, (long)getpid());
-	if (rename(hit->root, trash) != 0) {
+	if (!os_rename(hit->root, trash)) {
 		diag_errno(d, hit->root, "cannot move aside");
 		goto out;
 	}
-	provision_fsync_dir(dir);
+	os_fsync_dir(dir);
 	/* The marker goes first, so a kill during the removal leaves nothing that looks whole. */
-	unlink(os_join(a, trash, marker));
+	os_unlink(os_join(a, trash, marker));
 	if (!os_rm_rf(d, trash))
 		goto out;
 	*removed = hit->root;

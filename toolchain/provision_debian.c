@@ -254,7 +254,7 @@ static bool fetch_deb(struct arena *a, struct diag *d, const struct apt *apt,
 		os_rm_rf(d, dl);
 		return false;
 	}
-	if (rename(file, dest) != 0) {
+	if (!os_rename(file, dest)) {
 		diag_errno(d, dest, "cannot move the downloaded .deb to");
 		return false;
 	}
@@ -269,7 +269,7 @@ static bool move_into(struct arena *a, struct diag *d, const char *src, const ch
 		*strrchr(parent, '/') = '\0';
 		if (!os_mkdir_p(d, parent))
 			return false;
-		if (rename(src, dst) != 0) {
+		if (!os_rename(src, dst)) {
 			diag_errno(d, dst, "cannot move into place");
 			return false;
 		}
@@ -410,7 +410,7 @@ static bool debian_assemble(struct arena *a, struct diag *d, const struct provis
 		if (!extract_deb(a, d, &s->pkgs[i], files[i], staging))
 			return false;
 	char *lib = os_join(a, staging, "lib");
-	if (!os_exists(lib) && symlink("lib64", lib) != 0) {
+	if (!os_exists(lib) && !os_symlink("lib64", lib)) {
 		diag_errno(d, lib, "cannot create symlink");
 		return false;
 	}

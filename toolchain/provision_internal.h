@@ -90,8 +90,6 @@ bool provision_set_aside(struct arena *a, struct diag *d, const char *dir, const
  * failure (with errno) at root. */
 bool provision_move_into_place(struct diag *d, const char *dir, const char *staging,
                                const char *root, const char *failure);
-/* fsync()s a directory, so a rename into it is durable. */
-void provision_fsync_dir(const char *dir);
 /* Writes <root>/<marker>: the set's version, minor, the install time, source and packages. */
 bool provision_write_marker(struct arena *a, struct diag *d, const char *root, const char *marker,
                             const struct provision_set *s, const char *source);

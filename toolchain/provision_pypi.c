@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/os.h"
@@ -61,12 +60,12 @@ static bool merge_tree(struct arena *a, struct diag *d, const char *src, const c
 	for (size_t i = 0; i < ents.n; i++) {
 		char *path = os_join(a, src, ents.v[i]);
 		char *r = rel[0] ? os_join(a, rel, ents.v[i]) : arena_strdup(a, ents.v[i]);
-		struct stat st;
-		if (lstat(path, &st) != 0) {
+		struct os_stat st;
+		if (!os_lstat(path, &st)) {
 			diag_errno(d, path, "cannot stat");
 			return false;
 		}
-		if (S_ISDIR(st.st_mode)) {
+		if (st.kind == OS_KIND_DIR) {
 			if (!merge_tree(a, d, path, r, root, wheel))
 				return false;
 			continue;
@@ -85,7 +84,7 @@ static bool merge_tree(struct arena *a, struct diag *d, const char *src, const c
 			          r);
 			return false;
 		}
-		if (rename(path, to) != 0) {
+		if (!os_rename(path, to)) {
 			diag_errno(d, to, "cannot move into place");
 			return false;
 		}
@@ -108,7 +107,7 @@ static bool add_dev_links(struct arena *a, struct diag *d, const char *dir)
 		char *link = os_join(a, dir, plain);
 		if (os_exists(link))
 			continue;
-		if (symlink(ents.v[i], link) != 0) {
+		if (!os_symlink(ents.v[i], link)) {
 			diag_errno(d, link, "cannot create symlink");
 			return false;
 		}
@@ -237,7 +236,7 @@ static bool pypi_assemble(struct arena *a, struct diag *d, const struct provisio
 	 * LD_LIBRARY_PATH and $(TOP)/lib64 in -L. The stock nvcc.profile is already relative to
 	 * nvcc ($(_HERE_)) and needs no change once the layout is the installers'. */
 	char *lib = os_join(a, staging, "lib");
-	if (!os_exists(lib) && symlink("lib64", lib) != 0) {
+	if (!os_exists(lib) && !os_symlink("lib64", lib)) {
 		diag_errno(d, lib, "cannot create symlink");
 		return false;
 	}

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/os.h"
@@ -279,10 +278,10 @@ static bool own_wheel_dir(struct arena *a, struct diag *d, const char *staging, 
 	for (size_t i = 0; i < ents.n; i++) {
 		const char *n = ents.v[i];
 		size_t len = strlen(n);
-		struct stat st;
+		struct os_stat st;
 		char *p = os_join(a, lib, n);
 		if (strncmp(n, "_sysconfigdata_", 15) != 0 || len < 3 ||
-		    strcmp(n + len - 3, ".py") || lstat(p, &st) != 0 || !S_ISREG(st.st_mode))
+		    strcmp(n + len - 3, ".py") || !os_lstat(p, &st) || st.kind != OS_KIND_FILE)
 			continue; /* Debian links the other name to the real one */
 		struct source src;
 		if (!os_read_file(a, d, p, &src))
@@ -474,11 +473,11 @@ enum provision_result python_install(struct arena *a, struct diag *d,
 	    !provision_write_marker(a, d, final, PYTHON_MARKER, s,
 	                            arena_printf(a, "debian %s", s->suite))) {
 		char *trash = arena_printf(a, "%s/.trash-%s-%ld", dir, s->version, (long)getpid());
-		if (rename(final, trash) == 0)
+		if (os_rename(final, trash))
 			os_rm_rf(d, trash);
 		goto out;
 	}
-	provision_fsync_dir(final);
+	os_fsync_dir(final);
 	/* The .debs were kept only so an interrupted install need not fetch them again. */
 	for (size_t i = 0; i < s->n_pkgs; i++) {
 		const char *base = strrchr(s->pkgs[i].filename, '/');
