@@ -227,8 +227,8 @@ bool config_read_metadata(struct cfg_reader *r, struct config *cfg)
 {
 	const struct toml_value *t = toml_get(cfg->root, "project");
 	char *path = os_join(r->a, cfg->project_dir, "PKG-INFO");
-	struct stat lst;
-	if (!cfg->config_file || lstat(path, &lst) != 0) {
+	struct os_stat lst;
+	if (!cfg->config_file || !os_lstat(path, &lst)) {
 		if (cfg->config_file && !t) {
 			int pp = config_read_project_pyproject(r, cfg);
 			if (pp >= 0)

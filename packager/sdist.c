@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -633,14 +632,14 @@ bool sdist_unpack(struct arena *a, struct diag *d, const char *path, const char 
  * directory. NULL otherwise. */
 static const char *unpacked_before(struct arena *a, const char *keyed)
 {
-	struct stat st;
-	if (lstat(keyed, &st) != 0 || !S_ISDIR(st.st_mode))
+	struct os_stat st;
+	if (!os_lstat(keyed, &st) || st.kind != OS_KIND_DIR)
 		return NULL;
 	struct strv names = {0};
 	if (!os_list_dir(a, keyed, &names) || names.n != 1)
 		return NULL;
 	char *tree = os_join(a, keyed, names.v[0]);
-	if (lstat(tree, &st) != 0 || !S_ISDIR(st.st_mode))
+	if (!os_lstat(tree, &st) || st.kind != OS_KIND_DIR)
 		return NULL;
 	return tree;
 }
@@ -648,11 +647,11 @@ static const char *unpacked_before(struct arena *a, const char *keyed)
 static bool unpack_locked(struct arena *a, struct diag *d, const char *path,
                           const char *dest_parent, const struct sdist_limits *lim, const char **dir)
 {
-	struct stat st;
-	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size > lim->max_total) {
+	struct os_stat st;
+	if (os_stat(path, &st) && st.kind == OS_KIND_FILE && st.size > lim->max_total) {
 		diag_path(d, DIAG_ERROR, path,
-		          "%lld bytes is over the %llu-byte limit for an sdist",
-		          (long long)st.st_size, (unsigned long long)lim->max_total);
+		          "%lld bytes is over the %llu-byte limit for an sdist", (long long)st.size,
+		          (unsigned long long)lim->max_total);
 		return false;
 	}
 	struct source src;
@@ -684,7 +683,7 @@ static bool unpack_locked(struct arena *a, struct diag *d, const char *path,
 		ok = mkdirs_for(&u, u.links.v[i]);
 	for (size_t i = 0; ok && i < u.links.n; i++) {
 		char *lp = os_join(a, tmpl, u.links.v[i]);
-		if (symlink(u.targets.v[i], lp) != 0) {
+		if (!os_symlink(u.targets.v[i], lp)) {
 			if (errno == EEXIST)
 				diag_path(
 				    d, DIAG_ERROR, path,
@@ -698,7 +697,7 @@ static bool unpack_locked(struct arena *a, struct diag *d, const char *path,
 		}
 	}
 	ok = ok && links_beneath(&u, top);
-	if (ok && rename(tmpl, keyed) != 0) {
+	if (ok && !os_rename(tmpl, keyed)) {
 		diag_errno(d, keyed, "cannot rename the unpacked tree to");
 		ok = false;
 	}

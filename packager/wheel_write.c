@@ -475,7 +475,7 @@ struct wheel_writer *wheel_writer_begin(struct arena *a, struct diag *d, const c
 			zip_source_free(out);
 		zip_error_fini(&ze);
 		close(w->fd);
-		unlink(w->tmp);
+		os_unlink(w->tmp);
 		os_tmp_forget(w->tmp);
 		return NULL;
 	}
@@ -602,7 +602,7 @@ bool wheel_writer_commit(struct wheel_writer *w)
 	}
 	if (!ok) {
 		close(w->fd);
-		unlink(w->tmp);
+		os_unlink(w->tmp);
 		os_tmp_forget(w->tmp);
 		return false;
 	}
@@ -615,7 +615,7 @@ void wheel_writer_abort(struct wheel_writer *w)
 		zip_discard(w->za);
 	w->za = NULL;
 	close(w->fd);
-	unlink(w->tmp);
+	os_unlink(w->tmp);
 	os_tmp_forget(w->tmp);
 }
 
@@ -637,10 +637,9 @@ int wheel_tmp_sweep(struct arena *a, const char *final_path, int64_t before_ns)
 		if (strncmp(e, prefix, pl) != 0 || strlen(e + pl) != 6)
 			continue;
 		char *p = os_join(a, dir, e);
-		struct stat st;
-		if (lstat(p, &st) == 0 && S_ISREG(st.st_mode) &&
-		    (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec < before_ns &&
-		    unlink(p) == 0)
+		struct os_stat st;
+		if (os_lstat(p, &st) && st.kind == OS_KIND_FILE && st.mtime_ns < before_ns &&
+		    os_unlink(p))
 			n++;
 	}
 	return n;

@@ -309,16 +309,16 @@ bool zip_reader_open(struct arena *a, struct diag *d, const char *path,
 			r->limits.max_ratio = limits->max_ratio;
 		r->limits.fold_case = limits->fold_case;
 	}
-	struct stat st;
-	if (stat(path, &st) != 0) {
+	struct os_stat st;
+	if (!os_stat(path, &st)) {
 		diag_errno(d, path, "cannot open");
 		return false;
 	}
-	if (!S_ISREG(st.st_mode)) {
+	if (st.kind != OS_KIND_FILE) {
 		diag_path(d, DIAG_ERROR, path, "not a regular file");
 		return false;
 	}
-	r->file_size = (uint64_t)st.st_size;
+	r->file_size = st.size;
 	int zerr = 0;
 	const char *cons_why = NULL;
 	r->za = zip_open(path, ZIP_RDONLY | ZIP_CHECKCONS, &zerr);

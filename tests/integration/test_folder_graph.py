@@ -38,23 +38,15 @@ POSIX_CALL = re.compile(
 POSIX_ALLOWED = {
     # Not yet moved behind base/ (issue 26): these open files and directories by fd (openat
     # beneath a root with O_NOFOLLOW, fds handed to libzip or read with fstat), which base/
-    # does not offer yet, plus the stat/rename/symlink calls beside them.
+    # does not offer yet.
     ("matrix/config_pkginfo.c", "open"): "pending: openat beneath the project root",
     ("matrix/config_pkginfo.c", "openat"): "pending: openat beneath the project root",
-    ("matrix/config_pkginfo.c", "lstat"): "pending: with the fd-based reads above",
     ("packager/audit_zip.c", "open"): "pending: the raw zip read by fd",
     ("packager/sdist.c", "open"): "pending: O_EXCL|O_NOFOLLOW writes beneath the tree",
-    ("packager/sdist.c", "lstat"): "pending: with the fd-based unpack",
-    ("packager/sdist.c", "stat"): "pending: with the fd-based unpack",
-    ("packager/sdist.c", "rename"): "pending: the unpacked tree's rename into place",
-    ("packager/sdist.c", "symlink"): "pending: with the fd-based unpack",
     ("packager/wheel_write.c", "open"): "pending: O_NOFOLLOW fds handed to libzip",
-    ("packager/wheel_write.c", "lstat"): "pending: with the fd-based writer",
-    ("packager/wheel_write.c", "unlink"): "pending: the writer's temp file",
     ("standards/digest.c", "open"): "pending: hashing by fd",
     ("standards/wheel_read.c", "open"): "pending: the zip reader's fd and the unpack root",
     ("standards/wheel_read.c", "openat"): "pending: O_NOFOLLOW unpack beneath the root",
-    ("standards/wheel_read.c", "stat"): "pending: with the fd-based reader",
 }
 
 
