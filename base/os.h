@@ -1,4 +1,6 @@
-/* os.h: the thin platform layer (files, processes, temp files). POSIX in os-posix.c. */
+/* os.h: the thin platform layer (files, processes, temp files). POSIX in base/os-file-posix.c,
+ * os-proc-posix.c, os-spawn-posix.c and os-tmp-posix.c; product code outside base/ calls no
+ * POSIX file or process function itself (test_folder_graph). */
 #ifndef CUWHEEL_BASE_OS_H
 #define CUWHEEL_BASE_OS_H
 
