@@ -16,6 +16,7 @@
 #include <sys/syscall.h>
 #endif
 
+#include "base/os-posix.h"
 #include "base/strbuf.h"
 
 enum { BENEATH_MAX_LINKS = 40 }; /* as the kernel's own limit */
@@ -165,70 +166,7 @@ bool os_read_beneath(struct arena *a, struct diag *d, const struct beneath_read 
 		diag_errno(d, r->shown, "cannot read");
 		return false;
 	}
-	struct stat st;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return read_fail(d, r, "not a regular file");
-	}
-	if ((uint64_t)st.st_size > r->max) {
-		close(fd);
-		diag_path(d, DIAG_ERROR, r->shown, "%llu bytes is over the %zu-byte limit for %s",
-		          (unsigned long long)st.st_size, r->max, r->what);
-		return false;
-	}
-	/* The size is checked again while reading: the file may grow after fstat. */
-	size_t cap = (size_t)st.st_size + 1, len = 0;
-	char *buf = malloc(cap + 1);
-	if (!buf) {
-		close(fd);
-		return read_fail(d, r, "out of memory");
-	}
-	for (;;) {
-		if (len == cap) {
-			if (cap > r->max) {
-				free(buf);
-				close(fd);
-				diag_path(d, DIAG_ERROR, r->shown,
-				          "more than %zu bytes: over the limit for %s", r->max,
-				          r->what);
-				return false;
-			}
-			size_t nc = cap * 2 > r->max + 1 ? r->max + 1 : cap * 2;
-			char *nb = realloc(buf, nc + 1);
-			if (!nb) {
-				free(buf);
-				close(fd);
-				return read_fail(d, r, "out of memory");
-			}
-			buf = nb;
-			cap = nc;
-		}
-		ssize_t k = read(fd, buf + len, cap - len);
-		if (k < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (k < 0) {
-			free(buf);
-			close(fd);
-			diag_errno(d, r->shown, "cannot read");
-			return false;
-		}
-		if (k == 0)
-			break;
-		len += (size_t)k;
-	}
+	bool ok = os_read_regular_fd(a, d, fd, r->shown, r->max, r->what, src);
 	close(fd);
-	if (len > r->max) {
-		free(buf);
-		diag_path(d, DIAG_ERROR, r->shown, "more than %zu bytes: over the limit for %s",
-		          r->max, r->what);
-		return false;
-	}
-	char *text = arena_alloc(a, len + 1);
-	memcpy(text, buf, len);
-	text[len] = '\0';
-	free(buf);
-	src->path = r->shown;
-	src->text = text;
-	src->len = len;
-	return true;
+	return ok;
 }

@@ -52,6 +52,23 @@ bool os_read_fd(struct arena *a, struct diag *d, int fd, const char *name, struc
 	return read_fd_max(a, d, fd, name, SIZE_MAX, "a file", src);
 }
 
+bool os_read_regular_fd(struct arena *a, struct diag *d, int fd, const char *name, size_t max,
+                        const char *what, struct source *src)
+{
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		diag_path(d, DIAG_ERROR, name, "not a regular file");
+		return false;
+	}
+	if ((uint64_t)st.st_size > max) {
+		diag_path(d, DIAG_ERROR, name, "%llu bytes is over the %zu-byte limit for %s",
+		          (unsigned long long)st.st_size, max, what);
+		return false;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return read_fd_max(a, d, fd, name, max, what, src);
+}
+
 bool os_read_file_max(struct arena *a, struct diag *d, const char *path, size_t max,
                       const char *what, struct source *src)
 {
@@ -61,20 +78,7 @@ bool os_read_file_max(struct arena *a, struct diag *d, const char *path, size_t 
 		diag_errno(d, path, "cannot open");
 		return false;
 	}
-	struct stat st;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		diag_path(d, DIAG_ERROR, path, "not a regular file");
-		close(fd);
-		return false;
-	}
-	if ((uint64_t)st.st_size > max) {
-		diag_path(d, DIAG_ERROR, path, "%llu bytes is over the %zu-byte limit for %s",
-		          (unsigned long long)st.st_size, max, what);
-		close(fd);
-		return false;
-	}
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-	bool ok = read_fd_max(a, d, fd, path, max, what, src);
+	bool ok = os_read_regular_fd(a, d, fd, path, max, what, src);
 	close(fd);
 	return ok;
 }

@@ -4,9 +4,19 @@
 
 #include <spawn.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
+#include "base/os.h"
+
 extern char **environ;
+
+/* os-file-posix.c */
+/* Reads the regular file open on fd (not closed), by its size and again while reading at most
+ * max bytes: false + "not a regular file", "N bytes is over the max-byte limit for what" or
+ * "more than max bytes: over the limit for what", naming name (also src->path). */
+bool os_read_regular_fd(struct arena *a, struct diag *d, int fd, const char *name, size_t max,
+                        const char *what, struct source *src);
 
 /* os-tmp-posix.c: the registries the signal handler reads. */
 /* Registers a temp file that must vanish on error or signal (os_tmp_forget after the final
