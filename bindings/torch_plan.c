@@ -586,13 +586,12 @@ static bool plan_extension(struct torch_plan *tp, const struct plan *plan, const
 	return true;
 }
 
-bool torchplan_make(struct arena *a, struct diag *d, const struct plan *plan, const char *build_dir,
-                    const char *cxx, const char *cc, struct torch_plan *out)
+/* The decisions, into out (its scan context set). */
+static bool torchplan_decide(const struct plan *plan, const char *cxx, const char *cc,
+                             struct torch_plan *out)
 {
-	memset(out, 0, sizeof(*out));
 	const struct config *cfg = plan->cfg;
-	out->scan = (struct scan_ctx){.a = a, .d = d, .build_dir = build_dir};
-	out->scan.proj = path_relative(a, build_dir, cfg->project_dir);
+	struct arena *a = out->scan.a;
 	if (!kernels_decide(out, plan, cxx, cc))
 		return false;
 	bool ok = true;
@@ -611,4 +610,28 @@ bool torchplan_make(struct arena *a, struct diag *d, const struct plan *plan, co
 		}
 	}
 	return ok;
+}
+
+struct prefill_ctx {
+	const struct plan *plan;
+	const char *cxx, *cc;
+};
+
+/* A prefill pass (torchscan_prefill): the decisions, taken and dropped. */
+static void prefill_pass(void *ctx, struct scan_ctx *s)
+{
+	const struct prefill_ctx *p = ctx;
+	struct torch_plan tp = {.scan = *s};
+	(void)torchplan_decide(p->plan, p->cxx, p->cc, &tp);
+}
+
+bool torchplan_make(struct arena *a, struct diag *d, const struct plan *plan, const char *build_dir,
+                    const char *cxx, const char *cc, int workers, struct torch_plan *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->scan = (struct scan_ctx){.a = a, .d = d, .build_dir = build_dir};
+	out->scan.proj = path_relative(a, build_dir, plan->cfg->project_dir);
+	struct prefill_ctx p = {.plan = plan, .cxx = cxx, .cc = cc};
+	torchscan_prefill(&out->scan, workers > 0 ? (size_t)workers : 1, prefill_pass, &p);
+	return torchplan_decide(plan, cxx, cc, out);
 }

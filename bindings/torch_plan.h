@@ -36,10 +36,12 @@ struct torch_plan {
 };
 
 /* Decides for the selected, buildable cells of plan. build_dir is absolute; the scan cache
- * and the torch links go there. cxx/cc: the host compilers the graph uses. False +
- * diagnostic when a preprocessor run fails or refuses PCH where pch = "on". */
+ * and the torch links go there. cxx/cc: the host compilers the graph uses. The scans the
+ * decisions need run first on up to workers threads, each one once (torchscan_prefill); the
+ * decisions are the same for any workers. False + diagnostic when a preprocessor run fails
+ * or refuses PCH where pch = "on". */
 bool torchplan_make(struct arena *a, struct diag *d, const struct plan *plan, const char *build_dir,
-                    const char *cxx, const char *cc, struct torch_plan *out);
+                    const char *cxx, const char *cc, int workers, struct torch_plan *out);
 /* Returns the decisions for extension ext under torch version torch, or NULL. */
 const struct torch_plan_ext *torchplan_find(const struct torch_plan *tp, size_t ext,
                                             const char *torch);

@@ -46,7 +46,9 @@ static const struct cli_option build_options[] = {
      "the manifest beside the project ([tool.cuwheel], optional [project]\n"
      "overrides); the metadata is the project's PKG-INFO, kept exactly;\n"
      "build-dir and dist-dir are relative to FILE's directory"},
-    {"jobs", 'j', "N", BUILD_JOBS, "run N jobs at once (default: the number of CPUs)"},
+    {"jobs", 'j', "N", BUILD_JOBS,
+     "run N jobs at once: ninja's, and the torch scans before it\n"
+     "(default: the number of CPUs)"},
     {"keep-going", 'k', NULL, BUILD_KEEP_GOING, "go on with the other cells when one fails"},
     {"dry-run", 'n', NULL, BUILD_DRY_RUN, "print the commands without running them"},
     {"only", 0, "ID", BUILD_ONLY, "build only cells matching ID (identifier or glob); repeatable"},

@@ -268,7 +268,8 @@ bool buildgraph_resolve(struct arena *a, struct diag *d, const struct plan *plan
 		r->nvcc_threads = atoi(forced);
 	if (!paths_ok(a, d, plan, r->build_dir))
 		return false;
-	if (!torchplan_make(a, d, plan, r->build_dir, r->cxx, r->cc, &r->tp))
+	if (!torchplan_make(a, d, plan, r->build_dir, r->cxx, r->cc,
+	                    r->o.jobs > 0 ? r->o.jobs : r->ncpu, &r->tp))
 		return false;
 	struct res g = {.a = a, .d = d, .plan = plan, .cfg = cfg, .r = r};
 	resolve_kernels(&g);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "base/os.h"
+#include "base/pool.h"
 #include "base/strbuf.h"
 #include "standards/digest.h"
 
@@ -340,20 +341,13 @@ static const char *first_error(struct arena *a, const char *msg)
 	return arena_strndup(a, hit, nl ? (size_t)(nl - hit) : strlen(hit));
 }
 
-/* Runs argv (a compiler command without output options) on src as mode asks, with cwd = build
- * dir, and fills out; answers from the cache when argv, src's content and every file of the
- * cached closure are unchanged. SCAN_COMPILE takes its closure from closure (its outcome, a
- * failure too, is cached against it). False (diagnostic) when src is over SCAN_SOURCE_MAX or
- * cannot be read, the cache cannot be written or the command cannot start; a compiler error,
- * a missing src included, is out->ok = false. */
-static bool scan_run(struct scan_ctx *s, const struct strv *argv, const char *src,
-                     enum scan_mode mode, const struct strv *closure, struct scan_closure *out)
+/* The cache file that answers argv run on src as mode asks, keyed by the command as run and
+ * the source's bytes (headers are checked one by one against the mtimes recorded with the
+ * answer). NULL + diagnostic when src is over SCAN_SOURCE_MAX or cannot be read. */
+static const char *scan_cache_path(struct scan_ctx *s, const struct strv *argv, const char *src,
+                                   enum scan_mode mode)
 {
-	memset(out, 0, sizeof(*out));
 	struct arena *a = s->a;
-	bool expand = mode == SCAN_EXPAND || mode == SCAN_EXPAND_NOPY;
-	/* The key: the command as run and the source's bytes. Headers are checked one by one
-	 * against the mtimes recorded with the answer. */
 	static const char *const tags[] = {"M\x1e", "E\x1e", "P\x1e", "C\x1e"};
 	struct strbuf key = {0};
 	sb_puts(&key, tags[mode]);
@@ -367,18 +361,25 @@ static bool scan_run(struct scan_ctx *s, const struct strv *argv, const char *sr
 		if (!os_read_file_max(a, s->d, path, SCAN_SOURCE_MAX,
 		                      "a source the torch scan reads", &text)) {
 			sb_release(&key);
-			return false;
+			return NULL;
 		}
 		sb_add(&key, text.text, text.len);
 	}
-	char *dir = os_join(a, s->build_dir, "scan");
-	char *cache = arena_printf(a, "%s/%s.scan", dir, hex_digest(a, key.buf, key.len));
+	char *cache =
+	    arena_printf(a, "%s/scan/%s.scan", s->build_dir, hex_digest(a, key.buf, key.len));
 	sb_release(&key);
-	if (cache_read(s, cache, expand, out))
-		return true;
-	if (!os_mkdir_p(s->d, dir))
-		return false;
-	char *tmp = arena_printf(a, "%s/out-%ld.tmp", dir, (long)getpid());
+	return cache;
+}
+
+/* Runs argv on src as mode asks, with cwd = build dir and the output in tmp, fills out and
+ * writes it to cache. False (diagnostic) when the command cannot start or the cache cannot be
+ * written; a compiler error is out->ok = false. */
+static bool scan_exec(struct scan_ctx *s, const struct strv *argv, const char *src,
+                      enum scan_mode mode, const struct strv *closure, const char *cache,
+                      const char *tmp, struct scan_closure *out)
+{
+	struct arena *a = s->a;
+	bool expand = mode == SCAN_EXPAND || mode == SCAN_EXPAND_NOPY;
 	const char **av = arena_calloc(a, argv->n + 6, sizeof(*av));
 	size_t n = 0;
 	for (size_t i = 0; i < argv->n; i++)
@@ -423,6 +424,125 @@ static bool scan_run(struct scan_ctx *s, const struct strv *argv, const char *sr
 	else
 		parse_depfile(a, res.text, res.len, out);
 	return cache_write(s, cache, out);
+}
+
+/* One scan a prefill pass queued. */
+struct scan_job {
+	struct strv argv;
+	const char *src;
+	enum scan_mode mode;
+	struct strv closure; /* SCAN_COMPILE */
+	const char *cache;
+};
+
+struct scan_batch {
+	struct arena a;        /* the jobs and names below, for the whole prefill */
+	struct scan_job *jobs; /* queued by this pass */
+	size_t n, cap;
+	struct strv queued; /* the cache file of every job ever queued: each runs once */
+	const struct scan_ctx *s;
+	long pid;
+};
+
+static void strv_copy(struct arena *a, const struct strv *from, struct strv *to)
+{
+	for (size_t i = 0; from && i < from->n; i++)
+		strv_push(a, to, arena_strdup(a, from->v[i]));
+}
+
+/* Queues argv on src unless it was queued before (its answer then is not coming: the
+ * decisions will run it themselves). */
+static void batch_queue(struct scan_batch *b, const struct strv *argv, const char *src,
+                        enum scan_mode mode, const struct strv *closure, const char *cache)
+{
+	if (strv_contains(&b->queued, cache))
+		return;
+	strv_push(&b->a, &b->queued, arena_strdup(&b->a, cache));
+	if (b->n == b->cap) {
+		size_t cap = b->cap ? 2 * b->cap : 16;
+		b->jobs = arena_realloc(&b->a, b->jobs, b->cap, cap, sizeof(*b->jobs));
+		b->cap = cap;
+	}
+	struct scan_job *j = &b->jobs[b->n++];
+	*j = (struct scan_job){
+	    .src = arena_strdup(&b->a, src), .mode = mode, .cache = arena_strdup(&b->a, cache)};
+	strv_copy(&b->a, argv, &j->argv);
+	strv_copy(&b->a, closure, &j->closure);
+}
+
+/* Runs argv (a compiler command without output options) on src as mode asks, with cwd = build
+ * dir, and fills out; answers from the cache when argv, src's content and every file of the
+ * cached closure are unchanged. SCAN_COMPILE takes its closure from closure (its outcome, a
+ * failure too, is cached against it). In a prefill pass (s->batch) an unanswered scan is
+ * queued and answered pending. False (diagnostic) when src is over SCAN_SOURCE_MAX or cannot
+ * be read, the cache cannot be written or the command cannot start; a compiler error, a
+ * missing src included, is out->ok = false. */
+static bool scan_run(struct scan_ctx *s, const struct strv *argv, const char *src,
+                     enum scan_mode mode, const struct strv *closure, struct scan_closure *out)
+{
+	memset(out, 0, sizeof(*out));
+	bool expand = mode == SCAN_EXPAND || mode == SCAN_EXPAND_NOPY;
+	const char *cache = scan_cache_path(s, argv, src, mode);
+	if (!cache)
+		return false;
+	if (cache_read(s, cache, expand, out))
+		return true;
+	if (s->batch) {
+		batch_queue(s->batch, argv, src, mode, closure, cache);
+		out->ok = out->pending = true;
+		return true;
+	}
+	const char *dir = os_join(s->a, s->build_dir, "scan");
+	if (!os_mkdir_p(s->d, dir))
+		return false;
+	char *tmp = arena_printf(s->a, "%s/out-%ld.tmp", dir, (long)getpid());
+	return scan_exec(s, argv, src, mode, closure, cache, tmp, out);
+}
+
+/* pool_fn: runs the i-th queued scan, in an arena of its own; a failure leaves its answer out
+ * of the cache. */
+static void batch_job(void *ctx, size_t i)
+{
+	struct scan_batch *b = ctx;
+	const struct scan_job *j = &b->jobs[i];
+	struct arena a = {0};
+	struct diag quiet = {0};
+	struct scan_ctx s = {
+	    .a = &a, .d = &quiet, .build_dir = b->s->build_dir, .proj = b->s->proj};
+	struct scan_closure out = {0};
+	const char *tmp = arena_printf(&a, "%s/scan/out-%ld-%zu.tmp", s.build_dir, b->pid, i);
+	(void)scan_exec(&s, &j->argv, j->src, j->mode, &j->closure, j->cache, tmp, &out);
+	arena_free(&a);
+}
+
+void torchscan_prefill(const struct scan_ctx *s, size_t workers,
+                       void (*pass)(void *ctx, struct scan_ctx *s), void *ctx)
+{
+	if (workers <= 1)
+		return;
+	struct diag quiet = {0};
+	if (!os_mkdir_p(&quiet, os_join(s->a, s->build_dir, "scan")))
+		return;
+	struct scan_batch b = {.s = s, .pid = (long)getpid()};
+	/* A scan waits on at most a few others (expand, prove, compile, rescan): the bound only
+	 * guards against a decision that keeps asking new questions. */
+	for (int round = 0; round < 16; round++) {
+		struct arena pa = {0};
+		struct diag pd = {0};
+		struct scan_ctx ps = *s;
+		ps.a = &pa;
+		ps.d = &pd;
+		ps.batch = &b;
+		b.n = 0;
+		pass(ctx, &ps);
+		size_t n = b.n;
+		if (n)
+			pool_run(n, workers, batch_job, &b);
+		arena_free(&pa);
+		if (!n)
+			break;
+	}
+	arena_free(&b.a);
 }
 
 /* Returns the package dir of ti (the parent of its first include dir, ".../torch"). */
@@ -828,6 +948,13 @@ bool torchscan_pyfree(struct scan_ctx *s, const struct strv *with, const struct 
 	}
 	if (!scan_run(s, without, src, SCAN_EXPAND_NOPY, NULL, &y))
 		return false;
+	/* A prefill pass: the compile waits for both expansions' answers; taken as proven
+	 * meanwhile, so the scans that follow a proof are queued now. */
+	if (x.pending || y.pending) {
+		out->pyfree = PYFREE_PROVEN;
+		out->python = false;
+		return true;
+	}
 	if (!y.ok) {
 		out->pyfree = PYFREE_COMPILE;
 		out->pyfree_why =

@@ -12,11 +12,15 @@
 #include "base/diag.h"
 #include "toolchain/discover.h"
 
+struct scan_batch;
+
 struct scan_ctx {
 	struct arena *a;
 	struct diag *d;
 	const char *build_dir; /* absolute; commands run here, the cache is build_dir/scan */
 	const char *proj;      /* the project dir relative to build_dir (as build.ninja names it) */
+	struct scan_batch *batch; /* set in torchscan_prefill's passes: what the cache cannot
+	                           * answer is queued, not run */
 };
 
 /* One preprocessor run: its include closure and, for -E runs, a digest of what each file
@@ -25,6 +29,7 @@ struct scan_closure {
 	bool ok;
 	const char *error;     /* the compiler's output when !ok */
 	bool cached;           /* answered from build_dir/scan */
+	bool pending;          /* a prefill pass: not in the cache yet, queued (ok, no files) */
 	struct strv files;     /* every file entered, as the compiler named it */
 	struct strv digests;   /* -E only: per file, its expanded lines' digest */
 	struct strv pydigests; /* -E without Python: per file, the digest of its lines written
@@ -98,6 +103,16 @@ const char *torchscan_standins(struct scan_ctx *s, const struct strv *argv);
  * diagnostic only when a command cannot run or the cache cannot be written. */
 bool torchscan_pyfree(struct scan_ctx *s, const struct strv *with, const struct strv *without,
                       const struct strv *compile, const char *src, struct binding_decision *out);
+/* Fills the scan cache on up to workers threads before the decisions are taken: pass(ctx, s)
+ * takes every decision with s (its own arena, a diagnostic sink that only counts, and
+ * s->batch set), so that each scan the cache cannot answer is queued, answered "pending",
+ * instead of run; the queue then runs, every answer written to the cache, and the pass repeats
+ * until it queues nothing new (a scan that waits on another's answer is queued the pass after
+ * it). The caller then takes the decisions as ever, from the cache: the prefill changes no
+ * answer and reports nothing, a scan that failed to run is run again and reported then.
+ * workers <= 1: nothing is done. */
+void torchscan_prefill(const struct scan_ctx *s, size_t workers,
+                       void (*pass)(void *ctx, struct scan_ctx *s), void *ctx);
 /* Returns the name of a pyfree_state for plan ("proven", "off", ...). */
 const char *pyfree_state_name(enum pyfree_state p);
 /* Returns the name of a pch_state for plan ("yes", "excluded", ...). */

@@ -16,7 +16,9 @@ from `cuwheel plan --json` and the table, and from the build.ninja of `cuwheel b
     PCH refused with
     pch = "auto", an error naming the file and pch-exclude with pch = "on", "no (pch-exclude)"
     once excluded;
-  - a second plan answers from build/scan (no preprocessor run) and says the same.
+  - a second plan answers from build/scan (no preprocessor run) and says the same;
+  - the scans run -j at a time before the decisions (the Python-free proof's compiles among
+    them) decide what one at a time decides, and write the same graph.
 Needs build/torch-pythons/py3.12 (examples/torchext/setup-pythons) and CUDA 13.0; exits 77
 (skipped) without them. Run by CTest with $CUWHEEL set, from the source root.
 """
@@ -147,6 +149,7 @@ def by_source(js):
 def pyfree_checks(d, env):
     """Issue 27, 1.: python-free = "auto" (the default)."""
     project(d, pyfree="auto", pyfree_sources=True, kernel_python=True)
+    prefill_checks(d, env)
     rc, out, err, cold = plan(d, "--json")
     if not check(rc == 0, "python-free auto: plan --json exits 0 (%s)" % err.strip()[-1500:]):
         return
@@ -201,6 +204,38 @@ def pyfree_checks(d, env):
           and "does not compile" in err and "PyObject" in err,
           "a kernel that uses PyObject (no macro) is refused, with the failed check: %s"
           % err.strip()[-600:])
+
+
+def prefill_checks(d, env):
+    """The scans the torch decisions need run -j at a time before the decisions are taken
+    (each answer into build/scan): the same decisions and graph as one at a time, cold."""
+    got = {}
+    for j in ("1", "3"):
+        b = os.path.join(d, "build-j" + j)
+        shutil.rmtree(b, ignore_errors=True)
+        t0 = time.monotonic()
+        p = subprocess.run([CUWHEEL, "-C", d, "build", "--dry-run", "--no-test", "-j", j],
+                           capture_output=True, text=True, env=dict(env, CUWHEEL_BUILD_DIR=b))
+        took = time.monotonic() - t0
+        if not check(p.returncode == 0, "build --dry-run -j %s exits 0 (%s)"
+                     % (j, p.stderr.strip()[-1500:])):
+            return
+        plan = json.load(open(os.path.join(b, "plan.json")))
+        edges = sorted(l.split(":")[0] for l in open(os.path.join(b, "build.ninja"))
+                       if l.startswith("build "))
+        scan = os.listdir(os.path.join(b, "scan"))
+        got[j] = (plan.get("torch_plan"), plan.get("kernels_torch"), edges,
+                  {f for f in scan if f.endswith(".scan")}, [f for f in scan if ".tmp" in f],
+                  took)
+    one, par = got["1"], got["3"]
+    check(one[0] == par[0] and one[1] == par[1] and one[0] and one[0].get("exts"),
+          "-j 3 takes the torch decisions -j 1 takes, one scan at a time (%s)"
+          % (par[0] if one[0] != par[0] else "same"))
+    check(one[2] == par[2], "and writes the same build edges")
+    check(one[3] <= par[3] and not par[4],
+          "every scan -j 1 asked is answered in build/scan by the prefill (%d of %d), no "
+          "temp file left (%s)" % (len(one[3] & par[3]), len(one[3]), par[4]))
+    print("cold plan: -j 1 %.1fs, -j 3 %.1fs" % (one[5], par[5]))
 
 
 def main():
