@@ -103,8 +103,11 @@ void build_gha_group(struct run *r, size_t row)
 	if (!r->gha || (v->log.len == 0 && v->notes.len == 0))
 		return;
 	double el = w->t_start < 0 ? 0 : w->t_end - w->t_start;
-	printf("::group::%s %s %s\n%s::endgroup::\n%s", w->name, result_state_word(w),
-	       build_fmt_secs(&r->c->arena, el), sb_str(&v->log), sb_str(&v->notes));
+	/* The title is a workflow command's message: the row's name escaped as one (the ids are
+	 * validated, the escape keeps that from mattering here). */
+	printf("::group::%s %s %s\n%s::endgroup::\n%s", gha_escape(&r->c->arena, w->name, false),
+	       result_state_word(w), build_fmt_secs(&r->c->arena, el), sb_str(&v->log),
+	       sb_str(&v->notes));
 	fflush(stdout);
 	sb_reset(&v->log);
 	sb_reset(&v->notes);
