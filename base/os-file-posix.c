@@ -386,6 +386,21 @@ bool os_lock_wait(struct diag *d, int fd, const char *path)
 	return true;
 }
 
+void os_lock_set_holder(int fd)
+{
+	char pid[32];
+	int n = snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+	if (ftruncate(fd, 0) == 0 && pwrite(fd, pid, (size_t)n, 0) < 0)
+		(void)0; /* best effort: the holder's pid is only shown to a waiting build */
+}
+
+void os_lock_holder(int fd, char *buf, size_t n)
+{
+	ssize_t got = n > 1 ? pread(fd, buf, n - 1, 0) : -1;
+	if (n > 0)
+		buf[got > 0 ? (size_t)got : 0] = '\0';
+}
+
 bool os_mkdir_p(struct diag *d, const char *path)
 {
 	char buf[PATH_MAX];
@@ -513,6 +528,21 @@ bool os_rename(const char *from, const char *to)
 bool os_symlink(const char *target, const char *link)
 {
 	return symlink(target, link) == 0;
+}
+
+bool os_link(const char *from, const char *to)
+{
+	return link(from, to) == 0;
+}
+
+bool os_can_read(const char *path)
+{
+	return access(path, R_OK) == 0;
+}
+
+bool os_can_write(const char *path)
+{
+	return access(path, W_OK) == 0;
 }
 
 bool os_chmod(const char *path, unsigned mode)

@@ -92,6 +92,12 @@ bool os_unlink(const char *path);
 bool os_rename(const char *from, const char *to);
 /* symlink(2), quietly: creates link pointing at target; false (errno set). */
 bool os_symlink(const char *target, const char *link);
+/* link(2), quietly: a hard link to from at to; false (errno set: EXDEV across file systems). */
+bool os_link(const char *from, const char *to);
+/* access(2) with R_OK or W_OK, quietly: false (errno set) when this process may not read (write)
+ * path. */
+bool os_can_read(const char *path);
+bool os_can_write(const char *path);
 /* chmod(2), quietly: false (errno set). */
 bool os_chmod(const char *path, unsigned mode);
 /* Appends text to path (created 0644), quietly: false when it cannot. For traces tests read. */
@@ -117,6 +123,11 @@ int os_lock_open(struct diag *d, const char *path, bool inherit);
 bool os_lock_try(int fd);
 /* Waits for an exclusive lock on fd (retrying on EINTR); false + diagnostic naming path. */
 bool os_lock_wait(struct diag *d, int fd, const char *path);
+/* Writes this process's pid as the whole content of the lock file open on fd (best effort). */
+void os_lock_set_holder(int fd);
+/* Reads the pid a holder wrote into the lock file open on fd into buf (n bytes with the NUL);
+ * "" when there is none. */
+void os_lock_holder(int fd, char *buf, size_t n);
 
 /* Temp directories (`index`'s .site.new.*) that must vanish on error or signal: register after
  * creating; the signal handlers installed by os_install_signal_cleanup remove them with

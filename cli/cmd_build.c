@@ -121,9 +121,8 @@ static int build_lock(struct cli *c, const char *build_dir)
 	if (fd < 0)
 		return -1;
 	if (!os_lock_try(fd)) {
-		char buf[64] = {0};
-		ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
-		(void)n;
+		char buf[64];
+		os_lock_holder(fd, buf, sizeof(buf));
 		diag_msg(&c->diag, DIAG_NOTE,
 		         "another cuwheel build holds %s (pid %s); waiting for it", build_dir,
 		         buf[0] ? buf : "?");
@@ -132,10 +131,7 @@ static int build_lock(struct cli *c, const char *build_dir)
 			return -1;
 		}
 	}
-	char pid[32];
-	int n = snprintf(pid, sizeof(pid), "%ld", (long)getpid());
-	if (ftruncate(fd, 0) == 0 && pwrite(fd, pid, (size_t)n, 0) < 0)
-		(void)0;
+	os_lock_set_holder(fd);
 	return fd;
 }
 
@@ -290,7 +286,7 @@ static int build_check_stage(struct cli *c, struct build_args *a)
 		if (!a->dry_run) {
 			if (!os_mkdir_p(&c->diag, a->export_dir))
 				return CLI_FAIL;
-			if (access(a->export_dir, W_OK) != 0) {
+			if (!os_can_write(a->export_dir)) {
 				diag_errno(&c->diag, a->export_dir,
 				           "cannot write to the --export directory");
 				return CLI_FAIL;

@@ -259,8 +259,7 @@ bool buildgraph_resolve(struct arena *a, struct diag *d, const struct plan *plan
 	}
 	r->cc = env_or(cfg, "CC", "cc");
 	r->cxx = env_or(cfg, "CXX", "c++");
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-	r->ncpu = n > 0 ? (int)n : 1;
+	r->ncpu = os_cpu_count();
 	/* CUWHEEL_NVCC_THREADS overrides nvcc --threads (benchmarks sweep it; big machines raise
 	 * it). */
 	const char *forced = env_value(cfg->env, "CUWHEEL_NVCC_THREADS");

@@ -176,7 +176,7 @@ static int str_cmp(const void *x, const void *y)
 static bool place_wheel(struct arena *a, struct diag *d, const struct index_file *f,
                         const char *dst, bool copy)
 {
-	if (!copy && link(f->path, dst) == 0)
+	if (!copy && os_link(f->path, dst))
 		return true;
 	struct source src;
 	if (!os_read_file(a, d, f->path, &src))

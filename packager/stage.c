@@ -50,7 +50,7 @@ static const char *tree_problem(struct arena *a, const char *src, const char *re
 		else if (st.kind != OS_KIND_FILE)
 			why = arena_printf(a, "'%s' in the package is not a regular file",
 			                   esc_str(a, ESC_TERM, r));
-		else if (access(s, R_OK) != 0)
+		else if (!os_can_read(s))
 			why = arena_printf(a, "'%s' in the package cannot be read: %s",
 			                   esc_str(a, ESC_TERM, r), strerror(errno));
 		if (why)

@@ -451,10 +451,8 @@ struct wheel_writer *wheel_writer_begin(struct arena *a, struct diag *d, const c
 	w->d = d;
 	w->final = arena_strdup(a, final_path);
 	w->level = level < 0 ? 6 : level > 9 ? 9 : level;
-	if (threads <= 0) {
-		long n = sysconf(_SC_NPROCESSORS_ONLN);
-		threads = n > 0 ? (int)n : 1;
-	}
+	if (threads <= 0)
+		threads = os_cpu_count();
 	w->threads = threads > 64 ? 64 : threads;
 	zw_dostime(epoch < 0 ? WHEEL_EPOCH_DEFAULT : epoch, &w->dtime, &w->ddate);
 	zip_error_init(&w->err);

@@ -982,8 +982,7 @@ bool wheeltest_run(struct arena *a, struct diag *d, const struct wheeltest_opts 
 	for (size_t i = 0, k = 0; i < n_jobs; i++)
 		if (jobs[i].result != WHEELTEST_SKIP)
 			rc.runnable[k++] = i;
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t nthreads = o->jobs > 0 ? (size_t)o->jobs : (size_t)(ncpu > 0 ? ncpu : 1);
+	size_t nthreads = o->jobs > 0 ? (size_t)o->jobs : (size_t)os_cpu_count();
 	pool_run_each(runnable, nthreads, job_take, job_done, &rc);
 
 	/* Results move into the caller's arena; the per-job arenas go. */
