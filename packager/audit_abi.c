@@ -17,12 +17,10 @@ static int abi3_baseline(const struct audit_ctx *c)
 {
 	int best = -1;
 	for (size_t i = 0; i < c->wn.n_tags; i++) {
-		const char *py = c->wn.tags[i].python;
-		int minor;
-		char end;
-		if (sscanf(py, "cp3%d%c", &minor, &end) == 1 && minor >= 0 && minor < 100 &&
-		    (best < 0 || minor < best))
-			best = minor;
+		struct python_tag py;
+		if (tag_python_parse(c->wn.tags[i].python, &py) && py.kind == 'c' &&
+		    py.major == 3 && py.minor >= 0 && (best < 0 || py.minor < best))
+			best = py.minor;
 	}
 	return best;
 }

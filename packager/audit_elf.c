@@ -403,8 +403,9 @@ static const char *check_extension(struct audit_ctx *c, const struct audit_membe
 			any_init = e->export_funcs.v[i];
 			break;
 		}
-	bool looks =
-	    starts(tag, "cpython-") || strcmp(tag, "abi3") == 0 || (!*tag && any_init != NULL);
+	const char *soabi_abi, *soabi_triplet;
+	bool looks = tag_soabi_parse(c->a, tag, &soabi_abi, &soabi_triplet) ||
+	             strcmp(tag, "abi3") == 0 || (!*tag && any_init != NULL);
 	if (!looks)
 		return NULL;
 	const char *want = arena_printf(c->a, "PyInit_%s", mod);
@@ -423,27 +424,25 @@ static const char *check_extension(struct audit_ctx *c, const struct audit_membe
 			    "exported",
 			    "extension module exports no %s: 'import %s' will fail", want, mod);
 	}
-	if (c->name_ok && starts(tag, "cpython-")) {
-		const char *v = tag + 8;
-		const char *dash = strchr(v, '-');
-		char *ver = arena_strndup(c->a, v, dash ? (size_t)(dash - v) : strlen(v));
-		char *abi = arena_printf(c->a, "cp%s", ver);
+	const char *abi, *triplet;
+	if (c->name_ok && tag_soabi_parse(c->a, tag, &abi, &triplet)) {
 		if (!wheel_has_abi(c, abi))
 			audit_add(c, AUDIT_ERROR, "ext-python-abi", member,
 			          "build the module with the Python the wheel is tagged for",
 			          "module is built for %s (%s) but the wheel's ABI tag is %s", abi,
 			          tag, c->wn.abi);
 		const char *trip = triplet_of(e->arch);
-		if (dash && trip && strcmp(dash + 1, trip) != 0)
+		if (triplet && trip && strcmp(triplet, trip) != 0)
 			audit_add(c, AUDIT_ERROR, "ext-platform", member, NULL,
-			          "suffix says %s but the code is %s (%s)", dash + 1, e->arch,
-			          trip);
+			          "suffix says %s but the code is %s (%s)", triplet, e->arch, trip);
 	} else if (c->name_ok && strcmp(tag, "abi3") == 0) {
 		bool ok = false;
 		for (size_t i = 0; i < c->wn.n_tags; i++) {
-			const char *abi = c->wn.tags[i].abi;
-			ok |= strcmp(abi, "abi3") == 0 ||
-			      (starts(abi, "cp") && abi[strlen(abi) - 1] != 't');
+			const char *flags;
+			int major, minor;
+			ok |= strcmp(c->wn.tags[i].abi, "abi3") == 0 ||
+			      (tag_abi_parse(c->wn.tags[i].abi, &major, &minor, &flags) &&
+			       !strchr(flags, 't'));
 		}
 		if (!ok)
 			audit_add(

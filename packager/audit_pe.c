@@ -163,18 +163,20 @@ static bool python_dll_ok(struct audit_ctx *c, const char *dll, const char **wan
 	*want = NULL;
 	bool any = false;
 	for (size_t i = 0; i < c->wn.n_tags; i++) {
-		const char *abi = c->wn.tags[i].abi, *py = c->wn.tags[i].python;
+		const char *abi = c->wn.tags[i].abi, *flags;
+		int major, minor;
+		struct python_tag py;
 		if (strcmp(abi, "abi3") == 0) {
 			*want = "python3.dll";
 			any |= ieq(dll, "python3.dll");
-		} else if (strncmp(abi, "cp3", 3) == 0) {
-			size_t n = strspn(abi + 2, "0123456789");
-			char *w = arena_printf(c->a, "python%.*s%s.dll", (int)n, abi + 2,
-			                       abi[2 + n] == 't' ? "t" : "");
+		} else if (tag_abi_parse(abi, &major, &minor, &flags) && major == 3) {
+			char *w = arena_printf(c->a, "python%d%d%s.dll", major, minor,
+			                       flags[0] == 't' ? "t" : "");
 			*want = w;
 			/* A version-specific module may use the limited API too. */
 			any |= ieq(dll, w) || ieq(dll, "python3.dll");
-		} else if (strncmp(py, "cp3", 3) == 0 && strcmp(abi, "none") == 0) {
+		} else if (tag_python_parse(c->wn.tags[i].python, &py) && py.kind == 'c' &&
+		           py.major == 3 && strcmp(abi, "none") == 0) {
 			any |= ieq(dll, "python3.dll");
 		}
 	}
@@ -331,13 +333,10 @@ static void check_dll(struct audit_ctx *c, size_t *cap, const char *member, cons
 
 /* The machine a platform tag wants ("amd64" for win_amd64), or NULL when it is no Windows
  * tag. */
-static const char *tag_arch(const char *plat)
+static const char *tag_arch(struct audit_ctx *c, const char *plat)
 {
-	if (strcmp(plat, "win32") == 0)
-		return "win32";
-	if (strncmp(plat, "win_", 4) == 0)
-		return plat + 4;
-	return NULL;
+	const char *arch;
+	return tag_platform_os(c->a, plat, &arch) == TAG_OS_WINDOWS ? arch : NULL;
 }
 
 static const char *machine_text(struct audit_ctx *c, const struct pe_info *pe)
@@ -366,21 +365,21 @@ static void check_pyd(struct audit_ctx *c, const struct audit_member *m, const c
 	if (!c->name_ok || !*tag)
 		return;
 	/* "cp312-win_amd64": the interpreter and the platform must match the wheel's tags. */
-	const char *dash = strchr(tag, '-');
-	char *abi = arena_strndup(c->a, tag, dash ? (size_t)(dash - tag) : strlen(tag));
+	const char *abi, *plat;
+	tag_pyd_suffix_split(c->a, tag, &abi, &plat);
 	bool abi_ok = false, plat_ok = false;
 	for (size_t i = 0; i < c->wn.n_tags; i++) {
 		abi_ok |= strcmp(c->wn.tags[i].abi, abi) == 0;
-		plat_ok |= dash && strcmp(c->wn.tags[i].platform, dash + 1) == 0;
+		plat_ok |= plat && strcmp(c->wn.tags[i].platform, plat) == 0;
 	}
 	if (!abi_ok)
 		audit_add(c, AUDIT_ERROR, "ext-python-abi", member,
 		          "build the module with the Python the wheel is tagged for",
 		          "module is built for %s (%s) but the wheel's ABI tag is %s", abi, tag,
 		          c->wn.abi);
-	if (dash && !plat_ok)
+	if (plat && !plat_ok)
 		audit_add(c, AUDIT_ERROR, "ext-platform", member, NULL,
-		          "suffix says %s but the wheel is tagged %s", dash + 1,
+		          "suffix says %s but the wheel is tagged %s", plat,
 		          c->wn.n_tags ? c->wn.tags[0].platform : "?");
 }
 
@@ -416,7 +415,7 @@ void audit_check_pes(struct audit_ctx *c)
 	r->elfs = all;
 	const char *want_arch = NULL;
 	for (size_t i = 0; c->name_ok && i < c->wn.n_tags && !want_arch; i++)
-		want_arch = tag_arch(c->wn.tags[i].platform);
+		want_arch = tag_arch(c, c->wn.tags[i].platform);
 	for (size_t i = 0; i < c->n_members; i++) {
 		const struct audit_member *m = &c->members[i];
 		if (!m->is_pe)

@@ -333,3 +333,96 @@ char *tag_platform_from_sysconfig(struct arena *a, const char *plat)
 	}
 	return out;
 }
+
+bool tag_python_parse(const char *tag, struct python_tag *out)
+{
+	if (strncmp(tag, "cp", 2) && strncmp(tag, "py", 2))
+		return false;
+	const char *d = tag + 2;
+	if (d[0] < '0' || d[0] > '9')
+		return false;
+	out->kind = tag[0];
+	out->major = d[0] - '0';
+	out->minor = -1;
+	if (!d[1])
+		return true;
+	size_t n = strspn(d + 1, "0123456789");
+	if (n == 0 || n > 2 || d[1 + n])
+		return false;
+	out->minor = atoi(d + 1);
+	return true;
+}
+
+bool tag_abi_parse(const char *abi, int *major, int *minor, const char **flags)
+{
+	if (strncmp(abi, "cp", 2) || abi[2] < '0' || abi[2] > '9')
+		return false;
+	size_t n = strspn(abi + 3, "0123456789");
+	if (n == 0 || n > 3)
+		return false;
+	*major = abi[2] - '0';
+	*minor = atoi(abi + 3);
+	*flags = abi + 3 + n;
+	return true;
+}
+
+/* The arch after n "_<int>" fields: "11_0_arm64" with n 2 -> "arm64"; NULL when malformed. */
+static const char *after_int_fields(const char *p, int n)
+{
+	for (int i = 0; i < n; i++) {
+		size_t k = strspn(p, "0123456789");
+		if (k == 0 || p[k] != '_')
+			return NULL;
+		p += k + 1;
+	}
+	return *p ? p : NULL;
+}
+
+enum tag_os tag_platform_os(struct arena *a, const char *plat, const char **arch)
+{
+	int maj, min;
+	const char *m = NULL;
+	enum tag_os os = TAG_OS_OTHER;
+	if (!strcmp(plat, "any")) {
+		os = TAG_OS_ANY;
+	} else if (!strcmp(plat, "win32")) {
+		os = TAG_OS_WINDOWS;
+		m = "win32";
+	} else if (!strncmp(plat, "win_", 4)) {
+		os = TAG_OS_WINDOWS;
+		m = plat + 4;
+	} else if (!strncmp(plat, "macosx_", 7)) {
+		os = TAG_OS_MACOS;
+		m = after_int_fields(plat + 7, 2);
+	} else if (!strncmp(plat, "linux_", 6)) {
+		os = TAG_OS_LINUX;
+		m = plat + 6;
+	} else if (tag_manylinux_parse(a, plat, &maj, &min, &m)) {
+		os = TAG_OS_MANYLINUX;
+	} else if (!strncmp(plat, "musllinux_", 10)) {
+		os = TAG_OS_MUSLLINUX;
+		m = after_int_fields(plat + 10, 2);
+	}
+	if (arch)
+		*arch = m;
+	return os;
+}
+
+bool tag_soabi_parse(struct arena *a, const char *soabi, const char **abi, const char **triplet)
+{
+	if (strncmp(soabi, "cpython-", 8))
+		return false;
+	const char *v = soabi + 8;
+	const char *dash = strchr(v, '-');
+	*abi = arena_printf(a, "cp%.*s", (int)(dash ? (size_t)(dash - v) : strlen(v)), v);
+	*triplet = dash ? dash + 1 : NULL;
+	return true;
+}
+
+void tag_pyd_suffix_split(struct arena *a, const char *suffix, const char **abi,
+                          const char **platform)
+{
+	const char *dash = strchr(suffix, '-');
+	*abi = arena_strndup(a, suffix, dash ? (size_t)(dash - suffix) : strlen(suffix));
+	*platform = dash ? dash + 1 : NULL;
+}

@@ -50,6 +50,39 @@ char *tag_manylinux(struct arena *a, int glibc_major, int glibc_minor, const cha
  * an arena copy. Returns false when tag is not a manylinux tag. */
 bool tag_manylinux_parse(struct arena *a, const char *tag, int *glibc_major, int *glibc_minor,
                          const char **arch);
+/* A Python tag (PEP 425) read: "cp312" -> kind 'c', 3, 12; "py3" -> 'p', 3, minor -1;
+ * "py310" -> 'p', 3, 10. */
+struct python_tag {
+	char kind; /* 'c' (cp) or 'p' (py) */
+	int major, minor;
+};
+/* Parses a Python tag into out; false when it is not cpX[Y], pyX[Y] (Y of 1-2 digits). */
+bool tag_python_parse(const char *tag, struct python_tag *out);
+/* Parses a CPython ABI tag: "cp312" -> 3, 12, *flags ""; "cp313t" -> *flags "t" (pointing into
+ * abi). False when abi is not cp<digit><1-3 digits>... ("abi3", "none"). */
+bool tag_abi_parse(const char *abi, int *major, int *minor, const char **flags);
+/* The operating system a platform tag names. */
+enum tag_os {
+	TAG_OS_ANY,       /* "any" */
+	TAG_OS_WINDOWS,   /* win32, win_<arch> */
+	TAG_OS_MACOS,     /* macosx_<major>_<minor>_<arch> */
+	TAG_OS_LINUX,     /* linux_<arch> */
+	TAG_OS_MANYLINUX, /* manylinux_<glibc>_<arch>, legacy aliases (tag_manylinux_parse) */
+	TAG_OS_MUSLLINUX, /* musllinux_<major>_<minor>_<arch> */
+	TAG_OS_OTHER,
+};
+/* Returns the OS of platform tag plat and, when arch is not NULL, its machine in *arch
+ * ("amd64" for win_amd64, "win32" for win32, "x86_64" for manylinux_2_28_x86_64; NULL for
+ * any, other and a malformed macOS or musllinux tag). */
+enum tag_os tag_platform_os(struct arena *a, const char *plat, const char **arch);
+/* Parses an ELF extension module's SOABI suffix (PEP 3149): "cpython-312-x86_64-linux-gnu" ->
+ * *abi "cp312" (arena), *triplet "x86_64-linux-gnu" (NULL without one). False when it does not
+ * start with "cpython-". */
+bool tag_soabi_parse(struct arena *a, const char *soabi, const char **abi, const char **triplet);
+/* Splits a .pyd module's suffix tag "cp312-win_amd64" into *abi "cp312" (arena) and *platform
+ * "win_amd64" (NULL without a '-'). */
+void tag_pyd_suffix_split(struct arena *a, const char *suffix, const char **abi,
+                          const char **platform);
 /* Returns the musllinux tag for musl major.minor and arch ("musllinux_1_2_x86_64"). */
 char *tag_musllinux(struct arena *a, int musl_major, int musl_minor, const char *arch);
 /* Python tag for a CPython version: "cp312". */

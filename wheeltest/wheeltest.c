@@ -54,23 +54,23 @@ static bool arch_matches(const char *arch, const char *host)
 static const char *wheeltest_platform_problem(struct arena *a, const char *plat,
                                               const char *host_arch, const char *glibc)
 {
-	if (!strcmp(plat, "any"))
+	const char *arch;
+	int maj, min;
+	switch (tag_platform_os(a, plat, &arch)) {
+	case TAG_OS_ANY:
 		return NULL;
-	if (!strncmp(plat, "win", 3))
+	case TAG_OS_WINDOWS:
 		return arena_printf(a, "a Windows wheel (%s): this machine is Linux %s", plat,
 		                    host_arch);
-	if (!strncmp(plat, "macosx_", 7))
+	case TAG_OS_MACOS:
 		return arena_printf(a, "a macOS wheel (%s): this machine is Linux %s", plat,
 		                    host_arch);
-	if (!strncmp(plat, "linux_", 6)) {
-		if (arch_matches(plat + 6, host_arch))
+	case TAG_OS_LINUX:
+		if (arch_matches(arch, host_arch))
 			return NULL;
-		return arena_printf(a, "a Linux %s wheel (%s): this machine is Linux %s", plat + 6,
+		return arena_printf(a, "a Linux %s wheel (%s): this machine is Linux %s", arch,
 		                    plat, host_arch);
-	}
-	int maj, min;
-	const char *arch;
-	if (tag_manylinux_parse(a, plat, &maj, &min, &arch)) {
+	case TAG_OS_MANYLINUX: {
 		if (!arch_matches(arch, host_arch))
 			return arena_printf(a, "a Linux %s wheel (%s): this machine is Linux %s",
 			                    arch, plat, host_arch);
@@ -78,18 +78,21 @@ static const char *wheeltest_platform_problem(struct arena *a, const char *plat,
 			return arena_printf(a, "a glibc wheel (%s): this machine has no glibc",
 			                    plat);
 		int hmaj = 0, hmin = 0;
-		if (sscanf(glibc, "%d.%d", &hmaj, &hmin) != 2)
+		if (sscanf(glibc, "%d.%d", &hmaj, &hmin) != 2 ||
+		    !tag_manylinux_parse(a, plat, &maj, &min, &arch))
 			return NULL; /* unknown: let pip decide */
 		if (hmaj > maj || (hmaj == maj && hmin >= min))
 			return NULL;
 		return arena_printf(a, "%s needs glibc %d.%d: this machine has %s", plat, maj, min,
 		                    glibc);
 	}
-	if (!strncmp(plat, "musllinux_", 10)) {
+	case TAG_OS_MUSLLINUX:
 		if (glibc)
 			return arena_printf(a, "a musl wheel (%s): this machine uses glibc %s",
 			                    plat, glibc);
 		return NULL;
+	case TAG_OS_OTHER:
+		break;
 	}
 	return arena_printf(a, "platform %s is not this machine's (Linux %s)", plat, host_arch);
 }
@@ -103,28 +106,6 @@ static const char *interp_key(struct arena *a, const struct interp *ip)
 static bool interp_ft(const struct interp *ip)
 {
 	return ip->freethreaded || (ip->abiflags && strchr(ip->abiflags, 't'));
-}
-
-/* Parses "cp312" / "py3" / "py310" into major/minor (minor -1 for "py3"). */
-static bool parse_pytag(const char *t, char *kind, int *major, int *minor)
-{
-	if (strncmp(t, "cp", 2) && strncmp(t, "py", 2))
-		return false;
-	*kind = t[0];
-	const char *d = t + 2;
-	if (d[0] < '0' || d[0] > '9')
-		return false;
-	*major = d[0] - '0';
-	if (!d[1]) {
-		*minor = -1;
-		return true;
-	}
-	char *end;
-	long m = strtol(d + 1, &end, 10);
-	if (*end || m < 0 || m > 99)
-		return false;
-	*minor = (int)m;
-	return true;
 }
 
 static bool version_ge(const struct interp *ip, int major, int minor)
@@ -147,44 +128,26 @@ static bool tag_fits(struct arena *a, const struct config *cfg, const struct whe
 {
 	if (ip->implementation && strcmp(ip->implementation, "cpython"))
 		return false;
-	char kind;
-	int major, minor;
-	if (!parse_pytag(t->python, &kind, &major, &minor))
+	struct python_tag py;
+	if (!tag_python_parse(t->python, &py))
 		return false;
 	if (!strcmp(t->abi, "abi3"))
-		return kind == 'c' && !interp_ft(ip) && version_ge(ip, major, minor) &&
+		return py.kind == 'c' && !interp_ft(ip) && version_ge(ip, py.major, py.minor) &&
 		       in_matrix(a, cfg, ip);
 	if (!strcmp(t->abi, "none")) {
-		if (kind == 'c')
-			return ip->major == major && ip->minor == minor;
-		return version_ge(ip, major, minor) && in_matrix(a, cfg, ip);
+		if (py.kind == 'c')
+			return ip->major == py.major && ip->minor == py.minor;
+		return version_ge(ip, py.major, py.minor) && in_matrix(a, cfg, ip);
 	}
 	return false; /* cpXY-cpXY(t): tag_fits_exact */
-}
-
-/* The ABI flags of an ABI tag "cp313t" -> "t"; NULL when it is not a CPython ABI tag. */
-static const char *abi_flags(const char *abi, int *major, int *minor)
-{
-	if (strncmp(abi, "cp", 2) || abi[2] < '0' || abi[2] > '9')
-		return NULL;
-	*major = abi[2] - '0';
-	const char *p = abi + 3;
-	int m = 0, nd = 0;
-	while (*p >= '0' && *p <= '9' && nd < 3) {
-		m = m * 10 + (*p++ - '0');
-		nd++;
-	}
-	if (!nd)
-		return NULL;
-	*minor = m;
-	return p;
 }
 
 static bool tag_fits_exact(const struct wheel_tag *t, const struct interp *ip)
 {
 	int major, minor;
-	const char *flags = abi_flags(t->abi, &major, &minor);
-	if (!flags || ip->major != major || ip->minor != minor)
+	const char *flags;
+	if (!tag_abi_parse(t->abi, &major, &minor, &flags) || ip->major != major ||
+	    ip->minor != minor)
 		return false;
 	if (ip->implementation && strcmp(ip->implementation, "cpython"))
 		return false;
@@ -195,21 +158,19 @@ static bool tag_fits_exact(const struct wheel_tag *t, const struct interp *ip)
 /* Describes the Pythons a tag asks for, for a skip reason. */
 static const char *tag_wants(struct arena *a, const struct wheel_tag *t)
 {
-	char kind;
-	int major, minor;
-	if (!parse_pytag(t->python, &kind, &major, &minor))
+	struct python_tag py;
+	if (!tag_python_parse(t->python, &py))
 		return arena_printf(a, "an interpreter for %s-%s", t->python, t->abi);
-	if (!strcmp(t->abi, "abi3") || (kind == 'p' && !strcmp(t->abi, "none")))
-		return minor < 0
-		           ? arena_printf(a, "a Python %d of the matrix", major)
-		           : arena_printf(a, "a CPython >= %d.%d of the matrix", major, minor);
+	if (!strcmp(t->abi, "abi3") || (py.kind == 'p' && !strcmp(t->abi, "none")))
+		return py.minor < 0 ? arena_printf(a, "a Python %d of the matrix", py.major)
+		                    : arena_printf(a, "a CPython >= %d.%d of the matrix", py.major,
+		                                   py.minor);
 	int am, an;
-	const char *flags = abi_flags(t->abi, &am, &an);
-	if (flags && strchr(flags, 't'))
-		return arena_printf(a, "free-threaded Python %d.%d", am, an);
-	if (flags)
-		return arena_printf(a, "Python %d.%d", am, an);
-	return arena_printf(a, "Python %d.%d", major, minor);
+	const char *flags;
+	if (tag_abi_parse(t->abi, &am, &an, &flags))
+		return arena_printf(a, "%sPython %d.%d", strchr(flags, 't') ? "free-threaded " : "",
+		                    am, an);
+	return arena_printf(a, "Python %d.%d", py.major, py.minor);
 }
 
 struct host {

@@ -9,7 +9,12 @@ Also: POSIX file and process calls and system queries (POSIX_CALL: link, access,
 sysconf among them) live behind base/ (base/os.h), so that every
 rename goes through one place (os_commit_tmp's fsync and cleanup for whole files) and every
 error names its path the same way. A product .c outside base/ that calls one fails, naming
-file:line, unless POSIX_ALLOWED lists the file and call with the reason it must stay."""
+file:line, unless POSIX_ALLOWED lists the file and call with the reason it must stay.
+
+Also: wheel tags (Python, ABI and platform tags, an extension module's suffix tag) are read only
+in standards/ (standards/tags.h): a product .c outside standards/ that compares a string's start
+with a tag prefix ("cp3", "win_", "manylinux_", "cpython-", ...) or scans one with sscanf fails,
+naming file:line."""
 import os
 import re
 import sys
@@ -50,6 +55,29 @@ POSIX_ALLOWED = {
     ("standards/wheel_read.c", "open"): "pending: the zip reader's fd and the unpack root",
     ("standards/wheel_read.c", "openat"): "pending: O_NOFOLLOW unpack beneath the root",
 }
+
+
+TAG_PARSE = re.compile(
+    r'\b(strncmp|starts|istarts|sscanf)\s*\([^;]*?"(cp3?|py3?|win_?|macosx_|linux_|manylinux_?|'
+    r'musllinux_|cpython-)(%d)?"')
+
+
+def tag_parsing(folders):
+    """file:line of every tag-prefix comparison outside standards/ and base/."""
+    bad = []
+    for f in folders:
+        if f in ("base", "standards"):
+            continue
+        for name in sorted(os.listdir(os.path.join(ROOT, f))):
+            if not name.endswith(".c"):
+                continue
+            rel = f"{f}/{name}"
+            text = open(os.path.join(ROOT, rel), encoding="utf-8").read()
+            for m in TAG_PARSE.finditer(text):
+                line = text.count("\n", 0, m.start()) + 1
+                bad.append(f"{rel}:{line}: reads a wheel tag by hand ({m[1]} with "
+                           f"\"{m[2]}\"); use (or add) a tag_* function in standards/tags.h")
+    return bad
 
 
 def strip_c(text):
@@ -165,6 +193,9 @@ def main():
     for b in bad:
         ok = False
         print(f"FAIL: {b}", file=sys.stderr)
+    for b in tag_parsing(folders):
+        ok = False
+        print(f"FAIL: {b}", file=sys.stderr)
     for key in sorted(set(POSIX_ALLOWED) - used):
         ok = False
         print(f"FAIL: POSIX_ALLOWED lists {key[0]} {key[1]}(), which no longer calls it: "
@@ -186,7 +217,7 @@ def main():
     if ok:
         print("ok: no back edge; every use goes to a lower layer; every include is an edge "
               "CMakeLists.txt allows; docs/design.md agrees; no POSIX call outside base/ but "
-              "those POSIX_ALLOWED lists")
+              "those POSIX_ALLOWED lists; no wheel tag read by hand outside standards/")
     return 0 if ok else 1
 
 

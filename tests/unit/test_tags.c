@@ -261,6 +261,72 @@ static void test_python_abi_and_platform_tags(void **state)
 	                    "macosx_10_9_universal2");
 }
 
+/* Tags read back: Python tags, CPython ABI tags with their flags, the OS and machine of a
+ * platform tag, an ELF module's SOABI suffix and a .pyd's suffix tag. */
+static void test_tags_read_back(void **state)
+{
+	struct arena *a = *state;
+	struct python_tag py;
+	assert_true(tag_python_parse("cp312", &py));
+	assert_true(py.kind == 'c' && py.major == 3 && py.minor == 12);
+	assert_true(tag_python_parse("py3", &py));
+	assert_true(py.kind == 'p' && py.major == 3 && py.minor == -1);
+	assert_true(tag_python_parse("py310", &py));
+	assert_true(py.kind == 'p' && py.minor == 10);
+	static const char *const bad_py[] = {"", "cp", "pp310", "cpx", "cp3100", "cp3+1", "cp31x"};
+	for (size_t i = 0; i < N_OF(bad_py); i++)
+		assert_false(tag_python_parse(bad_py[i], &py));
+	int major, minor;
+	const char *flags;
+	assert_true(tag_abi_parse("cp312", &major, &minor, &flags));
+	assert_true(major == 3 && minor == 12 && !strcmp(flags, ""));
+	assert_true(tag_abi_parse("cp313t", &major, &minor, &flags));
+	assert_true(minor == 13 && !strcmp(flags, "t"));
+	assert_false(tag_abi_parse("abi3", &major, &minor, &flags));
+	assert_false(tag_abi_parse("none", &major, &minor, &flags));
+	assert_false(tag_abi_parse("cp3", &major, &minor, &flags));
+	static const struct {
+		const char *plat;
+		enum tag_os os;
+		const char *arch;
+	} plats[] = {
+	    {"any", TAG_OS_ANY, NULL},
+	    {"win_amd64", TAG_OS_WINDOWS, "amd64"},
+	    {"win32", TAG_OS_WINDOWS, "win32"},
+	    {"win_arm64", TAG_OS_WINDOWS, "arm64"},
+	    {"macosx_11_0_arm64", TAG_OS_MACOS, "arm64"},
+	    {"macosx_11_arm64", TAG_OS_MACOS, NULL},
+	    {"linux_x86_64", TAG_OS_LINUX, "x86_64"},
+	    {"manylinux_2_28_x86_64", TAG_OS_MANYLINUX, "x86_64"},
+	    {"manylinux2014_aarch64", TAG_OS_MANYLINUX, "aarch64"},
+	    {"musllinux_1_2_x86_64", TAG_OS_MUSLLINUX, "x86_64"},
+	    {"winx", TAG_OS_OTHER, NULL},
+	    {"freebsd_14_amd64", TAG_OS_OTHER, NULL},
+	};
+	for (size_t i = 0; i < N_OF(plats); i++) {
+		const char *arch = "unset";
+		assert_int_equal(tag_platform_os(a, plats[i].plat, &arch), plats[i].os);
+		if (plats[i].arch)
+			assert_string_equal(arch, plats[i].arch);
+		else
+			assert_null(arch);
+	}
+	const char *abi, *rest;
+	assert_true(tag_soabi_parse(a, "cpython-312-x86_64-linux-gnu", &abi, &rest));
+	assert_string_equal(abi, "cp312");
+	assert_string_equal(rest, "x86_64-linux-gnu");
+	assert_true(tag_soabi_parse(a, "cpython-313t", &abi, &rest));
+	assert_string_equal(abi, "cp313t");
+	assert_null(rest);
+	assert_false(tag_soabi_parse(a, "abi3", &abi, &rest));
+	tag_pyd_suffix_split(a, "cp312-win_amd64", &abi, &rest);
+	assert_string_equal(abi, "cp312");
+	assert_string_equal(rest, "win_amd64");
+	tag_pyd_suffix_split(a, "cp312", &abi, &rest);
+	assert_string_equal(abi, "cp312");
+	assert_null(rest);
+}
+
 /* The one platform table: each entry is what sysconfig's platform becomes as a tag, Windows
  * exactly for the win_ tags, and found by its own name only. */
 static void test_platform_table_matches_sysconfig_tags(void **state)
@@ -294,6 +360,7 @@ int main(void)
 	    cmocka_unit_test(test_tags_expand_every_combination_sorted),
 	    cmocka_unit_test(test_manylinux_tags_and_legacy_aliases),
 	    cmocka_unit_test(test_python_abi_and_platform_tags),
+	    cmocka_unit_test(test_tags_read_back),
 	    cmocka_unit_test(test_platform_table_matches_sysconfig_tags),
 	};
 	return cmocka_run_group_tests(tests, setup_arena, teardown_arena);
