@@ -1,6 +1,8 @@
-/* os-file-posix.c: files and directories (os.h): reading, atomic writes (temp file beside,
- * fsync, rename), locks, directory trees, path queries. */
-#include "base/os.h"
+/* os-file-posix.c: files and directories (base/os-file.h, base/os-lock.h): reading, atomic writes
+ * (temp file beside, fsync, rename), locks, directory trees, path queries. */
+#include "base/os-file.h"
+#include "base/os-lock.h"
+#include "base/os-tmp.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* os-posix.h: what the os-*-posix.c files share beyond os.h (not for use outside base/). */
+/* os-posix.h: what the os-*-posix.c files share beyond base/os-*.h (not for use outside base/). */
 #ifndef CUWHEEL_BASE_OS_POSIX_H
 #define CUWHEEL_BASE_OS_POSIX_H
 
@@ -7,7 +7,9 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "base/os.h"
+#include "base/os-file.h"
+#include "base/os-run.h"
+#include "base/os-tmp.h"
 
 extern char **environ;
 

@@ -1,7 +1,9 @@
-/* os-proc-posix.c: a child read as it runs, optionally on a pseudo-terminal (os.h), and the
- * process's own facts (its executable, the CPU count, sleeping). */
+/* os-proc-posix.c: a child read as it runs, optionally on a pseudo-terminal (base/os-run.h), and
+ * the process's own facts (its executable, the CPU count, sleeping). */
 #define _GNU_SOURCE /* posix_openpt, cfmakeraw */
-#include "base/os.h"
+#include "base/os-file.h"
+#include "base/os-run.h"
+#include "base/os-sys.h"
 
 #include <errno.h>
 #include <fcntl.h>

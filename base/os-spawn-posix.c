@@ -1,7 +1,8 @@
-/* os-spawn-posix.c: running commands from an argv (os.h): posix_spawn into a process group of
- * their own, output drained with limits and timeouts, pipes between two commands. */
+/* os-spawn-posix.c: running commands from an argv (base/os-run.h): posix_spawn into a process group
+ * of their own, output drained with limits and timeouts, pipes between two commands. */
 #define _GNU_SOURCE /* pipe2, posix_spawn_file_actions_addchdir_np */
-#include "base/os.h"
+#include "base/os-file.h"
+#include "base/os-run.h"
 
 #include <errno.h>
 #include <fcntl.h>

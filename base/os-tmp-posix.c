@@ -1,6 +1,6 @@
 /* os-tmp-posix.c: what must vanish when cuwheel is interrupted: the registries of temp files
- * and of running children, and the signal handlers that clean them up (os.h). */
-#include "base/os.h"
+ * and of running children, and the signal handlers that clean them up (base/os-tmp.h). */
+#include "base/os-tmp.h"
 
 #include <dirent.h>
 #include <errno.h>

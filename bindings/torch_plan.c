@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "base/os.h"
+#include "base/os-file.h"
 #include "base/path.h"
 #include "bindings/torchflags.h"
 

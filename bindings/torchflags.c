@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "base/os.h"
+#include "base/os-file.h"
 
 const char *const torchflags_nvcc_common[] = {
     "-D__CUDA_NO_HALF_OPERATORS__",       "-D__CUDA_NO_HALF_CONVERSIONS__",

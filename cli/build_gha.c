@@ -6,7 +6,7 @@
 
 #include "base/env.h"
 #include "base/escape.h"
-#include "base/os.h"
+#include "base/os-file.h"
 #include "cli/build_internal.h"
 
 void build_gha_init(struct run *r)

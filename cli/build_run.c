@@ -11,7 +11,8 @@
 
 #include "base/env.h"
 #include "base/escape.h"
-#include "base/os.h"
+#include "base/os-run.h"
+#include "base/os-sys.h"
 #include "cli/build_internal.h"
 #include "report/ninja_log.h"
 

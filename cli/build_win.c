@@ -8,7 +8,7 @@
 
 #include "base/env.h"
 #include "base/escape.h"
-#include "base/os.h"
+#include "base/os-file.h"
 #include "graph/buildgraph_win.h"
 #include "bindings/torchflags.h"
 #include "packager/audit.h"

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "base/env.h"
-#include "base/os.h"
+#include "base/os-file.h"
 #include "base/path.h"
 #include "init/capture.h"
 #include "init/init_config.h"

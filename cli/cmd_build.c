@@ -11,7 +11,10 @@
 
 #include "base/env.h"
 #include "base/escape.h"
-#include "base/os.h"
+#include "base/os-file.h"
+#include "base/os-lock.h"
+#include "base/os-run.h"
+#include "base/os-sys.h"
 #include "cli/build_run.h"
 #include "cli/build_win.h"
 #include "report/ninja_log.h"

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "base/escape.h"
-#include "base/os.h"
+#include "base/os-file.h"
 #include "base/path.h"
 #include "ci/github.h"
 #include "ci/torch_builds.h"

@@ -7,7 +7,8 @@
 
 #include "base/env.h"
 #include "base/escape.h"
-#include "base/os.h"
+#include "base/os-file.h"
+#include "base/os-run.h"
 #include "cli/cli.h"
 #include "cli/plan_common.h"
 #include "matrix/config.h"

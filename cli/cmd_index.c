@@ -5,7 +5,7 @@
 
 #include "base/env.h"
 #include "base/escape.h"
-#include "base/os.h"
+#include "base/os-file.h"
 #include "cli/cli.h"
 #include "packager/index.h"
 

@@ -9,7 +9,7 @@
 
 #include "base/env.h"
 #include "base/escape.h"
-#include "base/os.h"
+#include "base/os-file.h"
 #include "base/path.h"
 #include "init/capture.h"
 #include "init/init_config.h"

@@ -4,7 +4,7 @@
 #include <unistd.h>
 
 #include "base/escape.h"
-#include "base/os.h"
+#include "base/os-file.h"
 #include "base/strbuf.h"
 #include "cli/cli.h"
 #include "cli/internal.h"

@@ -6,7 +6,7 @@
 
 #include "base/env.h"
 #include "base/escape.h"
-#include "base/os.h"
+#include "base/os-file.h"
 #include "cli/plan_common.h"
 #include "cli/internal.h"
 #include "wheeltest/test_context.h"

@@ -5,7 +5,6 @@
 
 #include "base/env.h"
 #include "base/escape.h"
-#include "base/os.h"
 #include "cli/plan_common.h"
 #include "cli/cli.h"
 #include "matrix/config.h"

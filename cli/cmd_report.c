@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/os.h"
+#include "base/os-file.h"
 #include "cli/cli.h"
 #include "cli/plan_common.h"
 #include "report/report.h"

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "base/escape.h"
-#include "base/os.h"
+#include "base/os-file.h"
 #include "cli/plan_common.h"
 #include "cli/cli.h"
 #include "matrix/config.h"

@@ -5,7 +5,8 @@
 #include <unistd.h>
 
 #include "base/env.h"
-#include "base/os.h"
+#include "base/os-file.h"
+#include "base/os-tmp.h"
 #include "cli/cli.h"
 
 extern char **environ;

@@ -7,7 +7,8 @@
 
 #include "base/env.h"
 #include "base/escape.h"
-#include "base/os.h"
+#include "base/os-file.h"
+#include "base/os-sys.h"
 #include "base/strbuf.h"
 #include "matrix/discover_project.h"
 #include "standards/json_values.h"

@@ -2,7 +2,7 @@
  * config file beside an unpacked tree (--config), or an sdist unpacked into the build dir. */
 #include <string.h>
 
-#include "base/os.h"
+#include "base/os-file.h"
 #include "cli/init.h"
 #include "cli/plan_common.h"
 #include "packager/sdist.h"

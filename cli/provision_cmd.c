@@ -8,7 +8,7 @@
 
 #include "base/env.h"
 #include "base/escape.h"
-#include "base/os.h"
+#include "base/os-file.h"
 #include "standards/json_values.h"
 #include "toolchain/discover.h"
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/os.h"
+#include "base/os-file.h"
 #include "base/path.h"
 #include "kernels/buildflags.h"
 #include "kernels/kernels_key.h"

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/os.h"
+#include "base/os-file.h"
 #include "graph/buildgraph.h"
 #include "standards/ninja.h"
 #include "packager/stage.h"

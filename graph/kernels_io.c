@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/os.h"
+#include "base/os-file.h"
 #include "standards/digest.h"
 #include "standards/json_values.h"
 

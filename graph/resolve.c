@@ -7,7 +7,8 @@
 #include <unistd.h>
 
 #include "base/env.h"
-#include "base/os.h"
+#include "base/os-file.h"
+#include "base/os-sys.h"
 #include "base/path.h"
 #include "graph/buildgraph.h"
 #include "standards/ninja.h"

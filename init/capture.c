@@ -9,7 +9,9 @@
 #include <time.h>
 
 #include "base/env.h"
-#include "base/os.h"
+#include "base/os-file.h"
+#include "base/os-run.h"
+#include "base/os-tmp.h"
 #include "base/strbuf.h"
 #include "standards/json_values.h"
 

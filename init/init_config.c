@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/os.h"
+#include "base/os-file.h"
 #include "base/path.h"
 #include "base/strbuf.h"
 #include "kernels/torch_scan.h"

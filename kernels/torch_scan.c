@@ -8,7 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/os.h"
+#include "base/os-file.h"
+#include "base/os-run.h"
 #include "base/pool.h"
 #include "base/strbuf.h"
 #include "standards/digest.h"

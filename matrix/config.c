@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "base/os.h"
+#include "base/os-file.h"
 #include "matrix/config_internal.h"
 #include "matrix/matrix.h"
 #include "matrix/testcmd.h"

@@ -4,7 +4,7 @@
 #include <fnmatch.h>
 #include <string.h>
 
-#include "base/os.h"
+#include "base/os-file.h"
 #include "matrix/config_internal.h"
 #include "standards/spdx.h"
 

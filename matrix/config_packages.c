@@ -5,7 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "base/os.h"
+#include "base/os-file.h"
 #include "base/path.h"
 #include "base/strbuf.h"
 #include "matrix/config_internal.h"

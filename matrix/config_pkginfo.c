@@ -12,7 +12,7 @@
 
 #include "base/beneath.h"
 #include "base/escape.h"
-#include "base/os.h"
+#include "base/os-file.h"
 #include "matrix/config_internal.h"
 #include "standards/pkginfo.h"
 #include "standards/version.h"

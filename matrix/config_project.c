@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "base/beneath.h"
-#include "base/os.h"
+#include "base/os-file.h"
 #include "matrix/config_internal.h"
 #include "standards/entry_points.h"
 #include "standards/tags.h"

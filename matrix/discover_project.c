@@ -1,7 +1,7 @@
 /* discover_project.c: turns a project's config into a request for toolchain/discover.c. */
 #include "matrix/discover_project.h"
 
-#include "base/os.h"
+#include "base/os-file.h"
 
 const char *discover_cache_dir(struct arena *a, const struct config *cfg)
 {

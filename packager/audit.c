@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/os.h"
+#include "base/os-file.h"
 #include "packager/audit_int.h"
 
 /* The reader's refusals (duplicates, bad names, methods) become findings, unless the raw

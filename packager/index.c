@@ -11,7 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/os.h"
+#include "base/os-file.h"
+#include "base/os-tmp.h"
 #include "base/strbuf.h"
 #include "packager/audit.h"
 #include "standards/digest.h"

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "base/os.h"
+#include "base/os-file.h"
 #include "standards/digest.h"
 
 static char *identity(struct arena *a, const struct os_stat *st)

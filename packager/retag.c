@@ -9,7 +9,7 @@
 #include <openssl/evp.h>
 #include <zip.h>
 
-#include "base/os.h"
+#include "base/os-file.h"
 #include "packager/audit.h"
 #include "standards/metadata.h"
 #include "standards/record.h"

@@ -15,7 +15,8 @@
 
 #include "base/beneath.h"
 #include "base/escape.h"
-#include "base/os.h"
+#include "base/os-file.h"
+#include "base/os-lock.h"
 #include "base/path.h"
 #include "base/strbuf.h"
 #include "standards/digest.h"

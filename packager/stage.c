@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "base/escape.h"
-#include "base/os.h"
+#include "base/os-file.h"
 
 /* Whether the package walk leaves the entry name out: a hidden one (unless hidden), Python's
  * bytecode caches (__pycache__, *.pyc). */

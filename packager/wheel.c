@@ -8,7 +8,7 @@
 #include <time.h>
 
 #include "base/escape.h"
-#include "base/os.h"
+#include "base/os-file.h"
 #include "standards/metadata.h"
 #include "standards/tags.h"
 #include "standards/version.h"

@@ -15,7 +15,9 @@
 #include <zip.h>
 #include <zlib.h>
 
-#include "base/os.h"
+#include "base/os-file.h"
+#include "base/os-sys.h"
+#include "base/os-tmp.h"
 #include "base/pool.h"
 #include "standards/record.h"
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/os.h"
+#include "base/os-file.h"
 
 /* Which rows ninja was asked for (want_tk per toolkit, want_cell per cell): all of them for no
  * target or "all"; the archives for "kernels"; a cell for its id, with its archive; an archive

@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/os.h"
+#include "base/os-file.h"
+#include "base/os-run.h"
 #include "base/strbuf.h"
 
 struct keyed {

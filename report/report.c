@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "base/escape.h"
-#include "base/os.h"
+#include "base/os-file.h"
 #include "base/strbuf.h"
 #include "standards/json_values.h"
 

@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "base/os.h"
+#include "base/os-file.h"
 #include "report/build_result.h"
 #include "standards/json_values.h"
 

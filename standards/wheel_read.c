@@ -13,7 +13,7 @@
 #include <openssl/evp.h>
 #include <zip.h>
 
-#include "base/os.h"
+#include "base/os-file.h"
 #include "base/path.h"
 #include "standards/record.h"
 

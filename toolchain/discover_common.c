@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "base/env.h"
-#include "base/os.h"
+#include "base/os-file.h"
 #include "toolchain/discover_internal.h"
 
 void disc_looked_add(struct disc *x, const char *what, const char *where, const char *fmt, ...)

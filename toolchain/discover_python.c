@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "base/env.h"
-#include "base/os.h"
+#include "base/os-file.h"
 #include "toolchain/discover_internal.h"
 #include "toolchain/probe.h"
 #include "toolchain/provision_python.h"

@@ -8,7 +8,8 @@
 
 #include "base/env.h"
 #include "base/escape.h"
-#include "base/os.h"
+#include "base/os-file.h"
+#include "base/os-run.h"
 #include "standards/json_values.h"
 #include "standards/version.h"
 #include "toolchain/discover_internal.h"

@@ -11,7 +11,9 @@
 
 #include "base/env.h"
 #include "base/escape.h"
-#include "base/os.h"
+#include "base/os-file.h"
+#include "base/os-run.h"
+#include "base/os-sys.h"
 #include "base/pool.h"
 #include "base/strbuf.h"
 #include "standards/json_values.h"

@@ -14,7 +14,9 @@
 #include <unistd.h>
 
 #include "base/env.h"
-#include "base/os.h"
+#include "base/os-file.h"
+#include "base/os-lock.h"
+#include "base/os-sys.h"
 #include "base/strbuf.h"
 #include "standards/json_values.h"
 #include "standards/version.h"

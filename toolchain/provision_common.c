@@ -11,7 +11,8 @@
 #include <string.h>
 
 #include "base/env.h"
-#include "base/os.h"
+#include "base/os-file.h"
+#include "base/os-run.h"
 #include "standards/version.h"
 
 bool provision_is_token(const char *s, const char *allowed)

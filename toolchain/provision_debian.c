@@ -10,7 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/os.h"
+#include "base/os-file.h"
+#include "base/os-run.h"
+#include "base/os-sys.h"
 #include "base/strbuf.h"
 #include "standards/digest.h"
 #include "toolchain/provision_internal.h"

@@ -5,7 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/os.h"
+#include "base/os-file.h"
+#include "base/os-run.h"
 #include "base/strbuf.h"
 #include "standards/wheel_read.h"
 #include "toolchain/provision_internal.h"

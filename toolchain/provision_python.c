@@ -12,7 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/os.h"
+#include "base/os-file.h"
+#include "base/os-run.h"
 #include "base/strbuf.h"
 #include "standards/version.h"
 #include "toolchain/provision_internal.h"

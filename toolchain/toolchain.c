@@ -9,7 +9,8 @@
 
 #include "base/env.h"
 #include "base/escape.h"
-#include "base/os.h"
+#include "base/os-file.h"
+#include "base/os-run.h"
 #include "base/strbuf.h"
 
 /* True when the file at path contains needle (a binary's string table). */

@@ -13,7 +13,9 @@
 #include <unistd.h>
 
 #include "base/env.h"
-#include "base/os.h"
+#include "base/os-file.h"
+#include "base/os-run.h"
+#include "base/os-sys.h"
 #include "base/pool.h"
 #include "base/strbuf.h"
 #include "matrix/testcmd.h"

@@ -6,7 +6,7 @@ library (cuwheel_area(NAME USES ...)), so that the build, this test and docs/des
 section describe the same graph. Prints the graph it found.
 
 Also: POSIX file and process calls and system queries (POSIX_CALL: link, access, pwrite and
-sysconf among them) live behind base/ (base/os.h), so that every
+sysconf among them) live behind base/ (base/os-*.h), so that every
 rename goes through one place (os_commit_tmp's fsync and cleanup for whole files) and every
 error names its path the same way. A product .c outside base/ that calls one fails, naming
 file:line, unless POSIX_ALLOWED lists the file and call with the reason it must stay.
@@ -104,7 +104,7 @@ def posix_calls(folders):
                     continue
                 line = text.count("\n", 0, m.start()) + 1
                 bad.append(f"{rel}:{line}: calls {m[1]}() directly; use (or add) an os_* "
-                           f"function in base/os.h")
+                           f"function in base/os-*.h")
     return bad, used
 
 

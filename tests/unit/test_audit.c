@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "base/os.h"
+#include "base/os-file.h"
 #include "packager/audit.h"
 #include "packager/elf.h"
 #include "packager/manylinux.h"

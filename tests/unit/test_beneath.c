@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "base/beneath.h"
-#include "base/os.h"
+#include "base/os-file.h"
 
 static char base[64];
 static char top[128];

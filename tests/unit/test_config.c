@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "base/os.h"
+#include "base/os-file.h"
 #include "matrix/config_internal.h"
 
 /* Per-test state: an arena, a diagnostic sink that keeps the last error text, a temp dir. */

@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base/os.h"
+#include "base/os-file.h"
 #include "matrix/discover_project.h"
 #include "toolchain/probe.h"
 

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "base/os.h"
+#include "base/os-file.h"
 #include "report/ninja_log.h"
 
 /* Two runs: the second starts where end times fall back (300 after 900). */

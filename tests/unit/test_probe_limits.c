@@ -18,7 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "base/os.h"
+#include "base/os-file.h"
+#include "base/os-run.h"
 #include "matrix/discover_project.h"
 #include "toolchain/probe.h"
 

@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "base/os.h"
+#include "base/os-file.h"
 #include "report/build_result.h"
 #include "report/report.h"
 

@@ -15,7 +15,7 @@
 #include <cmocka.h>
 #include <zip.h>
 
-#include "base/os.h"
+#include "base/os-file.h"
 #include "standards/record.h"
 #include "packager/wheel.h"
 #include "standards/wheel_read.h"
