@@ -37,7 +37,8 @@ int build_win_graph(struct cli *c, const struct plan *p, const char *dir)
 	if (!count_cells(p))
 		return nothing(c, p);
 	struct win_export x;
-	if (!wingraph_export(&c->arena, &c->diag, p, dir, &x))
+	if (!wingraph_render(&c->arena, &c->diag, p, &x) ||
+	    !wingraph_export(&c->arena, &c->diag, p, dir, &x))
 		return CLI_FAIL;
 	printf("cuwheel: Windows graph for %zu cell%s (%zu kernel archive%s) written to %s\n"
 	       "  on a Windows runner, in an MSVC developer environment: python probe.py, then "

@@ -466,11 +466,8 @@ static void emit_probe(struct wgen *g, struct strbuf *sb)
 	sb_add(sb, win_probe_py, win_probe_py_len);
 }
 
-/* Generates build.ninja and probe.py for the Windows cells of plan (no file written). False +
- * diagnostic when the project cannot be built there (kernels that include torch headers, a
- * path a ninja file cannot hold). */
-static bool wingraph_generate(struct arena *a, struct diag *d, const struct plan *plan,
-                              struct win_export *out)
+bool wingraph_render(struct arena *a, struct diag *d, const struct plan *plan,
+                     struct win_export *out)
 {
 	memset(out, 0, sizeof *out);
 	const struct config *cfg = plan->cfg;
@@ -523,19 +520,7 @@ static bool wingraph_generate(struct arena *a, struct diag *d, const struct plan
 	return !g.failed;
 }
 
-/* Copies project-relative file rel into root/src/rel. */
-static bool copy_src(struct arena *a, struct diag *d, const char *proj, const char *root,
-                     const char *rel)
-{
-	char *dest = arena_printf(a, "%s/src/%s", root, rel);
-	char *slash = strrchr(dest, '/');
-	*slash = '\0';
-	bool ok = os_mkdir_p(d, dest);
-	*slash = '/';
-	return ok && os_copy_file(d, os_join(a, proj, rel), dest);
-}
-
-/* Directories a copied tree never descends into: the export being written, the final export,
+/* Directories a source walk never descends into: the export being written, the final export,
  * the build and dist dirs (an include dir of "." would otherwise copy them into themselves). */
 struct copy_skip {
 	const char *v[4];
@@ -550,10 +535,10 @@ static bool skipped(struct arena *a, const struct copy_skip *skip, const char *p
 	return false;
 }
 
-/* Copies every file under project-relative dir (recursively; dot files, __pycache__ and the
- * skipped directories left out) into root/src/. */
-static bool copy_tree(struct arena *a, struct diag *d, const char *proj, const char *root,
-                      const char *dir, const struct copy_skip *skip)
+/* Adds every file under project-relative dir (recursively; dot files, __pycache__ and the
+ * skipped directories left out) to out. */
+static bool list_tree(struct arena *a, struct diag *d, const char *proj, const char *dir,
+                      const struct copy_skip *skip, struct strv *out)
 {
 	struct strv names = {0};
 	if (!os_list_dir(a, os_join(a, proj, dir), &names)) {
@@ -565,49 +550,72 @@ static bool copy_tree(struct arena *a, struct diag *d, const char *proj, const c
 			continue;
 		char *rel = os_join(a, dir, names.v[i]);
 		char *abs = os_join(a, proj, rel);
-		bool ok = true;
 		if (!os_is_dir(abs))
-			ok = copy_src(a, d, proj, root, rel);
-		else if (!skipped(a, skip, abs))
-			ok = copy_tree(a, d, proj, root, rel, skip);
-		if (!ok)
+			strv_push(a, out, rel);
+		else if (!skipped(a, skip, abs) && !list_tree(a, d, proj, rel, skip, out))
 			return false;
 	}
 	return true;
 }
 
-static bool write_dir(struct arena *a, struct diag *d, const struct plan *plan, const char *root,
-                      const char *final, const struct win_export *x)
+/* The resolve step of an export: the project-relative files DIR/src/ holds (the kernels and
+ * their include dirs, each extension's files and include dirs), read from the project before
+ * anything is written. final is the export dir (skipped by the walk). False + diagnostic. */
+static bool wingraph_sources(struct arena *a, struct diag *d, const struct plan *plan,
+                             const char *final, struct strv *out)
 {
 	const struct config *cfg = plan->cfg;
+	const char *proj = cfg->project_dir;
 	struct copy_skip skip = {{NULL}};
-	if (!os_mkdir_p(d, root) ||
-	    !os_write_atomic(d, os_join(a, root, "build.ninja"), x->ninja, strlen(x->ninja),
-	                     0644) ||
-	    !os_write_atomic(d, os_join(a, root, "probe.py"), x->probe, strlen(x->probe), 0755))
-		return false;
-	const char *dirs[4] = {root, final, cfg->build_dir, cfg->dist_dir};
-	for (size_t i = 0; i < 4; i++)
+	const char *dirs[3] = {final, cfg->build_dir, cfg->dist_dir};
+	for (size_t i = 0; i < 3; i++)
 		skip.v[i] = os_realpath(a, dirs[i]);
 	const struct strv *lists[] = {&cfg->kernels.files, &cfg->kernels.include_dirs};
 	for (size_t l = 0; l < 2; l++)
 		for (size_t i = 0; i < lists[l]->n; i++) {
 			const char *rel = lists[l]->v[i];
-			bool ok = os_is_dir(os_join(a, cfg->project_dir, rel))
-			              ? copy_tree(a, d, cfg->project_dir, root, rel, &skip)
-			              : copy_src(a, d, cfg->project_dir, root, rel);
-			if (!ok)
+			if (!os_is_dir(os_join(a, proj, rel)))
+				strv_push(a, out, rel);
+			else if (!list_tree(a, d, proj, rel, &skip, out))
 				return false;
 		}
 	for (size_t e = 0; e < cfg->n_extensions; e++) {
 		const struct extension_cfg *xe = &cfg->extensions[e];
 		for (size_t i = 0; i < xe->files.n; i++)
-			if (!copy_src(a, d, cfg->project_dir, root, xe->files.v[i]))
-				return false;
+			strv_push(a, out, xe->files.v[i]);
 		for (size_t i = 0; i < xe->include_dirs.n; i++)
-			if (!copy_tree(a, d, cfg->project_dir, root, xe->include_dirs.v[i], &skip))
+			if (!list_tree(a, d, proj, xe->include_dirs.v[i], &skip, out))
 				return false;
 	}
+	return true;
+}
+
+/* Copies project-relative file rel into root/src/rel. */
+static bool copy_src(struct arena *a, struct diag *d, const char *proj, const char *root,
+                     const char *rel)
+{
+	char *dest = arena_printf(a, "%s/src/%s", root, rel);
+	char *slash = strrchr(dest, '/');
+	*slash = '\0';
+	bool ok = os_mkdir_p(d, dest);
+	*slash = '/';
+	return ok && os_copy_file(d, os_join(a, proj, rel), dest);
+}
+
+/* The write step: root (a fresh temp dir) gets build.ninja, probe.py, the listed sources and
+ * the staged packages of each cell. */
+static bool write_dir(struct arena *a, struct diag *d, const struct plan *plan, const char *root,
+                      const struct strv *sources, const struct win_export *x)
+{
+	const struct config *cfg = plan->cfg;
+	if (!os_mkdir_p(d, root) ||
+	    !os_write_atomic(d, os_join(a, root, "build.ninja"), x->ninja, strlen(x->ninja),
+	                     0644) ||
+	    !os_write_atomic(d, os_join(a, root, "probe.py"), x->probe, strlen(x->probe), 0755))
+		return false;
+	for (size_t i = 0; i < sources->n; i++)
+		if (!copy_src(a, d, cfg->project_dir, root, sources->v[i]))
+			return false;
 	for (size_t i = 0; i < x->cells.n; i++)
 		if (!stage_tree(a, d, cfg->project_dir,
 		                arena_printf(a, "%s/stage/%s", root, x->cells.v[i]), &cfg->packages,
@@ -626,13 +634,14 @@ static bool is_export(struct arena *a, const char *dir)
 }
 
 bool wingraph_export(struct arena *a, struct diag *d, const struct plan *plan, const char *dir,
-                     struct win_export *out)
+                     const struct win_export *x)
 {
 	if (!ninja_path_ok(dir)) {
 		diag_path(d, DIAG_ERROR, dir, "a path with a newline cannot be exported to");
 		return false;
 	}
-	if (!wingraph_generate(a, d, plan, out))
+	struct strv sources = {0};
+	if (!wingraph_sources(a, d, plan, dir, &sources))
 		return false;
 	if (os_exists(dir) && !is_export(a, dir)) {
 		struct strv names = {0};
@@ -645,7 +654,7 @@ bool wingraph_export(struct arena *a, struct diag *d, const struct plan *plan, c
 	}
 	char *tmp = arena_printf(a, "%s.tmp-%ld", dir, (long)getpid());
 	char *old = arena_printf(a, "%s.old-%ld", dir, (long)getpid());
-	bool ok = write_dir(a, d, plan, tmp, dir, out);
+	bool ok = write_dir(a, d, plan, tmp, &sources, x);
 	if (ok && os_exists(dir) && !os_rename(dir, old)) {
 		diag_path(d, DIAG_ERROR, dir, "cannot move the previous export aside");
 		ok = false;

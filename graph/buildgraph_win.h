@@ -30,10 +30,18 @@ bool wingraph_cell(const struct cell *c);
  * version-specific module) or "tinyraster/_C.pyd" (abi3, torch's abi-less name is not used). */
 const char *wingraph_module_path(struct arena *a, const struct extension_cfg *x,
                                  const struct cell *c);
-/* Writes the whole directory: generated in a temp sibling and renamed over dir, so dir is
- * either the previous export or the new one. A dir that exists and is not an export (no
- * build.ninja written by cuwheel) is refused. False + diagnostic. */
-bool wingraph_export(struct arena *a, struct diag *d, const struct plan *plan, const char *dir,
+/* Renders build.ninja and probe.py for the Windows cells of plan into out: a pure function of
+ * the plan (no file read or written, nothing probed: probe.py finds the runner's tools there).
+ * False + diagnostic when the project cannot be built there (a pybind11 extension, kernels that
+ * include torch headers, a path a ninja file cannot hold). */
+bool wingraph_render(struct arena *a, struct diag *d, const struct plan *plan,
                      struct win_export *out);
+/* Exports the directory of x (what wingraph_render made of plan): lists the project's sources
+ * it copies (read before anything is written), then writes build.ninja, probe.py, the sources
+ * and the staged packages into a temp sibling renamed over dir, so dir is either the previous
+ * export or the new one. A dir that exists and is not an export (no build.ninja written by
+ * cuwheel) is refused. False + diagnostic. */
+bool wingraph_export(struct arena *a, struct diag *d, const struct plan *plan, const char *dir,
+                     const struct win_export *x);
 
 #endif
