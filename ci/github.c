@@ -320,8 +320,10 @@ bool ci_github_emit(struct arena *a, struct diag *d, const struct plan *p,
 	for (size_t i = 0; i < e.n_legs; i++) {
 		if (e.legs[i].pi->windows)
 			gh_windows_leg(&e, &e.legs[i]);
-		else
+		else {
 			gh_linux_leg(&e, &e.legs[i]);
+			gh_shared_tests(&e, &e.legs[i]);
+		}
 	}
 	gh_index_job(&e);
 	gh_publish_jobs(&e);

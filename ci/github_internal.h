@@ -6,11 +6,42 @@
 #include "base/strbuf.h"
 #include "ci/actions.h"
 #include "ci/github.h"
+#include "ci/torch_builds.h"
 
 /* What the jobs name besides the actions (ci/actions.h): every URL and pinned package. */
 #define CI_PYPI_SIMPLE   "https://pypi.org/simple"
 #define CI_NINJA_VERSION "1.13.0"
-#define CI_NVIDIA_REPOS  "https://developer.download.nvidia.com/compute/cuda/repos"
+
+/* The jobs' scripts and Python helpers: real files under ci/, embedded at build time as C arrays
+ * named for the file (cmake/embed.cmake; free_disk.sh -> free_disk_sh). A script whose opening
+ * comment has a line "# after: A.sh B.sh" runs after those, in one step (gh_script). */
+#define CI_SCRIPTS(X)                                                                              \
+	X(free_disk_sh)                                                                            \
+	X(system_packages_sh)                                                                      \
+	X(install_cuwheel_git_sh)                                                                  \
+	X(install_cuwheel_wheel_sh)                                                                \
+	X(find_python_sh)                                                                          \
+	X(install_torch_sh)                                                                        \
+	X(source_args_sh)                                                                          \
+	X(jobs_from_memory_sh)                                                                     \
+	X(install_cuda_sh)                                                                         \
+	X(build_kernels_sh)                                                                        \
+	X(build_wheels_sh)                                                                         \
+	X(test_wheels_sh)                                                                          \
+	X(win_graph_sh)                                                                            \
+	X(win_pack_sh)                                                                             \
+	X(index_site_sh)                                                                           \
+	X(fail_missing_sh)                                                                         \
+	X(release_upload_sh)                                                                       \
+	X(test_shared_sh)                                                                          \
+	X(fetch_sdist_py)                                                                          \
+	X(index_select_py)                                                                         \
+	X(windows_test_py)
+#define X(name) extern const unsigned char name[];
+CI_SCRIPTS(X)
+#undef X
+/* The text of an embedded script. */
+#define CI_SCRIPT(name) ((const char *)(name))
 
 /* Where each platform's cells are built (a row per platform of standards/platform.h). */
 struct platform_info {
@@ -54,11 +85,46 @@ struct emit {
 	size_t n_jobs;
 };
 
+/* What a matrix job reads from its entry: written as these expressions, never as data. */
+extern const char gh_matrix_python[], gh_matrix_venvs[], gh_matrix_cell[];
+/* Appends "key: v" at indent ind: one of the gh_matrix_* expressions as it is, any other v as
+ * data (yaml_kv). */
+void gh_kv(struct emit *e, int ind, const char *key, const char *v);
+
+/* Opens job id. name: the emitter's text (leg ids, gh_matrix_*); needs: job ids
+ * (NULL-terminated) or NULL; image: the container, or NULL. */
+void gh_job_open(struct emit *e, const char *id, const char *name, const char *runs_on,
+                 const char *const *needs, const char *image, int minutes);
+/* The image a Linux job of leg l runs in, NULL for none; the runner that hosts it. */
+const char *gh_image_for(struct emit *e, const struct leg *l);
+const char *gh_host(struct emit *e, const struct leg *l);
+/* env: of a Linux leg's jobs: the leg, its toolkit and how it is installed; cells (data, or
+ * gh_matrix_cell) when the job builds some. */
+void gh_leg_env(struct emit *e, const struct leg *l, const char *cells);
+/* The steps before a Linux job's own: checkout, disk (with cuda), build tools, cuwheel, sdist,
+ * CUDA (with cuda) and torch (venvs: "PY RELEASE INDEX" lines or gh_matrix_venvs; NULL for
+ * none). pythons: setup-python's list, when the job runs on the runner itself. */
+void gh_linux_setup(struct emit *e, const struct leg *l, bool cuda, const char *pythons,
+                    const char *venvs);
+/* Where the leg's venv of torch b comes from: "pypi", "cuXYZ" (PyTorch's index), or NULL when
+ * neither has a build for the leg's CUDA major. */
+const char *gh_torch_index(struct emit *e, const struct leg *l, const struct torch_build *b);
+/* The test jobs of a leg's shared wheels (abi3 or stable-ABI torch): one per (Python, torch)
+ * the config names that PyTorch publishes; NULL when the leg has none, else the job id. */
+const char *gh_shared_tests(struct emit *e, const struct leg *l);
+/* True for a shared torch cell: one abi3 wheel for every Python (with torch's stable ABI, for
+ * every later torch too). */
+bool gh_shared(const struct cell *c);
+/* The id of that job for leg l, or NULL (the index gates the shared cells on it). */
+const char *gh_shared_job(struct emit *e, const struct leg *l);
+
 /* The steps: checkout (with submodules when the repository has them), cuwheel, the sdist
  * (unless committed), an artifact download (by name, or pattern merged). */
 void gh_checkout(struct emit *e);
 void gh_sdist_step(struct emit *e);
 void gh_download(struct emit *e, const char *name, const char *pattern, const char *path);
+/* script (CI_SCRIPT) after the scripts its "# after:" line names ("# after: source_args.sh"). */
+const char *gh_script(struct emit *e, const char *script);
 /* "uses: ACTION" of the pinned table, at indent ind, with its tag as a comment. */
 void gh_uses(struct emit *e, int ind, enum ci_action act, bool item);
 /* Jobs of one leg: Linux (kernels, wheels, GPU test) and Windows (graph, build, pack, test). */

@@ -2,16 +2,18 @@
  * graph, build, pack, test) and the index. Run scripts read what they need from env:, never
  * from ${{ }} expressions pasted into the script. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ci/github_internal.h"
 #include "ci/torch_builds.h"
 #include "ci/yaml.h"
 #include "standards/digest.h"
+#include "standards/json_values.h"
 
 /* The image a Linux job of leg l runs in, NULL for none: the configured one, for aarch64 legs
  * with its architecture swapped (manylinux_2_28_x86_64 -> manylinux_2_28_aarch64). */
-static const char *image_for(struct emit *e, const struct leg *l)
+const char *gh_image_for(struct emit *e, const struct leg *l)
 {
 	if (!*e->image)
 		return NULL;
@@ -23,14 +25,14 @@ static const char *image_for(struct emit *e, const struct leg *l)
 }
 
 /* Opens job id. needs: job ids (NULL-terminated) or NULL; image: the container, or NULL. */
-static void gh_job_open(struct emit *e, const char *id, const char *name, const char *runs_on,
-                        const char *const *needs, const char *image, int minutes)
+void gh_job_open(struct emit *e, const char *id, const char *name, const char *runs_on,
+                 const char *const *needs, const char *image, int minutes)
 {
 	struct strbuf *sb = &e->sb;
 	strv_push(e->a, &e->jobs, id);
 	e->n_jobs++;
 	sb_printf(sb, "  %s:\n", id);
-	yaml_kv(sb, 4, "name", name);
+	yaml_kv_expr(sb, 4, "name", name); /* leg ids (MAJOR.MINOR CUDA) and ${{ matrix.X }} */
 	if (needs && needs[0]) {
 		yaml_key(sb, 4, "needs");
 		for (size_t i = 0; needs[i]; i++)
@@ -52,160 +54,6 @@ static void gh_job_open(struct emit *e, const char *id, const char *name, const 
 	sb_printf(sb, "    timeout-minutes: %d\n", minutes);
 }
 
-static const char *const free_disk =
-    "# The hosted runner's preinstalled SDKs the build never uses (about 20 GB), directly or\n"
-    "# through the container's mounts. Only on GitHub's own runners.\n"
-    "if [ \"${RUNNER_ENVIRONMENT:-}\" = github-hosted ]; then\n"
-    "  sudo=; [ \"$(id -u)\" = 0 ] || sudo=sudo\n"
-    "  for d in /usr/share/dotnet /opt/ghc /usr/local/lib/android /host/usr/share/dotnet \\\n"
-    "           /host/opt/ghc /host/usr/local/lib/android; do\n"
-    "    if [ -d \"$d\" ]; then $sudo find \"$d\" -mindepth 1 -maxdepth 1 -exec rm -rf {} +; fi\n"
-    "  done\n"
-    "fi\n"
-    "df -h .\n";
-
-static const char *const system_packages =
-    "# ccache, and in the manylinux image the gcc-toolset this nvcc accepts.\n"
-    "if command -v dnf >/dev/null; then\n"
-    "  pkgs=(ccache)\n"
-    "  if [ -n \"$GCC_TOOLSET\" ]; then pkgs+=(\"gcc-toolset-$GCC_TOOLSET-gcc-c++\"); fi\n"
-    "  dnf install -y -q epel-release\n"
-    "  dnf install -y -q \"${pkgs[@]}\"\n"
-    "  if [ -n \"$GCC_TOOLSET\" ]; then\n"
-    "    echo \"/opt/rh/gcc-toolset-$GCC_TOOLSET/root/usr/bin\" >> \"$GITHUB_PATH\"\n"
-    "  fi\n"
-    "elif ! command -v ccache >/dev/null; then\n"
-    "  sudo=; [ \"$(id -u)\" = 0 ] || sudo=sudo\n"
-    "  $sudo apt-get update -q\n"
-    "  $sudo apt-get install -y -q --no-install-recommends ccache\n"
-    "fi\n";
-
-/* cuwheel from its repository at the pinned commit, built in the job (C17: CMake, ninja, and
- * the libraries it links), its commands on PATH. */
-static const char *const install_cuwheel_git =
-    "sudo=; [ \"$(id -u)\" = 0 ] || sudo=sudo\n"
-    "if command -v dnf >/dev/null; then\n"
-    "  dnf install -y -q epel-release\n"
-    "  dnf install -y -q git cmake ninja-build gcc pkgconf-pkg-config libzip-devel zlib-devel \\\n"
-    "    openssl-devel elfutils-libelf-devel jansson-devel\n"
-    "else\n"
-    "  $sudo apt-get update -q\n"
-    "  $sudo apt-get install -y -q --no-install-recommends git cmake ninja-build gcc \\\n"
-    "    pkg-config libzip-dev zlib1g-dev libssl-dev libelf-dev libjansson-dev ca-certificates\n"
-    "fi\n"
-    "src=\"$RUNNER_TEMP/cuwheel-src\"\n"
-    "git init -q \"$src\"\n"
-    "git -C \"$src\" fetch -q --depth 1 \"$CUWHEEL_GIT\" \"$CUWHEEL_REV\"\n"
-    "git -C \"$src\" checkout -q FETCH_HEAD\n"
-    "cmake -S \"$src\" -B \"$src/build\" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUWHEEL_TESTS=OFF\n"
-    "cmake --build \"$src/build\"\n"
-    "mkdir -p \"$RUNNER_TEMP/cuwheel-bin\"\n"
-    "ln -sf \"$src/build/cuwheel\" \"$RUNNER_TEMP/cuwheel-bin/cuwheel\"\n"
-    "echo \"$RUNNER_TEMP/cuwheel-bin\" >> \"$GITHUB_PATH\"\n"
-    "\"$RUNNER_TEMP/cuwheel-bin/cuwheel\" --version\n";
-
-/* cuwheel's wheel, by URL and digest, in a venv of its own with only its commands on PATH (the
- * venv's python must not be taken for one of the build's Pythons). */
-static const char *const install_cuwheel_wheel =
-    "for py in python3.12 python3 /opt/python/cp312-cp312/bin/python3; do\n"
-    "  if \"$py\" -c 'import venv' >/dev/null 2>&1; then break; fi\n"
-    "done\n"
-    "\"$py\" -m venv \"$RUNNER_TEMP/cuwheel-venv\"\n"
-    "printf 'cuwheel @ %s --hash=sha256:%s\\n' \"$CUWHEEL_WHEEL\" \"$CUWHEEL_SHA256\" \\\n"
-    "  > \"$RUNNER_TEMP/cuwheel.txt\"\n"
-    "\"$RUNNER_TEMP/cuwheel-venv/bin/python\" -m pip install -q --no-deps --require-hashes \\\n"
-    "  -r \"$RUNNER_TEMP/cuwheel.txt\"\n"
-    "\"$RUNNER_TEMP/cuwheel-venv/bin/python\" -m pip install -q \"ninja==$NINJA_VERSION\"\n"
-    "mkdir -p \"$RUNNER_TEMP/cuwheel-bin\"\n"
-    "ln -sf \"$RUNNER_TEMP/cuwheel-venv/bin/cuwheel\" \"$RUNNER_TEMP/cuwheel-venv/bin/ninja\" \\\n"
-    "  \"$RUNNER_TEMP/cuwheel-bin/\"\n"
-    "echo \"$RUNNER_TEMP/cuwheel-bin\" >> \"$GITHUB_PATH\"\n"
-    "\"$RUNNER_TEMP/cuwheel-bin/cuwheel\" --version\n";
-
-/* The sdist from the package index's PEP 503 page (pip download would run its setup.py to
- * read metadata, which needs the build's own dependencies), written only if its sha256 is the
- * pinned one. ci/fetch_sdist.py, embedded at build time (cmake/embed.cmake): on Linux run by
- * the first Python of fetch_python (the manylinux images have no python3 on PATH), on Windows
- * as a `shell: python` step. */
-extern const unsigned char fetch_sdist_py[];
-static const char *const fetch_python =
-    "for py in python3.12 python3 /opt/python/cp312-cp312/bin/python3; do\n"
-    "  if \"$py\" -c 'import sys' >/dev/null 2>&1; then break; fi\n"
-    "done\n"
-    "\"$py\" - <<'EOF'\n";
-
-/* One venv per (Python, torch build) the job's cells need, torch pinned: PyPI's build for the
- * release's default CUDA, PyTorch's per-CUDA index for the others. cuwheel finds them through
- * CUWHEEL_PYTHONS. A venv with torch takes about 5 GB: the step checks the disk first. */
-static const char *const install_torch =
-    "need=$(( $(grep -c . <<< \"$TORCH_VENVS\") * 5 + 10 ))\n"
-    "avail=$(df -Pk . | awk 'NR == 2 {print int($4 / 1048576)}')\n"
-    "if [ \"$avail\" -lt \"$need\" ]; then\n"
-    "  echo \"::error::the torch venvs and the build need about $need GB; $avail GB are free \"\\\n"
-    "    \"(fewer per job: cuwheel ci github --per-cell)\"\n"
-    "  exit 1\n"
-    "fi\n"
-    "pythons=\n"
-    "while read -r py torch index; do\n"
-    "  if [ -z \"$py\" ]; then continue; fi\n"
-    "  venv=\"$TORCH_VENV_DIR/py$py-pt$torch-$index\"\n"
-    "  if [ ! -x \"$venv/bin/python\" ]; then\n"
-    "    base=\n"
-    "    for cand in \"python$py\" \"/opt/python/cp${py//./}-cp${py//./}/bin/python\"; do\n"
-    "      if \"$cand\" -c 'import venv' >/dev/null 2>&1; then base=$cand; break; fi\n"
-    "    done\n"
-    "    if [ -z \"$base\" ]; then echo \"::error::no Python $py on this runner\"; exit 1; fi\n"
-    "    \"$base\" -m venv \"$venv\"\n"
-    "    if [ \"$index\" = pypi ]; then url=$PYPI_INDEX; else url=$TORCH_INDEX/$index; fi\n"
-    "    \"$venv/bin/python\" -m pip install -q --index-url \"$url\" \"torch==$torch\"\n"
-    "  fi\n"
-    "  \"$venv/bin/python\" -c 'import torch; print(torch.__file__, torch.__version__, "
-    "torch.version.cuda)'\n"
-    "  pythons=\"$pythons$py=$venv/bin/python;\"\n"
-    "done <<< \"$TORCH_VENVS\"\n"
-    "echo \"CUWHEEL_PYTHONS=$pythons\" >> \"$GITHUB_ENV\"\n";
-
-/* The arguments every `cuwheel` call of a job gets: the project and its config before the
- * command (global options), its sdist after it (`cuwheel build SDIST`: an operand of the
- * command, which the global parser would take for a command name). */
-static const char *const source_args =
-    "src=(-C \"$PROJECT\")\n"
-    "if [ -n \"$CONFIG\" ]; then src+=(--config \"$GITHUB_WORKSPACE/$CONFIG\"); fi\n"
-    "sdist=()\n"
-    "if [ -n \"$SDIST\" ]; then sdist=(\"$GITHUB_WORKSPACE/$SDIST\"); fi\n";
-
-static const char *const install_cuda =
-    "case \"$CUDA_TOOLKIT\" in\n"
-    "rpm)\n"
-    "  # NVIDIA's RHEL 8 network repository: nvcc and the runtime, full versions.\n"
-    "  dnf config-manager --add-repo \\\n"
-    "    \"" CI_NVIDIA_REPOS "/rhel8/$CUDA_ARCH/cuda-rhel8.repo\"\n"
-    "  read -ra pkgs <<< \"$CUDA_PACKAGES\"\n"
-    "  dnf install -y -q --setopt=obsoletes=0 \"${pkgs[@]}\"\n"
-    "  echo \"/usr/local/cuda-$CUDA/bin\" >> \"$GITHUB_PATH\"\n"
-    "  ;;\n"
-    "apt)\n"
-    "  sudo=; [ \"$(id -u)\" = 0 ] || sudo=sudo\n"
-    "  repo=\"" CI_NVIDIA_REPOS "/ubuntu2204/$CUDA_ARCH\"\n"
-    "  curl -fsSLO \"$repo/cuda-keyring_1.1-1_all.deb\"\n"
-    "  $sudo dpkg -i cuda-keyring_1.1-1_all.deb\n"
-    "  $sudo apt-get update -q\n"
-    "  read -ra pkgs <<< \"$CUDA_PACKAGES\"\n"
-    "  $sudo apt-get install -y -q --no-install-recommends \"${pkgs[@]}\"\n"
-    "  echo \"/usr/local/cuda-$CUDA/bin\" >> \"$GITHUB_PATH\"\n"
-    "  ;;\n"
-    "pypi)\n"
-    "  # NVIDIA's wheels from PyPI, pinned with their hashes in cuwheel's lock file.\n"
-    "  cuwheel toolkit install \"$CUDA\"\n"
-    "  ;;\n"
-    "esac\n";
-
-/* nvcc with several architectures takes up to 2 GiB: one job per 2 GiB of available memory,
- * at most one per CPU (hosted runners have 16 GiB and 4 CPUs). */
-static const char *const jobs_from_memory =
-    "mem=$(awk '/MemAvailable/ {print int($2 / 2097152)}' /proc/meminfo)\n"
-    "jobs=$(( mem < 1 ? 1 : mem )); cpus=$(nproc); jobs=$(( jobs > cpus ? cpus : jobs ))\n";
-
 void gh_checkout(struct emit *e)
 {
 	gh_uses(e, 6, CI_ACTION_CHECKOUT, true);
@@ -219,7 +67,8 @@ static void gh_install_cuwheel(struct emit *e)
 	yaml_step(&e->sb, 6,
 	          e->o->cuwheel.git ? "cuwheel (built at the pinned commit)"
 	                            : "cuwheel (its wheel, by digest)");
-	yaml_run(&e->sb, 8, e->o->cuwheel.git ? install_cuwheel_git : install_cuwheel_wheel);
+	yaml_run(&e->sb, 8,
+	         CI_SCRIPT(e->o->cuwheel.git ? install_cuwheel_git_sh : install_cuwheel_wheel_sh));
 }
 
 /* The sdist, unless it is in the repository. */
@@ -229,7 +78,8 @@ void gh_sdist_step(struct emit *e)
 		return;
 	yaml_step(&e->sb, 6, "The sdist (pinned by sha256)");
 	yaml_run(&e->sb, 8,
-	         arena_printf(e->a, "%s%sEOF\n", fetch_python, (const char *)fetch_sdist_py));
+	         arena_printf(e->a, "%s\"$py\" - <<'EOF'\n%sEOF\n", CI_SCRIPT(find_python_sh),
+	                      CI_SCRIPT(fetch_sdist_py)));
 }
 
 /* The same on a Windows runner, without bash (Git's link.exe): Python runs the script. */
@@ -239,11 +89,23 @@ static void gh_sdist_step_windows(struct emit *e)
 		return;
 	yaml_step(&e->sb, 6, "The sdist (pinned by sha256)");
 	yaml_kv(&e->sb, 8, "shell", "python");
-	yaml_run(&e->sb, 8, (const char *)fetch_sdist_py);
+	yaml_run(&e->sb, 8, CI_SCRIPT(fetch_sdist_py));
+}
+
+const char *gh_torch_index(struct emit *e, const struct leg *l, const struct torch_build *b)
+{
+	if (!strcmp(b->pypi, l->cuda))
+		return "pypi";
+	if (torch_build_has_cuda(b, l->cuda))
+		return arena_printf(e->a, "cu%s", l->nodot);
+	/* No build for this CUDA: PyPI's, when it is of the same major (its runtime is the one
+	 * the wheel's kernels need). */
+	return atoi(b->pypi) == l->major ? "pypi" : NULL;
 }
 
 /* "PY RELEASE INDEX" per venv: the (Python, torch) pairs of cells, one per torch when
- * one_per_torch (kernels: compiled once per torch, any Python will do). */
+ * one_per_torch (kernels: compiled once per torch, any Python will do). A shared cell's Python
+ * is the one it is built with (torch_build_python). */
 static const char *torch_venvs(struct emit *e, const struct leg *l, const size_t *cells, size_t n,
                                bool one_per_torch)
 {
@@ -253,15 +115,14 @@ static const char *torch_venvs(struct emit *e, const struct leg *l, const size_t
 		const struct cell *c = &e->p->cells[cells[i]];
 		if (!c->torch)
 			continue;
+		const char *py = torch_build_python(e->p, c);
 		const char *key =
-		    one_per_torch ? c->torch : arena_printf(e->a, "%s %s", c->python, c->torch);
+		    one_per_torch ? c->torch : arena_printf(e->a, "%s %s", py, c->torch);
 		if (strv_contains(&seen, key))
 			continue;
 		strv_push(e->a, &seen, key);
 		const struct torch_build *b = torch_build_find(c->torch);
-		const char *index =
-		    !strcmp(b->pypi, l->cuda) ? "pypi" : arena_printf(e->a, "cu%s", l->nodot);
-		sb_printf(&sb, "%s %s %s\n", c->python, b->release, index);
+		sb_printf(&sb, "%s %s %s\n", py, b->release, gh_torch_index(e, l, b));
 	}
 	return sb_to_arena(&sb, e->a);
 }
@@ -280,58 +141,58 @@ static void torch_step(struct emit *e, const struct leg *l, const char *venvs)
 	yaml_kv(sb, 10, "key", key);
 	yaml_step(sb, 6, "torch for each Python of the job (pinned builds)");
 	yaml_key(sb, 8, "env");
-	yaml_kv(sb, 10, "TORCH_VENVS", venvs);
-	yaml_kv(sb, 10, "TORCH_VENV_DIR", "${{ runner.temp }}/torch-venvs");
-	yaml_kv(sb, 10, "PIP_CACHE_DIR", "${{ github.workspace }}/.pip-torch");
-	yaml_run(sb, 8, install_torch);
+	gh_kv(e, 10, "TORCH_VENVS", venvs);
+	yaml_kv_expr(sb, 10, "TORCH_VENV_DIR", "${{ runner.temp }}/torch-venvs");
+	yaml_kv_expr(sb, 10, "PIP_CACHE_DIR", "${{ github.workspace }}/.pip-torch");
+	yaml_run(sb, 8, CI_SCRIPT(install_torch_sh));
 	gh_uses(e, 6, CI_ACTION_CACHE_SAVE, true);
 	yaml_kv(sb, 8, "if", "github.event_name == 'push'");
 	sb_puts(sb, "        with:\n          path: .pip-torch\n");
 	yaml_kv(sb, 10, "key", key);
 }
 
-/* The steps before a Linux job's own: checkout, disk, build tools, cuwheel, sdist, CUDA and
- * (venvs: NULL for none) torch. */
-static void linux_setup(struct emit *e, const struct leg *l, bool cuda, const char *pythons,
-                        const char *venvs)
+void gh_linux_setup(struct emit *e, const struct leg *l, bool cuda, const char *pythons,
+                    const char *venvs)
 {
 	struct strbuf *sb = &e->sb;
 	gh_checkout(e);
 	if (pythons && !*e->image) {
 		gh_uses(e, 6, CI_ACTION_PYTHON, true);
 		sb_puts(sb, "        with:\n");
-		yaml_kv(sb, 10, "python-version", pythons);
+		gh_kv(e, 10, "python-version", pythons);
 	}
 	if (cuda) {
 		yaml_step(sb, 6, "Free disk space");
-		yaml_run(sb, 8, free_disk);
+		yaml_run(sb, 8, CI_SCRIPT(free_disk_sh));
 		yaml_step(sb, 6, "ccache and host compiler");
 		yaml_key(sb, 8, "env");
 		yaml_kv(sb, 10, "GCC_TOOLSET", l->gcc);
-		yaml_run(sb, 8, system_packages);
+		yaml_run(sb, 8, CI_SCRIPT(system_packages_sh));
 	}
 	gh_install_cuwheel(e);
 	gh_sdist_step(e);
 	if (cuda) {
 		yaml_step(sb, 6, arena_printf(e->a, "CUDA %s (%s)", l->cuda, l->toolkit));
-		yaml_run(sb, 8, install_cuda);
+		yaml_run(sb, 8, CI_SCRIPT(install_cuda_sh));
 	}
 	if (venvs && *venvs)
 		torch_step(e, l, venvs);
 }
 
-/* env: of a Linux leg's jobs: which toolkit and how it is installed. */
-static void leg_env(struct emit *e, const struct leg *l, const char *cells)
+void gh_leg_env(struct emit *e, const struct leg *l, const char *cells)
 {
 	struct strbuf *sb = &e->sb;
 	yaml_key(sb, 4, "env");
+	yaml_kv(sb, 6, "LEG", l->id);
 	yaml_kv(sb, 6, "CUDA", l->cuda);
 	yaml_kv(sb, 6, "CUDA_TOOLKIT", l->toolkit);
 	yaml_kv(sb, 6, "CUDA_ARCH", l->pi->arch);
 	yaml_kv(sb, 6, "CUDA_PACKAGES", l->packages ? l->packages : "");
-	yaml_kv(sb, 6, "CCACHE_DIR", "${{ github.workspace }}/.ccache");
+	yaml_kv_expr(sb, 6, "CCACHE_DIR", "${{ github.workspace }}/.ccache");
 	if (cells)
-		yaml_kv(sb, 6, "CELLS", cells);
+		gh_kv(e, 6, "CELLS", cells);
+	if (cells && e->o->gpu_label)
+		yaml_kv(sb, 6, "NO_TEST", "1"); /* the GPU job tests the wheels */
 }
 
 /* env: of a step that compiles: the remote cache (a secret) reaches only these steps. */
@@ -340,15 +201,17 @@ static void compile_env(struct emit *e)
 	if (!e->remote)
 		return;
 	yaml_key(&e->sb, 8, "env");
-	yaml_kv(&e->sb, 10, "CUWHEEL_CACHE_REMOTE", e->remote);
+	yaml_kv_expr(&e->sb, 10, "CUWHEEL_CACHE_REMOTE", e->remote);
 }
 
-static void upload(struct emit *e, const char *name, const char *path, int days)
+/* Uploads path as artifact name (job and leg ids, or wheels-${{ matrix.cell }}), kept days (0:
+ * the repository's default). */
+static void gh_upload(struct emit *e, const char *name, const char *path, int days)
 {
 	struct strbuf *sb = &e->sb;
 	gh_uses(e, 6, CI_ACTION_UPLOAD, true);
 	sb_puts(sb, "        with:\n");
-	yaml_kv(sb, 10, "name", name);
+	yaml_kv_expr(sb, 10, "name", name); /* job and leg ids, or wheels-${{ matrix.cell }} */
 	yaml_kv(sb, 10, "path", path);
 	yaml_kv(sb, 10, "if-no-files-found", "error");
 	if (days)
@@ -377,7 +240,7 @@ static const char *ids_of(struct emit *e, const size_t *cells, size_t n)
 	return sb_to_arena(&sb, e->a);
 }
 
-static const char *host(struct emit *e, const struct leg *l)
+const char *gh_host(struct emit *e, const struct leg *l)
 {
 	return *e->image ? l->pi->host : l->pi->runner;
 }
@@ -393,35 +256,32 @@ static void kernels_job(struct emit *e, const struct leg *l)
 	struct strbuf *sb = &e->sb;
 	const char *id = arena_printf(e->a, "kernels-%s", l->id);
 	gh_job_open(e, id, arena_printf(e->a, "kernels CUDA %s %s", l->cuda, l->pi->platform),
-	            host(e, l), NULL, image_for(e, l), 180);
-	leg_env(e, l, NULL);
+	            gh_host(e, l), NULL, gh_image_for(e, l), 180);
+	gh_leg_env(e, l, NULL);
 	sb_puts(sb, "    steps:\n");
-	linux_setup(e, l, true, gh_pythons(e, l->cells, l->torch ? l->n : 1),
-	            l->torch ? torch_venvs(e, l, l->cells, l->n, true) : NULL);
+	gh_linux_setup(e, l, true, gh_pythons(e, l->cells, l->torch ? l->n : 1),
+	               l->torch ? torch_venvs(e, l, l->cells, l->n, true) : NULL);
 	/* Keyed per (OS, toolkit, kernel flags) and commit; restored from the newest entry of
 	 * the same leg and flags. Saved by pushes only: the default branch's entries are the
 	 * ones every tag and pull request can restore. */
 	const char *key = arena_printf(e->a, "ccache-%s-%s-", l->id, e->key);
 	gh_uses(e, 6, CI_ACTION_CACHE_RESTORE, true);
 	sb_puts(sb, "        with:\n          path: .ccache\n");
-	yaml_kv(sb, 10, "key", arena_printf(e->a, "%s${{ github.sha }}", key));
+	yaml_kv_expr(sb, 10, "key",
+	             arena_printf(e->a, "%s${{ github.sha }}", yaml_inert(e->a, key)));
 	yaml_kv(sb, 10, "restore-keys", key);
 	yaml_step(sb, 6, "Kernels, once for this toolkit");
 	compile_env(e);
-	yaml_run(sb, 8,
-	         arena_printf(
-	             e->a,
-	             "%s%scuwheel \"${src[@]}\" build \"${sdist[@]}\" -j \"$jobs\" --stage kernels "
-	             "--export kernels-out --only '*-%s'",
-	             jobs_from_memory, source_args, l->id));
+	yaml_run(sb, 8, gh_script(e, CI_SCRIPT(build_kernels_sh)));
 	yaml_step(sb, 6, "ccache statistics");
 	yaml_kv(sb, 8, "if", "always()");
 	yaml_run(sb, 8, "ccache --show-stats -v || true");
 	gh_uses(e, 6, CI_ACTION_CACHE_SAVE, true);
 	yaml_kv(sb, 8, "if", "github.event_name == 'push'");
 	sb_puts(sb, "        with:\n          path: .ccache\n");
-	yaml_kv(sb, 10, "key", arena_printf(e->a, "%s${{ github.sha }}", key));
-	upload(e, arena_printf(e->a, "kernels-%s-%s", l->id, e->key), "kernels-out/", 7);
+	yaml_kv_expr(sb, 10, "key",
+	             arena_printf(e->a, "%s${{ github.sha }}", yaml_inert(e->a, key)));
+	gh_upload(e, arena_printf(e->a, "kernels-%s-%s", l->id, e->key), "kernels-out/", 7);
 	sb_putc(sb, '\n');
 }
 
@@ -434,7 +294,7 @@ static void wheels_job(struct emit *e, const struct leg *l)
 	gh_job_open(e, id,
 	            per_cell ? "wheels ${{ matrix.cell }}"
 	                     : arena_printf(e->a, "wheels CUDA %s %s", l->cuda, l->pi->platform),
-	            host(e, l), needs, image_for(e, l), 120);
+	            gh_host(e, l), needs, gh_image_for(e, l), 120);
 	if (per_cell) {
 		sb_puts(sb,
 		        "    strategy:\n      fail-fast: false\n      matrix:\n        include:\n");
@@ -449,26 +309,19 @@ static void wheels_job(struct emit *e, const struct leg *l)
 				        torch_venvs(e, l, &l->cells[k], 1, false));
 		}
 	}
-	leg_env(e, l, per_cell ? "${{ matrix.cell }}" : ids_of(e, l->cells, l->n));
+	gh_leg_env(e, l, per_cell ? gh_matrix_cell : ids_of(e, l->cells, l->n));
 	sb_puts(sb, "    steps:\n");
-	linux_setup(e, l, true, per_cell ? "${{ matrix.python }}" : gh_pythons(e, l->cells, l->n),
-	            !l->torch  ? NULL
-	            : per_cell ? "${{ matrix.torch_venvs }}"
-	                       : torch_venvs(e, l, l->cells, l->n, false));
+	gh_linux_setup(e, l, true, per_cell ? gh_matrix_python : gh_pythons(e, l->cells, l->n),
+	               !l->torch  ? NULL
+	               : per_cell ? gh_matrix_venvs
+	                          : torch_venvs(e, l, l->cells, l->n, false));
 	gh_download(e, arena_printf(e->a, "kernels-%s-%s", l->id, e->key), NULL, "kernels-out");
 	yaml_step(sb, 6, "Wheels against the imported kernels");
 	compile_env(e);
-	yaml_run(
-	    sb, 8,
-	    arena_printf(
-	        e->a,
-	        "%s%sargs=()\n"
-	        "for id in $CELLS; do args+=(--only \"$id\"); done\n"
-	        "cuwheel \"${src[@]}\" build \"${sdist[@]}\" -j \"$jobs\" --stage wheels --import "
-	        "kernels-out%s \"${args[@]}\"",
-	        jobs_from_memory, source_args, e->o->gpu_label ? " --no-test" : ""));
-	upload(e, per_cell ? "wheels-${{ matrix.cell }}" : arena_printf(e->a, "wheels-%s", l->id),
-	       arena_printf(e->a, "%s/*.whl", e->dist), 0);
+	yaml_run(sb, 8, gh_script(e, CI_SCRIPT(build_wheels_sh)));
+	gh_upload(e,
+	          per_cell ? "wheels-${{ matrix.cell }}" : arena_printf(e->a, "wheels-%s", l->id),
+	          arena_printf(e->a, "%s/*.whl", e->dist), 0);
 	sb_putc(sb, '\n');
 }
 
@@ -516,12 +369,7 @@ static void test_job(struct emit *e, const struct leg *l)
 	yaml_run(sb, 8, "nvidia-smi");
 	gh_sdist_step(e);
 	yaml_step(sb, 6, "Test every wheel on every Python it is for");
-	yaml_run(sb, 8,
-	         arena_printf(
-	             e->a,
-	             "%s# shellcheck disable=SC2153 # DIST is the workflow's, not a "
-	             "misspelt SDIST\ncuwheel \"${src[@]}\" test \"${sdist[@]}\" \"$DIST\"/*.whl",
-	             source_args));
+	yaml_run(sb, 8, gh_script(e, CI_SCRIPT(test_wheels_sh)));
 	sb_putc(sb, '\n');
 }
 
@@ -559,23 +407,14 @@ static const char *windows_full(struct emit *e, const char *minor)
 /* Runs [tool.cuwheel.test] command for each wheel of dist/ this Python can install, each in a
  * fresh venv, without cuwheel: the command is a shell command by definition (cmd.exe here).
  * ci/windows_test.py, embedded at build time (cmake/embed.cmake). */
-extern const unsigned char windows_test_py[];
 
-static const char *json_strv(struct emit *e, const struct strv *v)
+/* A JSON array of v's strings (standards/json_values.h renders every JSON text). */
+static const char *json_list(struct emit *e, const struct strv *v)
 {
-	struct strbuf sb = {0};
-	sb_putc(&sb, '[');
-	for (size_t i = 0; i < v->n; i++) {
-		sb_puts(&sb, i ? ", \"" : "\"");
-		for (const char *c = v->v[i]; *c; c++) {
-			if (*c == '"' || *c == '\\')
-				sb_putc(&sb, '\\');
-			sb_putc(&sb, *c);
-		}
-		sb_putc(&sb, '"');
-	}
-	sb_putc(&sb, ']');
-	return sb_to_arena(&sb, e->a);
+	json_t *j = json_strv(v);
+	char *text = json_dump_text(e->a, j, JSON_COMPACT);
+	json_decref(j);
+	return text ? text : "[]";
 }
 
 void gh_windows_leg(struct emit *e, const struct leg *l)
@@ -588,18 +427,14 @@ void gh_windows_leg(struct emit *e, const struct leg *l)
 
 	/* 1. On Linux: the Windows build graph of this leg's cells. */
 	gh_job_open(e, graph, arena_printf(e->a, "Windows build graph CUDA %s", l->cuda),
-	            linux_host(e), NULL, image_for(e, l), 30);
+	            linux_host(e), NULL, gh_image_for(e, l), 30);
 	sb_puts(sb, "    steps:\n");
-	linux_setup(e, l, false, NULL, NULL);
+	gh_linux_setup(e, l, false, NULL, NULL);
 	yaml_step(sb, 6, "build.ninja and probe.py for the Windows runner");
-	yaml_run(
-	    sb, 8,
-	    arena_printf(
-	        e->a,
-	        "%scuwheel \"${src[@]}\" build \"${sdist[@]}\" --stage win-graph --export win-out "
-	        "--only '*-%s'",
-	        source_args, l->id));
-	upload(e, graph, "win-out/", 7);
+	yaml_key(sb, 8, "env");
+	yaml_kv(sb, 10, "LEG", l->id);
+	yaml_run(sb, 8, gh_script(e, CI_SCRIPT(win_graph_sh)));
+	gh_upload(e, graph, "win-out/", 7);
 	sb_putc(sb, '\n');
 
 	/* 2. On Windows: probe the Pythons, compile with MSVC and nvcc, stage the trees. No
@@ -637,25 +472,20 @@ void gh_windows_leg(struct emit *e, const struct leg *l)
 	yaml_run(sb, 8, "python win-out/probe.py");
 	yaml_step(sb, 6, "Compile and stage");
 	yaml_run(sb, 8, "ninja -C win-out");
-	upload(e, arena_printf(e->a, "winstage-%s", l->id), "win-out/", 7);
+	gh_upload(e, arena_printf(e->a, "winstage-%s", l->id), "win-out/", 7);
 	sb_putc(sb, '\n');
 
 	/* 3. On Linux: pack and audit the staged trees into wheels. */
 	const char *needs_build[] = {build, NULL};
 	gh_job_open(e, pack, arena_printf(e->a, "Windows wheels CUDA %s", l->cuda), linux_host(e),
-	            needs_build, image_for(e, l), 30);
+	            needs_build, gh_image_for(e, l), 30);
 	sb_puts(sb, "    steps:\n");
-	linux_setup(e, l, false, NULL, NULL);
+	gh_linux_setup(e, l, false, NULL, NULL);
 	gh_download(e, arena_printf(e->a, "winstage-%s", l->id), NULL, "win-out");
 	yaml_step(sb, 6, "Pack and audit");
-	yaml_run(
-	    sb, 8,
-	    arena_printf(e->a,
-	                 "%scuwheel \"${src[@]}\" build \"${sdist[@]}\" --stage win-pack --import "
-	                 "win-out",
-	                 source_args));
-	upload(e, arena_printf(e->a, "wheels-%s", l->id), arena_printf(e->a, "%s/*.whl", e->dist),
-	       0);
+	yaml_run(sb, 8, gh_script(e, CI_SCRIPT(win_pack_sh)));
+	gh_upload(e, arena_printf(e->a, "wheels-%s", l->id),
+	          arena_printf(e->a, "%s/*.whl", e->dist), 0);
 	sb_putc(sb, '\n');
 
 	/* 4. On Windows: each wheel in a fresh venv per Python, the project's test command. */
@@ -691,8 +521,8 @@ void gh_windows_leg(struct emit *e, const struct leg *l)
 	yaml_key(sb, 8, "env");
 	yaml_kv(sb, 10, "DIST", e->dist);
 	yaml_kv(sb, 10, "TEST_COMMAND", cmd);
-	yaml_kv(sb, 10, "TEST_REQUIRES", json_strv(e, &e->p->cfg->test.requires));
-	yaml_run(sb, 8, (const char *)windows_test_py);
+	yaml_kv(sb, 10, "TEST_REQUIRES", json_list(e, &e->p->cfg->test.requires));
+	yaml_run(sb, 8, CI_SCRIPT(windows_test_py));
 	sb_putc(sb, '\n');
 }
 
@@ -701,7 +531,6 @@ void gh_windows_leg(struct emit *e, const struct leg *l)
  * manylinux tag, never another architecture), the jobs that make it and the jobs that must pass
  * after it (comma-separated, "-" for none). NEEDS: GitHub's needs context as JSON.
  * ci/index_select.py, embedded at build time (cmake/embed.cmake). */
-extern const unsigned char index_select_py[];
 
 void gh_index_job(struct emit *e)
 {
@@ -713,7 +542,7 @@ void gh_index_job(struct emit *e)
 	gh_job_open(e, "index", "index", "ubuntu-24.04", needs, NULL, 30);
 	yaml_comment(sb, 4, "Whatever the legs did (unless the run was cancelled): what exists is");
 	yaml_comment(sb, 4, "published, and the last step fails the run when a cell is missing.");
-	yaml_kv(sb, 4, "if", "${{ !cancelled() }}");
+	yaml_kv_expr(sb, 4, "if", "${{ !cancelled() }}");
 	sb_puts(sb, "    steps:\n");
 	gh_checkout(e);
 	gh_uses(e, 6, CI_ACTION_PYTHON, true);
@@ -724,7 +553,7 @@ void gh_index_job(struct emit *e)
 	yaml_kv(sb, 8, "shell", "python");
 	yaml_key(sb, 8, "env");
 	yaml_kv(sb, 10, "DIST", e->dist);
-	yaml_kv(sb, 10, "NEEDS", "${{ toJSON(needs) }}");
+	yaml_kv_expr(sb, 10, "NEEDS", "${{ toJSON(needs) }}");
 	struct strbuf cells = {0};
 	for (size_t i = 0; i < e->n_legs; i++) {
 		const struct leg *l = &e->legs[i];
@@ -738,8 +567,15 @@ void gh_index_job(struct emit *e)
 		const char *gates = gpu       ? arena_printf(e->a, "test-%s", l->id)
 		                    : wintest ? arena_printf(e->a, "wintest-%s", l->id)
 		                              : "-";
+		const char *shared = l->pi->windows ? NULL : gh_shared_job(e, l);
 		for (size_t k = 0; k < l->n; k++) {
 			const struct cell *c = &e->p->cells[l->cells[k]];
+			/* A shared wheel is published when every (Python, torch) test of it passed.
+			 */
+			const char *g = gates;
+			if (shared && gh_shared(c))
+				g = strcmp(gates, "-") ? arena_printf(e->a, "%s,%s", shared, gates)
+				                       : shared;
 			const char *dash = strrchr(c->wheel, '-');
 			int n = dash ? (int)(dash - c->wheel) + 1 : (int)strlen(c->wheel);
 			const char *arch = strchr(c->platform, '_');
@@ -748,20 +584,15 @@ void gh_index_job(struct emit *e)
 			        ? arena_printf(e->a, "-%s.whl", c->platform)
 			        : arena_printf(e->a, "%s.whl", arch ? arch : c->platform);
 			sb_printf(&cells, "%s %.*s %s %s %s\n", c->id, n, c->wheel, suffix, chain,
-			          gates);
+			          g);
 		}
 	}
 	yaml_kv(sb, 10, "CELLS", sb_to_arena(&cells, e->a));
-	yaml_run(sb, 8, (const char *)index_select_py);
+	yaml_run(sb, 8, CI_SCRIPT(index_select_py));
 	yaml_step(sb, 6, "PEP 503/691 index of what exists, one sub-index per local variant");
 	yaml_key(sb, 8, "env");
 	yaml_kv(sb, 10, "DIST", e->dist);
-	yaml_run(sb, 8,
-	         "if compgen -G \"$DIST/*.whl\" >/dev/null; then\n"
-	         "  cuwheel index \"$DIST\" --out site\n"
-	         "else\n"
-	         "  echo \"::error::no wheel was built\"\n"
-	         "fi");
+	yaml_run(sb, 8, CI_SCRIPT(index_site_sh));
 	gh_uses(e, 6, CI_ACTION_UPLOAD, true);
 	sb_puts(sb, "        with:\n          name: site\n          path: site/\n"
 	            "          if-no-files-found: warn\n");
@@ -770,10 +601,5 @@ void gh_index_job(struct emit *e)
 	yaml_kv(sb, 10, "path", arena_printf(e->a, "%s/*.whl", e->dist));
 	sb_puts(sb, "          if-no-files-found: warn\n");
 	yaml_step(sb, 6, "Fail when a cell is missing");
-	yaml_run(
-	    sb, 8,
-	    "if [ -s missing-cells.txt ]; then\n"
-	    "  while read -r line; do echo \"::error::missing: $line\"; done < missing-cells.txt\n"
-	    "  exit 1\n"
-	    "fi");
+	yaml_run(sb, 8, CI_SCRIPT(fail_missing_sh));
 }

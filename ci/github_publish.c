@@ -29,7 +29,7 @@ static void publish_open(struct emit *e, const char *id, const char *name, const
 		yaml_key(sb, 4, "environment");
 		yaml_kv(sb, 6, "name", env);
 		if (url)
-			yaml_kv(sb, 6, "url", url);
+			yaml_kv_expr(sb, 6, "url", url);
 	}
 	sb_puts(sb, "    timeout-minutes: 30\n    steps:\n");
 }
@@ -43,16 +43,8 @@ static void release_job(struct emit *e)
 	gh_download(e, "published-wheels", NULL, "release-assets");
 	yaml_step(&e->sb, 6, "Upload the wheels to the tag's release");
 	yaml_key(&e->sb, 8, "env");
-	yaml_kv(&e->sb, 10, "GH_TOKEN", "${{ github.token }}");
-	yaml_run(&e->sb, 8,
-	         "if ! gh release view \"$GITHUB_REF_NAME\" --repo \"$GITHUB_REPOSITORY\" "
-	         ">/dev/null 2>&1; then\n"
-	         "  gh release create \"$GITHUB_REF_NAME\" --repo \"$GITHUB_REPOSITORY\" "
-	         "--verify-tag \\\n"
-	         "    --title \"$GITHUB_REF_NAME\" --notes \"\"\n"
-	         "fi\n"
-	         "gh release upload \"$GITHUB_REF_NAME\" release-assets/*.whl --clobber \\\n"
-	         "  --repo \"$GITHUB_REPOSITORY\"\n");
+	yaml_kv_expr(&e->sb, 10, "GH_TOKEN", "${{ github.token }}");
+	yaml_run(&e->sb, 8, CI_SCRIPT(release_upload_sh));
 }
 
 /* The index job's site/ (PEP 503/691, one sub-index per local variant) on GitHub Pages:

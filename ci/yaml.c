@@ -29,7 +29,28 @@ static bool plain_ok(const char *s)
 	return !reserved(s);
 }
 
-void yaml_scalar(struct strbuf *sb, const char *s)
+/* The expression whose value is "${{". */
+#define INERT_OPEN "${{ '${{' }}"
+
+const char *yaml_inert(struct arena *a, const char *s)
+{
+	if (!strstr(s, "${{"))
+		return s;
+	struct strbuf sb = {0};
+	for (const char *p = s, *hit; *p; p = hit + 3) {
+		hit = strstr(p, "${{");
+		if (!hit) {
+			sb_puts(&sb, p);
+			break;
+		}
+		sb_add(&sb, p, (size_t)(hit - p));
+		sb_puts(&sb, INERT_OPEN);
+	}
+	return sb_to_arena(&sb, a);
+}
+
+/* Appends s double-quoted unless plain_ok. */
+static void put_scalar(struct strbuf *sb, const char *s)
 {
 	if (plain_ok(s)) {
 		sb_puts(sb, s);
@@ -51,10 +72,24 @@ void yaml_scalar(struct strbuf *sb, const char *s)
 	sb_putc(sb, '"');
 }
 
+void yaml_scalar(struct strbuf *sb, const char *s)
+{
+	struct arena a = {0};
+	put_scalar(sb, yaml_inert(&a, s));
+	arena_free(&a);
+}
+
 void yaml_kv(struct strbuf *sb, int ind, const char *key, const char *val)
 {
 	sb_printf(sb, "%*s%s: ", ind, "", key);
 	yaml_scalar(sb, val);
+	sb_putc(sb, '\n');
+}
+
+void yaml_kv_expr(struct strbuf *sb, int ind, const char *key, const char *expr)
+{
+	sb_printf(sb, "%*s%s: ", ind, "", key);
+	put_scalar(sb, expr);
 	sb_putc(sb, '\n');
 }
 
@@ -72,13 +107,21 @@ void yaml_item(struct strbuf *sb, int ind, const char *val)
 
 void yaml_comment(struct strbuf *sb, int ind, const char *text)
 {
-	sb_printf(sb, "%*s# %s\n", ind, "", text);
+	sb_printf(sb, "%*s# ", ind, "");
+	for (const char *c = text; *c; c++) {
+		if (*c == '\n' || *c == '\r')
+			sb_puts(sb, *c == '\n' ? "\\n" : "\\r");
+		else
+			sb_putc(sb, *c);
+	}
+	sb_putc(sb, '\n');
 }
 
 void yaml_run(struct strbuf *sb, int ind, const char *script)
 {
 	sb_printf(sb, "%*srun: |\n", ind, "");
-	const char *p = script;
+	struct arena a = {0};
+	const char *p = yaml_inert(&a, script);
 	while (*p) {
 		size_t n = strcspn(p, "\n");
 		if (n)
@@ -89,6 +132,7 @@ void yaml_run(struct strbuf *sb, int ind, const char *script)
 		if (*p == '\n')
 			p++;
 	}
+	arena_free(&a);
 }
 
 void yaml_step(struct strbuf *sb, int ind, const char *name)

@@ -10,6 +10,7 @@
 #include "base/os-file.h"
 #include "base/os-sys.h"
 #include "base/strbuf.h"
+#include "ci/torch_builds.h"
 #include "matrix/discover_project.h"
 #include "standards/json_values.h"
 #include "toolchain/provision.h"
@@ -147,6 +148,9 @@ int plan_load(struct cli *c, const struct matrix_opts *o, struct plan_ctx *pc)
 		return CLI_FAIL;
 	if (!matrix_expand(&c->arena, &c->diag, &pc->cfg, &pc->ds, &pc->opts, &pc->plan))
 		return pc->plan.only_unmatched && !pc->plan.wheel_clash ? CLI_USAGE : CLI_FAIL;
+	/* The cells PyTorch does not publish (ci/torch_builds.def): the ones `ci github` leaves
+	 * out, for the same reason. */
+	torch_builds_mark(&c->arena, &pc->plan);
 	return CLI_OK;
 }
 
@@ -246,6 +250,7 @@ int plan_provision(struct cli *c, struct plan_ctx *pc)
 		return CLI_FAIL;
 	if (!matrix_expand(&c->arena, &c->diag, &pc->cfg, &pc->ds, &pc->opts, &pc->plan))
 		return CLI_FAIL;
+	torch_builds_mark(&c->arena, &pc->plan);
 	return CLI_OK;
 }
 

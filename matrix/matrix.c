@@ -553,6 +553,7 @@ bool matrix_expand(struct arena *a, struct diag *d, const struct config *cfg,
 			if (python_allowed(a, cfg, default_pythons[i]))
 				strv_push(a, &pythons, default_pythons[i]);
 	}
+	out->pythons = pythons;
 	expand_cuda(a, cfg, ds, o ? &o->provisionable : NULL, &cudas);
 	if (cudas.n == 0 && cfg->matrix.cuda.n == 0) {
 		diag_msg(d, DIAG_ERROR,

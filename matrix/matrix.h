@@ -62,6 +62,7 @@ struct plan {
 	struct toolkit_plan *toolkits;
 	size_t n_toolkits;
 	size_t n_selected, n_buildable; /* buildable counts only selected cells */
+	struct strv pythons;            /* the python axis (the config's, or the default) */
 	bool only_unmatched;            /* an --only pattern named no cell (a usage error) */
 	bool wheel_clash;               /* two cells would write the same wheel (a config error) */
 };

@@ -334,9 +334,13 @@ def check_graph(name, doc, plan, per_cell, gpu, tmp):
             check(kinds == ["wingraph", "winbuild", "winpack", "wintest"],
                   f"{name}: Windows leg {leg}: graph, build, pack, test", kinds)
         else:
-            check(kinds == ["kernels", "wheels"] + (["test"] if gpu else []),
+            shared = ["testpairs"] if f"testpairs-{leg}" in jobs else []
+            check(kinds[:2] == ["kernels", "wheels"] and
+                  sorted(kinds[2:]) == sorted(shared + (["test"] if gpu else [])),
                   f"{name}: Linux leg {leg}: kernels, wheels{', test' if gpu else ''}", kinds)
         for a, b in zip(js, js[1:]):
+            if b.startswith(("testpairs-", "test-")):  # both test the wheels job's wheels
+                a = f"wheels-{leg}"
             check(jobs[b].get("needs") == [a], f"{name}: {b} needs only {a}",
                   jobs[b].get("needs"))
         check("needs" not in jobs[js[0]], f"{name}: {js[0]} starts its leg")
@@ -344,8 +348,10 @@ def check_graph(name, doc, plan, per_cell, gpu, tmp):
     seen = []
     for leg in legs:
         if leg.endswith("win_amd64"):
-            run_ = "\n".join(s.get("run", "") for s in jobs[f"wingraph-{leg}"]["steps"])
-            pat = re.search(r"--only '([^']+)'", run_).group(1)
+            st = [s for s in jobs[f"wingraph-{leg}"]["steps"] if "LEG" in s.get("env", {})]
+            check(len(st) == 1 and '--only "*-$LEG"' in st[0]["run"],
+                  f"{name}: wingraph-{leg} builds its leg's cells")
+            pat = "*-" + (st[0]["env"]["LEG"] if st else "?")
             seen += [i for i in cells if fnmatch.fnmatchcase(i, pat)]
             continue
         w = jobs[f"wheels-{leg}"]
@@ -359,10 +365,12 @@ def check_graph(name, doc, plan, per_cell, gpu, tmp):
         check(all(i.endswith(leg) for i in ids), f"{name}: wheels-{leg} builds its own cells")
         seen += ids
         kr = "\n".join(s.get("run", "") for s in jobs[f"kernels-{leg}"]["steps"])
-        check(f"--stage kernels --export kernels-out --only '*-{leg}'" in kr,
+        check("--stage kernels --export kernels-out" in kr and '--only "*-$LEG"' in kr and
+              jobs[f"kernels-{leg}"]["env"]["LEG"] == leg,
               f"{name}: kernels-{leg} exports its toolkit's archive")
         wr = "\n".join(s.get("run", "") for s in w["steps"])
-        check("--stage wheels --import kernels-out" in wr and ("--no-test" in wr) == bool(gpu),
+        check("--stage wheels --import kernels-out" in wr and
+              ("NO_TEST" in w["env"]) == bool(gpu),
               f"{name}: wheels-{leg} imports the archive, tests unless GPU jobs do")
     check(sorted(seen) == sorted(cells), f"{name}: every cell covered exactly once",
           f"{sorted(seen)}\n{sorted(cells)}")
@@ -407,6 +415,8 @@ def check_graph(name, doc, plan, per_cell, gpu, tmp):
                                               "winpack")
             present = set(cells) - (mine if producer else set())
             pub, miss, summary = index_select(doc, tmp, r, present)
+            if j.startswith("testpairs-"):  # only the shared wheels wait for it
+                mine = {i for i in mine if "-abi3-" in i}
             check(pub == set(cells) - mine, f"{name}: {j} failed: every other cell published",
                   f"{sorted(set(cells) - mine - pub)}")
             check(sorted(m.split()[0] for m in miss) == sorted(mine) and
@@ -521,19 +531,27 @@ def check_hygiene(name, doc, text, gpu):
 
 def pinned_table():
     """What an emitted workflow may name: ci/actions.h's actions, the URL and version
-    constants of ci/*.h, and ci/torch_builds.def's torch releases."""
+    constants of ci/*.h, the URLs of the job scripts ci/*.sh, and ci/torch_builds.def's torch
+    releases."""
     text = ""
     for h in glob.glob(os.path.join(ROOT, "ci", "*.h")):
         with open(h) as f:
             text += f.read()
     actions = set(re.findall(r'X\(\w+,\s*"([^"]+)",', text.replace("\\\n", "")))
     urls = set(re.findall(r'#define CI_\w+\s+"(https://[^"]+)"', text))
+    for sh in glob.glob(os.path.join(ROOT, "ci", "*.sh")):  # the job scripts' own
+        with open(sh) as f:
+            urls |= {u.split("$")[0] for u in re.findall(r"https://[^\s\"']+", f.read())}
     versions = dict(re.findall(r'#define CI_(\w+)_VERSION\s+"([^"]+)"', text))
-    with open(os.path.join(ROOT, "ci", "torch_builds.def")) as f:
-        torch = {rel: (pypi, cudas.split()) for _, rel, pypi, cudas in
-                 re.findall(r'TORCH_BUILD\("([^"]+)", "([^"]+)", "([^"]+)", "([^"]+)"\)',
-                            f.read())}
+    torch = {rel: (pypi, cudas.split()) for _, rel, pypi, cudas, _ in torch_rows()}
     return actions, urls, versions, torch
+
+
+def torch_rows():
+    """ci/torch_builds.def's rows: (minor, release, PyPI's CUDA, CUDA builds, Pythons)."""
+    with open(os.path.join(ROOT, "ci", "torch_builds.def")) as f:
+        return re.findall(r'TORCH_BUILD\("([^"]+)",\s*"([^"]+)",\s*"([^"]+)",\s*"([^"]+)",'
+                          r'\s*"([^"]+)"\)', f.read())
 
 
 def check_pins(name, doc, text, extra_urls=()):
@@ -571,9 +589,11 @@ def check_pins(name, doc, text, extra_urls=()):
                 for ln in venvs.splitlines():
                     py, rel, index = ln.split()
                     pypi, cudas = torch.get(rel, (None, []))
-                    want = "pypi" if pypi == cuda else f"cu{cuda.replace('.', '')}"
-                    check(rel in torch and index == want and
-                          (cuda in cudas or cuda == pypi),
+                    want = ("pypi" if pypi == cuda else f"cu{cuda.replace('.', '')}"
+                            if cuda in cudas else
+                            "pypi" if pypi and pypi.split(".")[0] == cuda.split(".")[0]
+                            else None)
+                    check(rel in torch and index == want,
                           f"{name}: {jname}: torch {rel} for CUDA {cuda} is a build "
                           "ci/torch_builds.def lists, from its index", ln)
         m = job.get("strategy", {}).get("matrix", {})
@@ -582,6 +602,43 @@ def check_pins(name, doc, text, extra_urls=()):
                 check_pins(name, {"env": env, "jobs": {jname: {
                     "env": job["env"], "steps": [{"env": {"TORCH_VENVS": e["torch_venvs"]}}]}}},
                     "")
+
+
+def check_torch_cells(name, doc, text, shared_pairs=None):
+    """Every venv a job makes pairs a Python with a torch release that has wheels for it
+    (ci/torch_builds.def); a shared wheel's (Python, torch) pairs each have a test job entry
+    (shared_pairs: the set the config names); no path of this machine or outside the
+    repository."""
+    pythons = {rel: pys.split() for _, rel, _, _, pys in torch_rows()}
+    for jname, job in doc["jobs"].items():
+        venvs = [st.get("env", {}).get("TORCH_VENVS", "") for st in job["steps"]]
+        venvs += [e.get("torch_venvs", "") for e in
+                  job.get("strategy", {}).get("matrix", {}).get("include", [])]
+        for ln in "".join(v + "\n" for v in venvs if "${{" not in v).splitlines():
+            if ln.strip():
+                py, rel, _ = ln.split()
+                check(py in pythons.get(rel, ()),
+                      f"{name}: {jname}: torch {rel} has wheels for Python {py}", ln)
+    if shared_pairs is not None:
+        got = {(e["python"], e["torch"]) for j, job in doc["jobs"].items()
+               if j.startswith("testpairs-")
+               for e in job["strategy"]["matrix"]["include"]}
+        check(got == set(shared_pairs), f"{name}: a test job entry per (Python, torch) of the "
+              "shared wheel", f"{sorted(got)}\n{sorted(shared_pairs)}")
+        for j, job in doc["jobs"].items():
+            if j.startswith("testpairs-"):
+                runs = "\n".join(st.get("run", "") for st in job["steps"])
+                check('cuwheel "${src[@]}" test' in runs and job["needs"] ==
+                      [j.replace("testpairs-", "wheels-")],
+                      f"{name}: {j} runs cuwheel test on its leg's wheels")
+    for k in ("PROJECT", "CONFIG", "SDIST", "DIST"):
+        v = doc["env"].get(k, "")
+        check(not v.startswith("/") and ".." not in v.split("/"),
+              f"{name}: {k} lies in the repository", v)
+    home = os.path.expanduser("~")
+    check(ROOT not in text and not re.search(rf"(?<![\w./-]){re.escape(home)}/", text) and
+          not re.search(r"(?<![\w./-])/tmp/", text),
+          f"{name}: no path of this machine in the workflow")
 
 
 def goldens():
@@ -780,6 +837,21 @@ remote = "redis://cache.example.org:6379"
             check(p.stdout == text, "torchext: the same workflow on a machine without torch "
                   "venvs, pyenv or CUDA", "".join(difflib.unified_diff(
                       text.splitlines(True), p.stdout.splitlines(True), n=1))[:3000])
+            check_torch_cells("torchext " + " ".join(opts), doc, text)
+        # examples/torchstable: one stable-ABI abi3 wheel, tested on each (Python, torch) of
+        # its axes (3.12, 3.13 x 2.11, 2.12).
+        text, err = emit(ROOT, "-C", os.path.join(ROOT, "examples", "torchstable"))
+        doc = validate("torchstable", text)
+        check_hygiene("torchstable", doc, text, ())
+        check_pins("torchstable", doc, text)
+        check_torch_cells("torchstable", doc, text,
+                          {(py, t) for py in ("3.12", "3.13") for t in ("2.11", "2.12")})
+        cells = doc["jobs"]["index"]["steps"]
+        sel = [st for st in cells if st.get("name") == "Wheels present and missing"][0]
+        check(all(ln.split()[-1].startswith("testpairs-")
+                  for ln in sel["env"]["CELLS"].splitlines()),
+              "torchstable: the index publishes the shared wheel only after its tests",
+              sel["env"]["CELLS"])
         # Every golden names only pinned things.
         for fname, _, _ in GOLDENS:
             with open(os.path.join(GOLDEN, fname)) as f:

@@ -113,6 +113,46 @@ def run_sdist_step(doc, tmp, index, sha):
     return p, os.path.join(ws, doc["env"]["SDIST"])
 
 
+def github_expressions(value):
+    """The expressions GitHub's template reader finds in a string value: each "${{" up to the
+    first "}}" outside a '...' literal (actions/runner's TemplateReader.ParseScalar)."""
+    out, i = [], 0
+    while (i := value.find("${{", i)) >= 0:
+        in_str, j = False, i + 3
+        while j < len(value):
+            if value[j] == "'":
+                in_str = not in_str
+            elif not in_str and value[j] == "}" and value[j - 1] == "}":
+                break
+            j += 1
+        out.append(value[i + 3:j - 1].strip())
+        i = j + 1
+    return out
+
+
+def github_value(value):
+    """value as GitHub reads it when its only expressions are string literals ('...')."""
+    out, i = "", 0
+    while (k := value.find("${{", i)) >= 0:
+        expr = github_expressions(value[k:])[0]
+        check(re.fullmatch(r"'(?:[^']|'')*'", expr), f"a literal expression: {expr}")
+        out += value[i:k] + expr[1:-1].replace("''", "'")
+        i = value.find("}}", k + 3 + len(expr)) + 2
+    return out + value[i:]
+
+
+def strings(obj):
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            yield from strings(k)
+            yield from strings(v)
+    elif isinstance(obj, list):
+        for v in obj:
+            yield from strings(v)
+    elif isinstance(obj, str):
+        yield obj
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="cuwheel-ci-sdist-")
     try:
@@ -254,6 +294,22 @@ def main():
               "SDIST_INDEX" not in doc2["env"] and "The sdist (pinned by sha256)" not in p.stdout,
               "a committed sdist: its repository path, no fetch step", p.stderr)
         validate("gsplat committed sdist", p.stdout)
+
+        # A committed sdist whose file name holds an expression: GitHub evaluates "${{" in
+        # every value it reads, so cuwheel writes each "${{" of data as the expression
+        # ${{ '${{' }}; read as GitHub's template reader does, the value is the file's path
+        # and no expression of the name is evaluated (no secret reaches any job).
+        hostile = "gsplat-${{ secrets.X }}-1.5.3.tar.gz"
+        shutil.copy(sdist, os.path.join(repo2, "sdists", hostile))
+        p = emit(repo2, os.path.join(repo2, "sdists", hostile))
+        doc3 = validate("gsplat sdist named with ${{ }}", p.stdout) if p.returncode == 0 else {}
+        check(p.returncode == 0 and github_value(doc3["env"]["SDIST"]) == f"sdists/{hostile}",
+              "a sdist named with ${{ secrets.X }}: GitHub reads its path as written",
+              p.stderr + str(doc3.get("env")))
+        exprs = [x for v in strings(doc3) for x in github_expressions(v)]
+        check(exprs and not any("secrets.X" in x for x in exprs),
+              "a sdist named with ${{ secrets.X }}: no expression of the name is evaluated",
+              sorted(set(exprs)))
 
         # GPU tests on a self-hosted runner: the test job fetches the sdist and gives cuwheel
         # test the sdist and the config (the test command is the config's).
