@@ -122,12 +122,17 @@ bool cli_capture_config(struct cli *c, const struct capture_request *q, struct c
 	if (!tk && ds.n_toolkits)
 		tk = &ds.toolkits[0];
 
-	struct capture_opts co = {.python = py->path,
-	                          .project_dir = tree,
-	                          .tmp_parent = q->build_dir,
-	                          .setenv = q->setenv,
-	                          .env = c->env,
-	                          .timeout_s = q->timeout_s};
+	struct capture_opts co = {
+	    .python = py->path,
+	    .project_dir = tree,
+	    .tmp_parent = q->build_dir,
+	    .setenv = q->setenv,
+	    .env = c->env,
+	    .timeout_s = q->timeout_s,
+	    .cache_dir = os_join(a, q->build_dir, "capture"),
+	    .cache_key = arena_printf(
+	        a, "torch %s cuda %s toolkit %s", py->torch.version ? py->torch.version : "-",
+	        py->torch.cuda ? py->torch.cuda : "-", tk && tk->version ? tk->version : "-")};
 	/* The capture's temp dir lives in the build dir, which the copy leaves out. */
 	if (!os_mkdir_p(&c->diag, q->build_dir))
 		return false;
@@ -139,6 +144,18 @@ bool cli_capture_config(struct cli *c, const struct capture_request *q, struct c
 	co.tmp_parent = rb;
 	if (os_path_inside(a, rb, tree) && strcmp(rb, tree))
 		co.skip_dir = path_relative(a, tree, rb);
+	/* The wheels a build places there are no input of setup.py's. */
+	const char *dist = NULL;
+	if (q->dist_dir_key && !(dist = os_realpath(a, q->dist_dir_key))) {
+		/* Not made yet: its parent's real path and its name. */
+		const char *abs = os_abspath(a, q->dist_dir_key);
+		const char *sl = strrchr(abs, '/');
+		const char *parent =
+		    sl ? os_realpath(a, arena_strndup(a, abs, (size_t)(sl - abs))) : NULL;
+		dist = parent ? os_join(a, parent, sl + 1) : NULL;
+	}
+	if (dist && os_path_inside(a, dist, tree) && strcmp(dist, tree))
+		co.key_skip = path_relative(a, tree, dist);
 	struct capture *cap = &res->cap;
 	if (!capture_run(a, &c->diag, &co, cap))
 		return false;

@@ -12,6 +12,7 @@
 #include "base/os-file.h"
 #include "base/os-run.h"
 #include "base/os-tmp.h"
+#include "standards/digest.h"
 #include "base/strbuf.h"
 #include "standards/json_values.h"
 
@@ -456,6 +457,69 @@ static bool run_limited(struct arena *a, struct diag *d, const char *const *argv
 	return true;
 }
 
+/* Adds every entry under dir (rel: its path in the tree) to sb by name, kind, size and
+ * mtime, sorted, less .git and skip at the top; links are not followed. */
+static void tree_key(struct arena *a, struct strbuf *sb, const char *dir, const char *rel,
+                     const struct capture_opts *o, int depth)
+{
+	struct strv names = {0};
+	if (depth > 64 || !os_list_dir(a, dir, &names))
+		return;
+	for (size_t i = 0; i < names.n; i++) {
+		const char *r = *rel ? os_join(a, rel, names.v[i]) : names.v[i];
+		if ((!*rel && !strcmp(r, ".git")) || (o->skip_dir && !strcmp(r, o->skip_dir)) ||
+		    (o->key_skip && !strcmp(r, o->key_skip)))
+			continue;
+		const char *path = os_join(a, dir, names.v[i]);
+		struct os_stat st;
+		if (!os_lstat(path, &st))
+			continue;
+		/* A directory by its entries (its own mtime moves with any of theirs). */
+		if (st.kind == OS_KIND_DIR) {
+			sb_printf(sb, "d %s\n", r);
+			tree_key(a, sb, path, r, o, depth + 1);
+			continue;
+		}
+		sb_printf(sb, "%d %llu %lld %s\n", (int)st.kind, (unsigned long long)st.size,
+		          (long long)st.mtime_ns, r);
+	}
+}
+
+/* The cache file of o's capture: o->cache_dir/<sha256 of the inputs>.json. */
+static const char *capture_cache_file(struct arena *a, const struct capture_opts *o)
+{
+	struct strbuf sb = {0};
+	sb_puts(&sb, "capture v1\n");
+	sb_add(&sb, (const char *)capture_setup_py, capture_setup_py_len);
+	sb_printf(&sb, "\n%s %lld\n%s\n", o->python, (long long)os_mtime_ns(o->python),
+	          o->cache_key ? o->cache_key : "");
+	static const char *const vars[] = {"PATH", "CUDA_HOME", "CUDA_PATH", "CC", "CXX"};
+	for (size_t i = 0; i < sizeof(vars) / sizeof(*vars); i++) {
+		const char *v = env_nonempty(o->env, vars[i]);
+		sb_printf(&sb, "%s=%s\n", vars[i], v ? v : "");
+	}
+	for (size_t i = 0; o->setenv && o->setenv[i]; i++)
+		sb_printf(&sb, "setenv %s\n", o->setenv[i]);
+	tree_key(a, &sb, o->project_dir, "", o, 0);
+	char hex[65];
+	mem_sha256_hex(sb.buf ? sb.buf : "", sb.len, hex);
+	sb_release(&sb);
+	return arena_printf(a, "%s/%s.json", o->cache_dir, hex);
+}
+
+/* A record (the recorder's JSON) into out, as capture_run reads it; tail: setup.py's output. */
+static bool capture_read(struct arena *a, struct diag *d, const char *shown, const char *text,
+                         size_t len, const char *tail, struct capture *out)
+{
+	json_t *root = json_loadb(text, len, 0, NULL);
+	bool good = root && verdict(a, d, shown, root, tail);
+	json_decref(root);
+	if (!good || !capture_parse(a, d, shown, text, len, out))
+		return false;
+	out->setup_py = shown;
+	return check_exts(a, d, shown, out);
+}
+
 bool capture_run(struct arena *a, struct diag *d, const struct capture_opts *o, struct capture *out)
 {
 	const char *setup = os_join(a, o->project_dir, "setup.py");
@@ -467,6 +531,11 @@ bool capture_run(struct arena *a, struct diag *d, const struct capture_opts *o, 
 		         "(--config FILE); docs/manual/init.md");
 		return false;
 	}
+	const char *cache = o->cache_dir ? capture_cache_file(a, o) : NULL;
+	struct source kept;
+	struct diag quiet = {0};
+	if (cache && os_exists(cache) && os_read_file(a, &quiet, cache, &kept))
+		return capture_read(a, d, "setup.py", kept.text, kept.len, "", out);
 	if (!os_mkdir_p(d, o->tmp_parent))
 		return false;
 	char *tmp = arena_printf(a, "%s/capture-XXXXXX", o->tmp_parent);
@@ -553,7 +622,6 @@ bool capture_run(struct arena *a, struct diag *d, const struct capture_opts *o, 
 		goto done;
 	}
 	struct source rec;
-	struct diag quiet = {0};
 	if (!os_exists(json) || !os_read_file(a, &quiet, json, &rec)) {
 		diag_path(d, DIAG_ERROR, shown,
 		          "the capture's Python (%s) wrote no record (exit status %d)", o->python,
@@ -561,13 +629,10 @@ bool capture_run(struct arena *a, struct diag *d, const struct capture_opts *o, 
 		tell_tail_and_hint(d, tail_text(a, &tail));
 		goto done;
 	}
-	json_t *root = json_loadb(rec.text, rec.len, 0, NULL);
-	bool good = root && verdict(a, d, shown, root, tail_text(a, &tail));
-	json_decref(root);
-	if (!good || !capture_parse(a, d, shown, rec.text, rec.len, out))
-		goto done;
-	out->setup_py = shown;
-	ok = check_exts(a, d, shown, out);
+	ok = capture_read(a, d, shown, rec.text, rec.len, tail_text(a, &tail), out);
+	/* Kept only when it is an answer: a failure runs again. */
+	if (ok && cache && os_mkdir_p(&quiet, o->cache_dir))
+		(void)os_write_atomic(&quiet, cache, rec.text, rec.len, 0644);
 done:
 	sb_release(&tail);
 	ok &= os_rm_rf(d, tmp);

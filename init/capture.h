@@ -70,15 +70,21 @@ struct capture_opts {
 	const char *tmp_parent;    /* where the throwaway copy is made (a fresh dir under it) */
 	const char *const *setenv; /* "K=V" switches for setup.py (--setup-env) */
 	const char *const *env;    /* cuwheel's environment: PATH, HOME… are taken from it */
-	const char *skip_dir; /* a dir inside project_dir not to copy (the build dir), or NULL */
-	int timeout_s;        /* 0: 600 */
-	size_t max_output;    /* bytes of stdout+stderr before it is stopped; 0: 16 MiB */
+	const char *skip_dir;  /* a dir inside project_dir not to copy (the build dir), or NULL */
+	int timeout_s;         /* 0: 600 */
+	size_t max_output;     /* bytes of stdout+stderr before it is stopped; 0: 16 MiB */
+	const char *cache_dir; /* where answers are kept by their inputs (capture_run), or NULL */
+	const char *cache_key; /* what else the answer depends on (the Python's torch...) */
+	const char *key_skip;  /* a dir inside project_dir the cache key leaves out (dist/) */
 };
 
 /* Copies the project, runs setup.py there under the recorder and reads what it recorded into
- * out. False + a diagnostic naming the cause (setup() never called, a missing module, an
- * exception at setup.py:LINE, a time-out, too much output, a network attempt, no extension,
- * an extension without sources) otherwise. The copy is gone either way. */
+ * out. With o->cache_dir, a record is kept there under the digest of its inputs (the recorder,
+ * the Python and o->cache_key, the environment setup.py gets, and every file of the tree by
+ * name, kind, size and mtime, less .git and skip_dir), and a later capture of the same inputs
+ * reads it instead of running setup.py again. False + a diagnostic naming the cause (setup() never
+ * called, a missing module, an exception at setup.py:LINE, a time-out, too much output, a network
+ * attempt, no extension, an extension without sources) otherwise. The copy is gone either way. */
 bool capture_run(struct arena *a, struct diag *d, const struct capture_opts *o,
                  struct capture *out);
 /* Reads the recorder's JSON document (format 1) into out; false + diagnostic at path. */
