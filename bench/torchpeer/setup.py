@@ -26,7 +26,8 @@ def sources():
             p = dst
         cu.append(p)
     # setup.py runs more than once per pip build: the copy made by the first run is in the glob.
-    return list(dict.fromkeys(cu)) + cpp + sorted(glob.glob("binding/*.cpp"))
+    return (list(dict.fromkeys(cu)) + cpp + sorted(glob.glob("binding/*.cpp")) +
+            sorted(glob.glob("binding/*.cu")))
 
 
 setup(
