@@ -9,6 +9,11 @@
 
 #include "base/os-file.h"
 #include "base/path.h"
+#include "base/strbuf.h"
+#include "kernels/kernels_key.h"
+#include "standards/cuda_arch.h"
+#include "standards/ninja.h"
+#include "toolchain/toolchain.h"
 #include "bindings/torchflags.h"
 
 static bool is_cu(const char *path)
@@ -141,6 +146,87 @@ void torchplan_cu_flags(struct arena *a, const struct config *cfg, const struct 
 			strv_push(a, out, tf->post.v[i]);
 }
 
+bool torchplan_line_info(const struct kernels_cfg *k)
+{
+	static const char *const li[] = {"-lineinfo", "--generate-line-info", "-G",
+	                                 "--device-debug"};
+	for (size_t i = 0; i < k->nvcc_flags.n; i++)
+		for (size_t j = 0; j < sizeof(li) / sizeof(*li); j++)
+			if (!strcmp(k->nvcc_flags.v[i], li[j]))
+				return true;
+	return false;
+}
+
+void torchplan_shared_flags(struct arena *a, const struct config *cfg,
+                            const struct extension_cfg *x, const struct cell *c,
+                            const struct toolkit *tk, const struct torch_flags *tf,
+                            const char *proj, const char *link, const char *standins, bool cu,
+                            struct strv *out)
+{
+	if (standins)
+		strv_push(a, out, arena_printf(a, "-I%s", standins));
+	if (cu)
+		torchplan_cu_flags(a, cfg, x, c, tf, proj, link, BIND_SHARED, out);
+	else
+		torchplan_binding_flags(a, cfg, x, c, tk, tf, proj, link, BIND_SHARED, out);
+}
+
+void torchplan_compile_argv(struct arena *a, const struct toolkit_plan *tkp, const char *cxx,
+                            const char *proj, const char *name, bool cu, const struct strv *flags,
+                            struct strv *out)
+{
+	if (!cu) {
+		strv_push(a, out, cxx);
+	} else {
+		const struct toolkit *tk = tkp->tk;
+		strv_push(a, out, tk->nvcc);
+		strv_push(a, out, "-O3");
+		strv_push(a, out, "-Xcompiler=-fPIC");
+		strv_push(a, out, "-Xcompiler=-fvisibility=hidden");
+		strv_push(a, out,
+		          toolchain_xcompiler(a, arena_printf(a, "-ffile-prefix-map=%s=.", proj)));
+		/* One nvcc thread per arch (at most 16): a torch .cu is often the build's longest
+		 * step (the proof's compile is one); the object's bytes do not depend on it, and
+		 * the command does not depend on the machine. */
+		int threads = tkp->n_archs < 16 ? (int)tkp->n_archs : 16;
+		toolchain_nvcc_args(a, tk->nvcc_lacks, tk->host.ccbin ? tk->host.cxx : NULL, name,
+		                    threads > 1 ? threads : 1, out);
+		/* " --generate-code=... --generate-code=...": one argument each. */
+		char *archs = cuda_arch_nvcc_flags(a, tkp->archs, tkp->n_archs, true);
+		char *save = NULL;
+		for (char *p = strtok_r(archs, " ", &save); p; p = strtok_r(NULL, " ", &save))
+			strv_push(a, out, p);
+	}
+	for (size_t i = 0; i < flags->n; i++)
+		strv_push(a, out, flags->v[i]);
+}
+
+char *torchplan_shared_key(struct arena *a, const struct toolkit_plan *tkp, const char *cxx,
+                           const struct strv *flags)
+{
+	struct strbuf sb = {0};
+	sb_printf(&sb, "shared v1\n%s\n%s\n", tkp->tk->version, cxx);
+	for (size_t i = 0; i < flags->n; i++)
+		sb_printf(&sb, "%s\x1f", flags->v[i]);
+	char *key = kernels_key_digest(a, &sb);
+	sb_release(&sb);
+	return key;
+}
+
+const char *torchplan_shared_obj(struct arena *a, const struct toolkit_plan *tkp, const char *cxx,
+                                 const char *module, const char *name, bool cu,
+                                 const struct strv *flags)
+{
+	const char *key = torchplan_shared_key(a, tkp, cxx, flags);
+	const char *dir =
+	    arena_printf(a, "shared/cu%d%d-%s/obj/%s", tkp->tk->major, tkp->tk->minor, key, module);
+	if (!cu)
+		return arena_printf(a, "%s/%s.o", dir, name);
+	/* Each nvcc object in its own directory: -objtemp puts nvcc's temporaries there. */
+	const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+	return arena_printf(a, "%s/%s/%s.o", dir, name, base);
+}
+
 const struct torch_plan_ext *torchplan_find(const struct torch_plan *tp, size_t ext,
                                             const char *torch)
 {
@@ -207,11 +293,13 @@ static void with_standins(struct arena *a, const char *standins, const struct st
 
 /* The Python-free proof of one extension source that includes Python's headers (item 1 of
  * torch.md's "Python-free by proof"): with its cell flags against the shared flags with the
- * stand-ins first. */
+ * stand-ins first, and the shared compile itself (torchplan_compile_argv, as the graph runs
+ * it), whose object the graph then copies instead of compiling the source again. proj: the
+ * project as the compile names it. */
 static bool ext_pyfree(struct torch_plan *tp, const struct plan *plan,
                        const struct extension_cfg *x, const struct cell *c,
-                       const struct torch_flags *tf, const char *link, const struct strv *with,
-                       const char *src, struct binding_decision *bd)
+                       const struct torch_flags *tf, const char *link, const char *proj,
+                       const struct strv *with, const char *src, struct binding_decision *bd)
 {
 	struct arena *a = tp->scan.a;
 	const struct config *cfg = plan->cfg;
@@ -223,20 +311,33 @@ static bool ext_pyfree(struct torch_plan *tp, const struct plan *plan,
 	if (!tp->standins && !(tp->standins = torchscan_standins(&tp->scan, with)))
 		return false;
 	bool cu = is_cu(src);
-	struct strv shared = {0}, without = {0}, compile = {0};
-	strv_push(a, &shared, with->v[0]);
-	if (cu)
-		torchplan_cu_flags(a, cfg, x, c, tf, tp->scan.proj, link, BIND_SHARED, &shared);
-	else
-		torchplan_binding_flags(a, cfg, x, c, tkp->tk, tf, tp->scan.proj, link, BIND_SHARED,
-		                        &shared);
+	struct strv flags = {0}, bare = {0}, without = {0}, compile = {0};
+	torchplan_shared_flags(a, cfg, x, c, tkp->tk, tf, proj, link, NULL, cu, &bare);
 	/* A vendored pybind11 among the shared flags' dirs gets its stand-ins too. */
-	if (!torchscan_standins(&tp->scan, &shared))
+	strv_push(a, &without, with->v[0]);
+	for (size_t i = 0; i < bare.n; i++)
+		strv_push(a, &without, bare.v[i]);
+	if (!torchscan_standins(&tp->scan, &without))
 		return false;
-	with_standins(a, tp->standins, &shared, &without);
-	pyfree_compile(a, &without, cu, tkp, &compile);
-	return torchscan_pyfree(&tp->scan, with, &without, &compile,
-	                        from_build(a, tp->scan.proj, src), bd);
+	torchplan_shared_flags(a, cfg, x, c, tkp->tk, tf, proj, link, tp->standins, cu, &flags);
+	without.n = 0;
+	strv_push(a, &without, with->v[0]);
+	for (size_t i = 0; i < flags.n; i++)
+		strv_push(a, &without, flags.v[i]);
+	/* The build's own compile, where the graph compiles the source by its name (one that
+	 * needs a stub to reach ninja or nvcc is proven by the front end alone). */
+	bool object = !ninja_source_needs_stub(from_build(a, proj, src), cu);
+	if (object)
+		torchplan_compile_argv(a, tkp, tp->cxx, proj, src, cu, &flags, &compile);
+	else
+		pyfree_compile(a, &without, cu, tkp, &compile);
+	if (!torchscan_pyfree(&tp->scan, with, &without, &compile, object, from_build(a, proj, src),
+	                      bd))
+		return false;
+	tp->tentative |= bd->tentative;
+	if (bd->obj)
+		bd->obj_for = torchplan_shared_obj(a, tkp, tp->cxx, x->module, src, cu, &flags);
+	return true;
 }
 
 /* A kernel source that includes Python's headers (python): compiled once for every Python, so
@@ -285,7 +386,7 @@ static bool kernel_pyfree(struct torch_plan *tp, const struct plan *plan, const 
 	with_standins(a, tp->standins, &shared, &without);
 	pyfree_compile(a, &without, cu, &plan->toolkits[rc->toolkit], &compile);
 	struct binding_decision bd = {.python = true};
-	if (!torchscan_pyfree(&tp->scan, &with, &without, &compile, in, &bd))
+	if (!torchscan_pyfree(&tp->scan, &with, &without, &compile, false, in, &bd))
 		return false;
 	if (bd.pyfree != PYFREE_PROVEN) {
 		torchscan_kernel_python(&tp->scan, in, python,
@@ -293,6 +394,7 @@ static bool kernel_pyfree(struct torch_plan *tp, const struct plan *plan, const 
 		return false;
 	}
 	tp->kernels_pyfree = true;
+	tp->tentative |= bd.tentative;
 	return true;
 }
 
@@ -402,11 +504,14 @@ static bool scan_cu_source(struct torch_plan *tp, const struct plan *plan,
 {
 	struct arena *a = tp->scan.a;
 	struct strv cuf = {0};
+	/* The project as the graph's nvcc commands name it: absolute with device line info. */
+	const char *proj =
+	    torchplan_line_info(&plan->cfg->kernels) ? plan->cfg->project_dir : tp->scan.proj;
 	strv_push(a, &cuf, plan->toolkits[c->toolkit].tk->nvcc);
-	torchplan_cu_flags(a, plan->cfg, x, c, tf, tp->scan.proj, te->link, BIND_CELL, &cuf);
-	if (!torchscan_binding(&tp->scan, &cuf, from_build(a, tp->scan.proj, src), NULL, bd))
+	torchplan_cu_flags(a, plan->cfg, x, c, tf, proj, te->link, BIND_CELL, &cuf);
+	if (!torchscan_binding(&tp->scan, &cuf, from_build(a, proj, src), NULL, bd))
 		*ok = false;
-	else if (bd->python && !ext_pyfree(tp, plan, x, c, tf, te->link, &cuf, src, bd))
+	else if (bd->python && !ext_pyfree(tp, plan, x, c, tf, te->link, proj, &cuf, src, bd))
 		return false;
 	return true;
 }
@@ -438,7 +543,8 @@ static bool scan_sources(struct torch_plan *tp, const struct plan *plan,
 			*ok = false;
 			continue;
 		}
-		if (bd->python && !ext_pyfree(tp, plan, x, c, tf, te->link, flags, src, bd))
+		if (bd->python &&
+		    !ext_pyfree(tp, plan, x, c, tf, te->link, tp->scan.proj, flags, src, bd))
 			return false;
 		if (!bd->torch_ext || !bd->python || x->pch == TRI_OFF)
 			continue;
@@ -594,6 +700,8 @@ static bool torchplan_decide(const struct plan *plan, const char *cxx, const cha
 	struct arena *a = out->scan.a;
 	if (!kernels_decide(out, plan, cxx, cc))
 		return false;
+	if (out->kernels_only)
+		return true;
 	bool ok = true;
 	out->exts =
 	    arena_calloc(a, cfg->n_extensions * (plan->n_cells + 1) + 1, sizeof(*out->exts));
@@ -615,23 +723,28 @@ static bool torchplan_decide(const struct plan *plan, const char *cxx, const cha
 struct prefill_ctx {
 	const struct plan *plan;
 	const char *cxx, *cc;
+	bool kernels_only;
 };
 
 /* A prefill pass (torchscan_prefill): the decisions, taken and dropped. */
 static void prefill_pass(void *ctx, struct scan_ctx *s)
 {
 	const struct prefill_ctx *p = ctx;
-	struct torch_plan tp = {.scan = *s};
+	struct torch_plan tp = {.scan = *s, .cxx = p->cxx, .kernels_only = p->kernels_only};
 	(void)torchplan_decide(p->plan, p->cxx, p->cc, &tp);
 }
 
 bool torchplan_make(struct arena *a, struct diag *d, const struct plan *plan, const char *build_dir,
-                    const char *cxx, const char *cc, int workers, struct torch_plan *out)
+                    const char *cxx, const char *cc, int workers, bool kernels_only, bool defer,
+                    struct torch_plan *out)
 {
 	memset(out, 0, sizeof(*out));
-	out->scan = (struct scan_ctx){.a = a, .d = d, .build_dir = build_dir};
+	out->scan =
+	    (struct scan_ctx){.a = a, .d = d, .build_dir = build_dir, .defer_compiles = defer};
 	out->scan.proj = path_relative(a, build_dir, plan->cfg->project_dir);
-	struct prefill_ctx p = {.plan = plan, .cxx = cxx, .cc = cc};
+	out->cxx = cxx;
+	out->kernels_only = kernels_only;
+	struct prefill_ctx p = {.plan = plan, .cxx = cxx, .cc = cc, .kernels_only = kernels_only};
 	torchscan_prefill(&out->scan, workers > 0 ? (size_t)workers : 1, prefill_pass, &p);
 	return torchplan_decide(plan, cxx, cc, out);
 }

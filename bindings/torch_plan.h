@@ -33,15 +33,25 @@ struct torch_plan {
 	struct torch_plan_ext *exts;
 	size_t n_exts;
 	struct scan_ctx scan;
+	const char *cxx;   /* the host C++ compiler the graph's binding compiles run */
+	bool kernels_only; /* the kernels' decisions alone (no exts) */
+	bool tentative;    /* a source or kernel proven by the expansion alone: its compile in
+	                    * the build decides (torchplan_make's defer) */
 };
 
-/* Decides for the selected, buildable cells of plan. build_dir is absolute; the scan cache
+/* Decides for the selected, buildable cells of plan (kernels_only: the kernels' questions
+ * alone, no extension's: what the kernels' compiles need, so that they can start while the
+ * extensions' sources are scanned; defer: the Python-free proof's compiles that the cache
+ * cannot answer are left to the build, whose compile of that source is the same: such a
+ * decision is tentative, and a build whose compile failed takes the decisions again without
+ * defer). build_dir is absolute; the scan cache
  * and the torch links go there. cxx/cc: the host compilers the graph uses. The scans the
  * decisions need run first on up to workers threads, each one once (torchscan_prefill); the
  * decisions are the same for any workers. False + diagnostic when a preprocessor run fails
  * or refuses PCH where pch = "on". */
 bool torchplan_make(struct arena *a, struct diag *d, const struct plan *plan, const char *build_dir,
-                    const char *cxx, const char *cc, int workers, struct torch_plan *out);
+                    const char *cxx, const char *cc, int workers, bool kernels_only, bool defer,
+                    struct torch_plan *out);
 /* Returns the decisions for extension ext under torch version torch, or NULL. */
 const struct torch_plan_ext *torchplan_find(const struct torch_plan *tp, size_t ext,
                                             const char *torch);
@@ -71,6 +81,38 @@ void torchplan_binding_flags(struct arena *a, const struct config *cfg,
 void torchplan_cu_flags(struct arena *a, const struct config *cfg, const struct extension_cfg *x,
                         const struct cell *c, const struct torch_flags *tf, const char *proj,
                         const char *link, enum bind_mode mode, struct strv *out);
+/* True when the kernels' nvcc flags ask for device line info or device debug info: then .cu
+ * commands name the project by its absolute path (cicc records absolute paths anyway). */
+bool torchplan_line_info(const struct kernels_cfg *k);
+/* The flags of a source of extension x compiled once for every Python of cell c's (toolkit,
+ * torch) (BIND_SHARED; torchplan_cu_flags for a .cu, else torchplan_binding_flags), with the
+ * stand-in include dir first when standins is not NULL (proven Python-free). The proof of
+ * such a source and its shared compile both take these. */
+void torchplan_shared_flags(struct arena *a, const struct config *cfg,
+                            const struct extension_cfg *x, const struct cell *c,
+                            const struct toolkit *tk, const struct torch_flags *tf,
+                            const char *proj, const char *link, const char *standins, bool cu,
+                            struct strv *out);
+/* The whole compile command of a torch extension source but -MD/-MF/-c/-o, from flags (one of
+ * the above): for a .cu, nvcc, cuwheel's own flags (-O3, -Xcompiler=-fPIC and visibility, the
+ * prefix map of proj, toolchain_nvcc_args for name with a thread per arch (at most 16),
+ * toolkit tkp's arch flags),
+ * then flags; else cxx then flags. The graph's compile and the Python-free proof's compile
+ * are this one command, so the proof's object is the build's. */
+void torchplan_compile_argv(struct arena *a, const struct toolkit_plan *tkp, const char *cxx,
+                            const char *proj, const char *name, bool cu, const struct strv *flags,
+                            struct strv *out);
+/* The digest that names the directory of what is shared by the Pythons of one (toolkit, torch,
+ * flags): toolkit tkp's version, cxx and flags. */
+char *torchplan_shared_key(struct arena *a, const struct toolkit_plan *tkp, const char *cxx,
+                           const struct strv *flags);
+/* The object a shared compile of source name (a .cu when cu) of extension module with flags
+ * (torchplan_shared_flags) writes, relative to the build dir:
+ * shared/cu<XY>-<digest of the toolkit, cxx and flags>/obj/<module>/<name>.o, a .cu's in a
+ * directory of its own (<name>/<basename>.o). */
+const char *torchplan_shared_obj(struct arena *a, const struct toolkit_plan *tkp, const char *cxx,
+                                 const char *module, const char *name, bool cu,
+                                 const struct strv *flags);
 /* Copies flags replacing each -I<dir> under ti's torch package by the same dir under link. */
 void torchplan_relink(struct arena *a, const struct strv *flags, const struct torch_info *ti,
                       const char *link, struct strv *out);

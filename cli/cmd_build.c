@@ -352,15 +352,19 @@ static int build_prepare(struct cli *c, struct build_args *a, struct plan_ctx *p
 }
 
 /* Writes build.ninja, the resolved plan it renders from and the files its steps read (the test
- * context, the project's metadata). False + diagnostic. */
+ * context, the project's metadata). defer: the Python-free proof's compiles are the build's
+ * (build_opts.defer_proofs); objects: the proof's kept objects are copied. False +
+ * diagnostic. */
 static bool build_write_graph(struct cli *c, const struct build_args *a, const struct plan_ctx *pc,
-                              const char *ccache, struct build_graph *g)
+                              const char *ccache, bool defer, bool objects, struct build_graph *g)
 {
 	struct build_opts bo = {.jobs = a->jobs,
 	                        .ccache = ccache,
 	                        .cuwheel = os_self_exe(&c->arena),
 	                        .run_tests = a->tests,
-	                        .imported_archives = a->import_dir != NULL};
+	                        .imported_archives = a->import_dir != NULL,
+	                        .no_proof_objects = !objects,
+	                        .defer_proofs = defer};
 	const struct plan *p = &pc->plan;
 	return buildgraph_generate(&c->arena, &c->diag, p, &bo, g) &&
 	       (!a->import_dir || kernels_import(&c->arena, &c->diag, p, g, a->import_dir)) &&
@@ -442,6 +446,101 @@ static int build_report(struct cli *c, const struct build_result *m)
 	return CLI_OK;
 }
 
+/* ninja on graph g (args) for the rows of its targets (the kernels alone for --export), into
+ * *m; false + diagnostic when ninja could not be run. */
+static bool run_graph(struct cli *c, const struct build_args *a, const struct plan *p,
+                      const struct build_graph *g, const char **args, const char **env,
+                      struct build_result *m, int *status)
+{
+	struct strv targets = {0};
+	if (a->export_dir)
+		strv_push(&c->arena, &targets, "kernels");
+	else
+		targets = g->targets;
+	result_init(&c->arena, p, g, &targets, m);
+	struct diag warn = cli_diag_as_warnings(c);
+	result_expect(&c->arena, &warn, g->build_dir, m);
+	return build_run_ninja(c, p, m, args, env, a->progress, status);
+}
+
+/* After ninja failed on graph *g, which holds tentative torch decisions (proven by the
+ * expansion, the compile left to ninja): takes the decisions again with every proof's compile
+ * run, the failed one among them, and writes that graph. Returns 1 when a source is per
+ * Python now (*g replaced: ninja again), 0 when none is (the failure is ninja's to report),
+ * -1 when the decisions failed (reported: a kernel that is not Python-free). */
+static int redecide(struct cli *c, const struct build_args *a, const struct plan_ctx *pc,
+                    const char *ccache, struct build_graph *g)
+{
+	struct build_graph g2;
+	if (!build_write_graph(c, a, pc, ccache, false, true, &g2))
+		return -1;
+	if (g2.per_python <= g->per_python)
+		return 0;
+	printf("cuwheel: a torch source proven Python-free by its expansion does not compile "
+	       "without Python's headers: compiled per Python now (`cuwheel plan` says why); "
+	       "ninja again\n");
+	fflush(stdout);
+	*g = g2;
+	return 1;
+}
+
+/* The kernels compile while the torch extensions' sources are scanned and proven: where the
+ * config has both, a graph from the kernels' decisions alone (build-kernels.ninja beside
+ * build.ninja, the same kernel steps, the same .ninja_log) runs its `kernels` target in the
+ * background. The build's own ninja then finds them done, or runs and reports what is not
+ * (a failure here is its to report). Returns whether it started. */
+static bool start_early_kernels(struct cli *c, const struct build_args *a,
+                                const struct plan_ctx *pc, const char *ninja, const char *ccache,
+                                struct os_proc *proc)
+{
+	const struct config *cfg = &pc->cfg;
+	bool torch_ext = false;
+	for (size_t e = 0; e < cfg->n_extensions; e++)
+		torch_ext |= cfg->extensions[e].kind == EXT_TORCH;
+	if (a->dry_run || a->export_dir || a->import_dir || !torch_ext || !cfg->kernels.files.n)
+		return false;
+	struct build_opts bo = {.jobs = a->jobs,
+	                        .ccache = ccache,
+	                        .cuwheel = os_self_exe(&c->arena),
+	                        .run_tests = a->tests,
+	                        .kernels_only = true,
+	                        .defer_proofs = true};
+	struct diag quiet = {0};
+	struct build_graph g;
+	if (!buildgraph_generate(&c->arena, &quiet, &pc->plan, &bo, &g))
+		return false;
+	const char *file = os_join(&c->arena, g.build_dir, "build-kernels.ninja");
+	if (!os_write_if_changed(&c->arena, &quiet, file, g.text, strlen(g.text), 0644))
+		return false;
+	struct strv args = {0};
+	strv_push(&c->arena, &args, ninja);
+	strv_push(&c->arena, &args, "-C");
+	strv_push(&c->arena, &args, g.build_dir);
+	strv_push(&c->arena, &args, "-f");
+	strv_push(&c->arena, &args, "build-kernels.ninja");
+	strv_push(&c->arena, &args, "-j");
+	strv_push(&c->arena, &args, arena_printf(&c->arena, "%d", a->jobs));
+	strv_push(&c->arena, &args, "kernels");
+	strv_push(&c->arena, &args, NULL);
+	if (!build_run_background(c, args.v, ninja_env(c, cfg),
+	                          os_join(&c->arena, g.build_dir, "build-kernels.log"), proc))
+		return false;
+	printf("cuwheel: the kernels compile (build-kernels.ninja) while the torch sources are "
+	       "scanned\n");
+	fflush(stdout);
+	return true;
+}
+
+/* Waits for the background kernels' ninja (start_early_kernels); stopped first when stop. */
+static void end_early_kernels(struct os_proc *proc, bool stop)
+{
+	int status = 0;
+	if (stop)
+		os_proc_kill(proc);
+	os_proc_wait(proc, true, &status);
+	os_proc_close(proc);
+}
+
 /* The build with the build dir locked: the graph, ninja, the results, the summary and the
  * report. Returns the command's exit code. */
 static int build_locked(struct cli *c, const struct build_args *a, struct plan_ctx *pc,
@@ -450,7 +549,16 @@ static int build_locked(struct cli *c, const struct build_args *a, struct plan_c
 {
 	const struct plan *p = &pc->plan;
 	struct build_graph g;
-	if (!build_write_graph(c, a, pc, ccache, &g))
+	/* .ninja_log grows by this run's steps: what was there before is earlier runs' work. */
+	struct ninja_log_mark before =
+	    ninja_log_mark(&c->arena, os_realpath(&c->arena, pc->cfg.build_dir));
+	struct os_proc early;
+	bool early_on = start_early_kernels(c, a, pc, ninja, ccache, &early);
+	/* --dry-run shows the graph a build runs first: proofs left to it, no copied object. */
+	bool graph_ok = build_write_graph(c, a, pc, ccache, true, !a->dry_run, &g);
+	if (early_on)
+		end_early_kernels(&early, !graph_ok);
+	if (!graph_ok)
 		return CLI_FAIL;
 	if (!a->dry_run && !a->export_dir)
 		forget_missing_wheels(c, &g, p->n_cells);
@@ -466,18 +574,17 @@ static int build_locked(struct cli *c, const struct build_args *a, struct plan_c
 			return CLI_FAIL;
 		return status == 0 ? CLI_OK : CLI_FAIL;
 	}
-	struct strv targets = {0};
-	if (a->export_dir)
-		strv_push(&c->arena, &targets, "kernels");
-	else
-		targets = g.targets;
 	struct build_result m;
-	result_init(&c->arena, p, &g, &targets, &m);
-	struct diag warn = cli_diag_as_warnings(c);
-	result_expect(&c->arena, &warn, g.build_dir, &m);
-	/* .ninja_log grows by this run's steps: what was there before is earlier runs' work. */
-	struct ninja_log_mark before = ninja_log_mark(&c->arena, g.build_dir);
-	if (!build_run_ninja(c, p, &m, args, env, a->progress, &status))
+	if (!run_graph(c, a, p, &g, args, env, &m, &status))
+		return CLI_FAIL;
+	/* A torch source proven by its expansion alone whose compile failed: the decisions
+	 * again, with the proof's compiles run (per Python where it is not Python-free, or the
+	 * plan's refusal of a kernel), and ninja once more on what changed. */
+	int again =
+	    status != 0 && g.tentative && !a->export_dir ? redecide(c, a, pc, ccache, &g) : 0;
+	if (again < 0)
+		return CLI_FAIL;
+	if (again > 0 && !run_graph(c, a, p, &g, ninja_argv(c, a, ninja, &g), env, &m, &status))
 		return CLI_FAIL;
 	if (a->export_dir) {
 		if (status != 0 || !kernels_export(&c->arena, &c->diag, p, &g, a->export_dir))

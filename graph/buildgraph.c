@@ -217,24 +217,9 @@ static void emit_header(struct gen *g)
 	            "  description = $desc\n\n");
 }
 
-/* nvcc pastes -Xcompiler values unquoted into the shell command that runs the host compiler,
- * after splitting them at commas: a value with anything but characters sh reads as themselves
- * (a space in a project path, ';', '|', '&', '(', '<', '*', '#', '~'...) or with a comma must
- * carry its own double quotes, which nvcc keeps; inside them sh treats all but '"', '\\', '$'
- * and '`' literally, and those are escaped. */
 static char *xcompiler(struct arena *a, const char *flag)
 {
-	if (ninja_shell_plain(flag) && !strchr(flag, ','))
-		return arena_printf(a, "-Xcompiler=%s", flag);
-	struct strbuf sb = {0};
-	sb_puts(&sb, "-Xcompiler=\"");
-	for (const char *p = flag; *p; p++) {
-		if (strchr("\"\\$`", *p))
-			sb_putc(&sb, '\\');
-		sb_putc(&sb, *p);
-	}
-	sb_putc(&sb, '"');
-	return sb_to_arena(&sb, a);
+	return toolchain_xcompiler(a, flag);
 }
 
 static void emit_flags(struct gen *g, const char *prefix, const struct strv *v, bool xcompiler_form)
@@ -301,25 +286,10 @@ static char *prefix_map(struct gen *g)
 static void emit_toolkit_flags(struct gen *g, const struct toolkit_plan *tp, const char *src,
                                int threads)
 {
-	struct strbuf *sb = &g->sb;
-	unsigned lacks = tp->tk->nvcc_lacks;
-	if (tp->tk->host.ccbin) {
-		sb_puts(sb, " -ccbin ");
-		ninja_arg(sb, tp->tk->host.cxx);
-	}
-	if (!(lacks & TOOLCHAIN_LACKS_THREADS))
-		sb_printf(sb, " --threads %d", threads);
-	if (!(lacks & TOOLCHAIN_LACKS_OBJTEMP))
-		sb_puts(sb, " -objtemp");
-	sb_putc(sb, ' ');
-	const char *seed = arena_printf(g->a, "-frandom-seed=%s", src);
-	ninja_arg(sb, lacks & TOOLCHAIN_LACKS_RANDOM_SEED ? xcompiler(g->a, seed) : seed);
-	/* cudafe++ hashes the source's absolute path into internal-linkage names: give it the
-	 * project-relative one so every clone builds the same bytes. */
-	if (!(lacks & TOOLCHAIN_LACKS_ORIG_SRC)) {
-		sb_puts(sb, " -Xcudafe ");
-		ninja_arg(sb, arena_printf(g->a, "--orig_src_path_name=%s", src));
-	}
+	struct strv v = {0};
+	toolchain_nvcc_args(g->a, tp->tk->nvcc_lacks, tp->tk->host.ccbin ? tp->tk->host.cxx : NULL,
+	                    src, threads, &v);
+	emit_flags(g, NULL, &v, false);
 }
 
 /* The host compiler of toolkit tp's kernels and bindings (C++ when cxx). */
@@ -330,16 +300,9 @@ static const char *host_cc(const struct gen *g, const struct toolkit_plan *tp, b
 	return cxx ? tp->tk->host.cxx : tp->tk->host.cc;
 }
 
-/* True when the kernels' nvcc flags ask for device line info or device debug info. */
 static bool kernels_line_info(const struct kernels_cfg *k)
 {
-	static const char *const li[] = {"-lineinfo", "--generate-line-info", "-G",
-	                                 "--device-debug"};
-	for (size_t i = 0; i < k->nvcc_flags.n; i++)
-		for (size_t j = 0; j < sizeof(li) / sizeof(*li); j++)
-			if (!strcmp(k->nvcc_flags.v[i], li[j]))
-				return true;
-	return false;
+	return torchplan_line_info(k);
 }
 
 /* nvcc --threads for the kernels of toolkit tp: the CPUs shared among the .cu files ninja
@@ -518,13 +481,7 @@ static void emit_archive(struct gen *g, const struct toolkit_plan *tp, struct ar
 /* Digest of a shared binding object's inputs: toolkit, compiler and every flag. */
 static char *shared_key(struct gen *g, const struct toolkit_plan *tp, const struct strv *flags)
 {
-	struct strbuf sb = {0};
-	sb_printf(&sb, "shared v1\n%s\n%s\n", tp->tk->version, g->cxx);
-	for (size_t i = 0; i < flags->n; i++)
-		sb_printf(&sb, "%s\x1f", flags->v[i]);
-	char *hex = kernels_key_digest(g->a, &sb);
-	sb_release(&sb);
-	return hex;
+	return torchplan_shared_key(g->a, tp, g->cxx, flags);
 }
 
 /* Appends obj to objs. Returns true when obj is new to the graph (its build line is the
@@ -590,6 +547,32 @@ static const char *emit_pch(struct gen *g, const char *dir, const char *header, 
 	return stub;
 }
 
+/* A shared object whose compile the Python-free proof already ran, with this very command
+ * (torchplan_compile_argv), into the scan cache (bd->obj, for obj): the graph copies it, so
+ * that source is compiled once. False when the proof kept no object for obj (then the caller
+ * emits the compile). */
+static bool emit_proof_object(struct gen *g, const struct binding_decision *bd, const char *obj,
+                              const char *what, const struct strv *cmd)
+{
+	if (!bd->obj || !bd->obj_for || strcmp(bd->obj_for, obj) != 0)
+		return false;
+	if (!strv_contains(&g->emitted, "rule proof_obj")) {
+		strv_push(g->a, &g->emitted, "rule proof_obj");
+		sb_puts(&g->sb,
+		        "rule proof_obj\n"
+		        "  command = cp -f $in $out\n"
+		        "  description = $what: $out (compiled by the Python-free proof)\n\n");
+	}
+	emit_build(g, obj, "proof_obj", bd->obj);
+	sb_puts(&g->sb, "\n  what = ");
+	ninja_arg(&g->sb, what);
+	/* The command that made it (read by nothing: for whoever reads this file). */
+	sb_puts(&g->sb, "\n  compiled_by =");
+	emit_flags(g, NULL, cmd, false);
+	sb_puts(&g->sb, "\n");
+	return true;
+}
+
 /* A .cu among a torch extension's sources, compiled by nvcc as BuildExtension would (its
  * flags and order: torchplan_cu_flags): once per (toolkit, torch, flags) where the
  * preprocessor found no Python header in it, else per Python with that Python's headers.
@@ -601,37 +584,59 @@ static void emit_torch_cu(struct gen *g, const struct cell *c, const struct exte
 	struct strbuf *sb = &g->sb;
 	const struct toolkit_plan *tp = &g->plan->toolkits[c->toolkit];
 	const char *src = x->files.v[i];
-	bool shared = !te->srcs[i].python;
+	const struct binding_decision *bd = &te->srcs[i];
+	bool shared = !bd->python;
 	/* Device line info: the project by absolute path, as for the kernels. */
-	bool li = kernels_line_info(&g->cfg->kernels);
+	bool li = torchplan_line_info(&g->cfg->kernels);
 	const char *proj = li ? g->cfg->project_dir : g->proj;
 	struct strv flags = {0};
 	/* Proven Python-free: the stand-ins first, as in the proof. */
-	if (te->srcs[i].pyfree == PYFREE_PROVEN)
-		strv_push(g->a, &flags, arena_printf(g->a, "-I%s", g->tp->standins));
-	torchplan_cu_flags(g->a, g->cfg, x, c, tf, proj, te->link, shared ? BIND_SHARED : BIND_CELL,
-	                   &flags);
+	if (shared)
+		torchplan_shared_flags(g->a, g->cfg, x, c, tp->tk, tf, proj, te->link,
+		                       bd->pyfree == PYFREE_PROVEN ? g->tp->standins : NULL, true,
+		                       &flags);
+	else
+		torchplan_cu_flags(g->a, g->cfg, x, c, tf, proj, te->link, BIND_CELL, &flags);
 	const char *name;
 	const char *in = source_input(g, src, true, &name);
 	if (li && !strcmp(in, from_build(g, src)))
 		in = src[0] == '/' ? src : os_join(g->a, g->cfg->project_dir, src);
 	const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
 	/* Each object in its own directory: -objtemp puts nvcc's temporaries there. */
-	char *obj =
-	    shared ? arena_printf(g->a, "shared/cu%d%d-%s/obj/%s/%s/%s.o", tp->tk->major,
-	                          tp->tk->minor, shared_key(g, tp, &flags), x->module, name, base)
+	const char *obj =
+	    shared ? torchplan_shared_obj(g->a, tp, g->cxx, x->module, name, true, &flags)
 	           : arena_printf(g->a, "%s/obj/%s/%s/%s.o", cp->dir, x->module, name, base);
 	if (!claim_object(g, obj, objs))
 		return;
+	struct strv cmd = {0};
+	torchplan_compile_argv(g->a, tp, g->cxx, proj, name, true, &flags, &cmd);
+	if (shared && emit_proof_object(
+	                  g, bd, obj,
+	                  arena_printf(g->a, "shared CUDA %s torch %s", tp->cuda, te->torch), &cmd))
+		return;
+	/* A shared torch .cu (torch's headers, every arch: often the build's longest step) goes
+	 * with the .gch edges, before every other edge: ninja 1.11 starts ready edges in the
+	 * file's order. */
+	struct strbuf rest = g->sb;
+	if (shared)
+		g->sb = g->pch;
 	emit_build(g, obj, "nvcc", in);
 	sb_printf(sb, "\n  cuda = %s\n  nvcc = ", tp->cuda);
-	ninja_arg(sb, tp->tk->nvcc);
-	sb_puts(sb, "\n  flags = -O3 -Xcompiler=-fPIC -Xcompiler=-fvisibility=hidden ");
-	ninja_arg(sb, xcompiler(g->a, arena_printf(g->a, "-ffile-prefix-map=%s=.", proj)));
-	emit_toolkit_flags(g, tp, name, 1);
-	sb_puts(sb, cuda_arch_nvcc_flags(g->a, tp->archs, tp->n_archs, true));
-	emit_flags(g, NULL, &flags, false);
-	sb_puts(sb, "\n");
+	ninja_arg(sb, cmd.v[0]);
+	sb_puts(sb, "\n  flags =");
+	for (size_t k = 1; k < cmd.n; k++) {
+		sb_putc(sb, ' ');
+		/* The arch flags as cuda_arch_nvcc_flags writes them: sh reads them as they are. */
+		if (!strncmp(cmd.v[k], "--generate-code=", 16))
+			sb_puts(sb, cmd.v[k]);
+		else
+			ninja_arg(sb, cmd.v[k]);
+	}
+	sb_puts(sb, shared ? "\n\n" : "\n");
+	if (shared) {
+		g->pch = g->sb;
+		g->sb = rest;
+	}
 }
 
 /* One source of a torch-kind extension, as the preprocessor decided: shared by every Python
@@ -659,13 +664,23 @@ static void emit_torch_source(struct gen *g, const struct cell *c, const struct 
 	                                              : BIND_CELL;
 	struct strv flags = {0};
 	/* Proven Python-free: the stand-ins first, as in the proof. */
-	if (bd->pyfree == PYFREE_PROVEN)
-		strv_push(g->a, &flags, arena_printf(g->a, "-I%s", g->tp->standins));
-	torchplan_binding_flags(g->a, g->cfg, x, c, tp->tk, tf, g->proj, te->link, mode, &flags);
+	if (shared)
+		torchplan_shared_flags(g->a, g->cfg, x, c, tp->tk, tf, g->proj, te->link,
+		                       bd->pyfree == PYFREE_PROVEN ? g->tp->standins : NULL, false,
+		                       &flags);
+	else
+		torchplan_binding_flags(g->a, g->cfg, x, c, tp->tk, tf, g->proj, te->link, mode,
+		                        &flags);
 	if (shared) {
-		char *obj = arena_printf(g->a, "shared/cu%d%d-%s/obj/%s/%s.o", tp->tk->major,
-		                         tp->tk->minor, shared_key(g, tp, &flags), x->module, src);
+		const char *obj =
+		    torchplan_shared_obj(g->a, tp, g->cxx, x->module, src, false, &flags);
 		if (!claim_object(g, obj, objs))
+			return;
+		struct strv cmd = {0};
+		torchplan_compile_argv(g->a, tp, g->cxx, g->proj, src, false, &flags, &cmd);
+		if (emit_proof_object(
+		        g, bd, obj,
+		        arena_printf(g->a, "shared CUDA %s torch %s", tp->cuda, te->torch), &cmd))
 			return;
 		emit_build(g, obj, "cc", from_build(g, src));
 		sb_printf(sb, "\n  what = shared CUDA %s torch %s\n  cc = ", tp->cuda, te->torch);
@@ -1075,6 +1090,10 @@ bool buildgraph_generate(struct arena *a, struct diag *d, const struct plan *pla
 	if (!buildgraph_resolve(a, d, plan, o, &r))
 		return false;
 	buildgraph_render(a, &r, out);
+	out->tentative = r.tp.tentative;
+	for (size_t e = 0; e < r.tp.n_exts; e++)
+		for (size_t i = 0; i < plan->cfg->extensions[r.tp.exts[e].ext].files.n; i++)
+			out->per_python += r.tp.exts[e].srcs[i].python;
 	json_t *doc = buildgraph_plan_json(&r);
 	char *json = doc ? json_dump_text(a, doc, JSON_INDENT(1)) : NULL;
 	json_decref(doc);

@@ -28,6 +28,12 @@ struct build_opts {
 	const char *cuwheel;    /* absolute path of this cuwheel binary */
 	bool run_tests;         /* add test edges (when the config has a test command) */
 	bool imported_archives; /* archives come from --import: no kernel compile edges */
+	bool kernels_only;      /* only the kernels' edges are to be run (the extensions' torch
+	                         * questions are left unasked: their sources per cell) */
+	bool no_proof_objects;  /* ninja compiles every shared torch source, also one whose
+	                         * object the Python-free proof kept (--dry-run) */
+	bool defer_proofs;      /* the proof's compiles the scan cache cannot answer are the
+	                         * build's (torchplan_make's defer): out->tentative */
 };
 
 /* What the graph promises per cell and per toolkit (paths relative to the build dir). */
@@ -60,6 +66,10 @@ struct build_graph {
 	                         * headers, BUILDGRAPH_STAGE_FILES; written when they change */
 	struct strv file_texts; /* parallel: their contents */
 	const char *plan_json;  /* the resolved plan it was rendered from (BUILDGRAPH_PLAN_JSON) */
+	bool tentative;         /* a torch decision waits for its compile in this graph (see
+	                         * build_opts.defer_proofs) */
+	size_t per_python;      /* the torch extensions' sources compiled per Python (decisions
+	                         * of every torch) */
 };
 
 /* The kernels of one toolkit that include torch headers: the torch they are built against. */

@@ -125,11 +125,17 @@ static json_t *torchplan_json(const struct torch_plan *tp, const struct config *
 	for (size_t e = 0; e < tp->n_exts; e++) {
 		const struct torch_plan_ext *te = &tp->exts[e];
 		json_t *srcs = json_array();
-		for (size_t i = 0; i < cfg->extensions[te->ext].files.n; i++)
-			json_array_append_new(srcs, json_pack("{s:b, s:i, s:i}", "python",
-			                                      te->srcs[i].python, "pch",
-			                                      (int)te->srcs[i].pch, "pyfree",
-			                                      (int)te->srcs[i].pyfree));
+		for (size_t i = 0; i < cfg->extensions[te->ext].files.n; i++) {
+			const struct binding_decision *bd = &te->srcs[i];
+			json_t *so = json_pack("{s:b, s:i, s:i}", "python", bd->python, "pch",
+			                       (int)bd->pch, "pyfree", (int)bd->pyfree);
+			/* The proof's object, where the graph copies it (left out otherwise). */
+			if (bd->obj && bd->obj_for) {
+				json_object_set_new(so, "obj", json_string(bd->obj));
+				json_object_set_new(so, "obj_for", json_string(bd->obj_for));
+			}
+			json_array_append_new(srcs, so);
+		}
 		json_array_append_new(exts, json_pack("{s:I, s:s, s:o, s:b, s:o}", "ext",
 		                                      (json_int_t)te->ext, "torch", te->torch,
 		                                      "link", jstr(te->link), "pch_shared",
@@ -453,6 +459,10 @@ static void rd_torchplan(struct rd *r, json_t *doc, const struct config *cfg, st
 			te->srcs[i].python = rd_bool(r, so, sp, "python");
 			te->srcs[i].pch = (enum pch_state)rd_int(r, so, sp, "pch");
 			te->srcs[i].pyfree = (enum pyfree_state)rd_int(r, so, sp, "pyfree");
+			if (json_object_get(so, "obj") || json_object_get(so, "obj_for")) {
+				te->srcs[i].obj = rd_str(r, so, sp, "obj");
+				te->srcs[i].obj_for = rd_str(r, so, sp, "obj_for");
+			}
 		}
 	}
 }

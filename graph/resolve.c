@@ -269,8 +269,15 @@ bool buildgraph_resolve(struct arena *a, struct diag *d, const struct plan *plan
 	if (!paths_ok(a, d, plan, r->build_dir))
 		return false;
 	if (!torchplan_make(a, d, plan, r->build_dir, r->cxx, r->cc,
-	                    r->o.jobs > 0 ? r->o.jobs : r->ncpu, &r->tp))
+	                    r->o.jobs > 0 ? r->o.jobs : r->ncpu, r->o.kernels_only,
+	                    r->o.defer_proofs, &r->tp))
 		return false;
+	/* The proof's objects are copied, not compiled again, unless the graph is only shown
+	 * (--dry-run: no path into the scan cache). */
+	if (r->o.no_proof_objects)
+		for (size_t e = 0; e < r->tp.n_exts; e++)
+			for (size_t i = 0; i < cfg->extensions[r->tp.exts[e].ext].files.n; i++)
+				r->tp.exts[e].srcs[i].obj = r->tp.exts[e].srcs[i].obj_for = NULL;
 	struct res g = {.a = a, .d = d, .plan = plan, .cfg = cfg, .r = r};
 	resolve_kernels(&g);
 	resolve_cells(&g);

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/os-file.h"
@@ -26,6 +27,8 @@ enum scan_mode {
 	SCAN_EXPAND_NOPY, /* -E, with the text inside Python's headers (python_root) left out */
 	SCAN_COMPILE,     /* a compile whose outcome is the answer (argv holds -fsyntax-only or
 	                   * -cuda); its closure is given (the same flags' -E) */
+	SCAN_OBJECT,      /* SCAN_COMPILE of the build's own compile (argv less -MD/-MF/-c/-o):
+	                   * the object is kept beside the answer (object_path) */
 };
 
 const char *pch_state_name(enum pch_state p)
@@ -258,7 +261,8 @@ static void parse_depfile(struct arena *a, const char *text, size_t n, struct sc
 }
 
 /* Reads a cached answer; true when it is still valid (every file unchanged). */
-static bool cache_read(struct scan_ctx *s, const char *path, bool expand, struct scan_closure *out)
+static bool cache_read(struct scan_ctx *s, const char *path, bool expand, const char *obj,
+                       struct scan_closure *out)
 {
 	struct source src;
 	struct diag quiet = {0};
@@ -299,6 +303,11 @@ static bool cache_read(struct scan_ctx *s, const char *path, bool expand, struct
 		}
 		p = nl + 1;
 	}
+	/* A proven compile's object must still be there. */
+	if (obj && c.ok && !os_exists(os_join(s->a, s->build_dir, obj)))
+		return false;
+	if (obj && c.ok)
+		c.obj = obj;
 	*out = c;
 	return true;
 }
@@ -342,6 +351,17 @@ static const char *first_error(struct arena *a, const char *msg)
 	return arena_strndup(a, hit, nl ? (size_t)(nl - hit) : strlen(hit));
 }
 
+/* The object a SCAN_OBJECT answer (cache: its .scan file) keeps: <cache less .scan>.obj/
+ * <basename of src>.o. The directory is the answer's own; the basename is the build's, since
+ * nvcc names its temporaries (-objtemp), and so symbols of the object, after it. */
+static const char *object_path(struct arena *a, const char *cache, const char *src)
+{
+	const char *name = strrchr(cache, '/') ? strrchr(cache, '/') + 1 : cache;
+	size_t n = strlen(name);
+	const char *base = strrchr(src, '/') ? strrchr(src, '/') + 1 : src;
+	return arena_printf(a, "scan/%.*s.obj/%s.o", (int)(n > 5 ? n - 5 : n), name, base);
+}
+
 /* The cache file that answers argv run on src as mode asks, keyed by the command as run and
  * the source's bytes (headers are checked one by one against the mtimes recorded with the
  * answer). NULL + diagnostic when src is over SCAN_SOURCE_MAX or cannot be read. */
@@ -349,7 +369,7 @@ static const char *scan_cache_path(struct scan_ctx *s, const struct strv *argv, 
                                    enum scan_mode mode)
 {
 	struct arena *a = s->a;
-	static const char *const tags[] = {"M\x1e", "E\x1e", "P\x1e", "C\x1e"};
+	static const char *const tags[] = {"M\x1e", "E\x1e", "P\x1e", "C\x1e", "O\x1e"};
 	struct strbuf key = {0};
 	sb_puts(&key, tags[mode]);
 	for (size_t i = 0; i < argv->n; i++)
@@ -377,16 +397,31 @@ static const char *scan_cache_path(struct scan_ctx *s, const struct strv *argv, 
  * written; a compiler error is out->ok = false. */
 static bool scan_exec(struct scan_ctx *s, const struct strv *argv, const char *src,
                       enum scan_mode mode, const struct strv *closure, const char *cache,
-                      const char *tmp, struct scan_closure *out)
+                      const char *twin, const char *tmp, struct scan_closure *out)
 {
 	struct arena *a = s->a;
 	bool expand = mode == SCAN_EXPAND || mode == SCAN_EXPAND_NOPY;
-	const char **av = arena_calloc(a, argv->n + 6, sizeof(*av));
+	const char **av = arena_calloc(a, argv->n + 10, sizeof(*av));
 	size_t n = 0;
 	for (size_t i = 0; i < argv->n; i++)
 		av[n++] = argv->v[i];
-	if (mode != SCAN_COMPILE)
+	const char *obj = NULL;
+	if (mode == SCAN_OBJECT) {
+		/* As the graph's compile rules run it: $flags -MD -MF $out.d -c $in -o $out. */
+		obj = object_path(a, cache, src);
+		char *dir = arena_strndup(a, obj, (size_t)(strrchr(obj, '/') - obj));
+		if (!os_mkdir_p(s->d, os_join(a, s->build_dir, dir)))
+			return false;
+		tmp = obj;
+		/* Its old answer goes first: an object half written is never one it vouches for. */
+		os_unlink(cache);
+		av[n++] = "-MD";
+		av[n++] = "-MF";
+		av[n++] = arena_printf(a, "%s.d", obj);
+		av[n++] = "-c";
+	} else if (mode != SCAN_COMPILE) {
 		av[n++] = expand ? "-E" : "-M";
+	}
 	av[n++] = src;
 	av[n++] = "-o";
 	av[n++] = tmp;
@@ -397,8 +432,11 @@ static bool scan_exec(struct scan_ctx *s, const struct strv *argv, const char *s
 		sb_release(&msg);
 		return false;
 	}
-	if (mode == SCAN_COMPILE) {
-		os_unlink(tmp);
+	if (mode == SCAN_COMPILE || mode == SCAN_OBJECT) {
+		if (!obj || status != 0)
+			os_unlink(obj ? os_join(a, s->build_dir, obj) : tmp);
+		if (obj && status == 0)
+			out->obj = obj;
 		out->ok = status == 0;
 		if (status != 0)
 			out->error = msg.len ? first_error(a, sb_to_arena(&msg, a)) : "no output";
@@ -424,6 +462,13 @@ static bool scan_exec(struct scan_ctx *s, const struct strv *argv, const char *s
 		parse_expanded(a, res.text, res.len, mode == SCAN_EXPAND_NOPY, out);
 	else
 		parse_depfile(a, res.text, res.len, out);
+	/* The same -E read the other way answers the twin mode too: one preprocessor run. */
+	if (expand && twin) {
+		struct scan_closure other = {.ok = true};
+		parse_expanded(a, res.text, res.len, mode != SCAN_EXPAND_NOPY, &other);
+		if (!cache_write(s, twin, &other))
+			return false;
+	}
 	return cache_write(s, cache, out);
 }
 
@@ -432,8 +477,9 @@ struct scan_job {
 	struct strv argv;
 	const char *src;
 	enum scan_mode mode;
-	struct strv closure; /* SCAN_COMPILE */
+	struct strv closure; /* SCAN_COMPILE, SCAN_OBJECT */
 	const char *cache;
+	const char *twin; /* -E: the other -E mode's cache file, answered by the same run */
 };
 
 struct scan_batch {
@@ -454,9 +500,10 @@ static void strv_copy(struct arena *a, const struct strv *from, struct strv *to)
 /* Queues argv on src unless it was queued before (its answer then is not coming: the
  * decisions will run it themselves). */
 static void batch_queue(struct scan_batch *b, const struct strv *argv, const char *src,
-                        enum scan_mode mode, const struct strv *closure, const char *cache)
+                        enum scan_mode mode, const struct strv *closure, const char *cache,
+                        const char *twin)
 {
-	if (strv_contains(&b->queued, cache))
+	if (strv_contains(&b->queued, cache) || (twin && strv_contains(&b->queued, twin)))
 		return;
 	strv_push(&b->a, &b->queued, arena_strdup(&b->a, cache));
 	if (b->n == b->cap) {
@@ -465,8 +512,10 @@ static void batch_queue(struct scan_batch *b, const struct strv *argv, const cha
 		b->cap = cap;
 	}
 	struct scan_job *j = &b->jobs[b->n++];
-	*j = (struct scan_job){
-	    .src = arena_strdup(&b->a, src), .mode = mode, .cache = arena_strdup(&b->a, cache)};
+	*j = (struct scan_job){.src = arena_strdup(&b->a, src),
+	                       .mode = mode,
+	                       .cache = arena_strdup(&b->a, cache),
+	                       .twin = twin ? arena_strdup(&b->a, twin) : NULL};
 	strv_copy(&b->a, argv, &j->argv);
 	strv_copy(&b->a, closure, &j->closure);
 }
@@ -486,10 +535,20 @@ static bool scan_run(struct scan_ctx *s, const struct strv *argv, const char *sr
 	const char *cache = scan_cache_path(s, argv, src, mode);
 	if (!cache)
 		return false;
-	if (cache_read(s, cache, expand, out))
+	if (cache_read(s, cache, expand, mode == SCAN_OBJECT ? object_path(s->a, cache, src) : NULL,
+	               out))
 		return true;
+	if (s->defer_compiles && (mode == SCAN_COMPILE || mode == SCAN_OBJECT)) {
+		out->ok = out->deferred = true;
+		return true;
+	}
+	/* SCAN_EXPAND and SCAN_EXPAND_NOPY of one command read the same preprocessor output. */
+	const char *twin = NULL;
+	if (expand && !(twin = scan_cache_path(
+	                    s, argv, src, mode == SCAN_EXPAND ? SCAN_EXPAND_NOPY : SCAN_EXPAND)))
+		return false;
 	if (s->batch) {
-		batch_queue(s->batch, argv, src, mode, closure, cache);
+		batch_queue(s->batch, argv, src, mode, closure, cache, twin);
 		out->ok = out->pending = true;
 		return true;
 	}
@@ -497,7 +556,7 @@ static bool scan_run(struct scan_ctx *s, const struct strv *argv, const char *sr
 	if (!os_mkdir_p(s->d, dir))
 		return false;
 	char *tmp = arena_printf(s->a, "%s/out-%ld.tmp", dir, (long)getpid());
-	return scan_exec(s, argv, src, mode, closure, cache, tmp, out);
+	return scan_exec(s, argv, src, mode, closure, cache, twin, tmp, out);
 }
 
 /* pool_fn: runs the i-th queued scan, in an arena of its own; a failure leaves its answer out
@@ -512,7 +571,7 @@ static void batch_job(void *ctx, size_t i)
 	    .a = &a, .d = &quiet, .build_dir = b->s->build_dir, .proj = b->s->proj};
 	struct scan_closure out = {0};
 	const char *tmp = arena_printf(&a, "%s/scan/out-%ld-%zu.tmp", s.build_dir, b->pid, i);
-	(void)scan_exec(&s, &j->argv, j->src, j->mode, &j->closure, j->cache, tmp, &out);
+	(void)scan_exec(&s, &j->argv, j->src, j->mode, &j->closure, j->cache, j->twin, tmp, &out);
 	arena_free(&a);
 }
 
@@ -525,6 +584,9 @@ void torchscan_prefill(const struct scan_ctx *s, size_t workers,
 	if (!os_mkdir_p(&quiet, os_join(s->a, s->build_dir, "scan")))
 		return;
 	struct scan_batch b = {.s = s, .pid = (long)getpid()};
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	size_t total = 0;
 	/* A scan waits on at most a few others (expand, prove, compile, rescan): the bound only
 	 * guards against a decision that keeps asking new questions. */
 	for (int round = 0; round < 16; round++) {
@@ -537,12 +599,30 @@ void torchscan_prefill(const struct scan_ctx *s, size_t workers,
 		b.n = 0;
 		pass(ctx, &ps);
 		size_t n = b.n;
-		if (n)
+		if (n) {
+			/* What runs now, for the progress: the preprocessor runs, and the compiles
+			 * of the Python-free proof (which are the build's own compiles). */
+			size_t k[5] = {0};
+			for (size_t i = 0; i < n; i++)
+				k[b.jobs[i].mode]++;
+			diag_msg(s->d, DIAG_NOTE,
+			         "torch sources, step %d: %zu preprocessor run%s (-M %zu, -E %zu), "
+			         "%zu compile%s of the Python-free proof, %zu at a time",
+			         round + 1, k[0] + k[1] + k[2], k[0] + k[1] + k[2] == 1 ? "" : "s",
+			         k[0], k[1] + k[2], k[3] + k[4], k[3] + k[4] == 1 ? "" : "s",
+			         workers < n ? workers : n);
 			pool_run(n, workers, batch_job, &b);
+			total += n;
+		}
 		arena_free(&pa);
 		if (!n)
 			break;
 	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (total)
+		diag_msg(s->d, DIAG_NOTE, "torch sources: %zu run%s in %.1f s", total,
+		         total == 1 ? "" : "s",
+		         (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
 	arena_free(&b.a);
 }
 
@@ -936,7 +1016,8 @@ static const char *pyfree_difference(struct scan_ctx *s, const struct scan_closu
 }
 
 bool torchscan_pyfree(struct scan_ctx *s, const struct strv *with, const struct strv *without,
-                      const struct strv *compile, const char *src, struct binding_decision *out)
+                      const struct strv *compile, bool object, const char *src,
+                      struct binding_decision *out)
 {
 	struct scan_closure x, y, c;
 	if (!scan_run(s, with, src, SCAN_EXPAND_NOPY, NULL, &x))
@@ -973,7 +1054,7 @@ bool torchscan_pyfree(struct scan_ctx *s, const struct strv *with, const struct 
 		                 diff);
 		return true;
 	}
-	if (!scan_run(s, compile, src, SCAN_COMPILE, &y.files, &c))
+	if (!scan_run(s, compile, src, object ? SCAN_OBJECT : SCAN_COMPILE, &y.files, &c))
 		return false;
 	if (!c.ok) {
 		out->pyfree = PYFREE_COMPILE;
@@ -983,6 +1064,8 @@ bool torchscan_pyfree(struct scan_ctx *s, const struct strv *with, const struct 
 	}
 	out->pyfree = PYFREE_PROVEN;
 	out->python = false;
+	out->obj = c.obj;
+	out->tentative = c.deferred;
 	return true;
 }
 

@@ -21,6 +21,8 @@ struct scan_ctx {
 	const char *proj;      /* the project dir relative to build_dir (as build.ninja names it) */
 	struct scan_batch *batch; /* set in torchscan_prefill's passes: what the cache cannot
 	                           * answer is queued, not run */
+	bool defer_compiles;      /* the proof's compile, where the cache cannot answer it, is
+	                           * left to the build (the decision is then tentative) */
 };
 
 /* One preprocessor run: its include closure and, for -E runs, a digest of what each file
@@ -30,6 +32,8 @@ struct scan_closure {
 	const char *error;     /* the compiler's output when !ok */
 	bool cached;           /* answered from build_dir/scan */
 	bool pending;          /* a prefill pass: not in the cache yet, queued (ok, no files) */
+	const char *obj;       /* a compile that keeps its object (ok): it, build-dir relative */
+	bool deferred;         /* a compile left to the build (defer_compiles): not run, ok */
 	struct strv files;     /* every file entered, as the compiler named it */
 	struct strv digests;   /* -E only: per file, its expanded lines' digest */
 	struct strv pydigests; /* -E without Python: per file, the digest of its lines written
@@ -61,6 +65,11 @@ struct binding_decision {
 	const char *pch_why; /* PCH_REFUSED: which file expands differently */
 	enum pyfree_state pyfree;
 	const char *pyfree_why; /* PYFREE_EXPAND, PYFREE_COMPILE: the check and its first line */
+	const char *obj;        /* PYFREE_PROVEN by the build's own compile: the object it kept
+	                         * (build-dir relative, in the scan cache), else NULL */
+	const char *obj_for;    /* the shared object obj is (torchplan_shared_obj) */
+	bool tentative;         /* PYFREE_PROVEN by the expansion alone, the compile left to the
+	                         * build's own (defer_compiles): a failure there re-decides */
 };
 
 /* Makes build_dir/torch/<version>-<abi digest> a link to the torch package of ti and returns
@@ -97,12 +106,17 @@ bool torchscan_binding(struct scan_ctx *s, const struct strv *argv, const char *
 const char *torchscan_standins(struct scan_ctx *s, const struct strv *argv);
 /* The Python-free proof of src, which includes Python's headers: with (the real compile
  * flags) and without (the shared flags, no Python include dir, the stand-ins first) must
- * expand every file outside Python's headers to the same text, and compile (without's flags
- * plus -fsyntax-only, or nvcc's -cuda) must succeed. Sets out->pyfree (and, proven,
- * out->python = false) and pyfree_why; every answer is cached like the scan. False +
+ * expand every file outside Python's headers to the same text, and compile must succeed:
+ * with object, compile is the build's own compile of the shared object (less -MD/-MF/-c/-o),
+ * whose object is kept in the cache (out->obj) for the graph to use; else without's flags
+ * plus -fsyntax-only, or nvcc's -cuda. With s->defer_compiles a compile the cache cannot
+ * answer is not run: the expansion alone proves it, out->tentative (the build's own compile
+ * decides). Sets out->pyfree (and, proven, out->python = false) and pyfree_why; every answer
+ * is cached like the scan. False +
  * diagnostic only when a command cannot run or the cache cannot be written. */
 bool torchscan_pyfree(struct scan_ctx *s, const struct strv *with, const struct strv *without,
-                      const struct strv *compile, const char *src, struct binding_decision *out);
+                      const struct strv *compile, bool object, const char *src,
+                      struct binding_decision *out);
 /* Fills the scan cache on up to workers threads before the decisions are taken: pass(ctx, s)
  * takes every decision with s (its own arena, a diagnostic sink that only counts, and
  * s->batch set), so that each scan the cache cannot answer is queued, answered "pending",

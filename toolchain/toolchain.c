@@ -12,6 +12,7 @@
 #include "base/os-file.h"
 #include "base/os-run.h"
 #include "base/strbuf.h"
+#include "standards/ninja.h"
 
 /* True when the file at path contains needle (a binary's string table). */
 static bool file_contains(struct arena *a, const char *path, const char *needle)
@@ -146,4 +147,48 @@ void toolchain_pick_host(struct arena *a, const char *const *env, const char *in
 	out->cxx = best.cxx;
 	out->version = best.version;
 	out->ccbin = true;
+}
+
+/* nvcc pastes -Xcompiler values unquoted into the shell command that runs the host compiler,
+ * after splitting them at commas: a value with anything but characters sh reads as themselves
+ * (a space in a project path, ';', '|', '&', '(', '<', '*', '#', '~'...) or with a comma must
+ * carry its own double quotes, which nvcc keeps; inside them sh treats all but '"', '\\', '$'
+ * and '`' literally, and those are escaped. */
+char *toolchain_xcompiler(struct arena *a, const char *flag)
+{
+	if (ninja_shell_plain(flag) && !strchr(flag, ','))
+		return arena_printf(a, "-Xcompiler=%s", flag);
+	struct strbuf sb = {0};
+	sb_puts(&sb, "-Xcompiler=\"");
+	for (const char *p = flag; *p; p++) {
+		if (strchr("\"\\$`", *p))
+			sb_putc(&sb, '\\');
+		sb_putc(&sb, *p);
+	}
+	sb_putc(&sb, '"');
+	return sb_to_arena(&sb, a);
+}
+
+void toolchain_nvcc_args(struct arena *a, unsigned lacks, const char *ccbin, const char *src,
+                         int threads, struct strv *out)
+{
+	if (ccbin) {
+		strv_push(a, out, "-ccbin");
+		strv_push(a, out, ccbin);
+	}
+	if (!(lacks & TOOLCHAIN_LACKS_THREADS)) {
+		strv_push(a, out, "--threads");
+		strv_push(a, out, arena_printf(a, "%d", threads));
+	}
+	if (!(lacks & TOOLCHAIN_LACKS_OBJTEMP))
+		strv_push(a, out, "-objtemp");
+	const char *seed = arena_printf(a, "-frandom-seed=%s", src);
+	strv_push(a, out,
+	          lacks & TOOLCHAIN_LACKS_RANDOM_SEED ? toolchain_xcompiler(a, seed) : seed);
+	/* cudafe++ hashes the source's absolute path into internal-linkage names: give it the
+	 * project-relative one. */
+	if (!(lacks & TOOLCHAIN_LACKS_ORIG_SRC)) {
+		strv_push(a, out, "-Xcudafe");
+		strv_push(a, out, arena_printf(a, "--orig_src_path_name=%s", src));
+	}
 }

@@ -33,5 +33,15 @@ unsigned toolchain_nvcc_lacks(struct arena *a, const char *root, const char *hel
  * out->error says why none fits. */
 void toolchain_pick_host(struct arena *a, const char *const *env, const char *include_dir,
                          const char *cuda, struct host_compiler *out);
+/* Returns -Xcompiler=flag, the value in double quotes (with \"$` escaped) where nvcc's shell
+ * would read it otherwise or it holds a comma (nvcc splits -Xcompiler values at commas). */
+char *toolchain_xcompiler(struct arena *a, const char *flag);
+/* Appends the options cuwheel gives every nvcc compile of a toolkit whose missing options are
+ * lacks (TOOLCHAIN_LACKS_*): -ccbin ccbin (when not NULL), --threads threads, -objtemp (the
+ * temporaries beside the object: nvcc names them after it), -frandom-seed=src and cudafe++'s
+ * --orig_src_path_name=src (src: the project-relative name, so every clone builds the same
+ * bytes). */
+void toolchain_nvcc_args(struct arena *a, unsigned lacks, const char *ccbin, const char *src,
+                         int threads, struct strv *out);
 
 #endif

@@ -6,9 +6,11 @@
    ninja log shows ops.cu compiled once for both (and square.cu, whose torch include is behind
    #ifndef __CUDACC__, without torch flags), binding/square.cpp and binding/scale.cu (they
    include torch/extension.h but use no Python: proven Python-free) compiled once for both
-   cells with the stand-ins first, binding/ops.cpp (PYBIND11_MODULE) per cell with one
+   cells with the stand-ins first (ninja's compile of each is the proof's), binding/ops.cpp (PYBIND11_MODULE) per cell with one
    precompiled torch/all.h (it holds no Python header: one .gch for 3.12 and 3.13), the
    METADATA declares torch>=2.11,<2.12;
+2a. `cuwheel plan` (which runs those two compiles itself and keeps the objects) and the build
+   again, whose graph copies the proof's objects: byte-identical wheels;
 2b. binding/ops.cpp compiled again without the PCH gives identical .text/.rodata sections,
    and gcc -H shows the cp313 compile loading the shared .gch (a "! ...gch" line);
 3. `cuwheel audit` passes and names torch as the provider of libc10/libtorch*/libcudart;
@@ -111,9 +113,9 @@ def step_build(tmp):
     nvcc = [o for o, e in edges.items() if e["rule"] == "nvcc" and o.startswith("kernels/")]
     check(sorted(o.rsplit("/", 1)[-1] for o in nvcc) == ["ops.cu.o", "square.cu.o"],
           "build.ninja has one nvcc edge per kernel .cu for both cells: %s" % nvcc)
-    # Issue 27, 1.: binding/square.cpp and binding/scale.cu include torch/extension.h but use
-    # no Python: proven Python-free, each compiled once for both cells, with the stand-ins
-    # first and no Python include dir.
+    # binding/square.cpp and binding/scale.cu include torch/extension.h but use no Python:
+    # proven Python-free (by the expansion; their compile in ninja is the proof's), each
+    # compiled once for both cells, with the stand-ins first and no Python include dir.
     for src, rule in (("binding/square.cpp", "cc"), ("binding/scale.cu", "nvcc")):
         es = [(o, e) for o, e in edges.items() if e["rule"] == rule
               and any(i.endswith(src) for i in e["inputs"])]
@@ -143,6 +145,45 @@ def step_build(tmp):
         ran = [l[3] for l in log if len(l) > 3 and l[3].endswith(src)]
         check(len(ran) == 1, ".ninja_log: %s compiled once for both cells (%s)" % (src, ran))
     return wheels, edges
+
+
+def sha256s(dist):
+    import hashlib
+    return {w: hashlib.sha256(open(os.path.join(dist, w), "rb").read()).hexdigest()
+            for w in sorted(os.listdir(dist)) if w.endswith(".whl")}
+
+
+def step_proof_objects(tmp):
+    """`cuwheel plan` runs the Python-free proof's compiles itself (the build's own command),
+    keeping the objects; the build after it copies them (proof_obj edges) instead of
+    compiling: the wheels' sha256 equal those of the build whose ninja compiled them."""
+    dist = os.path.join(tmp, "dist")
+    before = sha256s(dist)
+    env = dict(os.environ, CUWHEEL_BUILD_DIR=os.path.join(tmp, "build"), CUWHEEL_DIST_DIR=dist)
+    rc, out = run([CUWHEEL, "plan", "--only", "*-pt211-cu130-*"], cwd=EXAMPLE, env=env)
+    if not check(rc == 0, "cuwheel plan (the proof's compiles run) exits 0"):
+        print(out[-3000:])
+        return
+    rc, out = run([CUWHEEL, "build", "--no-test", "--only", "*-pt211-cu130-*"], cwd=EXAMPLE,
+                  env=env)
+    if not check(rc == 0, "the build again, after plan, exits 0"):
+        print(out[-3000:])
+        return
+    build = os.path.join(tmp, "build")
+    edges = ninja_edges(open(os.path.join(build, "build.ninja")).read())
+    for base in ("square.cpp.o", "scale.cu.o"):
+        es = [(o, e) for o, e in edges.items() if e["rule"] == "proof_obj"
+              and o.endswith("/" + base)]
+        check(len(es) == 1 and es[0][0].startswith("shared/")
+              and es[0][1]["inputs"][0].startswith("scan/")
+              and es[0][1]["inputs"][0].endswith("/" + base)
+              and "-Ipyfree/include" in es[0][1].get("compiled_by", ""),
+              "%s: the shared object is the proof's (a proof_obj edge from scan/): %s"
+              % (base, es))
+    after = sha256s(dist)
+    check(before and before == after,
+          "the wheels' sha256, ninja's compiles vs the proof's objects: %s / %s"
+          % (before, after))
 
 
 def sections(obj):
@@ -345,6 +386,7 @@ def main():
     try:
         wheels, edges = step_build(tmp)
         if wheels:
+            step_proof_objects(tmp)
             step_pch_equivalence(tmp, edges)
             step_audit_and_metadata(tmp, wheels)
             step_run_wheels(tmp, wheels)

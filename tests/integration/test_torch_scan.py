@@ -206,6 +206,61 @@ def pyfree_checks(d, env):
           % err.strip()[-600:])
 
 
+def deferred_checks(d):
+    """A build does not wait for the proof's compile: b/reg.cpp expands the same without
+    Python's headers, so ninja compiles it shared, with the stand-ins, at once; that compile
+    fails (pybind11::module), and the build takes the decisions again (reg.cpp per Python,
+    refused: does not compile) and runs ninja once more: a wheel, exit 0."""
+    write(os.path.join(d, "pkg", "deferproj", "__init__.py"), "")
+    write(os.path.join(d, "b", "reg.cpp"),
+          "#include <torch/extension.h>\n"
+          "void reg(pybind11::module &m) { m.attr(\"x\") = 1; }\n")
+    write(os.path.join(d, "pyproject.toml"), f"""
+[project]
+name = "deferproj"
+version = "0.1.0"
+requires-python = ">=3.10"
+
+[tool.cuwheel]
+packages = ["pkg/deferproj"]
+
+[tool.cuwheel.extension]
+module = "deferproj._C"
+kind = "torch"
+sources = ["b/reg.cpp"]
+pch = "off"
+
+[tool.cuwheel.matrix]
+python = ["3.12"]
+cuda = ["13.0"]
+torch = ["2.11"]
+
+[tool.cuwheel.cache]
+ccache = "off"
+
+[tool.cuwheel.pythons]
+"3.12" = "{PY}"
+""")
+    env = dict(os.environ, CUWHEEL_BUILD_DIR=os.path.join(d, "build"),
+               CUWHEEL_DIST_DIR=os.path.join(d, "dist"))
+    p = subprocess.run([CUWHEEL, "-C", d, "build", "--no-test", "--progress", "plain"],
+                       capture_output=True, text=True, env=env)
+    out = p.stdout + p.stderr
+    nin = open(os.path.join(d, "build", "build.ninja")).read() if os.path.exists(
+        os.path.join(d, "build", "build.ninja")) else ""
+    cell = [l for l in nin.splitlines() if l.startswith("build cells/") and "b/reg.cpp" in l]
+    wheels = os.listdir(os.path.join(d, "dist")) if os.path.isdir(os.path.join(d, "dist")) else []
+    check(p.returncode == 0 and "compiled per Python now" in out and len(cell) == 1
+          and len(wheels) == 1,
+          "a build: b/reg.cpp compiled shared by ninja at once, that compile failed, the "
+          "decisions again (per Python now), ninja again: a wheel (%s; %s)"
+          % (wheels, out.strip()[-1500:]))
+    rc, js, err, _ = plan(d, "--json")
+    r = by_source(json.loads(js)).get("b/reg.cpp", {}) if rc == 0 else {}
+    check(r.get("python_free") == "refused: does not compile",
+          "and plan, from the cache, says why: %s" % r)
+
+
 def prefill_checks(d, env):
     """The scans the torch decisions need run -j at a time before the decisions are taken
     (each answer into build/scan): the same decisions and graph as one at a time, cold."""
@@ -359,6 +414,7 @@ def main():
         check(len(plain) == 1 and plain[0].startswith("shared/") and "python3" not in plain[0],
               "b/plain.cu: one shared nvcc edge without a Python include dir")
         pyfree_checks(d, env)
+        deferred_checks(os.path.join(tmp, "deferred"))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print("%d failure(s)" % len(failures))
