@@ -462,6 +462,7 @@ bool provision_list_in(struct arena *a, struct diag *d, const char *dir, const c
 		struct provision_installed *t = &(*out)[(*n)++];
 		char *real = os_realpath(a, root);
 		t->root = real ? real : root;
+		t->entry = root;
 		t->version = arena_strdup(a, ver);
 		const char *src = provision_jstr(m, "source");
 		t->source = arena_strdup(a, src ? src : "unknown");
@@ -540,9 +541,29 @@ bool provision_remove_in(struct arena *a, struct diag *d, const char *dir, const
 		         join_words(a, &match, " and "));
 		goto out;
 	}
+	/* The entry itself, never what it resolves to: a link is unlinked, and only a real
+	 * directory of the cache is moved aside and deleted (os_rm_rf follows no link). */
+	struct os_stat st;
+	if (!os_lstat(hit->entry, &st)) {
+		diag_errno(d, hit->entry, "cannot stat");
+		goto out;
+	}
+	if (st.kind == OS_KIND_LINK) {
+		if (!os_unlink(hit->entry)) {
+			diag_errno(d, hit->entry, "cannot remove the link");
+			goto out;
+		}
+		os_fsync_dir(dir);
+		diag_path(d, DIAG_NOTE, hit->entry,
+		          "was a link to %s: the link is removed, its target left as it was",
+		          hit->root);
+		*removed = hit->entry;
+		ok = true;
+		goto out;
+	}
 	char *trash = arena_printf(a, "%s/.trash-%s-%ld", dir, hit->version, (long)getpid());
-	if (!os_rename(hit->root, trash)) {
-		diag_errno(d, hit->root, "cannot move aside");
+	if (!os_rename(hit->entry, trash)) {
+		diag_errno(d, hit->entry, "cannot move aside");
 		goto out;
 	}
 	os_fsync_dir(dir);
@@ -550,7 +571,7 @@ bool provision_remove_in(struct arena *a, struct diag *d, const char *dir, const
 	os_unlink(os_join(a, trash, marker));
 	if (!os_rm_rf(d, trash))
 		goto out;
-	*removed = hit->root;
+	*removed = hit->entry;
 	ok = true;
 out:
 	close(lock);

@@ -62,8 +62,10 @@ struct provision_lock {
 
 /* A provisioned toolkit found in the cache (a root with the marker). */
 struct provision_installed {
-	const char *version;   /* from the marker */
-	const char *root;      /* absolute */
+	const char *version; /* from the marker */
+	const char *root;    /* absolute, links resolved (where its files are) */
+	/* the cache's own entry for it, never resolved (what remove removes) */
+	const char *entry;
 	const char *installed; /* UTC time of the install, ISO 8601 */
 	const char *source;    /* "pypi", "debian bookworm", or the wheels directory */
 	uint64_t size;         /* bytes of its files (symlinks not followed) */
@@ -115,9 +117,10 @@ enum provision_result provision_install(struct arena *a, struct diag *d,
  * diagnostic only when the directory exists and cannot be read. */
 bool provision_list(struct arena *a, struct diag *d, const char *cache_dir,
                     struct provision_installed **out, size_t *n);
-/* Removes the toolkit "13.1.80", or the only one of minor "13.1": renamed to a .trash-* tree,
- * then deleted. *removed gets the root that was removed. False + diagnostic (not installed,
- * ambiguous, I/O). */
+/* Removes the toolkit "13.1.80", or the only one of minor "13.1": its cache entry renamed to a
+ * .trash-* tree, then deleted; an entry that is a symbolic link is unlinked, its target left as
+ * it was (nothing outside the cache is touched). *removed gets the entry removed. False +
+ * diagnostic (not installed, ambiguous, I/O). */
 bool provision_remove(struct arena *a, struct diag *d, const char *cache_dir, const char *version,
                       const char **removed);
 
