@@ -15,6 +15,7 @@
 #include "standards/digest.h"
 #include "base/strbuf.h"
 #include "standards/json_values.h"
+#include "toolchain/code_flags.h"
 
 #define CAPTURE_TIMEOUT_S  600
 #define CAPTURE_MAX_OUTPUT (16u << 20)
@@ -46,6 +47,13 @@ static void jlines(struct arena *a, json_t *v, struct strv *out)
 			strv_push(a, out, arena_strndup(a, p, n));
 		p += n + (p[n] == '\n');
 	}
+}
+
+static void pair_add(struct arena *a, struct str_pairs *p, const char *k, const char *v)
+{
+	p->v = arena_realloc(a, p->v, p->n, p->n + 1, sizeof(*p->v));
+	p->v[p->n].key = k;
+	p->v[p->n++].value = v;
 }
 
 static void read_ext(struct arena *a, json_t *e, struct cap_ext *x)
@@ -82,8 +90,20 @@ static void read_ext(struct arena *a, json_t *e, struct cap_ext *x)
 		if (what && val)
 			strv_push(a, &x->dropped, arena_printf(a, "%s %s", what, val));
 	}
-	json_t *lines = json_object_get(e, "lines");
+	json_t *lines = json_object_get(e, "lines"), *cols = json_object_get(e, "cols");
 	x->line = jline(e, "line") ? jline(e, "line") : jline(lines, "@");
+	x->col = jline(cols, "@");
+	x->col_args = jline(cols, "extra_compile_args");
+	x->col_link_args = jline(cols, "extra_link_args");
+	const char *str;
+	json_object_foreach(json_object_get(e, "string_pos"), str, v)
+	{
+		json_t *l = json_array_get(v, 0), *c = json_array_get(v, 1);
+		if (json_is_integer(l) && json_is_integer(c))
+			pair_add(a, &x->string_pos, arena_strdup(a, str),
+			         arena_printf(a, "%d:%d", (int)json_integer_value(l),
+			                      (int)json_integer_value(c)));
+	}
 	x->line_name = jline(lines, "#0") ? jline(lines, "#0") : jline(lines, "name");
 	x->line_sources = jline(lines, "#1") ? jline(lines, "#1") : jline(lines, "sources");
 	x->line_include_dirs = jline(lines, "include_dirs");
@@ -137,13 +157,6 @@ static void read_entry_points(struct arena *a, json_t *ep, struct capture *c)
 			p->value = arena_strndup(a, v, vn);
 		}
 	}
-}
-
-static void pair_add(struct arena *a, struct str_pairs *p, const char *k, const char *v)
-{
-	p->v = arena_realloc(a, p->v, p->n, p->n + 1, sizeof(*p->v));
-	p->v[p->n].key = k;
-	p->v[p->n++].value = v;
 }
 
 static void read_meta(struct arena *a, json_t *m, json_t *lines, struct capture *c)
@@ -215,6 +228,7 @@ bool capture_parse(struct arena *a, struct diag *d, const char *path, const char
 	if (call) {
 		json_t *lines = json_object_get(call, "lines");
 		out->setup_line = jline(call, "line");
+		out->setup_col = jline(json_object_get(call, "cols"), "@");
 		json_t *exts = json_object_get(call, "extensions");
 		out->exts = arena_calloc(a, json_array_size(exts) + 1, sizeof(*out->exts));
 		size_t i;
@@ -324,6 +338,58 @@ static bool verdict(struct arena *a, struct diag *d, const char *setup, json_t *
 	return true;
 }
 
+/* SETUP:LINE:COL of string s in x's extra_*_args as written, else of the keyword (line and
+ * col), else SETUP:LINE. */
+static const char *at_string(struct arena *a, const char *setup, const struct cap_ext *x,
+                             const char *s, int line, int col)
+{
+	for (size_t i = 0; i < x->string_pos.n; i++)
+		if (!strcmp(x->string_pos.v[i].key, s))
+			return arena_printf(a, "%s:%s", setup, x->string_pos.v[i].value);
+	return col ? arena_printf(a, "%s:%d:%d", setup, line, col) : at_line(a, setup, line);
+}
+
+/* Refuses an argument of x's compile or link args that makes a compiler or linker run a
+ * program or load code (toolchain/code_flags.h): what setup.py says does not become one. */
+static bool check_code_flags(struct arena *a, struct diag *d, const char *setup,
+                             const struct cap_ext *x)
+{
+	const struct {
+		const struct strv *v;
+		enum code_flags_for who;
+		const char *key;
+		int line, col;
+	} lists[] = {
+	    {&x->cxx_args, CODE_FLAGS_CC,
+	     x->args_per_compiler ? "extra_compile_args[\"cxx\"]" : "extra_compile_args",
+	     x->line_args, x->col_args},
+	    {&x->nvcc_args, CODE_FLAGS_NVCC, "extra_compile_args[\"nvcc\"]", x->line_args,
+	     x->col_args},
+	    {&x->link_args, CODE_FLAGS_CC, "extra_link_args", x->line_link_args, x->col_link_args},
+	};
+	bool ok = true;
+	for (size_t l = 0; l < sizeof(lists) / sizeof(*lists); l++) {
+		struct code_flag_hit h;
+		for (size_t from = 0; code_flags_scan((const char *const *)lists[l].v->v,
+		                                      lists[l].v->n, lists[l].who, from, &h);
+		     from = h.next) {
+			const char *flag = lists[l].v->v[h.at];
+			diag_path(d, DIAG_ERROR,
+			          at_string(a, setup, x, flag, lists[l].line, lists[l].col),
+			          "extension '%s': %s holds '%s', which %s: cuwheel does not take "
+			          "it from setup.py",
+			          x->name ? x->name : "?", lists[l].key, flag, h.why);
+			ok = false;
+		}
+	}
+	if (!ok)
+		diag_msg(d, DIAG_HINT,
+		         "if the project needs it, write the build as [tool.cuwheel] by hand and "
+		         "list each such argument in [tool.cuwheel] trusted-flags "
+		         "(docs/manual/init.md)");
+	return ok;
+}
+
 /* Checks what the recorded extensions can be built from. */
 static bool check_exts(struct arena *a, struct diag *d, const char *setup, const struct capture *c)
 {
@@ -355,7 +421,10 @@ static bool check_exts(struct arena *a, struct diag *d, const char *setup, const
 				return false;
 			}
 	}
-	return true;
+	bool ok = true;
+	for (size_t i = 0; i < c->n_exts; i++)
+		ok &= check_code_flags(a, d, setup, &c->exts[i]);
+	return ok;
 }
 
 /* --- the run --------------------------------------------------------------------------- */

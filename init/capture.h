@@ -30,6 +30,8 @@ struct cap_ext {
 	int line;            /* the Extension(...) call */
 	int line_name, line_sources, line_include_dirs, line_library_dirs, line_defines,
 	    line_undefs, line_args, line_link_args, line_libraries;
+	int col, col_args, col_link_args; /* 1-based columns of those, 0 when unknown */
+	struct str_pairs string_pos;      /* a string written in extra_*_args -> "LINE:COL" */
 };
 
 /* What one recorded setup() call said, and what the run was. */
@@ -39,6 +41,7 @@ struct capture {
 	const char *torch_cuda; /* "13.0", or NULL */
 	const char *setup_py;   /* the setup.py shown in messages ("setup.py") */
 	int setup_line;         /* the setup() call */
+	int setup_col;          /* its 1-based column, 0 when unknown */
 	struct cap_ext *exts;
 	size_t n_exts;
 	const char *build_ext; /* the build_ext class ("…BuildExtension…"), or NULL */

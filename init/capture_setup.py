@@ -47,10 +47,21 @@ socket.getaddrinfo = _refuse("getaddrinfo")
 
 def _setup_line():
     """The innermost line of setup.py on the current stack, or None."""
+    pos = _setup_pos()
+    return pos[0] if pos else None
+
+
+def _setup_pos():
+    """(line, end_line, col, end_col) of the instruction the innermost setup.py frame on the
+    stack is running (a call: the whole call expression; cols 0-based, None before Python
+    3.11), or None."""
     f = sys._getframe(1)
     while f is not None:
         if os.path.realpath(f.f_code.co_filename) == SETUP:
-            return f.f_lineno
+            try:
+                return tuple(list(f.f_code.co_positions())[f.f_lasti // 2])
+            except (AttributeError, IndexError):
+                return (f.f_lineno, None, None, None)
         f = f.f_back
     return None
 
@@ -63,23 +74,53 @@ except Exception:  # the run below reports the syntax error
     _TREE = None
 
 
-def _keyword_lines(line):
-    """{keyword: line} of the innermost call spanning `line` in setup.py."""
-    best = None
-    if _TREE is None or line is None:
-        return {}
-    for node in ast.walk(_TREE):
-        if isinstance(node, ast.Call) and node.lineno <= line <= (node.end_lineno or line):
-            if best is None or node.lineno >= best.lineno:
-                best = node
+def _call_name(node):
+    f = node.func
+    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
+
+
+def _the_call(pos, is_setup):
+    """The ast.Call of setup.py that pos (from _setup_pos) is running: the call whose span is
+    pos's where Python says it (3.11+), else the innermost call spanning pos's line that is
+    named setup (is_setup) or is not (an extension), else the innermost one."""
+    if _TREE is None or not pos or pos[0] is None:
+        return None
+    line = pos[0]
+    calls = [n for n in ast.walk(_TREE) if isinstance(n, ast.Call)
+             and n.lineno <= line <= (n.end_lineno or line)]
+    for n in calls:
+        if (n.lineno, n.end_lineno, n.col_offset, n.end_col_offset) == tuple(pos):
+            return n
+    named = [n for n in calls if (_call_name(n) == "setup") == is_setup]
+    pool = named or calls
+    return max(pool, key=lambda n: (n.lineno, n.col_offset)) if pool else None
+
+
+def _keyword_lines(pos, is_setup):
+    """({keyword: line}, {keyword: column}) of the call pos is running in setup.py: "@" is the
+    call itself, "#N" its Nth positional argument; columns are 1-based."""
+    best = _the_call(pos, is_setup)
     if best is None:
-        return {}
-    out = {"@": best.lineno}
+        return {}, {}
+    lines, cols = {"@": best.lineno}, {"@": best.col_offset + 1}
     for i, a in enumerate(best.args):
-        out["#%d" % i] = a.lineno
+        lines["#%d" % i], cols["#%d" % i] = a.lineno, a.col_offset + 1
     for k in best.keywords:
         if k.arg:
-            out[k.arg] = k.value.lineno
+            lines[k.arg], cols[k.arg] = k.value.lineno, k.value.col_offset + 1
+    return lines, cols
+
+
+def _string_positions(pos, keywords):
+    """{string: [line, column]} of the string constants written in the given keywords' values
+    of the call pos is running (the first place each is written): where a flag came from."""
+    best = _the_call(pos, False)
+    out = {}
+    for k in (best.keywords if best is not None else []):
+        if k.arg in keywords:
+            for n in ast.walk(k.value):
+                if isinstance(n, ast.Constant) and isinstance(n.value, str):
+                    out.setdefault(n.value, [n.lineno, n.col_offset + 1])
     return out
 
 
@@ -138,8 +179,9 @@ TORCH_LIBS = {"c10", "torch", "torch_cpu", "torch_python", "cudart", "c10_cuda",
 
 
 def _ext(e, kinds):
-    line = kinds.get(id(e))
-    kw = _keyword_lines(line)
+    pos = kinds.get(id(e))
+    line = pos[0] if pos else None
+    kw, kw_cols = _keyword_lines(pos, False)
     dropped = []
     args = e.extra_compile_args
     if isinstance(args, dict):
@@ -169,6 +211,8 @@ def _ext(e, kinds):
         "dropped": dropped,
         "line": line,
         "lines": kw,
+        "cols": kw_cols,
+        "string_pos": _string_positions(pos, ("extra_compile_args", "extra_link_args")),
     }
 
 
@@ -214,8 +258,9 @@ META = ("name", "version", "description", "url", "download_url", "license", "aut
 
 
 def _record(**kw):
-    line = _setup_line()
-    call = {"line": line, "lines": _keyword_lines(line), "extensions": [],
+    pos = _setup_pos()
+    lines, cols = _keyword_lines(pos, True)
+    call = {"line": pos[0] if pos else None, "lines": lines, "cols": cols, "extensions": [],
             "build_ext": _build_ext(kw.get("cmdclass")), "metadata": {}}
     for e in kw.get("ext_modules") or []:
         call["extensions"].append(_ext(e, EXT_LINES))
@@ -245,7 +290,7 @@ try:
     _ext_init = setuptools.extension.Extension.__init__
 
     def _ext_init_recorded(self, *args, **kwargs):
-        EXT_LINES[id(self)] = _setup_line()
+        EXT_LINES[id(self)] = _setup_pos()
         _ext_init(self, *args, **kwargs)
 
     setuptools.extension.Extension.__init__ = _ext_init_recorded

@@ -48,22 +48,62 @@ static bool strv_eq(const struct strv *x, const struct strv *y)
 
 /* --- TOML text ------------------------------------------------------------------------- */
 
-static void toml_str(struct strbuf *sb, const char *s)
+/* How a string enters the config: a basic string, or comment text. */
+enum toml_out {
+	TOML_OUT_STRING,  /* "..." */
+	TOML_OUT_COMMENT, /* after "# ": the same escapes, no quotes */
+};
+
+/* The one way a string enters the config init writes (every captured string is setup.py's
+ * and may be hostile): every control character (C0, DEL, C1), the Unicode line and paragraph
+ * separators and the bidirectional overrides are written as \uXXXX escapes, so no string and
+ * no comment can end its line, start a table or read differently from what TOML parses. In a
+ * string, '"' and '\' are escaped too; s is valid UTF-8 (the recorder's JSON). */
+static void toml_escape(struct strbuf *sb, const char *s, enum toml_out as)
 {
-	sb_putc(sb, '"');
+	bool str = as == TOML_OUT_STRING;
+	if (str)
+		sb_putc(sb, '"');
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
+		unsigned cp = 0;
+		size_t more = 0;
+		if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+			cp = p[1], more = 1; /* C1 controls, NEL among them */
+		else if (p[0] == 0xe2 && p[1] == 0x80 && p[2] >= 0xa8 && p[2] <= 0xae)
+			cp = 0x2000u + p[2] - 0x80, more = 2; /* U+2028..U+202E */
+		else if (p[0] == 0xe2 && p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9)
+			cp = 0x2040u + p[2] - 0x80, more = 2; /* U+2066..U+2069 */
+		if (more) {
+			sb_printf(sb, "\\u%04x", cp);
+			p += more;
+		} else if (str && (*p == '"' || *p == '\\'))
 			sb_printf(sb, "\\%c", *p);
 		else if (*p == '\n')
 			sb_puts(sb, "\\n");
 		else if (*p == '\t')
 			sb_puts(sb, "\\t");
+		else if (*p == '\r')
+			sb_puts(sb, "\\r");
 		else if (*p < 0x20 || *p == 0x7f)
 			sb_printf(sb, "\\u%04x", *p);
 		else
 			sb_putc(sb, (char)*p);
 	}
-	sb_putc(sb, '"');
+	if (str)
+		sb_putc(sb, '"');
+}
+
+static void toml_str(struct strbuf *sb, const char *s)
+{
+	toml_escape(sb, s, TOML_OUT_STRING);
+}
+
+/* A whole comment line: "# text". */
+static void comment_line(struct strbuf *sb, const char *text)
+{
+	sb_puts(sb, "# ");
+	toml_escape(sb, text, TOML_OUT_COMMENT);
+	sb_putc(sb, '\n');
 }
 
 static void toml_arr(struct strbuf *sb, const struct strv *v)
@@ -86,8 +126,7 @@ static void comment(struct strbuf *sb, size_t line_start, const char *why)
 			sb_putc(sb, ' ');
 		while (++w < COMMENT_COL);
 		sb_puts(sb, "# ");
-		for (const char *p = why; *p; p++)
-			sb_putc(sb, *p == '\n' ? ' ' : *p);
+		toml_escape(sb, why, TOML_OUT_COMMENT);
 	}
 	sb_putc(sb, '\n');
 }
@@ -350,13 +389,17 @@ static void write_packages(struct arena *a, struct strbuf *sb, const struct init
 	else
 		kv_arr(sb, "packages", &dirs, why);
 	if (c->py_modules.n)
-		sb_printf(sb,
-		          "# %s: py_modules %s are not shipped (cuwheel ships packages: move them "
-		          "into one, or add them by hand)\n",
-		          at(a, c, c->line_py_modules, "py_modules"), joined(a, &c->py_modules));
+		comment_line(sb, arena_printf(a,
+		                              "%s: py_modules %s are not shipped (cuwheel ships "
+		                              "packages: move them into one, or add them by hand)",
+		                              at(a, c, c->line_py_modules, "py_modules"),
+		                              joined(a, &c->py_modules)));
 	if (c->scripts.n)
-		sb_printf(sb, "# %s: scripts %s are not shipped (say them as [project.scripts])\n",
-		          at(a, c, c->line_scripts, "scripts"), joined(a, &c->scripts));
+		comment_line(sb, arena_printf(a,
+		                              "%s: scripts %s are not shipped (say them as "
+		                              "[project.scripts])",
+		                              at(a, c, c->line_scripts, "scripts"),
+		                              joined(a, &c->scripts)));
 }
 
 /* --- [project] ------------------------------------------------------------------------- */
@@ -396,9 +439,9 @@ static void write_entry_points(struct arena *a, struct strbuf *sb, const struct 
 			toml_str(sb, eg->group);
 			sb_putc(sb, ']');
 		}
-		sb_printf(sb, "  # %s\n",
-		          at(a, c, c->line_entry_points,
-		             arena_printf(a, "entry_points[\"%s\"]", eg->group)));
+		sb_puts(sb, "  ");
+		comment_line(sb, at(a, c, c->line_entry_points,
+		                    arena_printf(a, "entry_points[\"%s\"]", eg->group)));
 		for (size_t i = 0; i < eg->entries.n; i++) {
 			toml_str(sb, eg->entries.v[i].key);
 			sb_puts(sb, " = ");
@@ -459,8 +502,8 @@ static void write_project(struct arena *a, struct strbuf *sb, const struct init_
 		       at(a, c, meta_line(c, author ? "author" : "author_email"), "author"));
 	}
 	if (c->n_extras) {
-		sb_printf(sb, "[project.optional-dependencies]        # %s\n",
-		          at(a, c, meta_line(c, "extras_require"), "extras_require"));
+		sb_puts(sb, "[project.optional-dependencies]        ");
+		comment_line(sb, at(a, c, meta_line(c, "extras_require"), "extras_require"));
 		for (size_t i = 0; i < c->n_extras; i++) {
 			toml_str(sb, c->extras[i].name);
 			sb_puts(sb, " = ");
@@ -469,8 +512,8 @@ static void write_project(struct arena *a, struct strbuf *sb, const struct init_
 		}
 	}
 	if (url && *url) {
-		sb_printf(sb, "[project.urls]                         # %s\n",
-		          at(a, c, meta_line(c, "url"), "url"));
+		sb_puts(sb, "[project.urls]                         ");
+		comment_line(sb, at(a, c, meta_line(c, "url"), "url"));
 		kv_str(sb, "Homepage", url, NULL);
 	}
 	write_entry_points(a, sb, c);
@@ -507,14 +550,17 @@ static void write_extension(struct arena *a, struct strbuf *sb, const struct ini
 	const struct capture *c = in->cap;
 	const struct cap_ext *x = &c->exts[e];
 	sb_printf(sb, "\n[[tool.cuwheel.extension]]\n");
-	sb_printf(sb, "# %s: the sources that include Python's headers (",
+	struct strbuf t = {0};
+	sb_printf(&t, "%s: the sources that include Python's headers (",
 	          at(a, c, x->line, x->name));
 	for (size_t i = 0; i < sp[e].binding.n; i++) {
 		const char *via = sp[e].why_binding.v[i];
 		const char *base = strrchr(via, '/');
-		sb_printf(sb, "%s%s: %s", i ? "; " : "", sp[e].binding.v[i], base ? base + 1 : via);
+		sb_printf(&t, "%s%s: %s", i ? "; " : "", sp[e].binding.v[i], base ? base + 1 : via);
 	}
-	sb_puts(sb, "),\n# compiled per Python.\n");
+	sb_puts(&t, "),");
+	comment_line(sb, sb_to_arena(&t, a));
+	comment_line(sb, "compiled per Python.");
 	kv_str(sb, "module", x->name, at(a, c, x->line_name, "name"));
 	kv_str(sb, "kind", kind_of(c, x, &sp[e]),
 	       c->build_ext_torch  ? at(a, c, c->line_cmdclass ? c->line_cmdclass : x->line,
@@ -537,14 +583,16 @@ static void write_extension(struct arena *a, struct strbuf *sb, const struct ini
 	if (fl[e].link.n)
 		kv_arr(sb, "ldflags", &fl[e].link, at(a, c, x->line_link_args, "extra_link_args"));
 	else if (fl[e].link_left.n)
-		sb_printf(sb, "# %s: -s (cuwheel always links with -s)\n",
-		          at(a, c, x->line_link_args, "extra_link_args"));
+		comment_line(sb, arena_printf(a, "%s: -s (cuwheel always links with -s)",
+		                              at(a, c, x->line_link_args, "extra_link_args")));
 	if (x->libraries.n)
 		kv_arr(sb, "libraries", &x->libraries, at(a, c, x->line_libraries, "libraries"));
 	if (x->library_dirs.n)
-		sb_printf(sb, "# %s: %s (add them to ldflags as -L, relative to the build dir)\n",
-		          at(a, c, x->line_library_dirs, "library_dirs"),
-		          joined(a, &x->library_dirs));
+		comment_line(sb, arena_printf(a,
+		                              "%s: %s (add them to ldflags as -L, relative to the "
+		                              "build dir)",
+		                              at(a, c, x->line_library_dirs, "library_dirs"),
+		                              joined(a, &x->library_dirs)));
 	if (c->no_abi_suffix)
 		kv_raw(sb, "abi-suffix", "false",
 		       at(a, c, c->line_cmdclass ? c->line_cmdclass : c->setup_line,
@@ -558,11 +606,12 @@ static void write_extension(struct arena *a, struct strbuf *sb, const struct ini
 				strv_push(a, &libs, x->dropped.v[i] + 8);
 			else
 				dirs++;
-		sb_printf(sb,
-		          "# left out, cuwheel adds its own: %s%s%s%zu include/library "
-		          "dir%s of torch, Python or CUDA\n",
-		          libs.n ? "libraries " : "", libs.n ? joined(a, &libs) : "",
-		          libs.n ? " and " : "", dirs, dirs == 1 ? "" : "s");
+		comment_line(sb, arena_printf(a,
+		                              "left out, cuwheel adds its own: %s%s%s%zu "
+		                              "include/library dir%s of torch, Python or CUDA",
+		                              libs.n ? "libraries " : "",
+		                              libs.n ? joined(a, &libs) : "", libs.n ? " and " : "",
+		                              dirs, dirs == 1 ? "" : "s"));
 	}
 }
 
@@ -671,13 +720,16 @@ bool init_config_write(struct arena *a, struct diag *d, const struct init_inputs
 
 	struct strbuf sb = {0};
 	if (in->header)
-		sb_printf(&sb, "# %s\n", in->header);
-	sb_printf(&sb, "# setup.py ran with Python %s%s%s", c->python ? c->python : "?",
+		comment_line(&sb, in->header);
+	struct strbuf ran = {0};
+	sb_printf(&ran, "setup.py ran with Python %s%s%s", c->python ? c->python : "?",
 	          c->torch ? ", torch " : "", c->torch ? c->torch : "");
 	for (size_t i = 0; in->setenv && in->setenv[i]; i++)
-		sb_printf(&sb, "%s%s", i ? " " : " and ", in->setenv[i]);
-	sb_puts(&sb, ", in a copy, without network.\n# Each value says where it came from; review "
-	             "them, then `cuwheel plan --config FILE`.\n");
+		sb_printf(&ran, "%s%s", i ? " " : " and ", in->setenv[i]);
+	sb_puts(&ran, ", in a copy, without network.");
+	comment_line(&sb, sb_to_arena(&ran, a));
+	sb_puts(&sb, "# Each value says where it came from; review them, then `cuwheel plan "
+	             "--config FILE`.\n");
 	write_project(a, &sb, in);
 
 	sb_puts(&sb, "\n[tool.cuwheel]\n");

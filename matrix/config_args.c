@@ -5,6 +5,7 @@
 
 #include "matrix/config_internal.h"
 #include "standards/ninja.h"
+#include "toolchain/code_flags.h"
 
 bool config_check_args(struct cfg_reader *r, const struct toml_value *t, const char *key,
                        enum arg_route route)
@@ -54,6 +55,73 @@ bool config_check_files(struct cfg_reader *r, const struct toml_value *at, const
 		cfg_error(r, at, "'%s' names a file whose name holds %s", config_shown(r->a, f),
 		          why);
 		ok = false;
+	}
+	return ok;
+}
+
+/* The strings of v (an array; anything else was reported by cfg_strv), and their values. */
+static size_t string_items(struct arena *a, const struct toml_value *v, const char ***args,
+                           const struct toml_value ***at)
+{
+	size_t n = v && v->type == TOML_ARRAY ? v->u.array.len : 0, k = 0;
+	*args = arena_calloc(a, n + 1, sizeof(**args));
+	*at = arena_calloc(a, n + 1, sizeof(**at));
+	for (size_t i = 0; i < n; i++)
+		if (v->u.array.items[i]->type == TOML_STRING) {
+			(*at)[k] = v->u.array.items[i];
+			(*args)[k++] = v->u.array.items[i]->u.str.s;
+		}
+	return k;
+}
+
+/* Each argument of t[key] that makes a compiler run a program or load code and is not in
+ * trusted: a located error. host: each value reaches nvcc as -Xcompiler=VALUE. */
+static bool check_code_flags_key(struct cfg_reader *r, const struct toml_value *t, const char *key,
+                                 enum code_flags_for who, bool host, const struct strv *trusted)
+{
+	const char **args;
+	const struct toml_value **at;
+	size_t n = string_items(r->a, t ? toml_get(t, key) : NULL, &args, &at);
+	bool ok = true;
+	/* (host: each value alone, behind the -Xcompiler= that carries it) */
+	for (size_t i = 0; i < (host ? n : 1); i++) {
+		const char *one[] = {"-Xcompiler", args[i]};
+		const char *const *list = host ? one : args;
+		struct code_flag_hit h;
+		for (size_t from = 0;
+		     code_flags_scan(list, host ? 2 : n, host ? CODE_FLAGS_NVCC : who, from, &h);
+		     from = h.next) {
+			size_t idx = host ? i : h.at;
+			if (strv_contains(trusted, args[idx]))
+				continue;
+			cfg_error(r, at[idx],
+			          "%s value '%s' %s: a flag that runs a program or loads code is "
+			          "used only when [tool.cuwheel] trusted-flags lists it",
+			          key, config_shown(r->a, args[idx]), h.why);
+			ok = false;
+		}
+	}
+	return ok;
+}
+
+bool config_check_code_flags(struct cfg_reader *r, const struct toml_value *tool)
+{
+	struct strv trusted = {0};
+	bool ok = cfg_strv(r, tool, "trusted-flags", "[tool.cuwheel]", false, &trusted);
+	const struct toml_value *k = toml_get(tool, "kernels");
+	if (k && k->type == TOML_TABLE) {
+		ok &= check_code_flags_key(r, k, "nvcc-flags", CODE_FLAGS_NVCC, false, &trusted);
+		ok &= check_code_flags_key(r, k, "host-flags", CODE_FLAGS_CC, true, &trusted);
+		ok &= check_code_flags_key(r, k, "cxx-flags", CODE_FLAGS_CC, false, &trusted);
+	}
+	const struct toml_value *e = toml_get(tool, "extension");
+	size_t n = e && e->type == TOML_ARRAY ? e->u.array.len : e && e->type == TOML_TABLE;
+	for (size_t i = 0; i < n; i++) {
+		const struct toml_value *x = e->type == TOML_ARRAY ? e->u.array.items[i] : e;
+		if (x->type != TOML_TABLE)
+			continue;
+		ok &= check_code_flags_key(r, x, "cflags", CODE_FLAGS_CC, false, &trusted);
+		ok &= check_code_flags_key(r, x, "ldflags", CODE_FLAGS_CC, false, &trusted);
 	}
 	return ok;
 }

@@ -62,6 +62,10 @@ const char *config_shown(struct arena *a, const char *s);
  * can carry; a located error for each refused. */
 bool config_check_args(struct cfg_reader *r, const struct toml_value *t, const char *key,
                        enum arg_route route);
+/* Refuses, located, each argument of the flag keys of [tool.cuwheel]'s kernels and extension
+ * tables that makes a compiler or linker run a program or load code (toolchain/code_flags.h)
+ * unless [tool.cuwheel] trusted-flags lists it exactly. */
+bool config_check_code_flags(struct cfg_reader *r, const struct toml_value *tool);
 /* Checks the names of files[first..] (matched by the glob at `at`) can be compiled: no line
  * break, control byte or '"'; a located error for each that cannot. */
 bool config_check_files(struct cfg_reader *r, const struct toml_value *at, const struct strv *files,

@@ -8,8 +8,8 @@
 #include "matrix/config_internal.h"
 
 static const char *const tool_keys[] = {
-    "kernels", "extension", "packages",  "matrix",   "test",        "toolkits", "pythons",
-    "cache",   "audit",     "build-dir", "dist-dir", "compression", "ci",       "openmp",
+    "kernels", "extension", "packages", "matrix",      "test", "toolkits", "pythons",       "cache",
+    "audit",   "build-dir", "dist-dir", "compression", "ci",   "openmp",   "trusted-flags",
 };
 static const char *const kernels_keys[] = {
     "sources", "include-dirs", "defines", "nvcc-flags", "host-flags",
@@ -556,6 +556,7 @@ bool config_read_tool(struct cfg_reader *r, struct config *cfg)
 		ok &= cfg_check_keys(r, tool, "[tool.cuwheel]", tool_keys, N(tool_keys));
 		ok &= read_kernels(r, cfg, tool);
 		ok &= read_extensions(r, cfg, tool);
+		ok &= config_check_code_flags(r, tool);
 		const struct toml_value *pk = toml_get(tool, "packages");
 		if (pk && pk->type == TOML_STRING) {
 			ok &= config_find_packages(r, cfg, pk);
