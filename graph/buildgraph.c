@@ -122,8 +122,11 @@ struct gen {
 	const struct torch_plan *tp; /* the preprocessor's torch decisions */
 	struct strv emitted;         /* shared objects and PCH rules already in the graph */
 	struct strv file_paths;      /* build-dir files the graph needs (absolute) */
-	struct strv file_texts;      /* parallel: their contents */
-	bool stage_list;             /* BUILDGRAPH_STAGE_FILES is among them */
+	struct graph_step *steps;    /* the step table (build_graph.steps) */
+	size_t n_steps, cap_steps;
+	long toolkit, cell;     /* the row the edges written now belong to (-1: none) */
+	struct strv file_texts; /* parallel: their contents */
+	bool stage_list;        /* BUILDGRAPH_STAGE_FILES is among them */
 };
 
 /* Records a file of the build dir (absolute path) that the graph needs, once. */
@@ -243,9 +246,21 @@ static void emit_includes(struct gen *g, const struct strv *dirs)
 	}
 }
 
-/* Starts the edge "build OUT: RULE IN" (without IN when in is NULL). */
-static void emit_build(struct gen *g, const char *out, const char *rule, const char *in)
+/* Starts the edge "build OUT: RULE IN" (without IN when in is NULL) and enters it in the step
+ * table as step (NULL: a phony edge, no step) of the row being written. */
+static void emit_build(struct gen *g, const char *out, const char *rule, const char *in,
+                       const char *step)
 {
+	if (step) {
+		if (g->n_steps == g->cap_steps) {
+			size_t cap = g->cap_steps ? 2 * g->cap_steps : 64;
+			g->steps =
+			    arena_realloc(g->a, g->steps, g->cap_steps, cap, sizeof(*g->steps));
+			g->cap_steps = cap;
+		}
+		g->steps[g->n_steps++] = (struct graph_step){
+		    .output = out, .name = step, .toolkit = g->toolkit, .cell = g->cell};
+	}
 	sb_puts(&g->sb, "build ");
 	ninja_path(&g->sb, out);
 	sb_printf(&g->sb, ": %s", rule);
@@ -412,7 +427,7 @@ static void emit_kernel_dlink(struct gen *g, const struct toolkit_plan *tp,
 {
 	struct strbuf *sb = &g->sb;
 	char *dlink = arena_printf(g->a, "%s/obj/dlink.o", ap->dir);
-	emit_build(g, dlink, "link", NULL);
+	emit_build(g, dlink, "link", NULL, "link dlink.o");
 	ninja_paths(sb, objs);
 	sb_puts(sb, "\n  ld = ");
 	ninja_arg(sb, tp->tk->nvcc);
@@ -463,7 +478,8 @@ static void emit_archive(struct gen *g, const struct toolkit_plan *tp, struct ar
 		emit_build(g, obj, is_cu(src) ? "nvcc" : "cc",
 		           li && strcmp(in, from_build(g, k->files.v[i])) == 0
 		               ? os_join(g->a, g->cfg->project_dir, k->files.v[i])
-		               : in);
+		               : in,
+		           arena_printf(g->a, "%s %s", is_cu(src) ? "nvcc" : "cc", src));
 		if (is_cu(src))
 			emit_kernel_nvcc(g, tp, src, tpy != NULL, &kt->tf, threads, li);
 		else
@@ -473,7 +489,7 @@ static void emit_archive(struct gen *g, const struct toolkit_plan *tp, struct ar
 	ap->n_objects = objs.n;
 	if (k->rdc)
 		emit_kernel_dlink(g, tp, ap, &objs);
-	emit_build(g, ap->archive, "ar", NULL);
+	emit_build(g, ap->archive, "ar", NULL, "ar");
 	ninja_paths(sb, &objs);
 	sb_puts(sb, "\n\n");
 }
@@ -536,7 +552,7 @@ static const char *emit_pch(struct gen *g, const char *dir, const char *header, 
 	 * when it does. */
 	need_file(g, os_join(g->a, g->bdir, stub), arena_printf(g->a, "#include <%s>\n", header));
 	struct strbuf *sb = &g->sb;
-	emit_build(g, gch, "pch", stub);
+	emit_build(g, gch, "pch", stub, arena_printf(g->a, "pch %s", header));
 	sb_printf(sb, "\n  what = %s\n  header = %s\n  cc = ", what, header);
 	ninja_arg(sb, g->cxx);
 	sb_puts(sb, "\n  flags =");
@@ -563,7 +579,10 @@ static bool emit_proof_object(struct gen *g, const struct binding_decision *bd, 
 		        "  command = cp -f $in $out\n"
 		        "  description = $what: $out (compiled by the Python-free proof)\n\n");
 	}
-	emit_build(g, obj, "proof_obj", bd->obj);
+	long cell = g->cell;
+	g->cell = -1; /* a shared object: no cell's step */
+	emit_build(g, obj, "proof_obj", bd->obj, "copy shared");
+	g->cell = cell;
 	sb_puts(&g->sb, "\n  what = ");
 	ninja_arg(&g->sb, what);
 	/* The command that made it (read by nothing: for whoever reads this file). */
@@ -620,7 +639,11 @@ static void emit_torch_cu(struct gen *g, const struct cell *c, const struct exte
 	struct strbuf rest = g->sb;
 	if (shared)
 		g->sb = g->pch;
-	emit_build(g, obj, "nvcc", in);
+	/* A shared object is no cell's step: the report shows it apart. */
+	long cell = g->cell;
+	g->cell = shared ? -1 : cell;
+	emit_build(g, obj, "nvcc", in, shared ? "nvcc shared" : "nvcc binding");
+	g->cell = cell;
 	sb_printf(sb, "\n  cuda = %s\n  nvcc = ", tp->cuda);
 	ninja_arg(sb, cmd.v[0]);
 	sb_puts(sb, "\n  flags =");
@@ -682,7 +705,10 @@ static void emit_torch_source(struct gen *g, const struct cell *c, const struct 
 		        g, bd, obj,
 		        arena_printf(g->a, "shared CUDA %s torch %s", tp->cuda, te->torch), &cmd))
 			return;
-		emit_build(g, obj, "cc", from_build(g, src));
+		long cell = g->cell;
+		g->cell = -1; /* no cell's step: the report shows it apart */
+		emit_build(g, obj, "cc", from_build(g, src), "cc shared");
+		g->cell = cell;
 		sb_printf(sb, "\n  what = shared CUDA %s torch %s\n  cc = ", tp->cuda, te->torch);
 		ninja_arg(sb, g->cxx);
 		sb_puts(sb, "\n  flags =");
@@ -697,17 +723,20 @@ static void emit_torch_source(struct gen *g, const struct cell *c, const struct 
 		struct strv pch_flags = {0};
 		torchplan_binding_flags(g->a, g->cfg, x, c, tp->tk, tf, g->proj, te->link, BIND_PCH,
 		                        &pch_flags);
+		long cell = g->cell;
+		g->cell = -1; /* the shared .gch is no cell's step */
 		stub = emit_pch(
 		    g,
 		    arena_printf(g->a, "shared/cu%d%d-%s/pch/%s", tp->tk->major, tp->tk->minor,
 		                 shared_key(g, tp, &pch_flags), x->module),
 		    "torch/all.h",
 		    arena_printf(g->a, "shared CUDA %s torch %s", tp->cuda, te->torch), &pch_flags);
+		g->cell = cell;
 	} else if (pch) {
 		stub = emit_pch(g, arena_printf(g->a, "%s/pch/%s", cp->dir, x->module),
 		                "torch/extension.h", c->id, &flags);
 	}
-	emit_build(g, obj, stub ? "cc_pch" : "cc", from_build(g, src));
+	emit_build(g, obj, stub ? "cc_pch" : "cc", from_build(g, src), "cc binding");
 	if (stub) {
 		sb_puts(sb, " | ");
 		ninja_path(sb, arena_printf(g->a, "%s.gch", stub));
@@ -740,7 +769,7 @@ static void emit_cell_source(struct gen *g, const struct cell *c, const struct e
 	/* Per extension: two extensions may compile one source with other flags. */
 	char *obj = arena_printf(g->a, "%s/obj/%s/%s.o", cp->dir, x->module, src);
 	strv_push(g->a, objs, obj);
-	emit_build(g, obj, "cc", in);
+	emit_build(g, obj, "cc", in, "cc binding");
 	sb_printf(sb, "\n  what = %s\n  cc = ", c->id);
 	ninja_arg(sb, host_cc(g, tp, cxx));
 	sb_puts(sb, "\n  flags = -O2 -DNDEBUG -fPIC -fvisibility=hidden ");
@@ -773,7 +802,7 @@ static const char *emit_module_link(struct gen *g, const struct cell *c,
 	const struct toolkit_plan *tp = &g->plan->toolkits[c->toolkit];
 	*modpath = buildgraph_module_path(g->a, x, c);
 	const char *mod = arena_printf(g->a, "%s/lib/%s", cp->dir, *modpath);
-	emit_build(g, mod, "link", NULL);
+	emit_build(g, mod, "link", NULL, "link");
 	ninja_paths(sb, objs);
 	/* A project without kernel sources (a plain C extension) has no archive. */
 	if (ap->archive) {
@@ -857,7 +886,7 @@ static void emit_stage(struct gen *g, const struct cell *c, const char *stage, c
 {
 	struct strbuf *sb = &g->sb;
 	const struct config *cfg = g->cfg;
-	emit_build(g, stamp, "cuwheel", NULL);
+	emit_build(g, stamp, "cuwheel", NULL, "stage");
 	ninja_paths(sb, modules);
 	const struct strv pkgfiles = g->r->pkgfiles;
 	for (size_t p = 0; p < cfg->packages.n; p++) {
@@ -899,7 +928,7 @@ static void emit_pack(struct gen *g, const struct cell *c, struct cell_paths *cp
 	struct strbuf *sb = &g->sb;
 	const struct config *cfg = g->cfg;
 	cp->wheel = arena_printf(g->a, "%s/%s", cp->dir, c->wheel);
-	emit_build(g, cp->wheel, "cuwheel", stamp);
+	emit_build(g, cp->wheel, "cuwheel", stamp, "pack");
 	sb_puts(sb, " | " BUILDGRAPH_PROJECT_JSON);
 	if (cfg->project.readme_path) {
 		sb_putc(sb, ' ');
@@ -932,7 +961,7 @@ static void emit_compat(struct gen *g, const struct cell *c, struct cell_paths *
 {
 	struct strbuf *sb = &g->sb;
 	cp->compat = arena_printf(g->a, "%s/compat.json", cp->dir);
-	emit_build(g, cp->compat, "cuwheel", cp->wheel);
+	emit_build(g, cp->compat, "cuwheel", cp->wheel, "torch-compat");
 	sb_puts(sb, " | " BUILDGRAPH_TEST_CONTEXT "\n  args = internal compat ");
 	ninja_arg(sb, build_path(g, cp->wheel));
 	emit_opt(g, " --out ", build_path(g, cp->compat));
@@ -947,7 +976,7 @@ static void emit_finish(struct gen *g, const struct cell *c, struct cell_paths *
 	const struct config *cfg = g->cfg;
 	const struct toolkit_plan *tp = &g->plan->toolkits[c->toolkit];
 	cp->final = arena_printf(g->a, "%s/final", cp->dir);
-	emit_build(g, cp->final, "cuwheel", cp->wheel);
+	emit_build(g, cp->final, "cuwheel", cp->wheel, "audit");
 	if (cp->compat) {
 		sb_puts(sb, " | ");
 		ninja_path(sb, cp->compat);
@@ -985,7 +1014,7 @@ static void emit_test(struct gen *g, const struct cell *c, struct cell_paths *cp
 {
 	struct strbuf *sb = &g->sb;
 	cp->tested = arena_printf(g->a, "%s/tested", cp->dir);
-	emit_build(g, cp->tested, "cuwheel", cp->final);
+	emit_build(g, cp->tested, "cuwheel", cp->final, "test");
 	sb_puts(sb, "\n  args = internal test-cell ");
 	ninja_arg(sb, build_path(g, cp->final));
 	emit_opt(g, " --python ", c->abi3 ? "all" : c->python);
@@ -1020,7 +1049,7 @@ static void emit_cell(struct gen *g, const struct cell *c, const struct archive_
 		emit_test(g, c, cp);
 		last = cp->tested;
 	}
-	emit_build(g, c->id, "phony", last);
+	emit_build(g, c->id, "phony", last, NULL);
 	sb_puts(sb, "\n\n");
 }
 
@@ -1040,7 +1069,9 @@ void buildgraph_render(struct arena *a, const struct graph_plan *r, struct build
 	                .bdir = r->build_dir,
 	                .cc = r->cc,
 	                .cxx = r->cxx,
-	                .tp = &r->tp};
+	                .tp = &r->tp,
+	                .toolkit = -1,
+	                .cell = -1};
 	emit_header(&g);
 	size_t head_len = g.sb.len;
 	out->archives = arena_calloc(a, plan->n_toolkits + 1, sizeof(*out->archives));
@@ -1049,7 +1080,9 @@ void buildgraph_render(struct arena *a, const struct graph_plan *r, struct build
 	for (size_t t = 0; t < plan->n_toolkits; t++) {
 		if (!plan->toolkits[t].used || cfg->kernels.files.n == 0)
 			continue;
+		g.toolkit = (long)t;
 		emit_archive(&g, &plan->toolkits[t], &out->archives[t]);
+		g.toolkit = -1;
 		n_archives++;
 		n_nvcc += out->archives[t].n_objects;
 	}
@@ -1057,7 +1090,9 @@ void buildgraph_render(struct arena *a, const struct graph_plan *r, struct build
 		const struct cell *c = &plan->cells[i];
 		if (!c->selected || !c->buildable)
 			continue;
+		g.cell = (long)i;
 		emit_cell(&g, c, &out->archives[c->toolkit], &out->cells[i]);
+		g.cell = -1;
 		strv_push(a, &out->targets, c->id);
 		n_cells++;
 	}
@@ -1076,6 +1111,8 @@ void buildgraph_render(struct arena *a, const struct graph_plan *r, struct build
 	sb_puts(&g.sb, "\ndefault all\n");
 	out->text = splice(a, &g.sb, head_len, &g.pch);
 	out->files = g.file_paths;
+	out->steps = g.steps;
+	out->n_steps = g.n_steps;
 	out->file_texts = g.file_texts;
 	out->summary =
 	    arena_printf(a, "%zu kernel archive%s (%zu objects), %zu cell%s", n_archives,

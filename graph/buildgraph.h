@@ -54,6 +54,18 @@ struct archive_paths {
 	size_t n_objects;
 };
 
+/* One edge of the graph as the build's result names it (the renderer's step table): its output
+ * (build-dir relative, as .ninja_log names it), its step ("nvcc kernels/a.cu", "cc kernels/b.c",
+ * "link dlink.o", "ar", "pch torch/all.h", "cc binding", "nvcc binding", "cc shared",
+ * "nvcc shared", "copy shared" (an object the Python-free proof compiled), "link", "stage",
+ * "pack", "torch-compat", "audit", "test") and its row: the
+ * toolkit of a kernel archive or the cell, -1 for none (a shared object). */
+struct graph_step {
+	const char *output;
+	const char *name;
+	long toolkit, cell;
+};
+
 struct build_graph {
 	const char *build_dir;    /* absolute */
 	const char *ninja_file;   /* absolute */
@@ -70,6 +82,8 @@ struct build_graph {
 	                         * build_opts.defer_proofs) */
 	size_t per_python;      /* the torch extensions' sources compiled per Python (decisions
 	                         * of every torch) */
+	struct graph_step *steps; /* every edge but the phony ones, in the order written */
+	size_t n_steps;
 };
 
 /* The kernels of one toolkit that include torch headers: the torch they are built against. */

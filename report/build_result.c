@@ -75,6 +75,10 @@ void result_init(struct arena *a, const struct plan *p, const struct build_graph
 	                           .dist_dir = p->cfg->dist_dir};
 	m->rows = arena_calloc(a, p->n_toolkits + p->n_cells + 1, sizeof(*m->rows));
 	size_t *arch_row = arena_calloc(a, p->n_toolkits + 1, sizeof(size_t));
+	m->toolkit_row = arch_row;
+	m->cell_row = arena_calloc(a, p->n_cells + 1, sizeof(size_t));
+	m->graph_steps = g->steps;
+	m->n_graph_steps = g->n_steps;
 	bool *want_tk = arena_calloc(a, p->n_toolkits + 1, sizeof(bool));
 	bool *want_cell = arena_calloc(a, p->n_cells + 1, sizeof(bool));
 	rows_wanted(p, g, targets, want_tk, want_cell);
@@ -101,6 +105,7 @@ void result_init(struct arena *a, const struct plan *p, const struct build_graph
 	for (size_t i = 0; i < p->n_cells; i++) {
 		const struct cell *cl = &p->cells[i];
 		const struct cell_paths *cp = &g->cells[i];
+		m->cell_row[i] = m->n_rows;
 		struct result_row *w = &m->rows[m->n_rows++];
 		w->name = cl->id;
 		w->cuda = cl->cuda;
@@ -149,52 +154,26 @@ size_t result_row_of_desc(const struct build_result *m, const char *desc, const 
 	return SIZE_MAX;
 }
 
-/* The row whose directory holds output, or SIZE_MAX. */
-static size_t row_of_output(const struct build_result *m, const char *output)
+/* The renderer's step for output (its name and row), or NULL when the graph has none (an edge
+ * of another graph in the same build dir's log). */
+static const struct graph_step *step_of(const struct build_result *m, const char *output)
 {
-	for (size_t i = 0; i < m->n_rows; i++) {
-		const char *pre = m->rows[i].prefix;
-		if (pre && !strncmp(output, pre, strlen(pre)))
-			return i;
-	}
-	return SIZE_MAX;
+	for (size_t i = 0; i < m->n_graph_steps; i++)
+		if (!strcmp(m->graph_steps[i].output, output))
+			return &m->graph_steps[i];
+	return NULL;
 }
 
-/* A step's name from the output it wrote, by the paths buildgraph gives them. */
-static const char *step_name(struct arena *a, const char *out)
+/* The row of step st (SIZE_MAX: none). */
+static size_t row_of_step(const struct build_result *m, const struct graph_step *st)
 {
-	if (!strncmp(out, "kernels/", 8)) {
-		const char *obj = strstr(out, "/obj/");
-		if (obj) {
-			const char *src = obj + 5;
-			const char *slash = strrchr(src, '/');
-			char *srcp =
-			    arena_strndup(a, src, slash ? (size_t)(slash - src) : strlen(src));
-			const char *dot = strrchr(srcp, '.');
-			return arena_printf(a, "%s %s", dot && !strcmp(dot, ".cu") ? "nvcc" : "cc",
-			                    srcp);
-		}
-		return strstr(out, ".a") ? "ar" : out;
-	}
-	const char *slash = !strncmp(out, "cells/", 6) ? strchr(out + 6, '/') : NULL;
-	if (!slash)
-		return out;
-	static const char *const by_dir[][2] = {{"obj/", "cc binding"}, {"lib/", "link"}};
-	static const char *const by_name[][2] = {{"stage.stamp", "stage"},
-	                                         {"final", "audit"},
-	                                         {"tested", "test"},
-	                                         {"compat.json", "torch-compat"}};
-	const char *rest = slash + 1;
-	size_t n = strlen(rest);
-	for (size_t i = 0; i < sizeof(by_dir) / sizeof(*by_dir); i++)
-		if (!strncmp(rest, by_dir[i][0], strlen(by_dir[i][0])))
-			return by_dir[i][1];
-	for (size_t i = 0; i < sizeof(by_name) / sizeof(*by_name); i++)
-		if (!strcmp(rest, by_name[i][0]))
-			return by_name[i][1];
-	if (n > 4 && !strcmp(rest + n - 4, ".whl"))
-		return "pack";
-	return out;
+	if (!st)
+		return SIZE_MAX;
+	if (st->toolkit >= 0)
+		return m->toolkit_row[st->toolkit];
+	if (st->cell >= 0)
+		return m->cell_row[st->cell];
+	return SIZE_MAX;
 }
 
 /* The word a running step puts its row in: "compiling", "linking", ... ("running"). */
@@ -291,11 +270,12 @@ static void steps_from_run(struct arena *a, const struct ninja_log_entry *e, siz
 	struct result_step *v = arena_calloc(a, n + 1, sizeof(*v));
 	size_t *rows = arena_calloc(a, n + 1, sizeof(size_t));
 	for (size_t i = 0; i < n; i++) {
-		size_t r = row_of_output(m, e[i].output);
-		v[i] = (struct result_step){.name = step_name(a, e[i].output),
+		const struct graph_step *st = step_of(m, e[i].output);
+		size_t r = row_of_step(m, st);
+		v[i] = (struct result_step){.name = st ? st->name : e[i].output,
 		                            .row = r == SIZE_MAX ? "other" : m->rows[r].name,
 		                            .output = e[i].output,
-		                            .kernels = !strncmp(e[i].output, "kernels/", 8),
+		                            .kernels = st && st->toolkit >= 0,
 		                            .start_ms = e[i].start_ms,
 		                            .end_ms = e[i].end_ms};
 		rows[i] = r;
@@ -396,7 +376,7 @@ void result_finish(struct arena *a, struct diag *d, const struct ninja_log_mark 
 	steps_from_run(a, e, n, m);
 	n = ninja_log_view(a, &log, NINJA_LOG_LATEST, &e);
 	for (size_t i = 0; i < n; i++) {
-		size_t r = row_of_output(m, e[i].output);
+		size_t r = row_of_step(m, step_of(m, e[i].output));
 		if (r == SIZE_MAX)
 			continue;
 		m->rows[r].work_seconds += (double)(e[i].end_ms - e[i].start_ms) / 1000.0;

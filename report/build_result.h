@@ -99,6 +99,11 @@ struct build_result {
 	size_t n_toolkits;
 	struct result_python *pythons;
 	size_t n_pythons;
+	/* While building (not in report.json): the renderer's step table and the row of each of
+	 * its toolkits and cells (SIZE_MAX: no row). */
+	const struct graph_step *graph_steps;
+	size_t n_graph_steps;
+	size_t *toolkit_row, *cell_row;
 };
 
 /* The rows of plan p as graph g builds them, all waiting; targets are ninja's (no target or
