@@ -62,7 +62,8 @@ static int internal_render_ninja(struct cli *c, const char *file)
 		return CLI_FAIL;
 	}
 	struct graph_plan r;
-	bool ok = buildgraph_plan_read(&c->arena, &c->diag, file, doc, &r);
+	bool ok = buildgraph_plan_check(&c->arena, &c->diag, file, doc) &&
+	          buildgraph_plan_read(&c->arena, &c->diag, file, doc, &r);
 	json_decref(doc);
 	if (!ok)
 		return CLI_FAIL;

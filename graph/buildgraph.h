@@ -128,6 +128,10 @@ json_t *buildgraph_plan_json(const struct graph_plan *r);
  * discovery, no config file). False + diagnostic naming file and the JSON path. */
 bool buildgraph_plan_read(struct arena *a, struct diag *d, const char *file, json_t *doc,
                           struct graph_plan *out);
+/* Checks every string of doc (a plan, read from file or about to be written there) for what
+ * build.ninja cannot express: a line break, a carriage return, a NUL. False + one diagnostic
+ * per such string, naming its JSON path ($.cc: CC from the environment). */
+bool buildgraph_plan_check(struct arena *a, struct diag *d, const char *file, json_t *doc);
 /* Renders r into out: a pure function of r (no file system, no process, no environment); the
  * build-dir files the graph reads are out's files, for the caller to write. */
 void buildgraph_render(struct arena *a, const struct graph_plan *r, struct build_graph *out);

@@ -2,6 +2,7 @@
  * renderer reads, and nothing else. `cuwheel build` (-n too) writes it beside build.ninja
  * (BUILDGRAPH_PLAN_JSON); `cuwheel internal render-ninja` renders build.ninja from it. */
 #include <jansson.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -219,9 +220,19 @@ static const char *rd_str(struct rd *r, json_t *o, const char *path, const char 
 	return arena_strdup(r->a, json_is_string(v) ? json_string_value(v) : "");
 }
 
-static int rd_int(struct rd *r, json_t *o, const char *path, const char *key)
+/* An integer member in [lo, hi]; lo after an error (the first one is reported). */
+static int rd_int(struct rd *r, json_t *o, const char *path, const char *key, int lo, int hi)
 {
-	return (int)json_integer_value(rd_get(r, o, path, key, JSON_INTEGER, false));
+	json_t *v = rd_get(r, o, path, key, JSON_INTEGER, false);
+	json_int_t n = json_integer_value(v);
+	if (v && (n < lo || n > hi)) {
+		if (r->ok)
+			diag_path(r->d, DIAG_ERROR, r->file,
+			          "%s.%s: %" JSON_INTEGER_FORMAT " is out of range (%d to %d)",
+			          path, key, n, lo, hi);
+		r->ok = false;
+	}
+	return r->ok ? (int)n : lo;
 }
 
 static bool rd_bool(struct rd *r, json_t *o, const char *path, const char *key)
@@ -282,8 +293,8 @@ static const struct interp *rd_interp(struct rd *r, json_t *o, const char *path)
 	const char *p = arena_printf(r->a, "%s.interpreter", path);
 	py->path = rd_str(r, io, p, "path");
 	py->version = rd_str(r, io, p, "version");
-	py->major = rd_int(r, io, p, "major");
-	py->minor = rd_int(r, io, p, "minor");
+	py->major = rd_int(r, io, p, "major", 0, 99);
+	py->minor = rd_int(r, io, p, "minor", 0, 999);
 	py->ext_suffix = rd_str(r, io, p, "ext_suffix");
 	py->include_dir = rd_str(r, io, p, "include_dir");
 	json_t *to = rd_get(r, io, p, "torch", JSON_OBJECT, false);
@@ -292,8 +303,8 @@ static const struct interp *rd_interp(struct rd *r, json_t *o, const char *path)
 	p = arena_printf(r->a, "%s.torch", p);
 	py->torch.present = rd_bool(r, to, p, "present");
 	py->torch.version = rd_opt(r, to, p, "version");
-	py->torch.cxx11_abi = rd_int(r, to, p, "cxx11_abi");
-	py->torch.openmp = rd_int(r, to, p, "openmp");
+	py->torch.cxx11_abi = rd_int(r, to, p, "cxx11_abi", -1, 1);
+	py->torch.openmp = rd_int(r, to, p, "openmp", -1, 1);
 	rd_strv(r, to, p, "include_dirs", &py->torch.include_dirs);
 	rd_strv(r, to, p, "abi_flags", &py->torch.abi_flags);
 	return py;
@@ -310,9 +321,16 @@ static void rd_toolkit(struct rd *r, json_t *o, const char *path, struct toolkit
 	for (size_t i = 0; i < tp->n_archs; i++) {
 		json_t *ao = json_array_get(archs, i);
 		const char *p = at(r, path, "archs", i);
-		tp->archs[i].major = rd_int(r, ao, p, "major");
-		tp->archs[i].minor = rd_int(r, ao, p, "minor");
-		tp->archs[i].suffix = (char)rd_int(r, ao, p, "suffix");
+		tp->archs[i].major = rd_int(r, ao, p, "major", 1, 99);
+		tp->archs[i].minor = rd_int(r, ao, p, "minor", 0, 9);
+		tp->archs[i].suffix = (char)rd_int(r, ao, p, "suffix", 0, 'f');
+		if (r->ok && tp->archs[i].suffix && tp->archs[i].suffix != 'a' &&
+		    tp->archs[i].suffix != 'f') {
+			diag_path(r->d, DIAG_ERROR, r->file,
+			          "%s.suffix: %d is not 0, 'a' (97) or 'f' (102)", p,
+			          tp->archs[i].suffix);
+			r->ok = false;
+		}
 		tp->archs[i].ptx = rd_bool(r, ao, p, "ptx");
 	}
 	struct toolkit *tk = arena_calloc(r->a, 1, sizeof(*tk));
@@ -322,11 +340,11 @@ static void rd_toolkit(struct rd *r, json_t *o, const char *path, struct toolkit
 	tk->root = rd_str(r, to, p, "root");
 	tk->nvcc = rd_str(r, to, p, "nvcc");
 	tk->version = rd_str(r, to, p, "version");
-	tk->major = rd_int(r, to, p, "major");
-	tk->minor = rd_int(r, to, p, "minor");
+	tk->major = rd_int(r, to, p, "major", 1, 99);
+	tk->minor = rd_int(r, to, p, "minor", 0, 99);
 	tk->lib_dir = rd_str(r, to, p, "lib_dir");
 	tk->include_dir = rd_str(r, to, p, "include_dir");
-	tk->nvcc_lacks = (unsigned)rd_int(r, to, p, "nvcc_lacks");
+	tk->nvcc_lacks = (unsigned)rd_int(r, to, p, "nvcc_lacks", 0, 15);
 	json_t *ho = rd_get(r, to, p, "host", JSON_OBJECT, false);
 	p = arena_printf(r->a, "%s.host", p);
 	tk->host.ccbin = rd_bool(r, ho, p, "ccbin");
@@ -344,7 +362,7 @@ static void rd_toolkit(struct rd *r, json_t *o, const char *path, struct toolkit
 static void rd_extension(struct rd *r, json_t *o, const char *p, struct extension_cfg *x)
 {
 	x->module = rd_str(r, o, p, "module");
-	x->kind = (enum ext_kind)rd_int(r, o, p, "kind");
+	x->kind = (enum ext_kind)rd_int(r, o, p, "kind", EXT_CAPI, EXT_TORCH);
 	rd_strv(r, o, p, "files", &x->files);
 	rd_strv(r, o, p, "include_dirs", &x->include_dirs);
 	rd_strv(r, o, p, "defines", &x->defines);
@@ -364,8 +382,8 @@ static const struct config *rd_config(struct rd *r, json_t *doc)
 	cfg->project_dir = rd_str(r, o, p, "project_dir");
 	cfg->dist_dir = rd_str(r, o, p, "dist_dir");
 	cfg->ship_hidden = rd_bool(r, o, p, "ship_hidden");
-	cfg->compression = rd_int(r, o, p, "compression");
-	cfg->openmp = (enum tristate)rd_int(r, o, p, "openmp");
+	cfg->compression = rd_int(r, o, p, "compression", 0, 9);
+	cfg->openmp = (enum tristate)rd_int(r, o, p, "openmp", TRI_AUTO, TRI_OFF);
 	rd_strv(r, o, p, "packages", &cfg->packages);
 	cfg->project.readme_path = rd_opt(r, o, p, "readme");
 	rd_strv(r, o, p, "license_files", &cfg->project.license_files);
@@ -383,7 +401,7 @@ static const struct config *rd_config(struct rd *r, json_t *doc)
 	rd_strv(r, ko, kp, "nvcc_flags", &k->nvcc_flags);
 	rd_strv(r, ko, kp, "host_flags", &k->host_flags);
 	rd_strv(r, ko, kp, "cxx_flags", &k->cxx_flags);
-	k->cudart = (enum cudart_kind)rd_int(r, ko, kp, "cudart");
+	k->cudart = (enum cudart_kind)rd_int(r, ko, kp, "cudart", CUDART_STATIC, CUDART_SHARED);
 	k->rdc = rd_bool(r, ko, kp, "rdc");
 	json_t *exts = rd_arr(r, o, p, "extensions");
 	cfg->n_extensions = json_array_size(exts);
@@ -408,12 +426,7 @@ static void rd_cell(struct rd *r, json_t *o, const char *p, size_t n_ext, size_t
 	c->local = rd_opt(r, o, p, "local");
 	c->wheel = rd_str(r, o, p, "wheel");
 	c->torch = rd_opt(r, o, p, "torch");
-	int t = rd_int(r, o, p, "toolkit");
-	if (r->ok && (t < 0 || (size_t)t >= n_toolkits)) {
-		diag_path(r->d, DIAG_ERROR, r->file, "%s.toolkit: %d is not the index of a toolkit",
-		          p, t);
-		r->ok = false;
-	}
+	int t = rd_int(r, o, p, "toolkit", 0, n_toolkits > INT_MAX ? INT_MAX : (int)n_toolkits - 1);
 	c->toolkit = t > 0 ? (size_t)t : 0;
 	c->py = rd_interp(r, o, p);
 	json_t *fl = rd_arr(r, o, p, "ext_flags");
@@ -440,7 +453,7 @@ static void rd_torchplan(struct rd *r, json_t *doc, const struct config *cfg, st
 		json_t *eo = json_array_get(exts, e);
 		const char *ep = at(r, p, "exts", e);
 		struct torch_plan_ext *te = &tp->exts[e];
-		te->ext = (size_t)rd_int(r, eo, ep, "ext");
+		te->ext = (size_t)rd_int(r, eo, ep, "ext", 0, (int)cfg->n_extensions - 1);
 		te->torch = rd_str(r, eo, ep, "torch");
 		te->link = rd_opt(r, eo, ep, "link");
 		te->pch_shared = rd_bool(r, eo, ep, "pch_shared");
@@ -457,8 +470,10 @@ static void rd_torchplan(struct rd *r, json_t *doc, const struct config *cfg, st
 			json_t *so = json_array_get(srcs, i);
 			const char *sp = at(r, ep, "srcs", i);
 			te->srcs[i].python = rd_bool(r, so, sp, "python");
-			te->srcs[i].pch = (enum pch_state)rd_int(r, so, sp, "pch");
-			te->srcs[i].pyfree = (enum pyfree_state)rd_int(r, so, sp, "pyfree");
+			te->srcs[i].pch =
+			    (enum pch_state)rd_int(r, so, sp, "pch", PCH_NONE, PCH_REFUSED);
+			te->srcs[i].pyfree = (enum pyfree_state)rd_int(r, so, sp, "pyfree",
+			                                               PYFREE_NONE, PYFREE_COMPILE);
 			if (json_object_get(so, "obj") || json_object_get(so, "obj_for")) {
 				te->srcs[i].obj = rd_str(r, so, sp, "obj");
 				te->srcs[i].obj_for = rd_str(r, so, sp, "obj_for");
@@ -470,7 +485,7 @@ static void rd_torchplan(struct rd *r, json_t *doc, const struct config *cfg, st
 static void rd_opts(struct rd *r, json_t *doc, struct build_opts *o)
 {
 	json_t *oo = rd_get(r, doc, "$", "opts", JSON_OBJECT, false);
-	o->jobs = rd_int(r, oo, "$.opts", "jobs");
+	o->jobs = rd_int(r, oo, "$.opts", "jobs", 0, 1 << 16);
 	o->ccache = rd_opt(r, oo, "$.opts", "ccache");
 	o->cuwheel = rd_str(r, oo, "$.opts", "cuwheel");
 	o->run_tests = rd_bool(r, oo, "$.opts", "run_tests");
@@ -482,7 +497,8 @@ bool buildgraph_plan_read(struct arena *a, struct diag *d, const char *file, jso
 {
 	memset(out, 0, sizeof(*out));
 	struct rd r = {.a = a, .d = d, .file = file, .ok = true};
-	if (!json_is_object(doc) || rd_int(&r, doc, "$", "format") != BUILDGRAPH_PLAN_FORMAT) {
+	if (!json_is_object(doc) ||
+	    rd_int(&r, doc, "$", "format", 0, INT_MAX) != BUILDGRAPH_PLAN_FORMAT) {
 		if (r.ok)
 			diag_path(d, DIAG_ERROR, file,
 			          "$.format: not %d, the plan format this cuwheel reads",
@@ -494,8 +510,8 @@ bool buildgraph_plan_read(struct arena *a, struct diag *d, const char *file, jso
 	out->proj = rd_str(&r, doc, "$", "proj");
 	out->cc = rd_str(&r, doc, "$", "cc");
 	out->cxx = rd_str(&r, doc, "$", "cxx");
-	out->ncpu = rd_int(&r, doc, "$", "ncpu");
-	out->nvcc_threads = rd_int(&r, doc, "$", "nvcc_threads");
+	out->ncpu = rd_int(&r, doc, "$", "ncpu", 1, 1 << 16);
+	out->nvcc_threads = rd_int(&r, doc, "$", "nvcc_threads", 0, 64);
 	const struct config *cfg = rd_config(&r, doc);
 	struct plan *plan = arena_calloc(a, 1, sizeof(*plan));
 	plan->cfg = cfg;
@@ -518,4 +534,54 @@ bool buildgraph_plan_read(struct arena *a, struct diag *d, const char *file, jso
 	rd_torchplan(&r, doc, cfg, &out->tp);
 	rd_strv(&r, doc, "$", "package_files", &out->pkgfiles);
 	return r.ok;
+}
+
+/* ---- what build.ninja cannot express ---- */
+
+/* The name of a field for a message: the environment variable a top-level one comes from. */
+static const char *field_name(struct arena *a, const char *path)
+{
+	if (!strcmp(path, "$.cc"))
+		return "$.cc (CC from the environment)";
+	if (!strcmp(path, "$.cxx"))
+		return "$.cxx (CXX from the environment)";
+	return arena_strdup(a, path);
+}
+
+static bool check_text(struct arena *a, struct diag *d, const char *file, json_t *v,
+                       const char *path)
+{
+	if (json_is_string(v)) {
+		const char *s = json_string_value(v);
+		size_t n = json_string_length(v);
+		const char *why = strlen(s) != n    ? "a NUL byte"
+		                  : strchr(s, '\n') ? "a line break"
+		                  : strchr(s, '\r') ? "a carriage return"
+		                                    : NULL;
+		if (why)
+			diag_path(d, DIAG_ERROR, file,
+			          "%s holds %s, which build.ninja cannot express: '%s'",
+			          field_name(a, path), why, s);
+		return !why;
+	}
+	bool ok = true;
+	if (json_is_object(v)) {
+		const char *k;
+		json_t *m;
+		json_object_foreach(v, k, m)
+		{
+			ok &= check_text(a, d, file, m, arena_printf(a, "%s.%s", path, k));
+		}
+	} else if (json_is_array(v)) {
+		size_t i;
+		json_t *m;
+		json_array_foreach(v, i, m) ok &=
+		    check_text(a, d, file, m, arena_printf(a, "%s[%zu]", path, i));
+	}
+	return ok;
+}
+
+bool buildgraph_plan_check(struct arena *a, struct diag *d, const char *file, json_t *doc)
+{
+	return check_text(a, d, file, doc, "$");
 }

@@ -62,12 +62,48 @@ def check_refusals(fixture, tmp):
     """A plan that lacks a field, has one of the wrong type or another format is refused,
     naming the file and the JSON path."""
     doc = json.load(open(fixture))
+    d0 = doc
     ok = True
     cases = [(lambda d: d["cells"][0]["interpreter"].pop("include_dir"),
               "$.cells[0].interpreter.include_dir: missing"),
              (lambda d: d["config"]["kernels"].__setitem__("rdc", "yes"),
               "$.config.kernels.rdc: is not a boolean"),
-             (lambda d: d.__setitem__("format", 99), "$.format: not 1")]
+             (lambda d: d.__setitem__("format", 99), "$.format: not 1"),
+             # what build.ninja cannot express, named by its JSON path
+             (lambda d: d.__setitem__("cc", "cc\nrule pwn\n  command = touch /tmp/x"),
+              "$.cc (CC from the environment) holds a line break, which build.ninja cannot "
+              "express"),
+             (lambda d: d.__setitem__("cxx", "c++\r"), "$.cxx (CXX from the environment) "
+              "holds a carriage return"),
+             (lambda d: d["config"]["extensions"][0]["cflags"].append("-O2\nbuild x: phony"),
+              "$.config.extensions[0].cflags[%d] holds a line break"
+              % len(d0["config"]["extensions"][0]["cflags"])),
+             (lambda d: d["cells"][0]["interpreter"].__setitem__("include_dir", "/usr/\rinc"),
+              "$.cells[0].interpreter.include_dir holds a carriage return"),
+             (lambda d: d["toolkits"][0]["toolkit"].__setitem__("nvcc", "/x\n/nvcc"),
+              "$.toolkits[0].toolkit.nvcc holds a line break"),
+             (lambda d: d["config"]["kernels"]["nvcc_flags"].append("-O3\n"),
+              "$.config.kernels.nvcc_flags[%d] holds a line break"
+              % len(d0["config"]["kernels"]["nvcc_flags"])),
+             # integers out of their range
+             (lambda d: d["config"].__setitem__("compression", 99),
+              "$.config.compression: 99 is out of range (0 to 9)"),
+             (lambda d: d["cells"][0].__setitem__("toolkit", -1),
+              "$.cells[0].toolkit: -1 is out of range"),
+             (lambda d: d["cells"][0].__setitem__("toolkit", 2 ** 40),
+              "$.cells[0].toolkit: 1099511627776 is out of range"),
+             (lambda d: d["toolkits"][0]["archs"][0].__setitem__("minor", 2 ** 33),
+              "$.toolkits[0].archs[0].minor: 8589934592 is out of range (0 to 9)"),
+             (lambda d: d["toolkits"][0]["archs"][0].__setitem__("suffix", 98),
+              "$.toolkits[0].archs[0].suffix: 98 is not 0, 'a' (97) or 'f' (102)"),
+             (lambda d: d["config"]["extensions"][0].__setitem__("kind", 7),
+              "$.config.extensions[0].kind: 7 is out of range (0 to 3)"),
+             (lambda d: d["opts"].__setitem__("jobs", -5), "$.opts.jobs: -5 is out of range"),
+             (lambda d: d.__setitem__("ncpu", 0), "$.ncpu: 0 is out of range"),
+             (lambda d: d.__setitem__("nvcc_threads", 1000), "$.nvcc_threads: 1000 is out of "
+              "range (0 to 64)"),
+             (lambda d: d["config"].__setitem__("openmp", -1),
+              "$.config.openmp: -1 is out of range (0 to 2)")]
     for i, (spoil, want) in enumerate(cases):
         bad = json.loads(json.dumps(doc))
         spoil(bad)
