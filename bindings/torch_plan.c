@@ -700,8 +700,6 @@ static bool torchplan_decide(const struct plan *plan, const char *cxx, const cha
 	struct arena *a = out->scan.a;
 	if (!kernels_decide(out, plan, cxx, cc))
 		return false;
-	if (out->kernels_only)
-		return true;
 	bool ok = true;
 	out->exts =
 	    arena_calloc(a, cfg->n_extensions * (plan->n_cells + 1) + 1, sizeof(*out->exts));
@@ -723,19 +721,18 @@ static bool torchplan_decide(const struct plan *plan, const char *cxx, const cha
 struct prefill_ctx {
 	const struct plan *plan;
 	const char *cxx, *cc;
-	bool kernels_only;
 };
 
 /* A prefill pass (torchscan_prefill): the decisions, taken and dropped. */
 static void prefill_pass(void *ctx, struct scan_ctx *s)
 {
 	const struct prefill_ctx *p = ctx;
-	struct torch_plan tp = {.scan = *s, .cxx = p->cxx, .kernels_only = p->kernels_only};
+	struct torch_plan tp = {.scan = *s, .cxx = p->cxx};
 	(void)torchplan_decide(p->plan, p->cxx, p->cc, &tp);
 }
 
 bool torchplan_make(struct arena *a, struct diag *d, const struct plan *plan, const char *build_dir,
-                    const char *cxx, const char *cc, int workers, bool kernels_only, bool defer,
+                    const char *cxx, const char *cc, int workers, bool defer,
                     struct torch_plan *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -743,8 +740,7 @@ bool torchplan_make(struct arena *a, struct diag *d, const struct plan *plan, co
 	    (struct scan_ctx){.a = a, .d = d, .build_dir = build_dir, .defer_compiles = defer};
 	out->scan.proj = path_relative(a, build_dir, plan->cfg->project_dir);
 	out->cxx = cxx;
-	out->kernels_only = kernels_only;
-	struct prefill_ctx p = {.plan = plan, .cxx = cxx, .cc = cc, .kernels_only = kernels_only};
+	struct prefill_ctx p = {.plan = plan, .cxx = cxx, .cc = cc};
 	torchscan_prefill(&out->scan, workers > 0 ? (size_t)workers : 1, prefill_pass, &p);
 	return torchplan_decide(plan, cxx, cc, out);
 }

@@ -33,15 +33,13 @@ struct torch_plan {
 	struct torch_plan_ext *exts;
 	size_t n_exts;
 	struct scan_ctx scan;
-	const char *cxx;   /* the host C++ compiler the graph's binding compiles run */
-	bool kernels_only; /* the kernels' decisions alone (no exts) */
-	bool tentative;    /* a source or kernel proven by the expansion alone: its compile in
-	                    * the build decides (torchplan_make's defer) */
+	const char *cxx; /* the host C++ compiler the graph's binding compiles run */
+	bool tentative;  /* a source or kernel proven by the expansion alone: its compile in
+	                  * the build decides (torchplan_make's defer) */
 };
 
-/* Decides for the selected, buildable cells of plan (kernels_only: the kernels' questions
- * alone, no extension's: what the kernels' compiles need, so that they can start while the
- * extensions' sources are scanned; defer: the Python-free proof's compiles that the cache
+/* Decides for the selected, buildable cells of plan (defer: the Python-free proof's compiles
+ * that the cache
  * cannot answer are left to the build, whose compile of that source is the same: such a
  * decision is tentative, and a build whose compile failed takes the decisions again without
  * defer). build_dir is absolute; the scan cache
@@ -50,7 +48,7 @@ struct torch_plan {
  * decisions are the same for any workers. False + diagnostic when a preprocessor run fails
  * or refuses PCH where pch = "on". */
 bool torchplan_make(struct arena *a, struct diag *d, const struct plan *plan, const char *build_dir,
-                    const char *cxx, const char *cc, int workers, bool kernels_only, bool defer,
+                    const char *cxx, const char *cc, int workers, bool defer,
                     struct torch_plan *out);
 /* Returns the decisions for extension ext under torch version torch, or NULL. */
 const struct torch_plan_ext *torchplan_find(const struct torch_plan *tp, size_t ext,

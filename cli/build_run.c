@@ -305,22 +305,6 @@ static bool spawn_ninja(struct run *r, const char *const *argv, const char *cons
 	return os_proc_start(&r->c->diag, argv, envp, true, proc);
 }
 
-bool build_run_background(struct cli *c, const char *const *argv, const char *const *env,
-                          const char *log, struct os_proc *proc)
-{
-	struct strv v = {0};
-	strv_push(&c->arena, &v, "/bin/sh");
-	strv_push(&c->arena, &v, "-c");
-	strv_push(&c->arena, &v, "log=$1; shift; exec \"$@\" >\"$log\" 2>&1");
-	strv_push(&c->arena, &v, "sh");
-	strv_push(&c->arena, &v, log);
-	for (const char *const *p = argv; *p; p++)
-		strv_push(&c->arena, &v, *p);
-	strv_push(&c->arena, &v, NULL);
-	const char **envp = child_env(&c->arena, env, false);
-	return os_proc_start(&c->diag, v.v, envp, false, proc);
-}
-
 /* After ninja: shown rows that never finished are ok (ninja has nothing left to do for them),
  * failed, blocked or not built. */
 static void finish_rows(struct run *r, const char *ninja, int status)

@@ -2,7 +2,6 @@
 #ifndef CUWHEEL_CLI_BUILD_RUN_H
 #define CUWHEEL_CLI_BUILD_RUN_H
 
-#include "base/os-run.h"
 #include "cli/cli.h"
 #include "report/build_result.h"
 #include "graph/buildgraph.h"
@@ -25,10 +24,6 @@ bool build_progress_parse(const char *text, enum build_progress *out);
 bool build_run_ninja(struct cli *c, const struct plan *p, struct build_result *m,
                      const char *const *argv, const char *const *env, enum build_progress mode,
                      int *status);
-/* Starts ninja (argv, with env added) in the background, its output into the file log, for
- * steps that a later build_run_ninja shows; false + diagnostic when it cannot start. */
-bool build_run_background(struct cli *c, const char *const *argv, const char *const *env,
-                          const char *log, struct os_proc *proc);
 /* Under GitHub Actions ($GITHUB_STEP_SUMMARY set): appends the shown rows of m as a Markdown
  * table to the step summary; does nothing elsewhere. */
 void build_gha_summary(struct cli *c, const struct build_result *m);

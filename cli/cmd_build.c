@@ -484,63 +484,6 @@ static int redecide(struct cli *c, const struct build_args *a, const struct plan
 	return 1;
 }
 
-/* The kernels compile while the torch extensions' sources are scanned and proven: where the
- * config has both, a graph from the kernels' decisions alone (build-kernels.ninja beside
- * build.ninja, the same kernel steps, the same .ninja_log) runs its `kernels` target in the
- * background. The build's own ninja then finds them done, or runs and reports what is not
- * (a failure here is its to report). Returns whether it started. */
-static bool start_early_kernels(struct cli *c, const struct build_args *a,
-                                const struct plan_ctx *pc, const char *ninja, const char *ccache,
-                                struct os_proc *proc)
-{
-	const struct config *cfg = &pc->cfg;
-	bool torch_ext = false;
-	for (size_t e = 0; e < cfg->n_extensions; e++)
-		torch_ext |= cfg->extensions[e].kind == EXT_TORCH;
-	if (a->dry_run || a->export_dir || a->import_dir || !torch_ext || !cfg->kernels.files.n)
-		return false;
-	struct build_opts bo = {.jobs = a->jobs,
-	                        .ccache = ccache,
-	                        .cuwheel = os_self_exe(&c->arena),
-	                        .run_tests = a->tests,
-	                        .kernels_only = true,
-	                        .defer_proofs = true};
-	struct diag quiet = {0};
-	struct build_graph g;
-	if (!buildgraph_generate(&c->arena, &quiet, &pc->plan, &bo, &g))
-		return false;
-	const char *file = os_join(&c->arena, g.build_dir, "build-kernels.ninja");
-	if (!os_write_if_changed(&c->arena, &quiet, file, g.text, strlen(g.text), 0644))
-		return false;
-	struct strv args = {0};
-	strv_push(&c->arena, &args, ninja);
-	strv_push(&c->arena, &args, "-C");
-	strv_push(&c->arena, &args, g.build_dir);
-	strv_push(&c->arena, &args, "-f");
-	strv_push(&c->arena, &args, "build-kernels.ninja");
-	strv_push(&c->arena, &args, "-j");
-	strv_push(&c->arena, &args, arena_printf(&c->arena, "%d", a->jobs));
-	strv_push(&c->arena, &args, "kernels");
-	strv_push(&c->arena, &args, NULL);
-	if (!build_run_background(c, args.v, ninja_env(c, cfg),
-	                          os_join(&c->arena, g.build_dir, "build-kernels.log"), proc))
-		return false;
-	printf("cuwheel: the kernels compile (build-kernels.ninja) while the torch sources are "
-	       "scanned\n");
-	fflush(stdout);
-	return true;
-}
-
-/* Waits for the background kernels' ninja (start_early_kernels); stopped first when stop. */
-static void end_early_kernels(struct os_proc *proc, bool stop)
-{
-	int status = 0;
-	if (stop)
-		os_proc_kill(proc);
-	os_proc_wait(proc, true, &status);
-	os_proc_close(proc);
-}
-
 /* The build with the build dir locked: the graph, ninja, the results, the summary and the
  * report. Returns the command's exit code. */
 static int build_locked(struct cli *c, const struct build_args *a, struct plan_ctx *pc,
@@ -552,13 +495,8 @@ static int build_locked(struct cli *c, const struct build_args *a, struct plan_c
 	/* .ninja_log grows by this run's steps: what was there before is earlier runs' work. */
 	struct ninja_log_mark before =
 	    ninja_log_mark(&c->arena, os_realpath(&c->arena, pc->cfg.build_dir));
-	struct os_proc early;
-	bool early_on = start_early_kernels(c, a, pc, ninja, ccache, &early);
 	/* --dry-run shows the graph a build runs first: proofs left to it, no copied object. */
-	bool graph_ok = build_write_graph(c, a, pc, ccache, true, !a->dry_run, &g);
-	if (early_on)
-		end_early_kernels(&early, !graph_ok);
-	if (!graph_ok)
+	if (!build_write_graph(c, a, pc, ccache, true, !a->dry_run, &g))
 		return CLI_FAIL;
 	if (!a->dry_run && !a->export_dir)
 		forget_missing_wheels(c, &g, p->n_cells);

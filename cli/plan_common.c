@@ -282,7 +282,7 @@ int plan_torch(struct cli *c, struct plan_ctx *pc)
 	const char *cc = env_nonempty(c->env, "CC"), *cxx = env_nonempty(c->env, "CXX");
 	if (!torchplan_make(&c->arena, &c->diag, &pc->plan,
 	                    os_realpath(&c->arena, pc->cfg.build_dir), cxx ? cxx : "c++",
-	                    cc ? cc : "cc", os_cpu_count(), false, false, tp))
+	                    cc ? cc : "cc", os_cpu_count(), false, tp))
 		return CLI_FAIL;
 	pc->tp = tp;
 	return CLI_OK;

@@ -28,8 +28,6 @@ struct build_opts {
 	const char *cuwheel;    /* absolute path of this cuwheel binary */
 	bool run_tests;         /* add test edges (when the config has a test command) */
 	bool imported_archives; /* archives come from --import: no kernel compile edges */
-	bool kernels_only;      /* only the kernels' edges are to be run (the extensions' torch
-	                         * questions are left unasked: their sources per cell) */
 	bool no_proof_objects;  /* ninja compiles every shared torch source, also one whose
 	                         * object the Python-free proof kept (--dry-run) */
 	bool defer_proofs;      /* the proof's compiles the scan cache cannot answer are the

@@ -269,8 +269,7 @@ bool buildgraph_resolve(struct arena *a, struct diag *d, const struct plan *plan
 	if (!paths_ok(a, d, plan, r->build_dir))
 		return false;
 	if (!torchplan_make(a, d, plan, r->build_dir, r->cxx, r->cc,
-	                    r->o.jobs > 0 ? r->o.jobs : r->ncpu, r->o.kernels_only,
-	                    r->o.defer_proofs, &r->tp))
+	                    r->o.jobs > 0 ? r->o.jobs : r->ncpu, r->o.defer_proofs, &r->tp))
 		return false;
 	/* The proof's objects are copied, not compiled again, unless the graph is only shown
 	 * (--dry-run: no path into the scan cache). */

@@ -874,6 +874,12 @@ bool torchscan_binding(struct scan_ctx *s, const struct strv *argv, const char *
 		          argv->v[0], first_lines(s->a, as.error));
 		return false;
 	}
+	/* A prefill pass: taken as including Python's headers meanwhile, so that the proof's
+	 * other -E is queued beside this one (a source without them wastes one -E). */
+	if (as.pending && !pch_header) {
+		out->python = true;
+		return true;
+	}
 	for (size_t i = 0; i < as.files.n; i++) {
 		const char *f = as.files.v[i];
 		if (!out->python && is_python_header(f)) {
