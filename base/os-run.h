@@ -20,6 +20,7 @@ struct os_run {
 	const char *const *argv; /* argv[0] searched in PATH when it has no '/' */
 	const char *cwd;         /* NULL: inherit */
 	const char *const *env;  /* NULL: inherit; else "K=V" entries added/overriding */
+	bool env_only;           /* env is the child's whole environment (nothing inherited) */
 	bool capture;            /* capture stdout+stderr into out; else inherit */
 	bool quiet_stdout;       /* discard stdout when not capturing */
 	const char *stdin_path;  /* NULL: /dev/null */

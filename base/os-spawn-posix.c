@@ -263,7 +263,7 @@ bool os_run(struct diag *d, const struct os_run *r, struct strbuf *out, int *sta
 	                                 O_RDONLY, 0);
 	if (r->cwd)
 		posix_spawn_file_actions_addchdir_np(&fa, r->cwd);
-	char **env = r->env ? os_make_env(&a, r->env) : environ;
+	char **env = r->env_only ? (char **)r->env : r->env ? os_make_env(&a, r->env) : environ;
 	pid_t pid;
 	int rc = os_spawn_registered(&pid, r->argv[0], &fa, (char *const *)r->argv, env);
 	posix_spawn_file_actions_destroy(&fa);
@@ -330,7 +330,7 @@ bool os_run_pipe(struct diag *d, const char *const *from, const struct os_run *r
 		}
 		return false;
 	}
-	char **env = r->env ? os_make_env(&a, r->env) : environ;
+	char **env = r->env_only ? (char **)r->env : r->env ? os_make_env(&a, r->env) : environ;
 	posix_spawn_file_actions_t fa, fb;
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_init(&fb);

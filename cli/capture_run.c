@@ -8,8 +8,10 @@
 #include <string.h>
 
 #include "base/env.h"
+#include "base/escape.h"
 #include "base/os-file.h"
 #include "base/path.h"
+#include "base/sandbox.h"
 #include "init/capture.h"
 #include "init/init_config.h"
 #include "packager/sdist.h"
@@ -71,6 +73,81 @@ static int cmp_version(const void *x, const void *y)
 	return am != bm ? am - bm : an - bn;
 }
 
+/* The sandbox setup.py runs in: true with *sb the probed bwrap, or with *sb NULL when the
+ * user opted out (--unsandboxed, CUWHEEL_UNSANDBOXED=1), said in a warning; false, refused
+ * with the reason and the ways out, when none can be made here. */
+static bool capture_sandbox(struct cli *c, const char *setup, const struct sandbox **sb)
+{
+	struct arena *a = &c->arena;
+	const char *opt = env_nonempty(c->env, "CUWHEEL_UNSANDBOXED");
+	*sb = NULL;
+	if (c->unsandboxed || (opt && !strcmp(opt, "1"))) {
+		diag_path(&c->diag, DIAG_WARNING, setup,
+		          "runs without the sandbox (%s): the project's code can read your files, "
+		          "write wherever you can, reach the network and leave processes running",
+		          c->unsandboxed ? "--unsandboxed" : "CUWHEEL_UNSANDBOXED=1");
+		return true;
+	}
+	struct sandbox *s = arena_calloc(a, 1, sizeof(*s));
+	if (sandbox_probe(a, c->env, s)) {
+		*sb = s;
+		return true;
+	}
+	diag_path(&c->diag, DIAG_ERROR, setup,
+	          "cuwheel runs setup.py (the project's own code) only in a sandbox, and none can "
+	          "be made here: %s",
+	          s->error);
+	diag_msg(&c->diag, DIAG_NOTE,
+	         "the sandbox is bubblewrap's (bwrap: user, mount, PID and network namespaces); "
+	         "it needs bwrap installed and user namespaces allowed (Docker's default seccomp "
+	         "profile and Ubuntu 24.04's AppArmor restriction refuse them)");
+	diag_msg(&c->diag, DIAG_HINT,
+	         "install bubblewrap (apt-get install bubblewrap) or allow user namespaces; for a "
+	         "project you trust, --unsandboxed or CUWHEEL_UNSANDBOXED=1 runs it without one; "
+	         "`cuwheel doctor` says whether the sandbox works (docs/manual/init.md)");
+	return false;
+}
+
+/* Adds the directory `up` levels above path (its links resolved first when resolve) to dirs;
+ * nothing when path is NULL. */
+static void dir_above(struct arena *a, struct strv *dirs, const char *path, int up, bool resolve)
+{
+	char *p = !path ? NULL : resolve ? os_realpath(a, path) : os_abspath(a, path);
+	for (int i = 0; p && i < up; i++) {
+		char *slash = strrchr(p, '/');
+		if (!slash || slash == p)
+			return;
+		*slash = '\0';
+	}
+	if (p)
+		strv_push(a, dirs, p);
+}
+
+/* What setup.py needs to read where the sandbox hides it (a home dir, /tmp): the interpreter
+ * (its venv, its base install, torch's site-packages), the toolkits found, CUDA_HOME and
+ * CUDA_PATH, and cuwheel's cache (provisioned toolkits and Pythons). NULL-terminated. */
+static const char *const *capture_readable(struct cli *c, const struct discovery *ds,
+                                           const struct interp *py)
+{
+	struct arena *a = &c->arena;
+	struct strv r = {0};
+	dir_above(a, &r, py->path, 2, false);         /* <venv>/bin/python */
+	dir_above(a, &r, py->path, 2, true);          /* its target: <prefix>/bin/python3.X */
+	dir_above(a, &r, py->include_dir, 2, true);   /* <prefix>/include/python3.X */
+	dir_above(a, &r, py->torch.lib_dir, 2, true); /* <site-packages>/torch/lib */
+	for (size_t i = 0; i < ds->n_toolkits; i++)
+		strv_push(a, &r, ds->toolkits[i].root);
+	strv_push(a, &r, env_nonempty(c->env, "CUDA_HOME"));
+	strv_push(a, &r, env_nonempty(c->env, "CUDA_PATH"));
+	strv_push(a, &r, cuwheel_cache_dir(a, c->env));
+	struct strv out = {0};
+	for (size_t i = 0; i < r.n; i++)
+		if (r.v[i])
+			strv_push(a, &out, r.v[i]);
+	strv_push(a, &out, NULL);
+	return out.v;
+}
+
 /* Captures q->tree's setup.py and derives its config into res; false after diagnostics. */
 bool cli_capture_config(struct cli *c, const struct capture_request *q, struct capture_result *res)
 {
@@ -92,6 +169,9 @@ bool cli_capture_config(struct cli *c, const struct capture_request *q, struct c
 		    q->sdist ? arena_printf(a, "%s ", q->sdist) : "");
 		return false;
 	}
+	const struct sandbox *sb;
+	if (!capture_sandbox(c, os_join(a, q->tree, "setup.py"), &sb))
+		return false;
 	/* One Python with torch, the newest found; the toolkit its torch was built for. */
 	struct discover_request dr = {.env = c->env, .project_dir = tree};
 	struct discover_opts dopt = {.probe_torch = true};
@@ -128,11 +208,15 @@ bool cli_capture_config(struct cli *c, const struct capture_request *q, struct c
 	    .tmp_parent = q->build_dir,
 	    .setenv = q->setenv,
 	    .env = c->env,
+	    .sandbox = sb,
+	    .readable = capture_readable(c, &ds, py),
 	    .timeout_s = q->timeout_s,
 	    .cache_dir = os_join(a, q->build_dir, "capture"),
+	    /* a record made without the sandbox is not one made in it */
 	    .cache_key = arena_printf(
-	        a, "torch %s cuda %s toolkit %s", py->torch.version ? py->torch.version : "-",
-	        py->torch.cuda ? py->torch.cuda : "-", tk && tk->version ? tk->version : "-")};
+	        a, "torch %s cuda %s toolkit %s %s", py->torch.version ? py->torch.version : "-",
+	        py->torch.cuda ? py->torch.cuda : "-", tk && tk->version ? tk->version : "-",
+	        sb ? "sandboxed" : "unsandboxed")};
 	/* The capture's temp dir lives in the build dir, which the copy leaves out. */
 	if (!os_mkdir_p(&c->diag, q->build_dir))
 		return false;
@@ -174,7 +258,10 @@ bool cli_capture_config(struct cli *c, const struct capture_request *q, struct c
 	                         .has_pkginfo = os_exists(os_join(a, tree, "PKG-INFO")),
 	                         .build_dir_key = q->build_dir_key,
 	                         .dist_dir_key = q->dist_dir_key,
-	                         .header = q->header};
+	                         .header = arena_printf(a, "%s setup.py ran %s.", q->header,
+	                                                sb ? "in a bubblewrap sandbox"
+	                                                   : "WITHOUT a sandbox (--unsandboxed or "
+	                                                     "CUWHEEL_UNSANDBOXED=1)")};
 	in.metadata_elsewhere = in.has_pkginfo || pyproject_project;
 	for (size_t i = 0; i < ds.n_pythons; i++) {
 		const struct interp *p = &ds.pythons[i];
@@ -190,6 +277,7 @@ bool cli_capture_config(struct cli *c, const struct capture_request *q, struct c
 	if (!init_config_write(a, &c->diag, &in, &res->text))
 		return false;
 	res->python = py->path;
+	res->mode = sb ? "in a bubblewrap sandbox" : "without a sandbox";
 	return true;
 }
 
@@ -235,9 +323,9 @@ bool cli_capture_on_the_fly(struct cli *c, const char **tree, const char **confi
 	    !os_write_if_changed(a, &c->diag, path, res.text, strlen(res.text), 0644))
 		return false;
 	fprintf(stderr,
-	        "cuwheel: no [tool.cuwheel]: the build is read from setup.py (run with %s) into "
-	        "%s; `cuwheel init` writes it for review\n",
-	        res.python, path);
+	        "cuwheel: no [tool.cuwheel]: the build is read from setup.py (run with %s, %s) "
+	        "into %s; `cuwheel init` writes it for review\n",
+	        esc_str(a, ESC_TERM, res.python), res.mode, esc_str(a, ESC_TERM, path));
 	*tree = q.tree;
 	*config = path;
 	return true;

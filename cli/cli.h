@@ -26,6 +26,7 @@ struct cli {
 	const char *config_file; /* --config FILE: the manifest beside the project, or NULL */
 	const char *sdist;       /* build/plan SDIST.tar.gz: the project to unpack, or NULL */
 	struct strv setup_env;   /* --setup-env K=V: setup.py's switches when it is captured */
+	bool unsandboxed;        /* --unsandboxed: the capture runs setup.py without the sandbox */
 };
 
 typedef int cli_cmd_fn(struct cli *c, int argc, char **argv);

@@ -39,12 +39,16 @@ enum build_option {
 	BUILD_PROGRESS,
 	BUILD_CONFIG,
 	BUILD_SETUP_ENV,
+	BUILD_UNSANDBOXED,
 };
 
 static const struct cli_option build_options[] = {
     {"setup-env", 0, "K=V", BUILD_SETUP_ENV,
      "without [tool.cuwheel] (setup.py is captured): a switch setup.py reads\n"
      "(FORCE_CUDA=1); repeatable (see cuwheel init)"},
+    {"unsandboxed", 0, NULL, BUILD_UNSANDBOXED,
+     "without [tool.cuwheel]: run setup.py without the sandbox (see cuwheel\n"
+     "init; also CUWHEEL_UNSANDBOXED=1)"},
     {"config", 0, "FILE", BUILD_CONFIG,
      "the manifest beside the project ([tool.cuwheel], optional [project]\n"
      "overrides); the metadata is the project's PKG-INFO, kept exactly;\n"
@@ -211,6 +215,9 @@ static int build_parse(struct cli *c, int argc, char **argv, struct build_args *
 			break;
 		case BUILD_CONFIG:
 			c->config_file = opt.value;
+			break;
+		case BUILD_UNSANDBOXED:
+			c->unsandboxed = true;
 			break;
 		case BUILD_SETUP_ENV:
 			if (!strchr(opt.value, '=') || opt.value[0] == '=')

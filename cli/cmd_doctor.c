@@ -9,6 +9,7 @@
 #include "base/escape.h"
 #include "base/os-file.h"
 #include "base/os-run.h"
+#include "base/sandbox.h"
 #include "cli/cli.h"
 #include "cli/plan_common.h"
 #include "matrix/config.h"
@@ -34,7 +35,8 @@ static const char doctor_help_text[] =
     "\n"
     "Lists the CUDA toolkits and Python interpreters this machine has, how each was found,\n"
     "every place looked at and why what was there was not taken, and the tools a build uses\n"
-    "(ninja, ccache, C and C++ compilers). Uses the project's pyproject.toml when there is one,\n"
+    "(ninja, ccache, C and C++ compilers), and whether the sandbox a captured setup.py runs in\n"
+    "(bubblewrap) can be made here. Uses the project's pyproject.toml when there is one,\n"
     "or the --config FILE given as for build (explicit toolkits/pythons tables, build dir),\n"
     "defaults otherwise.\n"
     "\n"
@@ -68,7 +70,13 @@ const struct cli_help cmd_doctor_help = {
         "                \"pybind11\": {\"version\", \"include_dir\", \"error\"}}],\n"
         "   \"tools\": [{\"name\": \"ninja\"|\"ccache\"|\"cc\"|\"c++\", \"path\": PATH|null,\n"
         "              \"version\": TEXT|null}],\n"
-        "   \"looked\": [{\"what\": \"toolkit\"|\"python\", \"where\", \"result\"}]}\n"
+        "   \"looked\": [{\"what\": \"toolkit\"|\"python\", \"where\", \"result\"}],\n"
+        "   \"sandbox\": {\"works\": BOOL, \"bwrap\": PATH|null, \"found_by\": TEXT|null,\n"
+        "               \"version\": TEXT|null, \"error\": TEXT|null}}\n"
+        "\n"
+        "The sandbox is the one setup.py runs in when it is captured (cuwheel init, and build\n"
+        "or plan without [tool.cuwheel]): bubblewrap, tried here as a capture would use it;\n"
+        "where it does not work, those captures are refused unless --unsandboxed.\n"
         "\n"
         "Exit status: 0 when at least one toolkit and one Python were found, 1 otherwise.\n",
 };
@@ -148,7 +156,7 @@ static json_t *torch_json(const struct torch_info *t)
 }
 
 static void print_json(struct arena *a, const struct discovery *ds, const struct tool *tools,
-                       size_t n_tools, const char *cache_dir, bool ok)
+                       size_t n_tools, const char *cache_dir, const struct sandbox *sb, bool ok)
 {
 	json_t *tks = json_array(), *pys = json_array(), *tls = json_array(), *lk = json_array();
 	for (size_t i = 0; i < ds->n_toolkits; i++) {
@@ -198,10 +206,14 @@ static void print_json(struct arena *a, const struct discovery *ds, const struct
 		json_array_append_new(lk, json_pack("{s:s, s:s, s:s}", "what", ds->looked[i].what,
 		                                    "where", ds->looked[i].where, "result",
 		                                    ds->looked[i].result));
+	json_t *sj = json_pack("{s:b, s:o, s:o, s:o, s:o}", "works", !sb->error, "bwrap",
+	                       json_str_or_null(sb->bwrap), "found_by",
+	                       json_str_or_null(sb->found_by), "version",
+	                       json_str_or_null(sb->version), "error", json_str_or_null(sb->error));
 	json_t *root =
-	    json_pack("{s:i, s:s, s:b, s:o, s:o, s:o, s:o, s:o}", "schema", 1, "cuwheel",
+	    json_pack("{s:i, s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:o}", "schema", 1, "cuwheel",
 	              CUWHEEL_VERSION, "ok", ok, "cache_dir", json_str_or_null(cache_dir),
-	              "toolkits", tks, "pythons", pys, "tools", tls, "looked", lk);
+	              "toolkits", tks, "pythons", pys, "tools", tls, "looked", lk, "sandbox", sj);
 	char *text = json_dump_text(a, root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	if (text)
 		puts(text);
@@ -210,7 +222,7 @@ static void print_json(struct arena *a, const struct discovery *ds, const struct
 
 /* Paths found on the machine and what probes said are escaped for the terminal. */
 static void print_text(struct arena *a, const struct discovery *ds, const struct tool *tools,
-                       size_t n_tools, const char *cache_dir)
+                       size_t n_tools, const char *cache_dir, const struct sandbox *sb)
 {
 #define E(s) esc_str(a, ESC_TERM, (s))
 	printf("CUDA toolkits (%zu):\n", ds->n_toolkits);
@@ -256,6 +268,14 @@ static void print_text(struct arena *a, const struct discovery *ds, const struct
 		printf("  %-9s %s%s%s\n", tools[i].name,
 		       tools[i].path ? E(tools[i].path) : "not found", tools[i].version ? "  " : "",
 		       tools[i].version ? tools[i].version : "");
+	printf("\nSandbox (setup.py's capture):\n");
+	if (!sb->error)
+		printf("  works     %s  (%s, found by %s)\n", E(sb->bwrap), E(sb->version),
+		       sb->found_by);
+	else
+		printf("  none      %s\n            captures of setup.py are refused unless "
+		       "--unsandboxed\n",
+		       esc_str(a, ESC_LOG, sb->error));
 	printf("\nLooked at:\n");
 	for (size_t i = 0; i < ds->n_looked; i++)
 		printf("  %-7s %s: %s\n", ds->looked[i].what, E(ds->looked[i].where),
@@ -329,11 +349,13 @@ int cmd_doctor(struct cli *c, int argc, char **argv)
 	    tool_find(a, c->env, "c++", "CXX"),
 	};
 	size_t n_tools = sizeof(tools) / sizeof(tools[0]);
+	struct sandbox sb;
+	sandbox_probe(a, c->env, &sb); /* its failure is a line of the report */
 	bool ok = ds.n_toolkits > 0 && ds.n_pythons > 0;
 	if (json)
-		print_json(a, &ds, tools, n_tools, cache_dir, ok);
+		print_json(a, &ds, tools, n_tools, cache_dir, &sb, ok);
 	else
-		print_text(a, &ds, tools, n_tools, cache_dir);
+		print_text(a, &ds, tools, n_tools, cache_dir, &sb);
 	fflush(stdout);
 	if (!ds.n_toolkits)
 		report_missing(c, &ds, "toolkit", "CUDA toolkit");
@@ -343,6 +365,11 @@ int cmd_doctor(struct cli *c, int argc, char **argv)
 		diag_msg(&c->diag, DIAG_HINT,
 		         "set CUDA_HOME, add a [tool.cuwheel.toolkits] entry, or run "
 		         "'cuwheel toolkit install VERSION'");
+	if (sb.error)
+		diag_msg(&c->diag, DIAG_WARNING,
+		         "no sandbox for setup.py here (%s): `cuwheel init`, and build or plan "
+		         "without [tool.cuwheel], refuse to run setup.py unless --unsandboxed",
+		         sb.error);
 	for (size_t i = 0; i < n_tools; i++)
 		if (!tools[i].path && strcmp(tools[i].name, "ccache") != 0)
 			diag_msg(&c->diag, DIAG_WARNING, "%s not found on PATH: builds need it",

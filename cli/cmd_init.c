@@ -17,7 +17,7 @@
 #include "standards/toml.h"
 #include "toolchain/discover.h"
 
-enum init_option { INIT_SETUP_ENV, INIT_OUTPUT, INIT_TIMEOUT };
+enum init_option { INIT_SETUP_ENV, INIT_OUTPUT, INIT_TIMEOUT, INIT_UNSANDBOXED };
 
 static const struct cli_option init_options[] = {
     {"setup-env", 0, "K=V", INIT_SETUP_ENV,
@@ -28,17 +28,23 @@ static const struct cli_option init_options[] = {
      "where to write the config (default: NAME.cuwheel.toml in the current\n"
      "directory, NAME the project's; '-' prints it); an existing file is kept"},
     {"timeout", 0, "SECONDS", INIT_TIMEOUT, "how long setup.py may run (default 600)"},
+    {"unsandboxed", 0, NULL, INIT_UNSANDBOXED,
+     "run setup.py without the sandbox (where none can be made here; also\n"
+     "CUWHEEL_UNSANDBOXED=1): it then reads your files, writes where you can\n"
+     "and may leave processes running"},
     {0},
 };
 
 const struct cli_help cmd_init_help = {
     .text =
         "usage: cuwheel init [SDIST.tar.gz | DIR] [--setup-env K=V]... [-o FILE] [--timeout S]\n"
+        "                    [--unsandboxed]\n"
         "\n"
         "Reads the build from the project's setup.py instead of asking for it: runs setup.py\n"
         "with one Python found here that has torch (the newest), in a throwaway copy of the\n"
-        "project, without network (its own network namespace where `unshare -rn` works, and\n"
-        "always a socket layer that refuses and records every connection), with a time limit\n"
+        "project, inside a bubblewrap sandbox (the filesystem read-only but for the copy, the\n"
+        "home dirs, /tmp and /run hidden, no network, every process it starts killed when it\n"
+        "ends; refused where bwrap cannot make one, unless --unsandboxed), with a time limit\n"
         "and its output capped, and with setuptools.setup (and distutils') replaced by a\n"
         "recorder. Every Extension/CUDAExtension/CppExtension, the build_ext class and its\n"
         "options, packages and entry points are recorded; the preprocessor then splits each\n"
@@ -72,6 +78,9 @@ int cmd_init(struct cli *c, int argc, char **argv)
 			break;
 		case INIT_OUTPUT:
 			out = p.value;
+			break;
+		case INIT_UNSANDBOXED:
+			c->unsandboxed = true;
 			break;
 		case INIT_TIMEOUT:
 			if (!cli_parse_int(c, "init", "--timeout", p.value, &timeout))
@@ -133,9 +142,9 @@ int cmd_init(struct cli *c, int argc, char **argv)
 	if (!os_write_atomic(&c->diag, path, res.text, strlen(res.text), 0644))
 		return CLI_FAIL;
 	fprintf(stderr,
-	        "cuwheel: wrote %s from setup.py (run with %s); review it, then: cuwheel plan %s"
-	        "--config %s\n",
-	        esc_str(a, ESC_TERM, path), esc_str(a, ESC_TERM, res.python),
+	        "cuwheel: wrote %s from setup.py (run with %s, %s); review it, then: cuwheel plan "
+	        "%s--config %s\n",
+	        esc_str(a, ESC_TERM, path), esc_str(a, ESC_TERM, res.python), res.mode,
 	        operand && cli_is_sdist(operand)
 	            ? arena_printf(a, "%s ", esc_str(a, ESC_TERM, operand))
 	            : "",

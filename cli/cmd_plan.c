@@ -5,7 +5,14 @@
 #include "cli/plan_common.h"
 #include "matrix/shard.h"
 
-enum plan_option { PLAN_JSON, PLAN_ONLY, PLAN_SHARD, PLAN_CONFIG, PLAN_SETUP_ENV };
+enum plan_option {
+	PLAN_JSON,
+	PLAN_ONLY,
+	PLAN_SHARD,
+	PLAN_CONFIG,
+	PLAN_SETUP_ENV,
+	PLAN_UNSANDBOXED
+};
 
 static const struct cli_option plan_options[] = {
     {"config", 0, "FILE", PLAN_CONFIG,
@@ -14,6 +21,9 @@ static const struct cli_option plan_options[] = {
     {"setup-env", 0, "K=V", PLAN_SETUP_ENV,
      "without [tool.cuwheel] (setup.py is captured): a switch setup.py reads\n"
      "(FORCE_CUDA=1); repeatable (see cuwheel init)"},
+    {"unsandboxed", 0, NULL, PLAN_UNSANDBOXED,
+     "without [tool.cuwheel]: run setup.py without the sandbox (see cuwheel\n"
+     "init; also CUWHEEL_UNSANDBOXED=1)"},
     {"json", 0, NULL, PLAN_JSON, "print the plan as JSON (format 1: project, toolkits[], cells[])"},
     {"only", 0, "ID", PLAN_ONLY,
      "keep only cells matching ID (an identifier or a glob); repeatable"},
@@ -58,6 +68,9 @@ int cmd_plan(struct cli *c, int argc, char **argv)
 			break;
 		case PLAN_CONFIG:
 			c->config_file = p.value;
+			break;
+		case PLAN_UNSANDBOXED:
+			c->unsandboxed = true;
 			break;
 		case PLAN_SETUP_ENV:
 			if (!strchr(p.value, '=') || p.value[0] == '=')

@@ -22,6 +22,7 @@ struct capture_result {
 	struct capture cap;
 	char *text;         /* the config */
 	const char *python; /* the interpreter that ran setup.py */
+	const char *mode;   /* "in a bubblewrap sandbox" or "without a sandbox" */
 };
 
 /* The build dir of a project without config: $CUWHEEL_BUILD_DIR, else build/cuwheel in the

@@ -1,12 +1,11 @@
 /* capture.c: runs a project's setup.py under the recorder (init/capture_setup.py) in a
- * throwaway copy, with no network, a time limit and capped output, and reads what it
- * recorded. */
+ * throwaway copy inside the sandbox (base/sandbox.h), with a time limit and capped output, and
+ * reads what it recorded. */
 #include "init/capture.h"
 
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "base/env.h"
 #include "base/os-file.h"
@@ -429,21 +428,6 @@ static bool check_exts(struct arena *a, struct diag *d, const char *setup, const
 
 /* --- the run --------------------------------------------------------------------------- */
 
-static bool unshare_works(struct arena *a, const char *const *env)
-{
-	char *u = os_which(a, env, "unshare");
-	if (!u)
-		return false;
-	const char *argv[] = {u, "-rn", "--", "true", NULL};
-	struct os_run r = {.argv = argv, .capture = true, .timeout_s = 10};
-	struct strbuf out = {0};
-	int st = 1;
-	struct diag quiet = {0};
-	bool ok = os_run(&quiet, &r, &out, &st) && st == 0;
-	sb_release(&out);
-	return ok;
-}
-
 static void env_copy(struct arena *a, struct strv *e, const char *const *env, const char *name)
 {
 	const char *v = env_nonempty(env, name);
@@ -451,23 +435,12 @@ static void env_copy(struct arena *a, struct strv *e, const char *const *env, co
 		strv_push(a, e, arena_printf(a, "%s=%s", name, v));
 }
 
-/* Keeps the last CAPTURE_TAIL bytes of the output. */
-static void tail_keep(struct strbuf *t, const char *buf, size_t n)
-{
-	sb_add(t, buf, n);
-	if (t->len > 2 * CAPTURE_TAIL) {
-		memmove(t->buf, t->buf + t->len - CAPTURE_TAIL, CAPTURE_TAIL);
-		t->len = CAPTURE_TAIL;
-		t->buf[t->len] = '\0';
-	}
-}
-
+/* The last lines of the output (at most CAPTURE_TAIL bytes, whole lines, the last few). */
 static const char *tail_text(struct arena *a, const struct strbuf *t)
 {
 	const char *s = t->len > CAPTURE_TAIL ? t->buf + t->len - CAPTURE_TAIL
 	                : t->buf              ? t->buf
 	                                      : "";
-	/* whole lines, the last few */
 	const char *p = s + strlen(s);
 	int lines = 0;
 	while (p > s && lines < 8)
@@ -481,48 +454,99 @@ static const char *tail_text(struct arena *a, const struct strbuf *t)
 	return arena_strndup(a, p, n);
 }
 
-static double now_s(void)
+/* The environment setup.py gets: only what it needs and the switches given, no proxy that
+ * works, a home and a temp dir of its own inside the throwaway copy's dir. */
+static const char *const *capture_env(struct arena *a, const struct capture_opts *o,
+                                      const char *home, const char *ttmp)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	struct strv env = {0};
+	env_copy(a, &env, o->env, "PATH");
+	env_copy(a, &env, o->env, "CUDA_HOME");
+	env_copy(a, &env, o->env, "CUDA_PATH");
+	env_copy(a, &env, o->env, "CC");
+	env_copy(a, &env, o->env, "CXX");
+	strv_push(a, &env, arena_printf(a, "HOME=%s", home));
+	strv_push(a, &env, arena_printf(a, "TMPDIR=%s", ttmp));
+	strv_push(a, &env, "LC_ALL=C.UTF-8");
+	strv_push(a, &env, "PYTHONDONTWRITEBYTECODE=1");
+	strv_push(a, &env, "PYTHONNOUSERSITE=1");
+	strv_push(a, &env, "PYTHONUNBUFFERED=1");
+	strv_push(a, &env, "PIP_NO_INDEX=1");
+	static const char *const proxies[] = {"http_proxy",  "https_proxy", "HTTP_PROXY",
+	                                      "HTTPS_PROXY", "ALL_PROXY",   "all_proxy"};
+	for (size_t i = 0; i < sizeof(proxies) / sizeof(*proxies); i++)
+		strv_push(a, &env, arena_printf(a, "%s=http://127.0.0.1:9", proxies[i]));
+	for (size_t i = 0; o->setenv && o->setenv[i]; i++)
+		strv_push(a, &env, o->setenv[i]);
+	strv_push(a, &env, NULL);
+	return env.v;
 }
 
-/* Runs argv with envp, stopping it (its whole process group) past the time or output limit.
- * *why is NULL when it ran to its end. */
-static bool run_limited(struct arena *a, struct diag *d, const char *const *argv,
-                        const char *const *envp, int timeout_s, size_t max_output,
-                        struct strbuf *tail, const char **why, int *status)
+/* Copies the project into src: tar through a pipe (argv only), less .git and the build dir. */
+static bool copy_project(struct arena *a, struct diag *d, const struct capture_opts *o,
+                         const char *src)
 {
-	struct os_proc p;
-	if (!os_proc_start(d, argv, envp, false, &p))
+	struct strv from = {0};
+	strv_push(a, &from, "tar");
+	strv_push(a, &from, "-C");
+	strv_push(a, &from, o->project_dir);
+	strv_push(a, &from, "--exclude=./.git");
+	if (o->skip_dir)
+		strv_push(a, &from, arena_printf(a, "--exclude=./%s", o->skip_dir));
+	strv_push(a, &from, "-cf");
+	strv_push(a, &from, "-");
+	strv_push(a, &from, ".");
+	strv_push(a, &from, NULL);
+	const char *to[] = {"tar", "-C", src, "-xf", "-", NULL};
+	struct os_run tr = {.argv = to, .capture = true};
+	struct strbuf tout = {0};
+	int fst = 0, tst = 0;
+	if (!os_run_pipe(d, from.v, &tr, &tout, &fst, &tst)) {
+		sb_release(&tout);
 		return false;
-	*why = NULL;
-	size_t total = 0;
-	double end = now_s() + timeout_s;
-	char buf[65536];
-	for (;;) {
-		double left = end - now_s();
-		if (left <= 0) {
-			*why = arena_printf(a, "it ran past the time limit (%d s)", timeout_s);
-			break;
-		}
-		long got =
-		    os_proc_read(&p, buf, sizeof(buf), left > 0.2 ? 200 : (int)(left * 1000) + 1);
-		if (got == 0)
-			break;
-		if (got < 0)
-			continue;
-		total += (size_t)got;
-		tail_keep(tail, buf, (size_t)got);
-		if (total > max_output) {
-			*why = arena_printf(a, "it printed more than %zu MiB", max_output >> 20);
-			break;
-		}
 	}
-	os_proc_kill(&p); /* whatever it left running goes too */
-	os_proc_wait(&p, true, status);
-	os_proc_close(&p);
+	if (fst || tst)
+		diag_path(d, DIAG_ERROR, o->project_dir, "cannot copy it for the capture (tar: %s)",
+		          sb_str(&tout));
+	sb_release(&tout);
+	return !fst && !tst;
+}
+
+/* Runs the recorder on the copy: in the sandbox (tmp, the capture's dir, the one place it
+ * can write) unless o->sandbox is NULL. Reading its output stops once it has exited and the
+ * pipe is quiet (os_run), at the time limit or past the output cap (*why says which). */
+static bool run_recorder(struct arena *a, struct diag *d, const struct capture_opts *o,
+                         const char *tmp, const char *const *env, struct strbuf *out,
+                         const char **why, int *status)
+{
+	const char *src = os_join(a, tmp, "src");
+	struct strv argv = {0};
+	if (o->sandbox) {
+		struct sandbox_spec spec = {.writable = tmp, .readable = o->readable, .cwd = src};
+		sandbox_argv(a, o->sandbox, o->env, &spec, &argv);
+	}
+	strv_push(a, &argv, o->python);
+	strv_push(a, &argv, os_join(a, tmp, "capture_setup.py"));
+	strv_push(a, &argv, os_join(a, tmp, "record.json"));
+	strv_push(a, &argv, src); /* the recorder starts there */
+	strv_push(a, &argv, NULL);
+	int timeout = o->timeout_s > 0 ? o->timeout_s : CAPTURE_TIMEOUT_S;
+	size_t max_out = o->max_output ? o->max_output : CAPTURE_MAX_OUTPUT;
+	struct os_run r = {.argv = argv.v,
+	                   .cwd = src,
+	                   .env = env,
+	                   .env_only = true,
+	                   .capture = true,
+	                   .probe = true, /* past max_out: stopped, OS_STATUS_TOO_MUCH_OUTPUT */
+	                   .max_output = max_out,
+	                   .timeout_s = timeout};
+	if (!os_run(d, &r, out, status))
+		return false;
+	*why = *status == OS_STATUS_TIMED_OUT
+	           ? arena_printf(a, "it ran past the time limit (%d s)", timeout)
+	       : *status == OS_STATUS_TOO_MUCH_OUTPUT
+	           ? arena_printf(a, "it printed more than %zu MiB", max_out >> 20)
+	           : NULL;
 	return true;
 }
 
@@ -611,83 +635,23 @@ bool capture_run(struct arena *a, struct diag *d, const struct capture_opts *o, 
 	if (!os_mkdtemp_registered(d, tmp))
 		return false;
 	bool ok = false;
-	struct strbuf tail = {0};
+	struct strbuf output = {0};
 	const char *src = os_join(a, tmp, "src"), *home = os_join(a, tmp, "home"),
 	           *ttmp = os_join(a, tmp, "tmp"), *json = os_join(a, tmp, "record.json"),
 	           *script = os_join(a, tmp, "capture_setup.py");
 	if (!os_mkdir_p(d, src) || !os_mkdir_p(d, home) || !os_mkdir_p(d, ttmp) ||
-	    !os_write_atomic(d, script, capture_setup_py, capture_setup_py_len, 0644))
+	    !os_write_atomic(d, script, capture_setup_py, capture_setup_py_len, 0644) ||
+	    !copy_project(a, d, o, src))
 		goto done;
-	/* The copy: tar through a pipe (argv only), less .git and the build dir. */
-	struct strv from = {0};
-	strv_push(a, &from, "tar");
-	strv_push(a, &from, "-C");
-	strv_push(a, &from, o->project_dir);
-	strv_push(a, &from, "--exclude=./.git");
-	if (o->skip_dir)
-		strv_push(a, &from, arena_printf(a, "--exclude=./%s", o->skip_dir));
-	strv_push(a, &from, "-cf");
-	strv_push(a, &from, "-");
-	strv_push(a, &from, ".");
-	strv_push(a, &from, NULL);
-	const char *to[] = {"tar", "-C", src, "-xf", "-", NULL};
-	struct os_run tr = {.argv = to, .capture = true};
-	struct strbuf tout = {0};
-	int fst = 0, tst = 0;
-	if (!os_run_pipe(d, from.v, &tr, &tout, &fst, &tst))
-		goto done;
-	if (fst || tst) {
-		diag_path(d, DIAG_ERROR, o->project_dir, "cannot copy it for the capture (tar: %s)",
-		          sb_str(&tout));
-		sb_release(&tout);
-		goto done;
-	}
-	sb_release(&tout);
-
-	/* Only what setup.py needs and the switches given: no proxy that works, a home and a
-	 * temp dir of its own inside the throwaway copy's dir. */
-	struct strv env = {0};
-	env_copy(a, &env, o->env, "PATH");
-	env_copy(a, &env, o->env, "CUDA_HOME");
-	env_copy(a, &env, o->env, "CUDA_PATH");
-	env_copy(a, &env, o->env, "CC");
-	env_copy(a, &env, o->env, "CXX");
-	strv_push(a, &env, arena_printf(a, "HOME=%s", home));
-	strv_push(a, &env, arena_printf(a, "TMPDIR=%s", ttmp));
-	strv_push(a, &env, "LC_ALL=C.UTF-8");
-	strv_push(a, &env, "PYTHONDONTWRITEBYTECODE=1");
-	strv_push(a, &env, "PYTHONNOUSERSITE=1");
-	strv_push(a, &env, "PYTHONUNBUFFERED=1");
-	strv_push(a, &env, "PIP_NO_INDEX=1");
-	static const char *const proxies[] = {"http_proxy",  "https_proxy", "HTTP_PROXY",
-	                                      "HTTPS_PROXY", "ALL_PROXY",   "all_proxy"};
-	for (size_t i = 0; i < sizeof(proxies) / sizeof(*proxies); i++)
-		strv_push(a, &env, arena_printf(a, "%s=http://127.0.0.1:9", proxies[i]));
-	for (size_t i = 0; o->setenv && o->setenv[i]; i++)
-		strv_push(a, &env, o->setenv[i]);
-	strv_push(a, &env, NULL);
-
-	struct strv argv = {0};
-	if (unshare_works(a, o->env)) {
-		strv_push(a, &argv, os_which(a, o->env, "unshare"));
-		strv_push(a, &argv, "-rn"); /* a network namespace of its own: no interface up */
-		strv_push(a, &argv, "--");
-	}
-	strv_push(a, &argv, o->python);
-	strv_push(a, &argv, script);
-	strv_push(a, &argv, json);
-	strv_push(a, &argv, src); /* the recorder starts there: os_proc_start has no cwd */
-	strv_push(a, &argv, NULL);
-	int timeout = o->timeout_s > 0 ? o->timeout_s : CAPTURE_TIMEOUT_S;
-	size_t max_out = o->max_output ? o->max_output : CAPTURE_MAX_OUTPUT;
 	const char *why = NULL;
 	int status = 0;
-	if (!run_limited(a, d, argv.v, env.v, timeout, max_out, &tail, &why, &status))
+	if (!run_recorder(a, d, o, tmp, capture_env(a, o, home, ttmp), &output, &why, &status))
 		goto done;
 	const char *shown = "setup.py";
+	const char *tail = tail_text(a, &output);
 	if (why) {
 		diag_path(d, DIAG_ERROR, shown, "the capture stopped setup.py: %s", why);
-		tell_tail_and_hint(d, tail_text(a, &tail));
+		tell_tail_and_hint(d, tail);
 		goto done;
 	}
 	struct source rec;
@@ -695,15 +659,15 @@ bool capture_run(struct arena *a, struct diag *d, const struct capture_opts *o, 
 		diag_path(d, DIAG_ERROR, shown,
 		          "the capture's Python (%s) wrote no record (exit status %d)", o->python,
 		          status);
-		tell_tail_and_hint(d, tail_text(a, &tail));
+		tell_tail_and_hint(d, tail);
 		goto done;
 	}
-	ok = capture_read(a, d, shown, rec.text, rec.len, tail_text(a, &tail), out);
+	ok = capture_read(a, d, shown, rec.text, rec.len, tail, out);
 	/* Kept only when it is an answer: a failure runs again. */
 	if (ok && cache && os_mkdir_p(&quiet, o->cache_dir))
 		(void)os_write_atomic(&quiet, cache, rec.text, rec.len, 0644);
 done:
-	sb_release(&tail);
+	sb_release(&output);
 	ok &= os_rm_rf(d, tmp);
 	os_tmp_forget(tmp);
 	return ok;

@@ -1,6 +1,8 @@
 /* capture.h: what a project's setup.py says, read by running it (init/capture_setup.py, the
- * embedded recorder) in a throwaway copy of the project: no network, a time limit, its output
- * capped, only the environment switches given. The copy is removed whatever happens. */
+ * embedded recorder) in a throwaway copy of the project, inside the bubblewrap sandbox
+ * (base/sandbox.h: the copy the only place it writes, no network, every process it starts
+ * gone when it ends), with a time limit, its output capped and only the environment switches
+ * given. The copy is removed whatever happens. */
 #ifndef CUWHEEL_INIT_CAPTURE_H
 #define CUWHEEL_INIT_CAPTURE_H
 
@@ -9,6 +11,7 @@
 
 #include "base/arena.h"
 #include "base/diag.h"
+#include "base/sandbox.h"
 #include "standards/project.h"
 
 /* One Extension/CUDAExtension/CppExtension as setup.py built it. Paths are project-relative
@@ -73,9 +76,13 @@ struct capture_opts {
 	const char *tmp_parent;    /* where the throwaway copy is made (a fresh dir under it) */
 	const char *const *setenv; /* "K=V" switches for setup.py (--setup-env) */
 	const char *const *env;    /* cuwheel's environment: PATH, HOME… are taken from it */
-	const char *skip_dir;  /* a dir inside project_dir not to copy (the build dir), or NULL */
-	int timeout_s;         /* 0: 600 */
-	size_t max_output;     /* bytes of stdout+stderr before it is stopped; 0: 16 MiB */
+	const char *skip_dir; /* a dir inside project_dir not to copy (the build dir), or NULL */
+	const struct sandbox *sandbox; /* a probed bwrap that works; NULL: run it unsandboxed
+	                                * (the user opted in) */
+	const char *const *readable;   /* NULL-terminated: what setup.py needs to read where the
+	                                * sandbox hides it (the interpreter, toolkits, cache) */
+	int timeout_s;                 /* 0: 600 */
+	size_t max_output;             /* bytes of stdout+stderr before it is stopped; 0: 16 MiB */
 	const char *cache_dir; /* where answers are kept by their inputs (capture_run), or NULL */
 	const char *cache_key; /* what else the answer depends on (the Python's torch...) */
 	const char *key_skip;  /* a dir inside project_dir the cache key leaves out (dist/) */

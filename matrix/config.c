@@ -566,6 +566,7 @@ static const char *const env_other[] = {
     "CUWHEEL_TOOLKIT_LOCK",   "CUWHEEL_NVCC_THREADS",
     "CUWHEEL_AUDIT_TRACE",    "CUWHEEL_CI_NO_SKIP",
     "CUWHEEL_TORCH_PYTHONS",  "CUWHEEL_PROBE_TIMEOUT",
+    "CUWHEEL_BWRAP",          "CUWHEEL_UNSANDBOXED",
 };
 
 static void env_split(struct arena *a, const char *val, struct strv *out)
