@@ -125,12 +125,6 @@ void os_proc_close(struct os_proc *p)
 	p->fd = p->slave_fd = -1;
 }
 
-void os_proc_kill(struct os_proc *p)
-{
-	if (p->pid > 0)
-		kill(-p->pid, SIGKILL); /* its own process group (os_spawn_attrs) */
-}
-
 char *os_self_exe(struct arena *a)
 {
 	return os_realpath(a, "/proc/self/exe");

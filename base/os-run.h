@@ -75,8 +75,6 @@ long os_proc_read(struct os_proc *p, char *buf, size_t n, int timeout_ms);
 bool os_proc_wait(struct os_proc *p, bool block, int *status);
 /* Closes the output descriptors (after os_proc_wait). */
 void os_proc_close(struct os_proc *p);
-/* Kills the child's whole process group (SIGKILL): it and whatever it started. */
-void os_proc_kill(struct os_proc *p);
 /* Renders argv as a shell-quoted line (for --dry-run and messages). */
 char *os_argv_str(struct arena *a, const char *const *argv);
 
