@@ -89,8 +89,10 @@ static char *norm_join(struct arena *a, const char *dir, const char *rel)
 	return sb_to_arena(&sb, a);
 }
 
-bool audit_bundled(struct audit_ctx *c, const char *member, const struct elf_info *elf,
-                   const char *soname)
+/* The wheel member soname resolves to through elf's $ORIGIN RPATH/RUNPATH entries (elf being
+ * member's), or NULL when it is not bundled. */
+static const char *audit_bundled_member(struct audit_ctx *c, const char *member,
+                                        const struct elf_info *elf, const char *soname)
 {
 	const struct strv *paths = elf->runpath.n ? &elf->runpath : &elf->rpath;
 	const char *slash = strrchr(member, '/');
@@ -102,9 +104,64 @@ bool audit_bundled(struct audit_ctx *c, const char *member, const struct elf_inf
 		const char *rest = e + (e[1] == '{' ? 9 : 7);
 		char *p = norm_join(c->a, dir, arena_printf(c->a, "%s/%s", rest, soname));
 		if (p && zip_reader_find(&c->zr, p))
-			return true;
+			return p;
 	}
-	return false;
+	return NULL;
+}
+
+bool audit_bundled(struct audit_ctx *c, const char *member, const struct elf_info *elf,
+                   const char *soname)
+{
+	return audit_bundled_member(c, member, elf, soname) != NULL;
+}
+
+/* The index of the ELF member named name, or n_members. */
+static size_t elf_index(const struct audit_ctx *c, const char *name)
+{
+	for (size_t i = 0; i < c->n_members; i++)
+		if (c->members[i].is_elf && !strcmp(c->members[i].zm->name, name))
+			return i;
+	return c->n_members;
+}
+
+/* The ABI checks of the modules (limited API, torch's stable ABI) for every other ELF of the
+ * wheel that a module reaches through DT_NEEDED within the wheel ($ORIGIN RPATH/RUNPATH), or
+ * that imports CPython's symbols: a bundled helper the module loads breaks the promise as
+ * surely as the module would. limited: the wheel has .abi3.so modules; stable: torch's. */
+static void check_reached(struct audit_ctx *c, const bool *is_module, bool limited, bool stable)
+{
+	size_t n = c->n_members;
+	char *reached = arena_calloc(c->a, n + 1, 1);
+	size_t *queue = arena_calloc(c->a, n + 1, sizeof(*queue)), qn = 0;
+	for (size_t i = 0; i < n; i++)
+		if (is_module[i])
+			reached[i] = 1, queue[qn++] = i;
+	for (size_t q = 0; q < qn; q++) {
+		const struct audit_member *m = &c->members[queue[q]];
+		for (size_t j = 0; j < m->elf.needed.n; j++) {
+			const char *p =
+			    audit_bundled_member(c, m->zm->name, &m->elf, m->elf.needed.v[j]);
+			size_t k = p ? elf_index(c, p) : n;
+			if (k < n && !reached[k])
+				reached[k] = 2, queue[qn++] = k;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct audit_member *m = &c->members[i];
+		if (!m->is_elf || is_module[i])
+			continue;
+		bool imports_py = false;
+		for (size_t k = 0; k < m->elf.n_undefs && !imports_py; k++) {
+			const char *s = m->elf.undefs[k].name;
+			imports_py = (s[0] == 'P' && s[1] == 'y') || starts(s, "_Py");
+		}
+		if (!reached[i] && !imports_py)
+			continue;
+		if (limited)
+			audit_check_limited_api(c, m);
+		if (stable)
+			audit_check_torch_stable(c, m);
+	}
 }
 
 void audit_scan_member(struct audit_ctx *c, size_t i, void *data, size_t len)
@@ -527,6 +584,8 @@ void audit_check_elfs(struct audit_ctx *c)
 	/* The most permissive policy's whitelist decides what counts as a system library. */
 	size_t np;
 	const struct ml_policy *pols = manylinux_policies(&np);
+	bool *is_module = arena_calloc(c->a, c->n_members + 1, sizeof(*is_module));
+	bool any_abi3 = false;
 	for (size_t i = 0; i < c->n_members; i++) {
 		const struct audit_member *m = &c->members[i];
 		if (!m->is_elf)
@@ -570,12 +629,16 @@ void audit_check_elfs(struct audit_ctx *c)
 			check_needed(c, &cap, m, so, any_wl);
 		}
 		ae->module = check_extension(c, m);
+		is_module[i] = ae->module;
+		any_abi3 |= ae->module && ends(member, ".abi3.so");
 		if (ae->module && ends(member, ".abi3.so"))
 			audit_check_limited_api(c, m);
 		if (ae->module && c->opts->torch_stable)
 			audit_check_torch_stable(c, m);
 		check_archs(c, m, ae);
 	}
+	if (any_abi3 || c->opts->torch_stable)
+		check_reached(c, is_module, any_abi3, c->opts->torch_stable);
 	if (c->opts->n_archs && !any_fatbin && n_elf)
 		audit_add(c, AUDIT_ERROR, "arch-no-fatbin", NULL, NULL,
 		          "architectures were requested but no ELF file in the wheel carries CUDA "

@@ -105,14 +105,15 @@ class Builder:
         (self.tmp / "src/k.cu").write_text(KERNEL_CU)
         self.cache = {}
 
-    def lib(self, soname, func):
-        """A shared library with one exported function, SONAME soname."""
+    def lib(self, soname, func, text=None):
+        """A shared library with one exported function, SONAME soname (its C text: LIB_C, or
+        text, which may import what the library leaves undefined)."""
         out = self.tmp / "libs" / soname
         if out.exists():
             return out
         out.parent.mkdir(exist_ok=True)
         src = self.tmp / "src" / (func + ".c")
-        src.write_text(LIB_C.replace("NAME", func))
+        src.write_text(text or LIB_C.replace("NAME", func))
         run(["gcc", "-shared", "-fPIC", f"-Wl,-soname,{soname}", "-o", out, src])
         return out
 
@@ -241,6 +242,16 @@ def cases(b):
     abi3_torch_python = b.module("abi3_torch_python", defines=["USE_GETPID", "IMPORT=PyModule_Create2"],
                                  ldflags=["-Wl,--no-as-needed", f"-L{libtorch_python.parent}",
                                           "-l:libtorch_python.so"])
+    # A bundled helper the abi3 module loads (DT_NEEDED, RPATH $ORIGIN) that imports a private
+    # CPython symbol: the module alone is clean, the wheel fails to import on 3.13.
+    libhelper = b.lib("libhelper.so", "foo_value",
+                      "extern int _PyLong_AsInt(void *);\n"
+                      "__attribute__((visibility(\"default\"))) int foo_value(void)\n"
+                      "{ return _PyLong_AsInt(0); }\n")
+    abi3_helper = b.module("abi3_helper", defines=["USE_GETPID", "NEEDS_FOO",
+                                                   "IMPORT=PyModule_Create2"],
+                           ldflags=[f"-L{libhelper.parent}", "-l:libhelper.so",
+                                    "-Wl,-rpath,$ORIGIN"])
     stable_shim = b.module("stable_shim", defines=["USE_GETPID", "IMPORT=aoti_torch_empty_strided",
                                                    "IMPORT2=torch_call_dispatcher"])
     stable_cxx = b.module("stable_cxx", defines=["USE_GETPID", 
@@ -319,6 +330,10 @@ def cases(b):
          dict(files={**init, "demo/mod.abi3.so": abi3_too_new}, tag="cp310-abi3-" + PLAT), [],
          [("limited-api", "PyType_GetModuleByDef, which joined the limited API in CPython 3.13, "
                           "after this wheel's baseline 3.10")]),
+        ("abi3-bundled-helper-imports-private-cpython-symbol",
+         dict(files={**init, "demo/mod.abi3.so": abi3_helper,
+                     "demo/libhelper.so": libhelper.read_bytes()}, tag="cp310-abi3-" + PLAT), [],
+         [("limited-api", "_PyLong_AsInt, which is not part of CPython's limited API")]),
         ("abi3-links-libtorch-python",
          dict(files={**init, "demo/mod.abi3.so": abi3_torch_python}, tag="cp310-abi3-" + PLAT,
               requires=["torch>=2.11"]), [],
