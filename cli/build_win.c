@@ -10,7 +10,7 @@
 #include "base/escape.h"
 #include "base/os-file.h"
 #include "graph/buildgraph_win.h"
-#include "bindings/torchflags.h"
+#include "torch/torchflags.h"
 #include "packager/audit.h"
 #include "packager/retag.h"
 #include "packager/wheel.h"

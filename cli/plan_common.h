@@ -6,7 +6,7 @@
 #include "matrix/config.h"
 #include "toolchain/discover.h"
 #include "matrix/matrix.h"
-#include "bindings/torch_plan.h"
+#include "torch/torch_plan.h"
 #include "toolchain/provision.h"
 
 struct plan_ctx {

@@ -15,8 +15,8 @@
 #include "standards/json_values.h"
 #include "standards/ninja.h"
 #include "standards/toml.h"
-#include "bindings/torch_plan.h"
-#include "bindings/torchflags.h"
+#include "torch/torch_plan.h"
+#include "torch/torchflags.h"
 
 char *buildgraph_limited_api(struct arena *a, const char *python)
 {

@@ -8,8 +8,8 @@
 #include <stdbool.h>
 
 #include "matrix/matrix.h"
-#include "bindings/torch_plan.h"
-#include "bindings/torchflags.h"
+#include "torch/torch_plan.h"
+#include "torch/torchflags.h"
 
 /* The file in the build dir that the command writes for the test steps (the test command and
  * the Pythons it found) and `internal test-cell --context` reads. */

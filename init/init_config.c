@@ -9,7 +9,7 @@
 #include "base/os-file.h"
 #include "base/path.h"
 #include "base/strbuf.h"
-#include "kernels/torch_scan.h"
+#include "torch/torch_scan.h"
 
 #define COMMENT_COL   44
 #define DEFAULT_ARCHS "7.5;8.0;8.6;8.9;9.0;10.0;12.0+PTX"

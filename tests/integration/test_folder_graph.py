@@ -1,6 +1,6 @@
 """The folders of the product form a graph without a cycle, in the pipeline's layers (LAYERS: a
 folder uses only folders of a lower layer, so kernels/ can never reach into bindings/ nor
-matrix/ into kernels/): the graph is derived from the #include lines of every .c and .h file, a depth-first
+matrix/ into torch/): the graph is derived from the #include lines of every .c and .h file, a depth-first
 search fails on a back edge, and every edge must be one that CMakeLists.txt allows the folder's
 library (cuwheel_area(NAME USES ...)), so that the build, this test and docs/design.md's
 section describe the same graph. Prints the graph it found.
@@ -26,8 +26,9 @@ LAYERS = [
     ["standards"],
     ["toolchain", "packager"],
     ["matrix"],       # the config model and its expansion
-    ["kernels"],      # the per-toolkit kernel archive
-    ["bindings", "init", "ci", "wheeltest"],  # the per-cell binding; init; the CI emitter; tests
+    ["kernels"],      # the kernel archive's key and host flags
+    ["torch"],        # what torch's own build would do: the scan, the plan, the flags
+    ["init", "ci", "wheeltest"],  # init; the CI emitter; the wheel tests
     ["graph"],        # build.ninja
     ["report"],       # the build's result and its views
     ["cli"],          # the commands

@@ -3,8 +3,8 @@
  * count), whether a torch binding source needs Python at all, and whether forcing a precompiled
  * header (torch/extension.h, or torch/all.h: the same less torch/python.h, so no Python header)
  * in front of it keeps its meaning. Answers are cached in the build dir. */
-#ifndef CUWHEEL_KERNELS_TORCH_SCAN_H
-#define CUWHEEL_KERNELS_TORCH_SCAN_H
+#ifndef CUWHEEL_TORCH_TORCH_SCAN_H
+#define CUWHEEL_TORCH_TORCH_SCAN_H
 
 #include <stdbool.h>
 

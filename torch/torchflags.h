@@ -1,8 +1,8 @@
 /* torchflags.h: the compile and link flags torch.utils.cpp_extension passes for a torch (or
  * pybind11) extension, read from one interpreter's probed torch installation (whether the
  * kernels include torch headers is torch_plan.h's question). */
-#ifndef CUWHEEL_BINDINGS_TORCHFLAGS_H
-#define CUWHEEL_BINDINGS_TORCHFLAGS_H
+#ifndef CUWHEEL_TORCH_TORCHFLAGS_H
+#define CUWHEEL_TORCH_TORCHFLAGS_H
 
 #include <stdbool.h>
 

@@ -3,14 +3,14 @@
  * whether it is compiled per Python or once per (toolkit, torch, flags), and with the
  * precompiled header (torch/all.h shared per flag set, or torch/extension.h per cell) or not.
  * `plan` shows them; buildgraph follows them. */
-#ifndef CUWHEEL_BINDINGS_TORCH_PLAN_H
-#define CUWHEEL_BINDINGS_TORCH_PLAN_H
+#ifndef CUWHEEL_TORCH_TORCH_PLAN_H
+#define CUWHEEL_TORCH_TORCH_PLAN_H
 
 #include <stdbool.h>
 
 #include "matrix/matrix.h"
-#include "kernels/torch_scan.h"
-#include "bindings/torchflags.h"
+#include "torch/torch_scan.h"
+#include "torch/torchflags.h"
 
 /* The sources of one torch-kind extension, decided for one torch version. */
 struct torch_plan_ext {

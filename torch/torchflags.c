@@ -1,7 +1,7 @@
 /* torchflags.c: what torch.utils.cpp_extension (BuildExtension with CppExtension/CUDAExtension)
  * passes on Linux, rebuilt from the probe of each interpreter's torch rather than from a table
  * per torch version. */
-#include "bindings/torchflags.h"
+#include "torch/torchflags.h"
 
 #include <stdio.h>
 #include <string.h>

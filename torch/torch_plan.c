@@ -1,7 +1,7 @@
 /* torch_plan.c: the torch decisions of a plan. The preprocessor runs once per source and torch
  * version, with the flags of the first selected cell of that torch (the representative), from
  * the build dir as ninja will; its answers are cached in build_dir/scan. */
-#include "bindings/torch_plan.h"
+#include "torch/torch_plan.h"
 
 #include <fnmatch.h>
 #include <stdio.h>
@@ -14,7 +14,7 @@
 #include "standards/cuda_arch.h"
 #include "standards/ninja.h"
 #include "toolchain/toolchain.h"
-#include "bindings/torchflags.h"
+#include "torch/torchflags.h"
 
 static bool is_cu(const char *path)
 {

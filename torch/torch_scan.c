@@ -1,7 +1,7 @@
 /* torch_scan.c: decisions about torch sources taken by the preprocessor itself (-M for include
  * closures, -E for what each header expands to), never by reading #include lines: guards such
  * as `#ifndef __CUDACC__`, macros and include paths are the compiler's business. */
-#include "kernels/torch_scan.h"
+#include "torch/torch_scan.h"
 
 #include <stdint.h>
 #include <stdio.h>
