@@ -36,39 +36,6 @@ static const char *buildgraph_module_path(struct arena *a, const struct extensio
 	return sb_to_arena(&sb, a);
 }
 
-/* Digest of everything that changes the kernel objects: the archive's key. */
-static char *archive_key(struct arena *a, const struct config *cfg, const struct toolkit_plan *tp,
-                         const char *cc, const struct torch_info *ti)
-{
-	struct strbuf sb = {0};
-	/* Not the toolkit root: runners install the same nvcc in different places. */
-	sb_printf(&sb, "v1\n%s\n%s\n", tp->tk->version, cc);
-	for (size_t i = 0; i < tp->n_archs; i++)
-		sb_printf(&sb, "%d%d%c%d;", tp->archs[i].major, tp->archs[i].minor,
-		          tp->archs[i].suffix ? tp->archs[i].suffix : '-', tp->archs[i].ptx);
-	kernels_key_settings(&sb, &cfg->kernels);
-	/* Kernels that include torch headers are built against one torch: it is in the key.
-	 * Kernels that include none are shared by every torch of the toolkit. */
-	if (ti) {
-		sb_printf(&sb, "torch %s %d", ti->version, ti->cxx11_abi);
-		for (size_t i = 0; i < ti->abi_flags.n; i++)
-			sb_printf(&sb, " %s", ti->abi_flags.v[i]);
-		sb_putc(&sb, '\n');
-	}
-	/* Only when given, so that the keys of projects without them stay as they were. */
-	struct strv hf = {0};
-	buildflags_host(a, cfg, ti, true, &hf);
-	if (hf.n) {
-		sb_puts(&sb, "host-only");
-		for (size_t i = 0; i < hf.n; i++)
-			sb_printf(&sb, " %s", hf.v[i]);
-		sb_putc(&sb, '\n');
-	}
-	char *hex = kernels_key_digest(a, &sb);
-	sb_release(&sb);
-	return hex;
-}
-
 static bool is_cxx(const char *path)
 {
 	const char *dot = strrchr(path, '.');
@@ -448,7 +415,8 @@ static void emit_archive(struct gen *g, const struct toolkit_plan *tp, struct ar
 	const struct kernels_cfg *k = &g->cfg->kernels;
 	const struct graph_ktorch *kt = &g->r->ktorch[tp - g->plan->toolkits];
 	const struct interp *tpy = kt->py;
-	ap->key = archive_key(g->a, g->cfg, tp, host_cc(g, tp, false), tpy ? &tpy->torch : NULL);
+	ap->key =
+	    kernels_archive_key(g->a, g->cfg, tp, host_cc(g, tp, false), tpy ? &tpy->torch : NULL);
 	ap->dir = arena_printf(g->a, "kernels/cu%d%d-%s", tp->tk->major, tp->tk->minor, ap->key);
 	ap->archive = arena_printf(g->a, "%s/libkernels.a", ap->dir);
 	int threads = kernels_nvcc_threads(g, tp);
