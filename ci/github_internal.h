@@ -11,6 +11,8 @@
 /* What the jobs name besides the actions (ci/actions.h): every URL and pinned package. */
 #define CI_PYPI_SIMPLE   "https://pypi.org/simple"
 #define CI_NINJA_VERSION "1.13.0"
+/* "Published GitHub Pages sites may be no larger than 1 GB" (GitHub Pages limits). */
+#define CI_PAGES_LIMIT "1000000000"
 
 /* The jobs' scripts and Python helpers: real files under ci/, embedded at build time as C arrays
  * named for the file (cmake/embed.cmake; free_disk.sh -> free_disk_sh). A script whose opening
@@ -34,6 +36,8 @@
 	X(fail_missing_sh)                                                                         \
 	X(release_upload_sh)                                                                       \
 	X(test_shared_sh)                                                                          \
+	X(pages_size_sh)                                                                           \
+	X(pages_site_sh)                                                                           \
 	X(fetch_sdist_py)                                                                          \
 	X(index_select_py)                                                                         \
 	X(windows_test_py)
@@ -118,6 +122,8 @@ bool gh_shared(const struct cell *c);
 /* The id of that job for leg l, or NULL (the index gates the shared cells on it). */
 const char *gh_shared_job(struct emit *e, const struct leg *l);
 
+/* The step that installs cuwheel (built at the pinned commit, or its wheel by digest). */
+void gh_install_cuwheel(struct emit *e);
 /* The steps: checkout (with submodules when the repository has them), cuwheel, the sdist
  * (unless committed), an artifact download (by name, or pattern merged). */
 void gh_checkout(struct emit *e);

@@ -62,7 +62,7 @@ void gh_checkout(struct emit *e)
 		sb_puts(&e->sb, "          submodules: recursive\n");
 }
 
-static void gh_install_cuwheel(struct emit *e)
+void gh_install_cuwheel(struct emit *e)
 {
 	yaml_step(&e->sb, 6,
 	          e->o->cuwheel.git ? "cuwheel (built at the pinned commit)"

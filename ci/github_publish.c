@@ -6,10 +6,11 @@
 #include "ci/github_internal.h"
 #include "ci/yaml.h"
 
-/* Opens a publishing job: needs the index, runs for tags, permissions as given ("key: value"
- * lines), in the configured environment (else env_default, or none). */
-static void publish_open(struct emit *e, const char *id, const char *name, const char *const *perms,
-                         const char *env_default, const char *url)
+/* Opens a publishing job: needs the index (and after, when given), runs for tags,
+ * permissions as given ("key: value" lines), in the configured environment (else env_default,
+ * or none). */
+static void publish_open(struct emit *e, const char *id, const char *name, const char *after,
+                         const char *const *perms, const char *env_default, const char *url)
 {
 	struct strbuf *sb = &e->sb;
 	strv_push(e->a, &e->jobs, id);
@@ -18,6 +19,8 @@ static void publish_open(struct emit *e, const char *id, const char *name, const
 	yaml_kv(sb, 4, "name", name);
 	yaml_key(sb, 4, "needs");
 	yaml_item(sb, 6, "index");
+	if (after)
+		yaml_item(sb, 6, after);
 	yaml_comment(sb, 4, "A tag whose every cell was built (the index job succeeded).");
 	yaml_kv(sb, 4, "if", "startsWith(github.ref, 'refs/tags/')");
 	yaml_kv(sb, 4, "runs-on", "ubuntu-24.04");
@@ -39,7 +42,7 @@ static void publish_open(struct emit *e, const char *id, const char *name, const
 static void release_job(struct emit *e)
 {
 	static const char *const perms[] = {"contents: write", NULL};
-	publish_open(e, "release", "release assets", perms, NULL, NULL);
+	publish_open(e, "release", "release assets", NULL, perms, NULL, NULL);
 	gh_download(e, "published-wheels", NULL, "release-assets");
 	yaml_step(&e->sb, 6, "Upload the wheels to the tag's release");
 	yaml_key(&e->sb, 8, "env");
@@ -47,14 +50,27 @@ static void release_job(struct emit *e)
 	yaml_run(&e->sb, 8, CI_SCRIPT(release_upload_sh));
 }
 
-/* The index job's site/ (PEP 503/691, one sub-index per local variant) on GitHub Pages:
- * pip install --index-url https://OWNER.github.io/REPO/cu130/ NAME. */
+/* The PEP 503/691 index of every release's wheels (one sub-index per local variant) on GitHub
+ * Pages, after the release job uploaded this tag's: pip install --index-url
+ * https://OWNER.github.io/REPO/cu130/ NAME. The site links to the release assets (each wheel
+ * stored once, every release listed) and is refused before deploying if it passes Pages' 1 GB. */
 static void pages_job(struct emit *e)
 {
-	static const char *const perms[] = {"pages: write", "id-token: write", NULL};
-	publish_open(e, "pages", "index on GitHub Pages", perms, "github-pages",
+	static const char *const perms[] = {"contents: read", "pages: write", "id-token: write",
+	                                    NULL};
+	publish_open(e, "pages", "index on GitHub Pages", "release", perms, "github-pages",
 	             "${{ steps.deploy.outputs.page_url }}");
-	gh_download(e, "site", NULL, "site");
+	gh_install_cuwheel(e);
+	yaml_step(&e->sb, 6, "The index of every release's wheels, linked to the release assets");
+	yaml_key(&e->sb, 8, "env");
+	yaml_kv_expr(&e->sb, 10, "GH_TOKEN", "${{ github.token }}");
+	yaml_kv(&e->sb, 10, "SITE", "site");
+	yaml_run(&e->sb, 8, CI_SCRIPT(pages_site_sh));
+	yaml_step(&e->sb, 6, "The site within GitHub Pages' 1 GB");
+	yaml_key(&e->sb, 8, "env");
+	yaml_kv(&e->sb, 10, "SITE", "site");
+	yaml_kv(&e->sb, 10, "PAGES_LIMIT", CI_PAGES_LIMIT);
+	yaml_run(&e->sb, 8, CI_SCRIPT(pages_size_sh));
 	gh_uses(e, 6, CI_ACTION_PAGES_UPLOAD, true);
 	sb_puts(&e->sb, "        with:\n          path: site/\n");
 	yaml_step(&e->sb, 6, "Deploy");
@@ -67,7 +83,7 @@ static void pages_job(struct emit *e)
 static void pypi_job(struct emit *e)
 {
 	static const char *const perms[] = {"id-token: write", NULL};
-	publish_open(e, "pypi-sdist", "sdist to PyPI", perms, "pypi", NULL);
+	publish_open(e, "pypi-sdist", "sdist to PyPI", NULL, perms, "pypi", NULL);
 	if (e->o->src.sdist_committed)
 		gh_checkout(e);
 	gh_sdist_step(e);

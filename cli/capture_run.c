@@ -12,6 +12,7 @@
 #include "base/os-file.h"
 #include "base/path.h"
 #include "base/sandbox.h"
+#include "ci/torch_builds.h"
 #include "init/capture.h"
 #include "init/init_config.h"
 #include "packager/sdist.h"
@@ -148,6 +149,28 @@ static const char *const *capture_readable(struct cli *c, const struct discovery
 	return out.v;
 }
 
+/* The python and cuda axes by PyTorch's table (q->table_axes): the Pythons the release of the
+ * captured torch has wheels for (free-threaded ones left out) and the CUDA of PyPI's build. */
+static void table_axes(struct cli *c, struct init_inputs *in, struct capture *cap)
+{
+	const char *dot = cap->torch ? strchr(cap->torch, '.') : NULL;
+	size_t n = dot ? (size_t)(dot + 1 - cap->torch) + strspn(dot + 1, "0123456789") : 0;
+	const struct torch_build *b =
+	    dot ? torch_build_find(arena_strndup(&c->arena, cap->torch, n)) : NULL;
+	if (!b)
+		return;
+	in->pythons = (struct strv){0};
+	for (const char *p = b->pythons; *p;) {
+		size_t k = strcspn(p, " ");
+		if (k && p[k - 1] != 't')
+			strv_push(&c->arena, &in->pythons, arena_strndup(&c->arena, p, k));
+		p += k + (p[k] == ' ');
+	}
+	cap->torch_cuda = b->pypi;
+	in->axes_from =
+	    arena_printf(&c->arena, "PyPI's torch %s (ci/torch_builds.def)", b->release);
+}
+
 /* Captures q->tree's setup.py and derives its config into res; false after diagnostics. */
 bool cli_capture_config(struct cli *c, const struct capture_request *q, struct capture_result *res)
 {
@@ -274,6 +297,8 @@ bool cli_capture_config(struct cli *c, const struct capture_request *q, struct c
 	}
 	if (in.pythons.n)
 		qsort(in.pythons.v, in.pythons.n, sizeof(*in.pythons.v), cmp_version);
+	if (q->table_axes)
+		table_axes(c, &in, cap);
 	if (!init_config_write(a, &c->diag, &in, &res->text))
 		return false;
 	res->python = py->path;

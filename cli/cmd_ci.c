@@ -10,7 +10,9 @@
 #include "base/path.h"
 #include "ci/github.h"
 #include "ci/torch_builds.h"
+#include "cli/init.h"
 #include "cli/plan_common.h"
+#include "packager/sdist.h"
 #include "standards/digest.h"
 #include "toolchain/provision.h"
 
@@ -27,7 +29,8 @@ enum ci_option {
 
 static const struct cli_option ci_github_options[] = {
     {"config", 0, "FILE", CI_CONFIG,
-     "the config beside the project (with SDIST: the project is the sdist)"},
+     "the config beside the project (with SDIST: the project is the sdist);\n"
+     "without it and [tool.cuwheel], NAME.cuwheel.toml is written from setup.py"},
     {"sdist-spec", 0, "NAME==VER", CI_SDIST_SPEC,
      "the sdist the jobs fetch from PyPI (default: SDIST's own name and\n"
      "version); SDIST is still read to plan"},
@@ -69,7 +72,12 @@ const struct cli_help cmd_ci_help = {
         "                names the missing cells and why, and then fails the run if any is;\n"
         "  release, pages, pypi-sdist  with [tool.cuwheel.ci] publish, on tags: release\n"
         "                assets, the index on GitHub Pages, the sdist on PyPI (trusted\n"
-        "                publishing), each with only the permissions it needs.\n"
+        "                publishing), each with only the permissions it needs. The Pages\n"
+        "                index lists every release's wheels, linked to the release assets\n"
+        "                (pages needs release), and is refused over Pages' 1 GB.\n"
+        "Without --config and without [tool.cuwheel], the build is read from setup.py (as\n"
+        "`cuwheel init` does) into NAME.cuwheel.toml in the repository, with the Pythons and\n"
+        "CUDA of PyPI's build of its torch; review it and commit it with the workflow.\n"
         "SDIST outside the repository is fetched by the jobs from PyPI and checked against\n"
         "its sha256; inside it, it is used as committed. Paths are relative to the\n"
         "repository's root (the nearest directory above the config, or the project, with a\n"
@@ -151,6 +159,61 @@ static const char *in_repo(struct cli *c, const char *root, const char *path, co
 	}
 	const char *real = os_realpath(&c->arena, path);
 	return path_relative(&c->arena, root, real ? real : path);
+}
+
+/* A project without [tool.cuwheel] and no --config: its build is read from setup.py, as
+ * `cuwheel init -o` would, into ROOT/<name>.cuwheel.toml (ROOT: the repository of the project
+ * dir), with the python and cuda axes of a torch extension from PyPI's torch, not from this
+ * machine; the workflow then names that file. An existing file is never overwritten. */
+static bool write_reviewed_config(struct cli *c)
+{
+	struct arena *a = &c->arena;
+	struct capture_request q = {.build_dir = cli_default_build_dir(c),
+	                            .header =
+	                                "Written by `cuwheel ci github` from setup.py: review "
+	                                "it, commit it beside the workflow.",
+	                            .table_axes = true};
+	if (c->sdist) {
+		const char *sdist = c->sdist[0] == '/' || !strcmp(c->project_dir, ".")
+		                        ? c->sdist
+		                        : os_join(a, c->project_dir, c->sdist);
+		struct sdist_limits lim;
+		sdist_default_limits(&lim);
+		if (!sdist_unpack(a, &c->diag, sdist, os_join(a, q.build_dir, "sdist"), &lim,
+		                  &q.tree))
+			return false;
+		q.sdist = c->sdist;
+	} else {
+		q.tree = c->project_dir;
+	}
+	struct capture_result res;
+	if (!cli_capture_config(c, &q, &res))
+		return false;
+	const char *name = "project";
+	for (size_t i = 0; i < res.cap.meta.n; i++)
+		if (!strcmp(res.cap.meta.v[i].key, "name") && *res.cap.meta.v[i].value)
+			name = res.cap.meta.v[i].value;
+	char *file = arena_printf(a, "%s.cuwheel.toml", name);
+	for (char *p = file; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("._-", *p))
+			*p = '_';
+	const char *real = os_realpath(a, c->project_dir);
+	const char *path = os_join(a, repo_root(c, real ? real : c->project_dir), file);
+	if (os_exists(path)) {
+		diag_path(&c->diag, DIAG_ERROR, path,
+		          "exists: cuwheel ci github does not overwrite a config");
+		diag_msg(&c->diag, DIAG_HINT, "review it, then pass it: --config %s",
+		         esc_str(a, ESC_TERM, path));
+		return false;
+	}
+	if (!os_write_atomic(&c->diag, path, res.text, strlen(res.text), 0644))
+		return false;
+	fprintf(stderr,
+	        "cuwheel: no [tool.cuwheel]: wrote %s from setup.py (run with %s); review it and "
+	        "commit it with the workflow\n",
+	        esc_str(a, ESC_TERM, path), esc_str(a, ESC_TERM, res.python));
+	c->config_file = path;
+	return true;
 }
 
 /* Where the jobs find the project, its config and sdist, and put the wheels. */
@@ -331,6 +394,8 @@ int cmd_ci(struct cli *c, int argc, char **argv)
 		    "to plan (wheel names, packages); fetch it first (pip download "
 		    "--no-binary :all: --no-deps 'NAME==VER')");
 
+	if (!c->config_file && cli_needs_capture(c) && !write_reviewed_config(c))
+		return CLI_FAIL;
 	struct config cfg;
 	if (!cli_config_load(c, &cfg))
 		return CLI_FAIL;
@@ -361,6 +426,14 @@ int cmd_ci(struct cli *c, int argc, char **argv)
 	const char *root;
 	if (!ci_source(c, &cfg, sdist_spec, sha256, &root, &o.src))
 		return CLI_FAIL;
+	if (strv_contains(&cfg.ci.publish, "pages") && !strv_contains(&cfg.ci.publish, "release")) {
+		diag_path(&c->diag, DIAG_ERROR, cfg.src.path,
+		          "[tool.cuwheel.ci] publish = pages needs release: the index on GitHub "
+		          "Pages links to the wheels of every release's assets, so each is stored "
+		          "once and no release drops out");
+		diag_msg(&c->diag, DIAG_HINT, "publish = [\"release\", \"pages\"]");
+		return CLI_FAIL;
+	}
 	if (strv_contains(&cfg.ci.publish, "pypi-sdist") && !o.src.sdist) {
 		diag_path(&c->diag, DIAG_ERROR, cfg.src.path,
 		          "[tool.cuwheel.ci] publish = pypi-sdist needs an sdist: give "

@@ -9,18 +9,21 @@
 #include "cli/cli.h"
 #include "packager/index.h"
 
-enum index_option { INDEX_OUT, INDEX_COPY };
+enum index_option { INDEX_OUT, INDEX_COPY, INDEX_LINKS };
 
 static const struct cli_option index_options[] = {
     {"out", 'o', "SITE", INDEX_OUT, "where the index goes (required)"},
     {"copy", 0, NULL, INDEX_COPY,
      "copy the wheels; by default they are hard-linked when DIST and SITE share a\n"
      "filesystem (cuwheel replaces wheels by rename, so a link never changes)"},
+    {"links", 0, "URL", INDEX_LINKS,
+     "list each wheel at URL/<its path under DIST> and put no wheel into SITE\n"
+     "(DIST/v1.0/x.whl: URL/v1.0/x.whl, as GitHub serves a release's assets)"},
     {0},
 };
 
 static const char index_help_text[] =
-    "usage: cuwheel index DIST --out SITE [--copy]\n"
+    "usage: cuwheel index DIST --out SITE [--copy | --links URL]\n"
     "\n"
     "Writes a simple repository for the wheels in DIST, readable by pip and uv as\n"
     "--index-url file://SITE/ or from any static web server:\n"
@@ -30,6 +33,11 @@ static const char index_help_text[] =
     "  SITE/<project>/<wheel>, <wheel>.metadata the wheel and its METADATA (PEP 658)\n"
     "  SITE/<local>/...                         the same for the wheels of one local variant\n"
     "                                           (SITE/cu130/ holds only the +cu130 wheels)\n"
+    "Each wheel is stored once: a variant's wheel in SITE/<local>/<project>/, which the root's\n"
+    "page links to (../<local>/<project>/<wheel>). DIST may hold one directory per release\n"
+    "(DIST/v1.0/*.whl, DIST/v1.1/*.whl): the index lists them all; a file name twice is\n"
+    "refused. With --links URL no wheel is stored: each is listed at URL/<its path under\n"
+    "DIST>, without PEP 658 attributes (pip reads the METADATA from the wheel).\n"
     "HTML is PEP 503 with PEP 629/658/714 attributes; JSON is PEP 691\n"
     "(application/vnd.pypi.simple.v1+json), api-version 1.1 with versions and size, no\n"
     "upload-time. A web server should send index.json to clients that ask for that type.\n"
@@ -64,6 +72,12 @@ int cmd_index(struct cli *c, int argc, char **argv)
 		case INDEX_COPY:
 			o.copy = true;
 			break;
+		case INDEX_LINKS:
+			if (strncmp(p.value, "https://", 8) && strncmp(p.value, "file://", 7))
+				return cli_usage(c, "index",
+				                 "--links wants an https:// or file:// URL");
+			o.links = p.value;
+			break;
 		default:
 			return CLI_USAGE;
 		}
@@ -76,6 +90,8 @@ int cmd_index(struct cli *c, int argc, char **argv)
 		return cli_usage(c, "index", "name the DIST directory holding the wheels");
 	if (!o.site_dir)
 		return cli_usage(c, "index", "--out SITE is required");
+	if (o.links && o.copy)
+		return cli_usage(c, "index", "--links stores no wheel: --copy goes without it");
 	if (!os_is_dir(o.dist_dir))
 		return cli_usage(c, "index", "%s: not a directory", o.dist_dir);
 

@@ -16,6 +16,9 @@ struct capture_request {
 	const char *build_dir_key; /* written into the config as build-dir (or NULL) */
 	const char *dist_dir_key;  /* and dist-dir */
 	const char *header;        /* the config's first comment */
+	/* The python and cuda axes of a torch extension from ci/torch_builds.def's row of the torch
+	 * setup.py ran with (its Pythons, the CUDA of PyPI's build), not from this machine. */
+	bool table_axes;
 };
 
 struct capture_result {

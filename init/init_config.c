@@ -621,22 +621,31 @@ static void write_matrix(struct arena *a, struct strbuf *sb, const struct init_i
                          const struct split *sp)
 {
 	const struct capture *c = in->cap;
-	sb_puts(sb,
-	        "\n[tool.cuwheel.matrix]\n# Edit the matrix: the values below are what setup.py "
-	        "ran with and the Pythons found here with that torch.\n");
+	if (in->axes_from)
+		sb_printf(
+		    sb,
+		    "\n[tool.cuwheel.matrix]\n# Edit the matrix: the torch setup.py ran with, "
+		    "and the Pythons and CUDA of %s.\n",
+		    in->axes_from);
+	else
+		sb_puts(sb, "\n[tool.cuwheel.matrix]\n# Edit the matrix: the values below are what "
+		            "setup.py ran with and the Pythons found here with that torch.\n");
 	if (in->pythons.n)
 		kv_arr(sb, "python", &in->pythons,
-		       c->torch ? arena_printf(a, "the Pythons found here with torch %s", c->torch)
-		                : "the Pythons found here");
+		       in->axes_from ? arena_printf(a, "the Pythons of %s", in->axes_from)
+		       : c->torch
+		           ? arena_printf(a, "the Pythons found here with torch %s", c->torch)
+		           : "the Pythons found here");
 	if (c->torch_cuda || in->tk) {
 		struct strv cu = {0};
 		strv_push(a, &cu,
 		          c->torch_cuda ? c->torch_cuda
 		                        : arena_printf(a, "%d.%d", in->tk->major, in->tk->minor));
 		kv_arr(sb, "cuda", &cu,
-		       c->torch_cuda ? arena_printf(a, "torch %s is built for CUDA %s", c->torch,
-		                                    c->torch_cuda)
-		                     : "the toolkit found here");
+		       in->axes_from   ? arena_printf(a, "the CUDA of %s", in->axes_from)
+		       : c->torch_cuda ? arena_printf(a, "torch %s is built for CUDA %s", c->torch,
+		                                      c->torch_cuda)
+		                       : "the toolkit found here");
 	}
 	if (c->torch && !strcmp(kind_of(c, &c->exts[0], &sp[0]), "torch")) {
 		const char *dot = strchr(c->torch, '.');

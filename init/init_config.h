@@ -20,6 +20,8 @@ struct init_inputs {
 	const char *cxx, *cc;      /* the host compilers the scan runs */
 	const char *const *setenv; /* the --setup-env switches, NULL-terminated, or NULL */
 	struct strv pythons;       /* the python axis to write ("3.12"), may be empty */
+	const char *axes_from;     /* where pythons and the cuda came from, when not this machine
+	                            * ("PyPI's torch 2.11.0 (ci/torch_builds.def)"); NULL: here */
 	bool metadata_elsewhere;   /* PKG-INFO or pyproject.toml's [project] gives the metadata */
 	bool has_pkginfo;          /* PKG-INFO (entry points go in a partial [project]) */
 	const char *build_dir_key; /* written as build-dir when not NULL (absolute) */

@@ -214,9 +214,36 @@ static const char html_head[] = "<!DOCTYPE html>\n<html>\n  <head>\n"
                                 "    <h1>%s</h1>\n";
 static const char html_tail[] = "  </body>\n</html>\n";
 
-/* Writes dir/<project>/ for files[0..n) (one project): wheels, sidecars, index.html/json. */
+/* Where file f is listed from dir/<project>/, and whether it is stored there: with o->links
+ * at LINKS/<its path under the dist dir> (stored nowhere); a wheel of a variant listed in the
+ * root tree (local NULL) at ../<variant>/<project>/<file>, where that tree stores it (one
+ * copy, its sidecar beside it); else beside the page. */
+static const char *file_url(struct arena *a, const struct index_opts *o, const char *local,
+                            const struct index_file *f, bool *store)
+{
+	*store = false;
+	if (o->links) {
+		const char *slash = strchr(f->rel, '/');
+		if (!slash)
+			return arena_printf(a, "%s/%s", o->links, index_url_escape(a, f->rel));
+		return arena_printf(
+		    a, "%s/%s/%s", o->links,
+		    index_url_escape(a, arena_strndup(a, f->rel, (size_t)(slash - f->rel))),
+		    index_url_escape(a, slash + 1));
+	}
+	if (!local && f->local)
+		return arena_printf(a, "../%s/%s/%s", index_url_escape(a, f->local),
+		                    index_url_escape(a, f->project),
+		                    index_url_escape(a, f->filename));
+	*store = true;
+	return index_url_escape(a, f->filename);
+}
+
+/* Writes dir/<project>/ for files[0..n) (one project) of the tree of variant local (NULL:
+ * the root): wheels and sidecars it stores (file_url), index.html/json. */
 static bool write_project(struct arena *a, struct diag *d, const char *dir,
-                          const struct index_file *files, size_t n, bool copy)
+                          const struct index_file *files, size_t n, const struct index_opts *o,
+                          const char *local)
 {
 	const char *pdir = os_join(a, dir, files[0].project);
 	if (!os_mkdir_p(d, pdir))
@@ -232,24 +259,34 @@ static bool write_project(struct arena *a, struct diag *d, const char *dir,
 	bool ok = true;
 	for (size_t i = 0; i < n && ok; i++) {
 		const struct index_file *f = &files[i];
-		ok = place_wheel(a, d, f, os_join(a, pdir, f->filename), copy) &&
-		     os_write_atomic(d, arena_printf(a, "%s/%s.metadata", pdir, f->filename),
-		                     f->metadata, f->metadata_len, 0644);
-		const char *url = index_url_escape(a, f->filename);
-		sb_printf(&html, "    <a href=\"%s#sha256=%s\"", url, f->sha256);
+		bool store;
+		const char *url = file_url(a, o, local, f, &store);
+		if (store)
+			ok =
+			    place_wheel(a, d, f, os_join(a, pdir, f->filename), o->copy) &&
+			    os_write_atomic(d, arena_printf(a, "%s/%s.metadata", pdir, f->filename),
+			                    f->metadata, f->metadata_len, 0644);
+		sb_printf(&html, "    <a href=\"%s#sha256=%s\"", index_html_escape(a, url),
+		          f->sha256);
 		if (f->requires_python)
 			sb_printf(&html, " data-requires-python=\"%s\"",
 			          index_html_escape(a, f->requires_python));
-		sb_printf(&html,
-		          " data-dist-info-metadata=\"sha256=%s\" data-core-metadata=\"sha256=%s\">"
-		          "%s</a><br>\n",
-		          f->metadata_sha256, f->metadata_sha256,
-		          index_html_escape(a, f->filename));
+		/* PEP 658: the metadata is at the wheel's URL + ".metadata": not beside a link. */
+		if (!o->links)
+			sb_printf(&html,
+			          " data-dist-info-metadata=\"sha256=%s\" "
+			          "data-core-metadata=\"sha256=%s\"",
+			          f->metadata_sha256, f->metadata_sha256);
+		sb_printf(&html, ">%s</a><br>\n", index_html_escape(a, f->filename));
 		json_t *jf =
-		    json_pack("{s:s, s:s, s:{s:s}, s:{s:s}, s:{s:s}, s:I}", "filename", f->filename,
-		              "url", url, "hashes", "sha256", f->sha256, "core-metadata", "sha256",
-		              f->metadata_sha256, "dist-info-metadata", "sha256",
-		              f->metadata_sha256, "size", (json_int_t)f->size);
+		    json_pack("{s:s, s:s, s:{s:s}, s:I}", "filename", f->filename, "url", url,
+		              "hashes", "sha256", f->sha256, "size", (json_int_t)f->size);
+		if (!o->links) {
+			json_object_set_new(jf, "core-metadata",
+			                    json_pack("{s:s}", "sha256", f->metadata_sha256));
+			json_object_set_new(jf, "dist-info-metadata",
+			                    json_pack("{s:s}", "sha256", f->metadata_sha256));
+		}
 		if (f->requires_python)
 			json_object_set_new(jf, "requires-python", json_string(f->requires_python));
 		json_array_append_new(jfiles, jf);
@@ -286,7 +323,7 @@ static bool write_project(struct arena *a, struct diag *d, const char *dir,
 
 /* Writes one simple index at dir for the files whose local label is `local` (NULL: all). */
 static bool write_tree(struct arena *a, struct diag *d, const char *dir,
-                       const struct index_summary *s, const char *local, bool copy)
+                       const struct index_summary *s, const char *local, const struct index_opts *o)
 {
 	if (!os_mkdir_p(d, dir))
 		return false;
@@ -306,7 +343,7 @@ static bool write_tree(struct arena *a, struct diag *d, const char *dir,
 		i = e;
 		if (!n)
 			continue;
-		ok = write_project(a, d, dir, sel, n, copy);
+		ok = write_project(a, d, dir, sel, n, o, local);
 		sb_printf(&html, "    <a href=\"%s/\">%s</a><br>\n",
 		          index_url_escape(a, sel[0].project),
 		          index_html_escape(a, sel[0].display_name));
@@ -405,16 +442,37 @@ bool index_write(struct arena *a, struct diag *d, const struct index_opts *o,
 		diag_errno(d, o->dist_dir, "cannot list");
 		return false;
 	}
-	struct index_file *files = arena_calloc(a, names.n ? names.n : 1, sizeof(*files));
-	size_t n = 0;
-	bool ok = true;
+	/* The wheels, and those of each subdirectory (one per release), by path under DIST. */
+	struct strv rels = {0};
 	for (size_t i = 0; i < names.n; i++) {
 		const char *nm = names.v[i];
+		struct strv sub = {0};
+		if (nm[0] != '.' && os_is_dir(os_join(a, o->dist_dir, nm)) &&
+		    os_list_dir(a, os_join(a, o->dist_dir, nm), &sub))
+			for (size_t k = 0; k < sub.n; k++)
+				strv_push(a, &rels, arena_printf(a, "%s/%s", nm, sub.v[k]));
+		else
+			strv_push(a, &rels, nm);
+	}
+	struct index_file *files = arena_calloc(a, rels.n ? rels.n : 1, sizeof(*files));
+	size_t n = 0;
+	bool ok = true;
+	for (size_t i = 0; i < rels.n; i++) {
+		const char *rel = rels.v[i], *nm = strrchr(rel, '/');
+		nm = nm ? nm + 1 : rel;
 		size_t l = strlen(nm);
 		if (nm[0] == '.' || l < 4 || strcmp(nm + l - 4, ".whl"))
 			continue;
-		if (read_wheel(a, d, os_join(a, o->dist_dir, nm), nm, o->audit_trace, &files[n]))
-			n++;
+		for (size_t k = 0; k < n && ok; k++)
+			if (!strcmp(files[k].filename, nm)) {
+				diag_path(d, DIAG_ERROR, os_join(a, o->dist_dir, rel),
+				          "refused: %s is also %s", nm,
+				          os_join(a, o->dist_dir, files[k].rel));
+				ok = false;
+			}
+		if (ok &&
+		    read_wheel(a, d, os_join(a, o->dist_dir, rel), nm, o->audit_trace, &files[n]))
+			files[n++].rel = rel;
 		else
 			ok = false;
 	}
@@ -467,10 +525,10 @@ bool index_write(struct arena *a, struct diag *d, const struct index_opts *o,
 	if (!os_mkdtemp_registered(d, fresh))
 		return false;
 	os_chmod(fresh, 0755);
-	ok = write_tree(a, d, fresh, out, NULL, o->copy);
+	ok = write_tree(a, d, fresh, out, NULL, o);
 	for (size_t v = 0; ok && v < out->variants.n; v++)
 		ok = write_tree(a, d, os_join(a, fresh, out->variants.v[v]), out,
-		                out->variants.v[v], o->copy);
+		                out->variants.v[v], o);
 	if (ok)
 		ok = write_text(d, os_join(a, fresh, INDEX_MARKER), "cuwheel index 1\n");
 	char *old = NULL;

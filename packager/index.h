@@ -1,5 +1,8 @@
 /* index.h: a static simple repository (PEP 503 HTML + PEP 691 JSON, PEP 658 sidecars) for a
- * dist directory: the root holds every wheel, SITE/<local>/ only the wheels of that variant. */
+ * dist directory: the root lists every wheel, SITE/<local>/ only the wheels of that variant.
+ * Each wheel is stored once: in its variant's directory (a wheel without a local label at the
+ * root), the root's page linking to it there; with links, nowhere (the index links to where
+ * the wheels are published, such as a GitHub release's assets). */
 #ifndef CUWHEEL_PACKAGER_INDEX_H
 #define CUWHEEL_PACKAGER_INDEX_H
 
@@ -14,6 +17,8 @@ struct index_opts {
 	const char *dist_dir;    /* the wheels (*.whl, hidden files ignored) */
 	const char *site_dir;    /* replaced as a whole; created when missing */
 	bool copy;               /* copy the wheels; default: hard-link when on one filesystem */
+	const char *links;       /* URL: each wheel is listed at LINKS/<its path under dist_dir>
+	                          * and none is put into the site; NULL: the site holds them */
 	const char *audit_trace; /* the gate's audit_opts.trace; NULL: none */
 };
 
@@ -21,6 +26,7 @@ struct index_opts {
 struct index_file {
 	const char *path;            /* in the dist dir */
 	const char *filename;        /* basename */
+	const char *rel;             /* its path under the dist dir: FILE or DIR/FILE */
 	const char *project;         /* PEP 503 normalised name */
 	const char *display_name;    /* METADATA Name */
 	const char *version;         /* normalised, local label included */
@@ -41,10 +47,12 @@ struct index_summary {
 	bool empty;           /* failed because DIST holds no wheel */
 };
 
-/* Reads every wheel of o->dist_dir through the hardened zip reader (name, METADATA, Name and
+/* Reads every wheel of o->dist_dir and of its subdirectories (one level: one per release)
+ * through the hardened zip reader (name, METADATA, Name and
  * Version agreeing with the file name) and writes the site into a temp dir beside
  * o->site_dir, then swaps it in (renameat2 RENAME_EXCHANGE; else two renames) and removes the
- * old one, so a reader sees the old index or the new one. Any refused wheel or write error:
+ * old one, so a reader sees the old index or the new one. Any refused wheel (or one file name
+ * twice), or a write error:
  * false + diagnostic and the existing site untouched. An existing site_dir must be empty or an
  * earlier cuwheel index (it holds .cuwheel-index). No wheel at all: false and out->empty. */
 bool index_write(struct arena *a, struct diag *d, const struct index_opts *o,

@@ -442,7 +442,7 @@ def check_hygiene(name, doc, text, gpu):
                                                    f.read().replace("\\\n", "")))
     check(len(table) == 11, "ci/actions.h lists 11 pinned actions", table)
     publish_perms = {"release": {"contents": "write"},
-                     "pages": {"pages": "write", "id-token": "write"},
+                     "pages": {"contents": "read", "pages": "write", "id-token": "write"},
                      "pypi-sdist": {"id-token": "write"}}
     for jname, job in doc["jobs"].items():
         want = publish_perms.get(jname, {"contents": "read"})
@@ -794,6 +794,8 @@ remote = "redis://cache.example.org:6379"
                             "sha256 must be 64"),
                            ('container = "img; rm -rf /"', "is not allowed here"),
                            ('publish = ["release", "npm"]', "'npm' is not one of"),
+                           ('cuwheel = {git = "https://x/c", rev = "%s"}\npublish = ["pages"]'
+                            % ("a" * 40), "publish = pages needs release"),
                            ('environment = "a b"', "is not allowed here"),
                            ('runner = "x"', "unknown key 'runner'")):
             set_ci(proj, table)

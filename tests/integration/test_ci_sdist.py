@@ -215,9 +215,9 @@ def main():
         # Publishing: on tags, after the index, with only what each needs.
         jobs = doc["jobs"]
         for j, perms in (("release", {"contents": "write"}),
-                         ("pages", {"pages": "write", "id-token": "write"}),
+                         ("pages", {"contents": "read", "pages": "write", "id-token": "write"}),
                          ("pypi-sdist", {"id-token": "write"})):
-            check(jobs[j]["needs"] == ["index"] and
+            check(jobs[j]["needs"] == (["index", "release"] if j == "pages" else ["index"]) and
                   jobs[j]["if"] == "startsWith(github.ref, 'refs/tags/')" and
                   jobs[j]["permissions"] == perms,
                   f"gsplat: {j} runs on tags after the index with {perms} only", jobs[j])
@@ -229,6 +229,13 @@ def main():
                   "password" not in s.get("with", {}) for s in pypi),
               "gsplat: the sdist goes to PyPI by trusted publishing (no token)")
         check("secrets." not in text, "gsplat: no secret named")
+        # Pages: the index of every release's wheels, linked to the release assets, checked
+        # against Pages' 1 GB before the upload.
+        pages = [st.get("name") or st.get("uses", "").split("@")[0] for st in jobs["pages"]["steps"]]
+        check(pages.index("The index of every release's wheels, linked to the release assets")
+              < pages.index("The site within GitHub Pages' 1 GB")
+              < pages.index("actions/upload-pages-artifact"),
+              "gsplat: the pages job indexes every release, checks the size, then uploads", pages)
 
         # The sdist step, run here against a local PEP 503 page standing in for PyPI.
         index = os.path.join(tmp, "simple")

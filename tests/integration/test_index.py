@@ -49,6 +49,71 @@ def parse_html(path):
     return p
 
 
+def href(sub, project, fn):
+    """Where SITE/sub/project/ lists wheel fn: beside the page, or a variant's wheel in the root
+    tree at ../<variant>/<project>/fn, the one place it is stored."""
+    local = fn.split("-")[1].partition("+")[2]
+    esc = fn.replace("+", "%2B")
+    return f"../{local}/{project}/{esc}" if local and not sub else esc
+
+
+def stored(site):
+    """Every wheel file stored in the site, by name (a list: twice is a failure)."""
+    return sorted(n for _, _, fs in os.walk(site) for n in fs if n.endswith(".whl"))
+
+
+def two_releases(tmp, pys):
+    """The Pages index of two releases' wheels (DIST/v1.0/, DIST/v1.1/, as the pages job
+    downloads the tags' release assets), with --links to where GitHub serves them: both
+    versions listed, in the root tree and each variant's, no wheel stored in the site, and the
+    size check of the Pages job (ci/pages_size.sh) passes it and refuses an oversized one."""
+    dist, work, site = (os.path.join(tmp, "rel-" + d) for d in ("dist", "work", "site"))
+    a = wf.ext_wheel(os.path.join(dist, "v1.0"), work, "tiny-idx", "1.0+cu130", pys["3.12"],
+                     requires_python=REQ_PY)
+    b = wf.ext_wheel(os.path.join(dist, "v1.1"), work, "tiny-idx", "1.1+cu130", pys["3.12"],
+                     requires_python=REQ_PY)
+    c = wf.ext_wheel(os.path.join(dist, "v1.1"), work, "tiny-idx", "1.1+cu126", pys["3.12"],
+                     requires_python=REQ_PY)
+    url = "https://github.com/OWNER/REPO/releases/download"
+    r = wf.run(["index", dist, "--out", site, "--links", url])
+    check(r.returncode == 0, "index of two releases succeeds", r.stdout + r.stderr)
+    check(stored(site) == [], "--links: no wheel is stored in the site", str(stored(site)))
+    want = {os.path.basename(a): "v1.0", os.path.basename(b): "v1.1",
+            os.path.basename(c): "v1.1"}
+    for sub, files in (("", want), ("cu130", {k: v for k, v in want.items() if "cu130" in k}),
+                       ("cu126", {k: v for k, v in want.items() if "cu126" in k})):
+        with open(os.path.join(site, sub, "tiny-idx", "index.json")) as f:
+            j = json.load(f)
+        got = {x["filename"]: x["url"] for x in j["files"]}
+        check(got == {fn: f"{url}/{tag}/{fn.replace('+', '%2B')}" for fn, tag in files.items()},
+              f"two releases, {sub or '<root>'}: every release's wheels, linked to its assets",
+              json.dumps(got, indent=1))
+        vers = sorted({fn.split("-")[1] for fn in files})
+        check(sorted(j["versions"]) == vers, f"two releases, {sub or '<root>'}: versions",
+              str(j["versions"]))
+        h = parse_html(os.path.join(site, sub, "tiny-idx", "index.html"))
+        check(sorted(x["href"].split("#")[0] for x in h.anchors) == sorted(got.values()) and
+              all("data-core-metadata" not in x for x in h.anchors),
+              f"two releases, {sub or '<root>'}: HTML links, no PEP 658 attribute")
+    # The same file name in two releases is refused.
+    wf.ext_wheel(os.path.join(dist, "v1.2"), work, "tiny-idx", "1.1+cu126", pys["3.12"],
+                 requires_python=REQ_PY)
+    r = wf.run(["index", dist, "--out", site, "--links", url])
+    check(r.returncode == 1 and "is also" in r.stderr, "a wheel in two releases is refused",
+          r.stderr)
+    # The Pages job's size check, as the workflow runs it.
+    check_sh = os.path.join(wf.ROOT, "ci", "pages_size.sh")
+    for limit, ok in (("1000000000", True), ("1000", False)):
+        p = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", check_sh],
+                           cwd=os.path.dirname(site), capture_output=True, text=True,
+                           env=dict(os.environ, SITE=os.path.basename(site),
+                                    PAGES_LIMIT=limit))
+        check((p.returncode == 0) == ok and
+              (ok or ("::error::" in p.stdout and "Pages" in p.stdout)),
+              f"size check with a limit of {limit} bytes: {'passes' if ok else 'refused'}",
+              p.stdout + p.stderr)
+
+
 def check_project(site, sub, project, want_files):
     """Validates SITE/sub/project/ (HTML and JSON) against the wheels it must list."""
     pdir = os.path.join(site, sub, project)
@@ -56,16 +121,16 @@ def check_project(site, sub, project, want_files):
     h = parse_html(os.path.join(pdir, "index.html"))
     check(h.meta.get("pypi:repository-version") == "1.1", f"{where}: repository-version meta")
     names = sorted(a.get("href", "").split("#")[0] for a in h.anchors)
-    want = sorted(f.replace("+", "%2B") for f in want_files)
+    want = sorted(href(sub, project, f) for f in want_files)
     check(names == want, f"{where}: HTML lists exactly its wheels, '+' as %2B", f"{names}\n{want}")
     with open(os.path.join(pdir, "index.html")) as f:
         raw = f.read()
     check("data-requires-python=\"&gt;=3.10,&lt;4\"" in raw,
           f"{where}: data-requires-python is HTML-escaped", raw)
     for a in h.anchors:
-        href, _, frag = a["href"].partition("#")
-        fn = href.replace("%2B", "+")
-        path = os.path.join(pdir, fn)
+        ref, _, frag = a["href"].partition("#")
+        path = os.path.normpath(os.path.join(pdir, ref.replace("%2B", "+")))
+        fn = os.path.basename(path)
         check(frag == "sha256=" + sha256(path), f"{where}: #sha256 of {fn} matches the file")
         side = path + ".metadata"
         check(os.path.exists(side), f"{where}: {fn}.metadata exists")
@@ -86,8 +151,8 @@ def check_project(site, sub, project, want_files):
     vers = sorted({fn.split("-")[1] for fn in want_files})
     check(sorted(j["versions"]) == vers, f"{where}: JSON versions", f"{j['versions']} {vers}")
     for x in j["files"]:
-        path = os.path.join(pdir, x["filename"])
-        check(x["url"] == x["filename"].replace("+", "%2B"), f"{where}: JSON url")
+        check(x["url"] == href(sub, project, x["filename"]), f"{where}: JSON url")
+        path = os.path.normpath(os.path.join(pdir, x["url"].replace("%2B", "+")))
         check(x["hashes"] == {"sha256": sha256(path)}, f"{where}: JSON sha256 of {x['filename']}")
         check(x["size"] == os.path.getsize(path), f"{where}: JSON size")
         check(x["core-metadata"] == {"sha256": sha256(path + ".metadata")},
@@ -135,6 +200,9 @@ def main():
         check_project(site, "", "tiny-idx", names130 + [name126])
         check_project(site, "cu130", "tiny-idx", names130)
         check_project(site, "cu126", "tiny-idx", [name126])
+        check(stored(site) == sorted(names130 + [name126]),
+              "each wheel is stored once (in its variant's tree)", str(stored(site)))
+        two_releases(tmp, pys)
 
         # pip and uv install from the cu130 sub-index, offline, for each Python.
         env = offline_env()
