@@ -45,7 +45,7 @@ from testskip import skip  # noqa: E402
 ROOT = os.getcwd()
 CUWHEEL = os.path.abspath(os.environ.get("CUWHEEL", "build/debug/cuwheel"))
 VENV = os.path.join(ROOT, "build", "torch-pythons", "py3.12", "bin")
-SECRET_NAME = ".cuwheel-sandbox-test-secret"
+SECRET_NAME = ".cuwheel-sandbox-test-secret-%d" % os.getpid()
 PID = {"pid": os.getpid()}  # in the markers: a test running beside this one has others
 SECRET = "SECRET-%d-not-for-setup-py" % os.getpid()
 NO_USERNS = ["unshare", "-Ur", "sh", "-c",
@@ -306,8 +306,9 @@ def main():
         hostile_run(tmp, env)
         opt_in(tmp, env)
     finally:
-        os.unlink(secret)
         shutil.rmtree(tmp, ignore_errors=True)
+        if os.path.exists(secret):
+            os.unlink(secret)
     if failures:
         print("%d check(s) failed" % len(failures))
         sys.exit(1)
