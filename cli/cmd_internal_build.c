@@ -26,6 +26,7 @@ enum internal_option {
 	STAGE_STAMP,
 	STAGE_PACKAGE,
 	STAGE_FILE,
+	STAGE_PYTHON_FILE,
 	STAGE_HIDDEN,
 	FINISH_DIST,
 	FINISH_STAMP,
@@ -47,6 +48,8 @@ const struct cli_option internal_stage_options[] = {
     {"stamp", 0, "FILE", STAGE_STAMP, "touched when the tree is complete (required)"},
     {"package", 0, "REL", STAGE_PACKAGE, "a package directory of the project; repeatable"},
     {"file", 0, "SRC=DEST", STAGE_FILE, "one more file (a built module); repeatable"},
+    {"python-file", 0, "DEST=SRC", STAGE_PYTHON_FILE,
+     "a project file (SRC) shipped at DEST (python-files); repeatable"},
     {"hidden", 0, NULL, STAGE_HIDDEN, "also stage hidden files"},
     {0},
 };
@@ -56,8 +59,10 @@ int internal_stage(struct cli *c, int argc, char **argv)
 	bool hidden = false;
 	const char *out = NULL, *stamp = NULL;
 	struct strv packages = {0};
-	struct stage_file files[64];
+	/* Each --file or --python-file is one argument of argv at most. */
+	struct stage_file *files = arena_calloc(&c->arena, (size_t)argc + 1, sizeof(*files));
 	size_t n_files = 0;
+	bool *python_file = arena_calloc(&c->arena, (size_t)argc + 1, sizeof(*python_file));
 	struct cli_args p;
 	cli_args_init(&p, c, "internal", internal_stage_options, CLI_ARGS_LAST, argc, argv);
 	int id;
@@ -77,12 +82,22 @@ int internal_stage(struct cli *c, int argc, char **argv)
 			break;
 		case STAGE_FILE: {
 			const char *eq = strchr(p.value, '=');
-			if (!eq || n_files == 64)
+			if (!eq)
 				return cli_usage(c, "internal", "--file wants SRC=DEST");
 			files[n_files].src =
 			    arena_strndup(&c->arena, p.value, (size_t)(eq - p.value));
 			files[n_files].dest = eq + 1;
 			n_files++;
+			break;
+		}
+		case STAGE_PYTHON_FILE: {
+			const char *eq = strchr(p.value, '=');
+			if (!eq)
+				return cli_usage(c, "internal", "--python-file wants DEST=SRC");
+			files[n_files].dest =
+			    arena_strndup(&c->arena, p.value, (size_t)(eq - p.value));
+			files[n_files].src = eq + 1;
+			python_file[n_files++] = true;
 			break;
 		}
 		default:
@@ -92,6 +107,9 @@ int internal_stage(struct cli *c, int argc, char **argv)
 	if (!out || !stamp)
 		return cli_usage(c, "internal", "stage needs --out and --stamp");
 	const char *proj = os_realpath(&c->arena, c->project_dir);
+	for (size_t i = 0; proj && i < n_files; i++) /* --python-file sources are the project's */
+		if (files[i].src[0] != '/' && python_file[i])
+			files[i].src = os_join(&c->arena, proj, files[i].src);
 	if (!stage_tree(&c->arena, &c->diag, proj, out, &packages, hidden, files, n_files))
 		return CLI_FAIL;
 	return os_write_atomic(&c->diag, stamp, "", 0, 0644) ? CLI_OK : CLI_FAIL;

@@ -22,6 +22,7 @@ enum pack_option {
 	PACK_REQUIRES,
 	PACK_PROJECT_JSON,
 	PACK_DATA,
+	PACK_NO_LOCAL,
 };
 
 static const struct cli_option pack_options[] = {
@@ -31,6 +32,9 @@ static const struct cli_option pack_options[] = {
     {"local", 0, "LABEL", PACK_LOCAL,
      "local version label (cu130, pt26.cu124); default: the one\n"
      "written in the version, if any"},
+    {"no-local", 0, NULL, PACK_NO_LOCAL,
+     "no label but the one written in the version (what build.ninja\n"
+     "passes for local-version = \"\")"},
     {"out-dir", 'o', "DIR", PACK_OUT_DIR,
      "where to write the wheel (default: the project's dist dir)"},
     {"build", 0, "N", PACK_BUILD, "build tag (starts with a digit)"},
@@ -112,6 +116,9 @@ int cmd_pack(struct cli *c, int argc, char **argv)
 			break;
 		case PACK_LOCAL:
 			po.local = p.value;
+			break;
+		case PACK_NO_LOCAL:
+			po.local = NULL;
 			break;
 		case PACK_OUT_DIR:
 			out = p.value;

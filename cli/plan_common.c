@@ -364,6 +364,19 @@ void plan_print_table(const struct plan_ctx *pc, FILE *f)
 			fprintf(f, " %s", E(pc->cfg.packages.v[i]));
 		fputs("\n\n", f);
 	}
+	if (pc->cfg.python_files.n) {
+		struct strv roots = {0};
+		for (size_t i = 0; i < pc->cfg.python_files.n; i++) {
+			const char *k = pc->cfg.python_files.v[i].key;
+			const char *r = arena_strndup(&a, k, strcspn(k, "/"));
+			if (!strv_contains(&roots, r))
+				strv_push(&a, &roots, r);
+		}
+		fprintf(f, "Python files  %zu (python-files), under", pc->cfg.python_files.n);
+		for (size_t i = 0; i < roots.n; i++)
+			fprintf(f, " %s", E(roots.v[i]));
+		fputs("\n\n", f);
+	}
 	fprintf(f, "Kernels (compiled once per toolkit; requested: %s)\n",
 	        pc->cfg.kernels.archs_text);
 	for (size_t i = 0; i < p->n_toolkits; i++) {

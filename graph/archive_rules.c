@@ -54,10 +54,15 @@ static void emit_kernel_nvcc(struct gen *g, const struct toolkit_plan *tp, const
 	ninja_arg(sb, tp->tk->nvcc);
 	/* Kernels that include torch headers take BuildExtension's order (-std
 	 * last, torch's flags around the project's: torchflags.h). */
-	sb_puts(sb, torch ? "\n  flags = -O3 -Xcompiler=-fPIC "
-	                    "-Xcompiler=-fvisibility=hidden "
-	                  : "\n  flags = -O3 -std=c++17 -Xcompiler=-fPIC "
-	                    "-Xcompiler=-fvisibility=hidden ");
+	/* The project's own -O level, when it is another, is the one nvcc sees: two would make
+	 * nvcc warn "incompatible redefinition for option 'optimize'" on every kernel. */
+	bool own_opt = false;
+	for (size_t i = 0; i < k->nvcc_flags.n; i++)
+		own_opt |=
+		    !strncmp(k->nvcc_flags.v[i], "-O", 2) && strcmp(k->nvcc_flags.v[i], "-O3");
+	sb_puts(sb, own_opt ? "\n  flags = " : "\n  flags = -O3 ");
+	sb_puts(sb, torch ? "-Xcompiler=-fPIC -Xcompiler=-fvisibility=hidden "
+	                  : "-std=c++17 -Xcompiler=-fPIC -Xcompiler=-fvisibility=hidden ");
 	ninja_arg(sb, gen_xcompiler(g->a, gen_prefix_map(g)));
 	if (li) {
 		sb_putc(sb, ' ');

@@ -47,6 +47,12 @@ static void emit_stage(struct gen *g, const struct cell *c, const char *stage, c
 		strv_push(g->a, stage_args, "--package");
 		strv_push(g->a, stage_args, cfg->packages.v[p]);
 	}
+	for (size_t f = 0; f < cfg->python_files.n; f++) {
+		strv_push(g->a, stage_args, "--python-file");
+		strv_push(g->a, stage_args,
+		          arena_printf(g->a, "%s=%s", cfg->python_files.v[f].key,
+		                       cfg->python_files.v[f].value));
+	}
 	/* The file list itself is an input: a file renamed (its mtime kept) or removed changes
 	 * no input's mtime and no command, but changes the list, which is rewritten only when
 	 * its content changes. */
@@ -146,9 +152,22 @@ static void emit_finish(struct gen *g, const struct cell *c, struct cell_paths *
 		const char *base = strrchr(cfg->packages.v[p], '/');
 		gen_emit_opt(g, " --declare ", base ? base + 1 : cfg->packages.v[p]);
 	}
+	struct strv roots = {0};
+	for (size_t f = 0; f < cfg->python_files.n; f++) {
+		const char *k = cfg->python_files.v[f].key, *slash = strchr(k, '/');
+		size_t n = strlen(k);
+		const char *root = slash ? arena_strndup(g->a, k, (size_t)(slash - k))
+		                   : (n > 3 && !strcmp(k + n - 3, ".py"))
+		                       ? arena_strndup(g->a, k, strcspn(k, "."))
+		                       : k;
+		if (!strv_contains(&roots, root)) {
+			strv_push(g->a, &roots, root);
+			gen_emit_opt(g, " --declare ", root);
+		}
+	}
 	for (size_t e = 0; e < cfg->n_extensions; e++) {
 		const char *m = cfg->extensions[e].module;
-		if (m && !strchr(m, '.'))
+		if (m && !strchr(m, '.') && !strv_contains(&roots, m))
 			gen_emit_opt(g, " --declare ", m);
 	}
 	if (cfg->audit.strict)

@@ -91,18 +91,26 @@ static json_t *config_json(const struct config *cfg)
 	              "include_dirs", jstrv(&k->include_dirs), "defines", jstrv(&k->defines),
 	              "nvcc_flags", jstrv(&k->nvcc_flags), "host_flags", jstrv(&k->host_flags),
 	              "cxx_flags", jstrv(&k->cxx_flags), "cudart", (int)k->cudart, "rdc", k->rdc);
-	return json_pack("{s:o, s:o, s:o, s:o, s:b, s:i, s:i, s:o, s:o, s:o, s:b, s:o, s:o, s:o, "
-	                 "s:b, s:o, s:o}",
-	                 "config_file", jstr(cfg->config_file), "build_dir", jstr(cfg->build_dir),
-	                 "project_dir", jstr(cfg->project_dir), "dist_dir", jstr(cfg->dist_dir),
-	                 "ship_hidden", cfg->ship_hidden, "compression", cfg->compression, "openmp",
-	                 (int)cfg->openmp, "packages", jstrv(&cfg->packages), "readme",
-	                 jstr(cfg->project.readme_path), "license_files",
-	                 jstrv(&cfg->project.license_files), "audit_strict", cfg->audit.strict,
-	                 "min_manylinux", jstr(cfg->audit.min_manylinux), "test_command",
-	                 jstr(cfg->test.command), "torch_compat", jstrv(&cfg->test.torch_compat),
-	                 "torch_requires_tested", cfg->test.torch_requires_tested, "kernels", kj,
-	                 "extensions", exts);
+	json_t *o = json_pack(
+	    "{s:o, s:o, s:o, s:o, s:b, s:i, s:i, s:o, s:o, s:o, s:b, s:o, s:o, s:o, "
+	    "s:b, s:o, s:o}",
+	    "config_file", jstr(cfg->config_file), "build_dir", jstr(cfg->build_dir), "project_dir",
+	    jstr(cfg->project_dir), "dist_dir", jstr(cfg->dist_dir), "ship_hidden",
+	    cfg->ship_hidden, "compression", cfg->compression, "openmp", (int)cfg->openmp,
+	    "packages", jstrv(&cfg->packages), "readme", jstr(cfg->project.readme_path),
+	    "license_files", jstrv(&cfg->project.license_files), "audit_strict", cfg->audit.strict,
+	    "min_manylinux", jstr(cfg->audit.min_manylinux), "test_command",
+	    jstr(cfg->test.command), "torch_compat", jstrv(&cfg->test.torch_compat),
+	    "torch_requires_tested", cfg->test.torch_requires_tested, "kernels", kj, "extensions",
+	    exts);
+	if (cfg->python_files.n) { /* only then: plans without them stay as they were */
+		json_t *pf = json_array();
+		for (size_t i = 0; i < cfg->python_files.n; i++)
+			json_array_append_new(pf, json_pack("[s, s]", cfg->python_files.v[i].key,
+			                                    cfg->python_files.v[i].value));
+		json_object_set_new(o, "python_files", pf);
+	}
+	return o;
 }
 
 static json_t *cell_json(const struct graph_plan *r, size_t i, size_t toolkit)
@@ -385,6 +393,25 @@ static const struct config *rd_config(struct rd *r, json_t *doc)
 	cfg->compression = rd_int(r, o, p, "compression", 0, 9);
 	cfg->openmp = (enum tristate)rd_int(r, o, p, "openmp", TRI_AUTO, TRI_OFF);
 	rd_strv(r, o, p, "packages", &cfg->packages);
+	json_t *pf = json_object_get(o, "python_files"); /* optional */
+	if (pf && !json_is_array(pf))
+		rd_get(r, o, p, "python_files", JSON_ARRAY, false);
+	cfg->python_files.v = arena_calloc(r->a, json_array_size(pf) + 1, sizeof(struct str_pair));
+	for (size_t i = 0; json_is_array(pf) && i < json_array_size(pf); i++) {
+		json_t *e = json_array_get(pf, i);
+		const char *dest = json_string_value(json_array_get(e, 0));
+		const char *src = json_string_value(json_array_get(e, 1));
+		if (json_array_size(e) != 2 || !dest || !src) {
+			if (r->ok)
+				diag_path(r->d, DIAG_ERROR, r->file,
+				          "%s.python_files[%zu]: is not [WHEEL-PATH, SOURCE]", p,
+				          i);
+			r->ok = false;
+			break;
+		}
+		cfg->python_files.v[cfg->python_files.n++] =
+		    (struct str_pair){arena_strdup(r->a, dest), arena_strdup(r->a, src)};
+	}
 	cfg->project.readme_path = rd_opt(r, o, p, "readme");
 	rd_strv(r, o, p, "license_files", &cfg->project.license_files);
 	cfg->audit.strict = rd_bool(r, o, p, "audit_strict");

@@ -77,6 +77,19 @@ static void kernels_torch_flags(struct res *g, const struct toolkit_plan *tp,
 		diag_path(g->d, DIAG_ERROR, g->cfg->pyproject, "kernels: %s", err);
 		g->failed = true;
 	}
+	/* The archive is linked into every extension: it takes only the macros that are the same
+	 * for all of them, so no TORCH_EXTENSION_NAME when their module names differ. */
+	bool one_name = true;
+	for (size_t e = 1; e < g->cfg->n_extensions; e++)
+		one_name &= !strcmp(torchflags_extension_name(g->cfg->extensions[e].module),
+		                    torchflags_extension_name(kx.module));
+	if (!one_name) {
+		struct strv kept = {0};
+		for (size_t f = 0; f < ktf->post.n; f++)
+			if (strncmp(ktf->post.v[f], "-DTORCH_EXTENSION_NAME=", 23) != 0)
+				strv_push(g->a, &kept, ktf->post.v[f]);
+		ktf->post = kept;
+	}
 	/* torch's headers through build_dir/torch/<version>-<abi>: the commands (and so
 	 * the archive) do not depend on which venv provided that torch. */
 	const char *link = torchscan_link(&g->r->tp.scan, &tpy->torch);
@@ -202,6 +215,8 @@ static void resolve_cells(struct res *g)
 	}
 	for (size_t p = 0; p < cfg->packages.n; p++)
 		package_files(g, cfg->packages.v[p], &g->r->pkgfiles);
+	for (size_t f = 0; f < cfg->python_files.n; f++)
+		strv_push(g->a, &g->r->pkgfiles, cfg->python_files.v[f].value);
 }
 
 /* Paths found rather than written (toolkits, interpreters, the directories) reach build.ninja

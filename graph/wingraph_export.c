@@ -106,10 +106,15 @@ static bool write_dir(struct arena *a, struct diag *d, const struct plan *plan, 
 	for (size_t i = 0; i < sources->n; i++)
 		if (!copy_src(a, d, cfg->project_dir, root, sources->v[i]))
 			return false;
+	struct stage_file *pyf = arena_calloc(a, cfg->python_files.n + 1, sizeof(*pyf));
+	for (size_t f = 0; f < cfg->python_files.n; f++)
+		pyf[f] =
+		    (struct stage_file){os_join(a, cfg->project_dir, cfg->python_files.v[f].value),
+		                        cfg->python_files.v[f].key};
 	for (size_t i = 0; i < x->cells.n; i++)
 		if (!stage_tree(a, d, cfg->project_dir,
 		                arena_printf(a, "%s/stage/%s", root, x->cells.v[i]), &cfg->packages,
-		                cfg->ship_hidden, NULL, 0))
+		                cfg->ship_hidden, pyf, cfg->python_files.n))
 			return false;
 	return true;
 }

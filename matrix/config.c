@@ -447,10 +447,16 @@ static bool check_extensions(struct cfg_reader *r, const struct config *cfg,
 			if (!strcmp(base, top))
 				shipped = true;
 		}
+		size_t tn = strlen(top);
+		for (size_t f = 0; f < cfg->python_files.n; f++) {
+			const char *k = cfg->python_files.v[f].key;
+			if (!strncmp(k, top, tn) && k[tn] == '/')
+				shipped = true;
+		}
 		if (!shipped) {
 			cfg_error(r, toml_get(x->where, "module"),
 			          "extension module '%s' lives in package '%s', which "
-			          "[tool.cuwheel].packages does not ship",
+			          "[tool.cuwheel].packages (or python-files) does not ship",
 			          x->module, top);
 			diag_msg(r->d, DIAG_HINT, "add the directory of package '%s' to packages",
 			         top);

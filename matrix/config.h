@@ -150,9 +150,10 @@ struct config {
 	struct kernels_cfg kernels;
 	struct extension_cfg *extensions;
 	size_t n_extensions;
-	struct strv packages; /* project-relative dirs of pure-Python packages to ship */
-	bool packages_found;  /* packages = "find": the top-level dirs with __init__.py */
-	bool ship_hidden;     /* ship dot-files of the packages (an sdist chose them) */
+	struct strv packages;          /* project-relative dirs of pure-Python packages to ship */
+	bool packages_found;           /* packages = "find": the top-level dirs with __init__.py */
+	bool ship_hidden;              /* ship dot-files of the packages (an sdist chose them) */
+	struct str_pairs python_files; /* python-files: wheel path -> project-relative file */
 	enum tristate openmp; /* -fopenmp -DAT_PARALLEL_OPENMP for C/C++ sources; auto: when
 	                       * the cell's torch was built with OpenMP */
 	struct matrix_cfg matrix;

@@ -31,6 +31,12 @@ bool config_find_packages(struct cfg_reader *r, struct config *cfg, const struct
  * never shipping the same name) that exists and can be staged; a located error and a hint for
  * each that is not. */
 bool config_read_packages(struct cfg_reader *r, struct config *cfg, const struct toml_value *tool);
+/* python-files = {WHEEL-PATH = SOURCE}: single files laid out as setuptools' build_py lays
+ * them out (init writes it from setuptools' own answer); each key a normalised relative path
+ * whose first component is no .data or .dist-info and lies in no packages entry, each value a
+ * regular file of the project; a located error for each that is not. */
+bool config_read_python_files(struct cfg_reader *r, struct config *cfg,
+                              const struct toml_value *tool);
 /* Once build-dir and dist-dir are final: no package directory is inside either or holds
  * either (its files would ship the build's own outputs); a located error for each. */
 bool config_check_package_dirs(struct cfg_reader *r, struct config *cfg);

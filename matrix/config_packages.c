@@ -270,3 +270,105 @@ bool config_check_package_dirs(struct cfg_reader *r, struct config *cfg)
 	}
 	return ok;
 }
+
+/* Why dest (a python-files key) is not a file path the wheel can hold, or NULL. */
+static const char *python_file_dest_problem(struct arena *a, const char *dest)
+{
+	const char *shown = config_shown(a, dest);
+	char *norm = dest[0] && dest[0] != '/' && !strchr(dest, '\\') ? normalised(a, dest) : NULL;
+	if (!norm || strcmp(norm, dest) || dest[strlen(dest) - 1] == '/')
+		return arena_printf(a,
+		                    "python-files key '%s' is not a normalised relative path of a "
+		                    "file in the wheel (\"pkg/mod.py\")",
+		                    shown);
+	if (strchr(dest, '='))
+		return arena_printf(a,
+		                    "python-files key '%s' holds '=', which cuwheel's stage step "
+		                    "cannot name",
+		                    shown);
+	size_t n = strcspn(dest, "/");
+	if (ends_with_ci(dest, n, ".data") || ends_with_ci(dest, n, ".dist-info"))
+		return arena_printf(
+		    a,
+		    "python-files key '%s' starts with '%.*s', named like a wheel's "
+		    "%s directory: installers would treat it as one",
+		    shown, (int)n, dest, ends_with_ci(dest, n, ".data") ? ".data" : ".dist-info");
+	return NULL;
+}
+
+/* Why src (a python-files value) is not a regular file of the project that can be staged. */
+static const char *python_file_src_problem(struct arena *a, const struct config *cfg,
+                                           const char *root, const char *src)
+{
+	const char *shown = config_shown(a, src);
+	char *norm = src[0] && src[0] != '/' && !strchr(src, '\\') ? normalised(a, src) : NULL;
+	if (!norm || strcmp(norm, src))
+		return arena_printf(a,
+		                    "python-files value '%s' is not a normalised path relative to "
+		                    "the project directory",
+		                    shown);
+	const char *why = config_confine(a, root, cfg->project_dir, src);
+	if (why)
+		return why;
+	const char *path = os_join(a, cfg->project_dir, src);
+	if (!os_exists(path) || os_is_dir(path) || config_is_special_file(path))
+		return arena_printf(a, "python-files value '%s' is not a regular file in %s", shown,
+		                    cfg->project_dir);
+	return NULL;
+}
+
+bool config_read_python_files(struct cfg_reader *r, struct config *cfg,
+                              const struct toml_value *tool)
+{
+	const char *where = "[tool.cuwheel]";
+	const struct toml_value *t = cfg_table(r, tool, "python-files", where);
+	if (!t)
+		return true;
+	const char *root = os_realpath(r->a, cfg->project_dir);
+	cfg->python_files.v = arena_calloc(r->a, t->u.table.len + 1, sizeof(*cfg->python_files.v));
+	bool ok = true;
+	for (size_t i = 0; i < t->u.table.len; i++) {
+		const struct toml_kv *kv = &t->u.table.items[i];
+		const char *why = NULL;
+		if (kv->value->type != TOML_STRING)
+			why = arena_printf(r->a, "%s.python-files.%s must be a string, not %s",
+			                   where, config_shown(r->a, kv->key),
+			                   toml_type_name(kv->value->type));
+		else if (strlen(kv->key) != kv->keylen ||
+		         strlen(kv->value->u.str.s) != kv->value->u.str.len)
+			why = "a python-files path holds a NUL";
+		if (!why)
+			why = python_file_dest_problem(r->a, kv->key);
+		const char *held = why ? NULL : ninja_arg_refusal(kv->key, ARG_PATH);
+		if (held)
+			why = arena_printf(r->a, "python-files key '%s' holds %s",
+			                   config_shown(r->a, kv->key), held);
+		if (!why)
+			why = python_file_src_problem(r->a, cfg, root ? root : cfg->project_dir,
+			                              kv->value->u.str.s);
+		held = why ? NULL : ninja_arg_refusal(kv->value->u.str.s, ARG_PATH);
+		if (held)
+			why = arena_printf(r->a, "python-files value '%s' holds %s",
+			                   config_shown(r->a, kv->value->u.str.s), held);
+		size_t top = strcspn(kv->key, "/");
+		for (size_t p = 0; !why && p < cfg->packages.n; p++) {
+			const char *base = config_package_base(cfg->packages.v[p]);
+			if (strlen(base) == top && !strncmp(base, kv->key, top) && kv->key[top])
+				why = arena_printf(
+				    r->a,
+				    "python-files key '%s' is inside '%s', which packages "
+				    "entry '%s' ships whole",
+				    config_shown(r->a, kv->key), config_shown(r->a, base),
+				    config_shown(r->a, cfg->packages.v[p]));
+		}
+		if (why) {
+			cfg_error(r, kv->value, "%s", why);
+			ok = false;
+			continue;
+		}
+		cfg->python_files.v[cfg->python_files.n].key = kv->key;
+		cfg->python_files.v[cfg->python_files.n].value = kv->value->u.str.s;
+		cfg->python_files.n++;
+	}
+	return ok;
+}

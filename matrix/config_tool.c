@@ -8,8 +8,9 @@
 #include "matrix/config_internal.h"
 
 static const char *const tool_keys[] = {
-    "kernels", "extension", "packages", "matrix",      "test", "toolkits", "pythons",       "cache",
-    "audit",   "build-dir", "dist-dir", "compression", "ci",   "openmp",   "trusted-flags",
+    "kernels", "extension", "packages",      "matrix",       "test",     "toolkits",
+    "pythons", "cache",     "audit",         "build-dir",    "dist-dir", "compression",
+    "ci",      "openmp",    "trusted-flags", "python-files",
 };
 static const char *const kernels_keys[] = {
     "sources", "include-dirs", "defines", "nvcc-flags", "host-flags",
@@ -564,6 +565,7 @@ bool config_read_tool(struct cfg_reader *r, struct config *cfg)
 			ok &= config_read_packages(r, cfg, tool);
 			ok &= config_check_args(r, tool, "packages", ARG_PATH);
 		}
+		ok &= config_read_python_files(r, cfg, tool);
 		ok &= config_check_args(r, tool, "build-dir", ARG_CC);
 		ok &= config_check_args(r, tool, "dist-dir", ARG_CC);
 		int om = TRI_OFF;
