@@ -225,11 +225,12 @@ bool cli_capture_config(struct cli *c, const struct capture_request *q, struct c
 	if (!tk && ds.n_toolkits)
 		tk = &ds.toolkits[0];
 
+	const char *const *setenv = capture_switches(a, q->setenv); /* FORCE_CUDA=1 unless set */
 	struct capture_opts co = {
 	    .python = py->path,
 	    .project_dir = tree,
 	    .tmp_parent = q->build_dir,
-	    .setenv = q->setenv,
+	    .setenv = setenv,
 	    .env = c->env,
 	    .sandbox = sb,
 	    .readable = capture_readable(c, &ds, py),
@@ -277,7 +278,7 @@ bool cli_capture_config(struct cli *c, const struct capture_request *q, struct c
 	                         .tk = tk,
 	                         .cxx = tk && tk->host.cxx ? tk->host.cxx : "c++",
 	                         .cc = tk && tk->host.cc ? tk->host.cc : "cc",
-	                         .setenv = q->setenv,
+	                         .setenv = setenv,
 	                         .has_pkginfo = os_exists(os_join(a, tree, "PKG-INFO")),
 	                         .build_dir_key = q->build_dir_key,
 	                         .dist_dir_key = q->dist_dir_key,

@@ -24,6 +24,27 @@ static const char *hint_by_hand =
     "describe the build as [tool.cuwheel] by hand (docs/manual/init.md; examples/gsplat is "
     "one), or fix what stops setup.py and run `cuwheel init` again";
 
+/* The switches release builds set, which setup.py files read to decide whether to build CUDA
+ * on a machine without a GPU (torch.cuda.is_available() is false there). */
+static const char *const default_switches[] = {"FORCE_CUDA=1"};
+
+const char *const *capture_switches(struct arena *a, const char *const *given)
+{
+	struct strv out = {0};
+	for (size_t i = 0; given && given[i]; i++)
+		strv_push(a, &out, given[i]);
+	for (size_t k = 0; k < sizeof(default_switches) / sizeof(*default_switches); k++) {
+		size_t n = strcspn(default_switches[k], "=");
+		bool set = false;
+		for (size_t i = 0; given && given[i]; i++)
+			set |= !strncmp(given[i], default_switches[k], n + 1);
+		if (!set)
+			strv_push(a, &out, default_switches[k]);
+	}
+	strv_push(a, &out, NULL);
+	return (const char *const *)out.v;
+}
+
 /* --- reading the recorder's JSON ------------------------------------------------------- */
 
 static int jline(json_t *lines, const char *key)
@@ -158,6 +179,16 @@ static void read_entry_points(struct arena *a, json_t *ep, struct capture *c)
 	}
 }
 
+static bool has_key(const struct str_pairs *p, const char *k)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (!strcmp(p->v[i].key, k))
+			return true;
+	return false;
+}
+
+/* The metadata keywords of m; with lines NULL (setuptools' own answer), only those the call
+ * did not give, each with line -1. */
 static void read_meta(struct arena *a, json_t *m, json_t *lines, struct capture *c)
 {
 	static const char *const keys[] = {"name",   "version",         "description",
@@ -176,19 +207,27 @@ static void read_meta(struct arena *a, json_t *m, json_t *lines, struct capture 
 				sb_printf(&sb, "%s%s", k ? "," : "", l.v[k]);
 			s = sb_to_arena(&sb, a);
 		}
-		if (!s)
+		if (!s || (!lines && has_key(&c->meta, keys[i])))
 			continue;
 		pair_add(a, &c->meta, keys[i], s);
-		pair_add(a, &c->meta_lines, keys[i], arena_printf(a, "%d", jline(lines, keys[i])));
+		pair_add(a, &c->meta_lines, keys[i],
+		         arena_printf(a, "%d", lines ? jline(lines, keys[i]) : -1));
 	}
-	jlines(a, json_object_get(m, "install_requires"), &c->install_requires);
-	if (json_object_get(m, "install_requires"))
-		pair_add(a, &c->meta_lines, "install_requires",
-		         arena_printf(a, "%d", jline(lines, "install_requires")));
+	/* setuptools' requirements replace the keywords' (the same ones, with the markers of
+	 * extras keys such as ":sys_platform == 'linux'" moved into the requirements). */
+	if (json_object_get(m, "install_requires")) {
+		c->install_requires = (struct strv){0};
+		jlines(a, json_object_get(m, "install_requires"), &c->install_requires);
+		if (!has_key(&c->meta_lines, "install_requires"))
+			pair_add(
+			    a, &c->meta_lines, "install_requires",
+			    arena_printf(a, "%d", lines ? jline(lines, "install_requires") : -1));
+	}
 	json_t *ex = json_object_get(m, "extras_require");
 	if (json_is_object(ex)) {
 		const char *name;
 		json_t *deps;
+		c->n_extras = 0;
 		c->extras = arena_calloc(a, json_object_size(ex) + 1, sizeof(*c->extras));
 		json_object_foreach(ex, name, deps)
 		{
@@ -196,11 +235,61 @@ static void read_meta(struct arena *a, json_t *m, json_t *lines, struct capture 
 			e->name = arena_strdup(a, name);
 			json_strv_read(a, deps, &e->deps);
 		}
-		pair_add(a, &c->meta_lines, "extras_require",
-		         arena_printf(a, "%d", jline(lines, "extras_require")));
+		if (!has_key(&c->meta_lines, "extras_require"))
+			pair_add(
+			    a, &c->meta_lines, "extras_require",
+			    arena_printf(a, "%d", lines ? jline(lines, "extras_require") : -1));
 	}
 	json_t *pd = json_object_get(m, "include_package_data");
 	c->package_data |= json_is_true(pd);
+}
+
+/* setuptools' own answer (the Distribution once it read every configuration source): the
+ * files build_py lays out, and what the call's keywords left to setup.cfg, pyproject.toml or
+ * auto-discovery (each with line -1). */
+static void read_setuptools(struct arena *a, json_t *st, struct capture *c)
+{
+	c->st_answered = true;
+	json_t *files = json_object_get(st, "files");
+	c->st_files.v = arena_calloc(a, json_array_size(files) + 1, sizeof(*c->st_files.v));
+	size_t i;
+	json_t *f;
+	json_array_foreach(files, i, f)
+	{
+		const char *dest = json_string_value(json_array_get(f, 0));
+		const char *src = json_string_value(json_array_get(f, 1));
+		if (dest && src)
+			c->st_files.v[c->st_files.n++] =
+			    (struct str_pair){arena_strdup(a, dest), arena_strdup(a, src)};
+	}
+	if (!c->packages.n) {
+		json_strv_read(a, json_object_get(st, "packages"), &c->packages);
+		c->line_packages = c->packages.n ? -1 : c->line_packages;
+	}
+	if (!c->py_modules.n) {
+		json_strv_read(a, json_object_get(st, "py_modules"), &c->py_modules);
+		c->line_py_modules = c->py_modules.n ? -1 : c->line_py_modules;
+	}
+	if (!c->scripts.n) {
+		json_strv_read(a, json_object_get(st, "scripts"), &c->scripts);
+		c->line_scripts = c->scripts.n ? -1 : c->line_scripts;
+	}
+	json_t *df = json_object_get(st, "data_files"), *d;
+	json_array_foreach(df, i, d)
+	{
+		struct strv names = {0};
+		json_strv_read(a, json_array_get(d, 1), &names);
+		const char *dir = json_string_value(json_array_get(d, 0));
+		for (size_t k = 0; k < names.n; k++)
+			strv_push(a, &c->data_files,
+			          dir && *dir ? arena_printf(a, "%s/%s", dir, names.v[k])
+			                      : names.v[k]);
+	}
+	if (!c->n_entry_groups) {
+		read_entry_points(a, json_object_get(st, "entry_points"), c);
+		c->line_entry_points = c->n_entry_groups ? -1 : c->line_entry_points;
+	}
+	read_meta(a, json_object_get(st, "metadata"), NULL, c);
 }
 
 bool capture_parse(struct arena *a, struct diag *d, const char *path, const char *text, size_t len,
@@ -219,6 +308,8 @@ bool capture_parse(struct arena *a, struct diag *d, const char *path, const char
 		return false;
 	}
 	out->python = json_str_read(a, root, "python");
+	json_strv_read(a, json_object_get(root, "cuda_switches"), &out->cuda_switches);
+	json_strv_read(a, json_object_get(root, "cu_files"), &out->cu_files);
 	json_t *t = json_object_get(root, "torch");
 	out->torch = json_str_read(a, t, "version");
 	out->torch_cuda = json_str_read(a, t, "cuda");
@@ -267,6 +358,10 @@ bool capture_parse(struct arena *a, struct diag *d, const char *path, const char
 		out->line_py_modules = jline(lines, "py_modules");
 		out->line_entry_points = jline(lines, "entry_points");
 		out->line_scripts = jline(lines, "scripts");
+		json_t *st = json_object_get(call, "setuptools");
+		if (json_is_object(st))
+			read_setuptools(a, st, out);
+		out->st_error = json_str_read(a, call, "setuptools_error");
 	}
 	json_decref(root);
 	return true;

@@ -51,6 +51,7 @@ struct capture {
 	bool build_ext_torch;  /* a torch BuildExtension (or a subclass) */
 	bool no_abi_suffix;    /* BuildExtension.with_options(no_python_abi_suffix=True) */
 	int use_ninja;         /* -1: not given */
+	/* -1: from setuptools' configuration (setup.cfg, pyproject.toml), not a keyword */
 	int line_cmdclass, line_packages, line_package_dir, line_package_data, line_py_modules,
 	    line_entry_points, line_scripts;
 	struct strv packages; /* dotted */
@@ -68,6 +69,17 @@ struct capture {
 	struct extra *extras;
 	size_t n_extras;
 	struct strv other_keywords; /* setup() keywords cuwheel does not read */
+	/* setuptools' own answer: the Distribution after it read setup.cfg, pyproject.toml and
+	 * ran its auto-discovery (what the keywords above left out is filled from it, with line
+	 * -1), and the files its build_py lays out. */
+	bool st_answered;
+	const char *st_error;      /* why setuptools could not answer, or NULL */
+	struct str_pairs st_files; /* wheel path -> project-relative source, sorted */
+	struct strv data_files;    /* "DIR/FILE": pip puts them in .data/data, cuwheel does not */
+	/* What says setup.py may build CUDA: the CUDA switches it names ("FORCE_CUDA", from its
+	 * string constants) and the project's .cu files (the first few). */
+	struct strv cuda_switches;
+	struct strv cu_files;
 };
 
 struct capture_opts {
@@ -100,6 +112,10 @@ bool capture_run(struct arena *a, struct diag *d, const struct capture_opts *o,
 /* Reads the recorder's JSON document (format 1) into out; false + diagnostic at path. */
 bool capture_parse(struct arena *a, struct diag *d, const char *path, const char *text, size_t len,
                    struct capture *out);
+
+/* given ("K=V" switches, NULL-terminated, or NULL) plus the switches release builds set
+ * (FORCE_CUDA=1) whose names given does not set; NULL-terminated. */
+const char *const *capture_switches(struct arena *a, const char *const *given);
 
 /* The recorder, embedded at build time (cmake/embed.cmake). */
 extern const unsigned char capture_setup_py[];

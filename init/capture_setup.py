@@ -15,6 +15,7 @@ A failure is recorded too (kind, message, line), and so is every network attempt
 import ast
 import json
 import os
+import re
 import socket
 import sys
 import sysconfig
@@ -72,6 +73,30 @@ try:
         _TREE = ast.parse(fh.read(), SETUP)
 except Exception:  # the run below reports the syntax error
     _TREE = None
+
+
+def _cuda_switches():
+    """The CUDA switches setup.py names: string constants such as "FORCE_CUDA", "WITH_CUDA",
+    "BUILD_NO_CUDA" (an environment variable it may read to decide on CUDA)."""
+    out = set()
+    for node in ast.walk(_TREE) if _TREE is not None else ():
+        if (isinstance(node, ast.Constant) and isinstance(node.value, str) and
+                re.fullmatch(r"[A-Z][A-Z0-9_]*CUDA[A-Z0-9_]*", node.value)):
+            out.add(node.value)
+    return sorted(out - {"CUDA_HOME", "CUDA_PATH", "CUDA_ROOT", "TORCH_CUDA_ARCH_LIST",
+                         "CUDA_VISIBLE_DEVICES"})
+
+
+def _cu_files(limit=8):
+    """The project's first .cu files (sorted), build and hidden directories left out."""
+    found = []
+    for d, dirs, files in os.walk(ROOT):
+        dirs[:] = sorted(x for x in dirs if not x.startswith(".") and x != "build")
+        found += [os.path.relpath(os.path.join(d, f), ROOT) for f in sorted(files)
+                  if f.endswith(".cu")]
+        if len(found) >= limit:
+            break
+    return found[:limit]
 
 
 def _call_name(node):
@@ -257,6 +282,81 @@ META = ("name", "version", "description", "url", "download_url", "license", "aut
         "long_description_content_type", "platforms", "zip_safe", "include_package_data")
 
 
+def _rel(path):
+    """path (relative to setup.py's directory, or absolute) made project-relative when inside."""
+    real = os.path.realpath(os.path.join(ROOT, os.fspath(path)))
+    return os.path.relpath(real, ROOT).replace(os.sep, "/") if _inside(real, ROOT) else real
+
+
+def _requirements(dist):
+    """install_requires and extras_require as written (setuptools moves markers around)."""
+    req = getattr(dist, "_orig_install_requires", None) or dist.install_requires or []
+    extras = getattr(dist, "_orig_extras_require", None) or dist.extras_require or {}
+    if isinstance(req, str):
+        req = [x for x in req.splitlines() if x.strip()]
+    deps, out = [str(x) for x in req], {}
+    for key, values in extras.items():
+        if isinstance(values, str):
+            values = [x for x in values.splitlines() if x.strip()]
+        name, _, marker = str(key).partition(":")
+        values = [str(v) if not marker else
+                  "%s; %s" % (str(v).split(";")[0].strip(),
+                              marker if ";" not in str(v) else
+                              "(%s) and (%s)" % (marker, str(v).split(";", 1)[1].strip()))
+                  for v in values]
+        if name:
+            out.setdefault(name, []).extend(values)
+        else:
+            deps.extend(values)
+    return deps, out
+
+
+def _setuptools_answer(kw):
+    """What setuptools itself builds from this call: the Distribution after it read setup.cfg,
+    pyproject.toml's [project] and [tool.setuptools] and ran its auto-discovery, and the files
+    its build_py lays out (packages, py_modules, package_data, include_package_data with
+    MANIFEST.in), as {wheel path: project-relative source}; its metadata and requirements."""
+    import contextlib
+    import io
+    import warnings
+    from setuptools.dist import Distribution
+    quiet = io.StringIO()
+    with warnings.catch_warnings(), contextlib.redirect_stdout(quiet), \
+            contextlib.redirect_stderr(quiet):
+        warnings.simplefilter("ignore")
+        dist = Distribution(dict(kw))
+        dist.script_name, dist.script_args = "setup.py", ["build_py"]
+        dist.parse_config_files()
+        if hasattr(dist, "set_defaults"):  # auto-discovery (setuptools >= 61)
+            dist.set_defaults()
+        bp = dist.get_command_obj("build_py")
+        bp.ensure_finalized()
+        if hasattr(bp, "get_output_mapping"):
+            mapping = bp.get_output_mapping()
+        else:  # older setuptools: modules and package data, the same layout
+            mapping = {}
+            for pkg, _mod, f in bp.find_all_modules():
+                mapping[os.path.join(bp.build_lib, *pkg.split("."), os.path.basename(f))
+                        if pkg else os.path.join(bp.build_lib, os.path.basename(f))] = f
+            for _pkg, src_dir, build_dir, names in bp.data_files:
+                for n in names:
+                    mapping[os.path.join(build_dir, n)] = os.path.join(src_dir, n)
+    files = sorted([os.path.relpath(dest, bp.build_lib).replace(os.sep, "/"), _rel(src)]
+                   for dest, src in mapping.items())
+    deps, extras = _requirements(dist)
+    md = dist.metadata
+    meta = {"name": md.name, "version": md.version, "description": md.description,
+            "url": md.url, "author": md.author, "author_email": md.author_email,
+            "python_requires": str(getattr(dist, "python_requires", None) or "") or None,
+            "install_requires": deps, "extras_require": extras}
+    return {"files": files, "packages": list(dist.packages or []),
+            "py_modules": list(dist.py_modules or []),
+            "data_files": _jsonable(dist.data_files or []),
+            "scripts": _jsonable(dist.scripts or []),
+            "entry_points": _jsonable(dist.entry_points or {}),
+            "metadata": {k: v for k, v in meta.items() if v not in (None, "", "UNKNOWN")}}
+
+
 def _record(**kw):
     pos = _setup_pos()
     lines, cols = _keyword_lines(pos, True)
@@ -271,6 +371,10 @@ def _record(**kw):
     for k in META:
         if kw.get(k) is not None:
             call["metadata"][k] = _jsonable(kw[k])
+    try:
+        call["setuptools"] = _setuptools_answer(kw)
+    except Exception as e:  # the keywords above still say most of it
+        call["setuptools_error"] = ("%s: %s" % (type(e).__name__, e))[:2000]
     call["other_keywords"] = sorted(k for k in kw if k not in META and k not in call
                                     and k not in ("ext_modules", "cmdclass"))
     result["calls"].append(call)
@@ -307,6 +411,8 @@ except Exception as e:  # no setuptools in the interpreter
     _write()
     sys.exit(0)
 
+result["cuda_switches"] = _cuda_switches()
+result["cu_files"] = _cu_files()
 sys.argv = [SETUP, "build_ext"]
 sys.path.insert(0, ROOT)
 globs = {"__name__": "__main__", "__file__": SETUP, "__builtins__": __builtins__}

@@ -274,8 +274,46 @@ struct flags {
 	struct strv nvcc, cxx, link;
 	bool openmp;           /* -fopenmp -DAT_PARALLEL_OPENMP were in the cxx args */
 	struct strv nvcc_left; /* what was left out, for the comments */
+	struct strv archs;     /* from -gencode/-arch/-code: "8.0", "9.0+PTX" */
 	struct strv cxx_left, link_left;
 };
+
+/* "8.0" for sm_80 / compute_80 ("9.0a" for sm_90a), or NULL when v is no such name. */
+static const char *arch_of(struct arena *a, const char *v, bool *ptx)
+{
+	*ptx = !strncmp(v, "compute_", 8);
+	const char *d = !strncmp(v, "sm_", 3) ? v + 3 : *ptx ? v + 8 : NULL;
+	size_t n = d ? strspn(d, "0123456789") : 0;
+	if (n < 2 || n > 3 || (d[n] && !((d[n] == 'a' || d[n] == 'f') && !d[n + 1])))
+		return NULL;
+	return arena_printf(a, "%.*s.%c%s", (int)(n - 1), d, d[n - 1], d[n] ? d + n : "");
+}
+
+/* Adds the archs of one -gencode value ("arch=compute_80,code=[sm_80,compute_80]") or one
+ * -arch / -code value to out ("8.0", "8.0+PTX" for PTX). False when it is not understood. */
+static bool gencode_archs(struct arena *a, const char *val, bool code_only, struct strv *out)
+{
+	const char *code = code_only ? val : strstr(val, "code=");
+	if (!code_only && !strncmp(val, "arch=", 5) && !code) { /* arch= alone: its SASS too */
+		code = val + 5;
+		code_only = true;
+	}
+	if (!code)
+		return false;
+	if (!code_only)
+		code += 5;
+	bool any = false;
+	char *list = arena_strdup(a, code);
+	for (char *t = strtok(list, "[],\"' "); t; t = strtok(NULL, "[],\"' ")) {
+		bool ptx;
+		const char *v = arch_of(a, t, &ptx);
+		if (!v)
+			return false;
+		push_new(a, out, ptx ? arena_printf(a, "%s+PTX", v) : v);
+		any = true;
+	}
+	return any;
+}
 
 static void split_flags(struct arena *a, const struct cap_ext *x, struct flags *f)
 {
@@ -292,6 +330,31 @@ static void split_flags(struct arena *a, const struct cap_ext *x, struct flags *
 	}
 	for (size_t i = 0; i < x->nvcc_args.n; i++) {
 		const char *v = x->nvcc_args.v[i];
+		const char *next = i + 1 < x->nvcc_args.n ? x->nvcc_args.v[i + 1] : NULL;
+		/* -gencode, -arch, -code and their long names become the archs list (one list
+		 * rules plan, build and CI), with the value in the next argument or after '='. */
+		static const struct {
+			const char *flag;
+			bool code;
+		} arch_flags[] = {{"-gencode", false}, {"--generate-code", false},
+		                  {"-arch", true},     {"--gpu-architecture", true},
+		                  {"-code", true},     {"--gpu-code", true}};
+		bool taken = false;
+		for (size_t k = 0; !taken && k < sizeof(arch_flags) / sizeof(*arch_flags); k++) {
+			size_t n = strlen(arch_flags[k].flag);
+			const char *val = !strcmp(v, arch_flags[k].flag) ? next
+			                  : !strncmp(v, arch_flags[k].flag, n) && v[n] == '='
+			                      ? v + n + 1
+			                      : NULL;
+			if (val && gencode_archs(a, val, arch_flags[k].code, &f->archs)) {
+				strv_push(a, &f->nvcc_left, v);
+				if (val == next)
+					strv_push(a, &f->nvcc_left, x->nvcc_args.v[++i]);
+				taken = true;
+			}
+		}
+		if (taken)
+			continue;
 		if (!strcmp(v, "-std=c++17"))
 			strv_push(a, &f->nvcc_left, v);
 		else
@@ -310,9 +373,14 @@ static void split_flags(struct arena *a, const struct cap_ext *x, struct flags *
 	}
 }
 
+/* Where a value came from: "setup.py:LINE what", "setup.py:LINE" for what "", or for line -1
+ * setuptools' own configuration (setup.cfg, pyproject.toml, its auto-discovery). */
 static const char *at(struct arena *a, const struct capture *c, int line, const char *what)
 {
-	return arena_printf(a, "%s:%d %s", c->setup_py ? c->setup_py : "setup.py", line, what);
+	if (line < 0)
+		return arena_printf(a, "setuptools' configuration%s%s", *what ? ": " : "", what);
+	return arena_printf(a, "%s:%d%s%s", c->setup_py ? c->setup_py : "setup.py", line,
+	                    *what ? " " : "", what);
 }
 
 static const char *joined(struct arena *a, const struct strv *v)
@@ -361,9 +429,141 @@ static void find_packages(struct arena *a, const char *proj, struct strv *out)
 			strv_push(a, out, names.v[i]);
 }
 
-static void write_packages(struct arena *a, struct strbuf *sb, const struct init_inputs *in)
+/* Appends to out the wheel paths (top/...) of what the stage step ships for package directory
+ * dir (project-relative): every file but __pycache__ and *.pyc. False when it holds a dot-file
+ * (shipped only from an sdist) or cannot be listed. */
+static bool package_walk(struct arena *a, const char *proj, const char *dir, const char *top,
+                         struct strv *out)
+{
+	struct strv names = {0};
+	if (!os_list_dir(a, os_join(a, proj, dir), &names))
+		return false;
+	for (size_t i = 0; i < names.n; i++) {
+		const char *n = names.v[i];
+		size_t len = strlen(n);
+		if (!strcmp(n, "__pycache__") || (len > 4 && !strcmp(n + len - 4, ".pyc")))
+			continue;
+		if (n[0] == '.')
+			return false;
+		const char *sub = os_join(a, dir, n), *wsub = arena_printf(a, "%s/%s", top, n);
+		if (os_is_dir(os_join(a, proj, sub))) {
+			if (!package_walk(a, proj, sub, wsub, out))
+				return false;
+		} else
+			strv_push(a, out, wsub);
+	}
+	return true;
+}
+
+/* The package directories that ship exactly setuptools' files (each top-level name's files
+ * all under one directory, and nothing else there), or false when no such list exists. */
+static bool files_as_packages(struct arena *a, const char *proj, const struct str_pairs *files,
+                              struct strv *dirs)
+{
+	struct strv tops = {0};
+	for (size_t i = 0; i < files->n; i++) {
+		const char *k = files->v[i].key, *slash = strchr(k, '/');
+		if (!slash || files->v[i].value[0] == '/')
+			return false; /* a top-level module, or a source outside the project */
+		push_new(a, &tops, arena_strndup(a, k, (size_t)(slash - k)));
+	}
+	for (size_t t = 0; t < tops.n; t++) {
+		size_t tn = strlen(tops.v[t]);
+		const char *dir = NULL;
+		struct strv want = {0};
+		for (size_t i = 0; i < files->n; i++) {
+			const char *k = files->v[i].key, *src = files->v[i].value;
+			if (strncmp(k, tops.v[t], tn) || k[tn] != '/')
+				continue;
+			size_t rest = strlen(k + tn), sn = strlen(src);
+			if (sn < rest || strcmp(src + sn - rest, k + tn))
+				return false; /* renamed on the way: not a directory's layout */
+			const char *d = arena_strndup(a, src, sn - rest);
+			if (dir && strcmp(dir, d))
+				return false;
+			dir = d;
+			strv_push(a, &want, k);
+		}
+		struct strv have = {0};
+		if (!*dir || !package_walk(a, proj, dir, tops.v[t], &have) || have.n != want.n)
+			return false;
+		for (size_t i = 0; i < have.n; i++)
+			if (!strv_contains(&want, have.v[i]))
+				return false;
+		strv_push(a, dirs, dir);
+	}
+	return true;
+}
+
+/* What setuptools' build_py lays out, said as packages where whole directories say it exactly,
+ * else as the python-files table (returned, for after [tool.cuwheel]'s keys). */
+static const char *write_setuptools_files(struct arena *a, struct strbuf *sb,
+                                          const struct init_inputs *in)
 {
 	const struct capture *c = in->cap;
+	struct strv dirs = {0}, found = {0};
+	const char *why =
+	    at(a, c, c->line_packages,
+	       arena_printf(a, "packages: %s; setuptools' build_py ships %zu files",
+	                    c->packages.n ? joined(a, &c->packages) : "none", c->st_files.n));
+	if (!c->st_files.n) {
+		comment_line(
+		    sb, arena_printf(a, "%s: the wheels hold the extension modules only", why));
+		return NULL;
+	}
+	if (files_as_packages(a, in->project_dir, &c->st_files, &dirs)) {
+		find_packages(a, in->project_dir, &found);
+		bool same = found.n == dirs.n;
+		for (size_t i = 0; same && i < dirs.n; i++)
+			same = strv_contains(&found, dirs.v[i]);
+		if (same)
+			kv_str(sb, "packages", "find", why);
+		else
+			kv_arr(sb, "packages", &dirs, why);
+		return NULL;
+	}
+	struct strbuf t = {0};
+	sb_putc(&t, '\n');
+	comment_line(&t, arena_printf(a,
+	                              "%s: not whole directories, so each file is named (wheel "
+	                              "path = project file)",
+	                              why));
+	sb_puts(&t, "[tool.cuwheel.python-files]\n");
+	for (size_t i = 0; i < c->st_files.n; i++) {
+		toml_str(&t, c->st_files.v[i].key);
+		sb_puts(&t, " = ");
+		toml_str(&t, c->st_files.v[i].value);
+		sb_putc(&t, '\n');
+	}
+	return sb_to_arena(&t, a);
+}
+
+/* The packages key (or a comment), and the python-files table to append after [tool.cuwheel]'s
+ * keys (NULL when there is none). */
+static const char *write_packages(struct arena *a, struct strbuf *sb, const struct init_inputs *in)
+{
+	const struct capture *c = in->cap;
+	if (c->st_answered) {
+		const char *table = write_setuptools_files(a, sb, in);
+		if (c->scripts.n)
+			comment_line(sb, arena_printf(a,
+			                              "%s: scripts %s are not shipped (say them as "
+			                              "[project.scripts])",
+			                              at(a, c, c->line_scripts, "scripts"),
+			                              joined(a, &c->scripts)));
+		if (c->data_files.n)
+			comment_line(
+			    sb, arena_printf(a,
+			                     "data_files %s are not shipped (cuwheel writes no "
+			                     ".data directory: move them into a package)",
+			                     joined(a, &c->data_files)));
+		return table;
+	}
+	if (c->st_error)
+		comment_line(sb, arena_printf(a,
+		                              "setuptools could not say its files (%s): from the "
+		                              "keywords",
+		                              c->st_error));
 	struct strv top = {0}, dirs = {0}, found = {0};
 	for (size_t i = 0; i < c->packages.n; i++) {
 		const char *dot = strchr(c->packages.v[i], '.');
@@ -400,6 +600,7 @@ static void write_packages(struct arena *a, struct strbuf *sb, const struct init
 		                              "[project.scripts])",
 		                              at(a, c, c->line_scripts, "scripts"),
 		                              joined(a, &c->scripts)));
+	return NULL;
 }
 
 /* --- [project] ------------------------------------------------------------------------- */
@@ -553,7 +754,7 @@ static void write_extension(struct arena *a, struct strbuf *sb, const struct ini
 	struct strbuf t = {0};
 	sb_printf(&t, "%s: the sources that include Python's headers (",
 	          at(a, c, x->line, x->name));
-	for (size_t i = 0; i < sp[e].binding.n; i++) {
+	for (size_t i = 0; i < sp[e].why_binding.n; i++) {
 		const char *via = sp[e].why_binding.v[i];
 		const char *base = strrchr(via, '/');
 		sb_printf(&t, "%s%s: %s", i ? "; " : "", sp[e].binding.v[i], base ? base + 1 : via);
@@ -561,6 +762,14 @@ static void write_extension(struct arena *a, struct strbuf *sb, const struct ini
 	sb_puts(&t, "),");
 	comment_line(sb, sb_to_arena(&t, a));
 	comment_line(sb, "compiled per Python.");
+	if (sp[e].binding.n > sp[e].why_binding.n) {
+		comment_line(sb, arena_printf(a,
+		                              "Then its %zu kernel source(s), whose defines or C++ "
+		                              "flags differ from the kernels table's:",
+		                              sp[e].binding.n - sp[e].why_binding.n));
+		comment_line(sb, "compiled with its own flags, once per (toolkit, torch, flags) "
+		                 "where they hold no Python header.");
+	}
 	kv_str(sb, "module", x->name, at(a, c, x->line_name, "name"));
 	kv_str(sb, "kind", kind_of(c, x, &sp[e]),
 	       c->build_ext_torch  ? at(a, c, c->line_cmdclass ? c->line_cmdclass : x->line,
@@ -615,11 +824,62 @@ static void write_extension(struct arena *a, struct strbuf *sb, const struct ini
 	}
 }
 
+/* Appends [tool.cuwheel.test]: setup.py says no test, so the wheel is tested at least by
+ * importing every module it builds (after torch for a torch build); a module that cannot import
+ * fails its cell. Names that are not dotted identifiers are left out (the config refuses them). */
+static void write_import_test(struct arena *a, struct strbuf *sb, const struct capture *c)
+{
+	struct strbuf cmd = {0};
+	sb_puts(&cmd, c->build_ext_torch ? "python -c 'import torch" : "python -c 'import ");
+	size_t n = 0;
+	for (size_t e = 0; e < c->n_exts; e++) {
+		const char *m = c->exts[e].name;
+		bool ok = m && *m && !(*m >= '0' && *m <= '9') && *m != '.';
+		for (const char *p = m; ok && *p; p++)
+			ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+			     (*p >= '0' && *p <= '9') || *p == '_' ||
+			     (*p == '.' && p[1] && p[1] != '.');
+		if (!ok)
+			continue;
+		sb_printf(&cmd, "%s%s", n || c->build_ext_torch ? ", " : "", m);
+		n++;
+	}
+	sb_putc(&cmd, '\'');
+	if (!n)
+		return;
+	sb_puts(sb, "\n[tool.cuwheel.test]\n");
+	kv_str(sb, "command", sb_to_arena(&cmd, a),
+	       "setup.py names no test: every module built must import");
+}
+
+/* Why a capture with no CUDA source looks like a switch not set: the project's .cu files and
+ * the CUDA switches setup.py names; NULL when neither. */
+static const char *cpu_only_reason(struct arena *a, const struct init_inputs *in)
+{
+	const struct capture *c = in->cap;
+	if (!c->cu_files.n && !c->cuda_switches.n)
+		return NULL;
+	struct strbuf sb = {0};
+	sb_puts(&sb, "setup.py declared no CUDA source");
+	if (c->cu_files.n)
+		sb_printf(&sb, ", though the project holds .cu files (%s%s)",
+		          joined(a, &c->cu_files), c->cu_files.n >= 8 ? " ..." : "");
+	if (c->cuda_switches.n)
+		sb_printf(&sb, "%s names %s", c->cu_files.n ? " and setup.py" : "; setup.py",
+		          joined(a, &c->cuda_switches));
+	sb_puts(&sb, ": it decided on a CPU-only build with the switches it was given (");
+	for (size_t i = 0; in->setenv && in->setenv[i]; i++)
+		sb_printf(&sb, "%s%s", i ? " " : "", in->setenv[i]);
+	sb_puts(&sb, in->setenv && in->setenv[0] ? ")" : "none)");
+	return sb_to_arena(&sb, a);
+}
+
 /* Appends the [tool.cuwheel.matrix] table: the Pythons found, the toolkit (torch's, or the
  * one found) and the torch setup.py ran with. */
 static void write_matrix(struct arena *a, struct strbuf *sb, const struct init_inputs *in,
-                         const struct split *sp)
+                         const struct split *sp, bool cuda_code)
 {
+	bool torch_axis = false;
 	const struct capture *c = in->cap;
 	if (in->axes_from)
 		sb_printf(
@@ -654,7 +914,136 @@ static void write_matrix(struct arena *a, struct strbuf *sb, const struct init_i
 		struct strv t = {0};
 		strv_push(a, &t, arena_strndup(a, c->torch, n));
 		kv_arr(sb, "torch", &t, "the torch setup.py ran with");
+		torch_axis = true;
 	}
+	if (!cuda_code) /* a wheel without CUDA code says no CUDA in its label */
+		kv_str(sb, "local-version", torch_axis ? "pt{torch_nodot}" : "",
+		       "no CUDA source: the label names no CUDA version");
+}
+
+/* The kernels table: the kernel sources of every extension that compiles them with its flags. */
+struct ktable {
+	struct strv src, inc, def;
+	const struct flags *nvcc, *cxx; /* whose nvcc and C++ flags the table takes */
+	size_t e_nvcc, e_cxx;
+	bool def_set, openmp;
+};
+
+/* Groups the extensions' kernel sources into one table; a torch extension whose kernels need
+ * other defines or C++ flags keeps them among its own sources (sp[e].binding). False + an
+ * error naming both extensions when kernels need other nvcc flags (or other defines outside
+ * torch). */
+static bool group_kernels(struct arena *a, struct diag *d, const struct capture *c,
+                          struct split *sp, const struct flags *fl, struct ktable *k)
+{
+	for (size_t e = 0; e < c->n_exts; e++) {
+		const struct cap_ext *x = &c->exts[e];
+		bool has_cu = false, has_cxx = false;
+		for (size_t i = 0; i < sp[e].kernels.n; i++) {
+			has_cu |= is_cu(sp[e].kernels.v[i]);
+			has_cxx |= !is_cu(sp[e].kernels.v[i]);
+		}
+		k->openmp |= fl[e].openmp;
+		if (!sp[e].kernels.n)
+			continue;
+		const char *clash = NULL;
+		bool nvcc_clash = false;
+		if (has_cu && k->nvcc && !strv_eq(&k->nvcc->nvcc, &fl[e].nvcc))
+			clash = arena_printf(a, "extra_compile_args[\"nvcc\"] (%s, and %s)",
+			                     joined(a, &k->nvcc->nvcc), joined(a, &fl[e].nvcc)),
+			nvcc_clash = true;
+		else if (has_cxx && k->cxx && !strv_eq(&k->cxx->cxx, &fl[e].cxx))
+			clash = arena_printf(a, "extra_compile_args[\"cxx\"] (%s, and %s)",
+			                     joined(a, &k->cxx->cxx), joined(a, &fl[e].cxx));
+		else if (k->def_set && !strv_eq(&k->def, &x->defines))
+			clash = "define_macros";
+		/* A torch extension compiles such kernels among its own sources, with its own
+		 * defines and C++ flags: once per (toolkit, torch, flags) where they hold no Python
+		 * header (docs/manual/torch.md). The kernels table keeps one flag set. */
+		if (clash && c->build_ext_torch && !nvcc_clash) {
+			for (size_t i = 0; i < sp[e].kernels.n; i++)
+				strv_push(a, &sp[e].binding, sp[e].kernels.v[i]);
+			continue;
+		}
+		if (clash) {
+			diag_path(d, DIAG_ERROR, at(a, c, x->line, ""),
+			          "extension '%s' compiles its kernels with other %s than '%s': "
+			          "one [tool.cuwheel.kernels] table takes one set of nvcc flags",
+			          x->name, clash, c->exts[has_cu ? k->e_nvcc : k->e_cxx].name);
+			diag_msg(
+			    d, DIAG_HINT,
+			    "write [tool.cuwheel] by hand (docs/manual/init.md) with one nvcc "
+			    "flag set for the kernels, or build the extensions as two projects");
+			return false;
+		}
+		for (size_t i = 0; i < sp[e].kernels.n; i++)
+			push_new(a, &k->src, sp[e].kernels.v[i]);
+		for (size_t i = 0; i < x->include_dirs.n; i++)
+			push_new(a, &k->inc, x->include_dirs.v[i]);
+		if (has_cu && !k->nvcc)
+			k->nvcc = &fl[e], k->e_nvcc = e;
+		if (has_cxx && !k->cxx)
+			k->cxx = &fl[e], k->e_cxx = e;
+		if (!k->def_set)
+			k->def = x->defines, k->def_set = true;
+	}
+	return true;
+}
+
+/* Appends [tool.cuwheel.kernels]: its sources, dirs, defines, flags and archs (the
+ * --setup-env TORCH_CUDA_ARCH_LIST, else setup.py's -gencode/-arch, else the default). */
+static void write_kernels(struct arena *a, struct diag *d, struct strbuf *sb,
+                          const struct init_inputs *in, const struct ktable *k)
+{
+	const struct capture *c = in->cap;
+	sb_puts(sb, "\n[tool.cuwheel.kernels]\n");
+	sb_puts(sb,
+	        "# Compiled once per toolkit: every .cu (plan proves one that includes a Python "
+	        "header\n# Python-free, or refuses it by name) and the .c/.cpp sources whose "
+	        "include closure\n# holds no Python header (the preprocessor's answer).\n");
+	struct strv globs = {0};
+	compact(a, in->project_dir, &k->src, &globs);
+	kv_arr(sb, "sources", &globs, at(a, c, c->exts[0].line_sources, "sources"));
+	if (k->inc.n)
+		kv_arr(sb, "include-dirs", &k->inc,
+		       at(a, c, c->exts[0].line_include_dirs, "include_dirs"));
+	if (k->def.n)
+		kv_arr(sb, "defines", &k->def, at(a, c, c->exts[0].line_defines, "define_macros"));
+	const struct flags *nv = k->nvcc;
+	if (nv && nv->nvcc.n)
+		kv_arr(sb, "nvcc-flags", &nv->nvcc,
+		       at(a, c, c->exts[k->e_nvcc].line_args,
+		          nv->nvcc_left.n ? arena_printf(a,
+		                                         "extra_compile_args[\"nvcc\"] (less %s: "
+		                                         "cuwheel passes it)",
+		                                         joined(a, &nv->nvcc_left))
+		                          : "extra_compile_args[\"nvcc\"]"));
+	if (k->cxx && k->cxx->cxx.n)
+		kv_arr(sb, "cxx-flags", &k->cxx->cxx,
+		       at(a, c, c->exts[k->e_cxx].line_args,
+		          c->exts[k->e_cxx].args_per_compiler
+		              ? "extra_compile_args[\"cxx\"], for the .c/.cpp kernels"
+		              : "extra_compile_args, for the .c/.cpp kernels"));
+	const char *arch = setenv_value(in, "TORCH_CUDA_ARCH_LIST");
+	if (!arch && nv && nv->archs.n) {
+		const char *list = joined(a, &nv->archs);
+		kv_str(sb, "archs", list,
+		       at(a, c, c->exts[k->e_nvcc].line_args,
+		          "extra_compile_args[\"nvcc\"] -gencode/-arch (override: CUWHEEL_ARCHS or "
+		          "--setup-env TORCH_CUDA_ARCH_LIST)"));
+		diag_msg(
+		    d, DIAG_NOTE,
+		    "setup.py's nvcc arch flags (%s) became archs = \"%s\": one list for plan, "
+		    "build and CI (CUWHEEL_ARCHS or --setup-env TORCH_CUDA_ARCH_LIST=... "
+		    "overrides it)",
+		    joined(a, &nv->nvcc_left), list);
+	} else
+		kv_str(sb, "archs", arch ? arch : DEFAULT_ARCHS,
+		       arch ? "--setup-env TORCH_CUDA_ARCH_LIST"
+		            : "cuwheel's default (no TORCH_CUDA_ARCH_LIST given)");
+	if (c->torch)
+		kv_str(sb, "uses-torch", "auto",
+		       "the preprocessor decides per build (cuwheel plan shows it)");
 }
 
 bool init_config_write(struct arena *a, struct diag *d, const struct init_inputs *in, char **text)
@@ -667,52 +1056,10 @@ bool init_config_write(struct arena *a, struct diag *d, const struct init_inputs
 		ok &= classify(a, d, in, &c->exts[e], &sp[e]);
 		split_flags(a, &c->exts[e], &fl[e]);
 	}
-	if (!ok)
+	struct ktable k = {0};
+	if (!ok || !group_kernels(a, d, c, sp, fl, &k))
 		return false;
-	/* One kernels table serves every extension: their kernels' flags must agree. */
-	struct strv k_src = {0}, k_inc = {0}, k_def = {0};
-	const struct flags *k_nvcc = NULL, *k_cxx = NULL;
-	size_t e_nvcc = 0, e_cxx = 0;
-	bool openmp = false;
-	for (size_t e = 0; e < c->n_exts; e++) {
-		const struct cap_ext *x = &c->exts[e];
-		bool has_cu = false, has_cxx = false;
-		for (size_t i = 0; i < sp[e].kernels.n; i++) {
-			push_new(a, &k_src, sp[e].kernels.v[i]);
-			has_cu |= is_cu(sp[e].kernels.v[i]);
-			has_cxx |= !is_cu(sp[e].kernels.v[i]);
-		}
-		openmp |= fl[e].openmp;
-		if (!sp[e].kernels.n)
-			continue;
-		for (size_t i = 0; i < x->include_dirs.n; i++)
-			push_new(a, &k_inc, x->include_dirs.v[i]);
-		const char *clash = NULL;
-		if (has_cu && k_nvcc && !strv_eq(&k_nvcc->nvcc, &fl[e].nvcc))
-			clash = arena_printf(a, "extra_compile_args[\"nvcc\"] (%s, and %s)",
-			                     joined(a, &k_nvcc->nvcc), joined(a, &fl[e].nvcc));
-		else if (has_cxx && k_cxx && !strv_eq(&k_cxx->cxx, &fl[e].cxx))
-			clash = arena_printf(a, "extra_compile_args[\"cxx\"] (%s, and %s)",
-			                     joined(a, &k_cxx->cxx), joined(a, &fl[e].cxx));
-		else if (k_def.n && !strv_eq(&k_def, &x->defines))
-			clash = "define_macros";
-		if (clash) {
-			diag_path(d, DIAG_ERROR, at(a, c, x->line, ""),
-			          "extension '%s' compiles its kernels with other %s than '%s': "
-			          "cuwheel has one kernels table for all extensions",
-			          x->name, clash, c->exts[has_cu ? e_nvcc : e_cxx].name);
-			diag_msg(d, DIAG_HINT,
-			         "build them as two projects, or make their flags agree by hand in "
-			         "the config `cuwheel init` writes");
-			return false;
-		}
-		if (has_cu && !k_nvcc)
-			k_nvcc = &fl[e], e_nvcc = e;
-		if (has_cxx && !k_cxx)
-			k_cxx = &fl[e], e_cxx = e;
-		if (!k_def.n)
-			k_def = x->defines;
-	}
+	bool openmp = k.openmp;
 	for (size_t e = 0; e < c->n_exts; e++)
 		if (!sp[e].binding.n) {
 			diag_path(d, DIAG_ERROR, at(a, c, c->exts[e].line, ""),
@@ -727,6 +1074,12 @@ bool init_config_write(struct arena *a, struct diag *d, const struct init_inputs
 			return false;
 		}
 
+	size_t n_cu = 0;
+	for (size_t e = 0; e < c->n_exts; e++)
+		for (size_t i = 0; i < c->exts[e].sources.n; i++)
+			n_cu += is_cu(c->exts[e].sources.v[i]);
+	const char *cpu_only = n_cu ? NULL : cpu_only_reason(a, in);
+
 	struct strbuf sb = {0};
 	if (in->header)
 		comment_line(&sb, in->header);
@@ -739,10 +1092,17 @@ bool init_config_write(struct arena *a, struct diag *d, const struct init_inputs
 	comment_line(&sb, sb_to_arena(&ran, a));
 	sb_puts(&sb, "# Each value says where it came from; review them, then `cuwheel plan "
 	             "--config FILE`.\n");
+	if (cpu_only) {
+		diag_path(d, DIAG_WARNING, at(a, c, c->setup_line, ""), "%s", cpu_only);
+		diag_msg(d, DIAG_HINT,
+		         "set the switch setup.py reads to build CUDA (--setup-env NAME=1; "
+		         "FORCE_CUDA=1 is set unless given), or ignore this for a CPU-only build");
+		comment_line(&sb, arena_printf(a, "Warning: %s", cpu_only));
+	}
 	write_project(a, &sb, in);
 
 	sb_puts(&sb, "\n[tool.cuwheel]\n");
-	write_packages(a, &sb, in);
+	const char *pyfiles = write_packages(a, &sb, in);
 	if (openmp && c->torch)
 		kv_str(&sb, "openmp", "auto",
 		       at(a, c, c->exts[0].line_args,
@@ -755,49 +1115,17 @@ bool init_config_write(struct arena *a, struct diag *d, const struct init_inputs
 		kv_str(&sb, "build-dir", in->build_dir_key, NULL);
 	if (in->dist_dir_key)
 		kv_str(&sb, "dist-dir", in->dist_dir_key, NULL);
+	if (pyfiles)
+		sb_puts(&sb, pyfiles);
 
-	if (k_src.n) {
-		sb_puts(&sb, "\n[tool.cuwheel.kernels]\n");
-		sb_puts(&sb, "# The sources whose include closure holds no Python header (the "
-		             "preprocessor's answer):\n# compiled once per toolkit.\n");
-		struct strv globs = {0};
-		compact(a, in->project_dir, &k_src, &globs);
-		kv_arr(&sb, "sources", &globs, at(a, c, c->exts[0].line_sources, "sources"));
-		if (k_inc.n)
-			kv_arr(&sb, "include-dirs", &k_inc,
-			       at(a, c, c->exts[0].line_include_dirs, "include_dirs"));
-		if (k_def.n)
-			kv_arr(&sb, "defines", &k_def,
-			       at(a, c, c->exts[0].line_defines, "define_macros"));
-		if (k_nvcc && k_nvcc->nvcc.n)
-			kv_arr(
-			    &sb, "nvcc-flags", &k_nvcc->nvcc,
-			    at(a, c, c->exts[e_nvcc].line_args,
-			       k_nvcc->nvcc_left.n
-			           ? arena_printf(a,
-			                          "extra_compile_args[\"nvcc\"] (less %s: cuwheel "
-			                          "passes it)",
-			                          joined(a, &k_nvcc->nvcc_left))
-			           : "extra_compile_args[\"nvcc\"]"));
-		if (k_cxx && k_cxx->cxx.n)
-			kv_arr(&sb, "cxx-flags", &k_cxx->cxx,
-			       at(a, c, c->exts[e_cxx].line_args,
-			          c->exts[e_cxx].args_per_compiler
-			              ? "extra_compile_args[\"cxx\"], for the .c/.cpp kernels"
-			              : "extra_compile_args, for the .c/.cpp kernels"));
-		const char *arch = setenv_value(in, "TORCH_CUDA_ARCH_LIST");
-		kv_str(&sb, "archs", arch ? arch : DEFAULT_ARCHS,
-		       arch ? "--setup-env TORCH_CUDA_ARCH_LIST"
-		            : "cuwheel's default (no TORCH_CUDA_ARCH_LIST given)");
-		if (c->torch)
-			kv_str(&sb, "uses-torch", "auto",
-			       "the preprocessor decides per build (cuwheel plan shows it)");
-	}
+	if (k.src.n)
+		write_kernels(a, d, &sb, in, &k);
 
 	for (size_t e = 0; e < c->n_exts; e++)
 		write_extension(a, &sb, in, e, sp, fl);
 
-	write_matrix(a, &sb, in, sp);
+	write_matrix(a, &sb, in, sp, n_cu > 0);
+	write_import_test(a, &sb, c);
 	*text = sb_to_arena(&sb, a);
 	return true;
 }

@@ -7,7 +7,9 @@ whose ext_modules depend on a --setup-env switch: captured only with the switch.
 The bad ones: it raises; it exits 3; it imports a module that is not installed; it never calls
 setup() (a condition); its extension lists no sources (a CMake build); it hangs (--timeout 5);
 it prints 100 MB (the 16 MiB cap); it tries the network (a socket connect, urllib to PyPI, and
-a child process's connect that only the network namespace stops).
+a child process's connect that only the network namespace stops). Then the CUDA switch:
+FORCE_CUDA=1 set by default, overridden by --setup-env, and a capture that finds no CUDA source
+in a project with .cu files saying so (and stamping no CUDA label).
 
 Needs the torch 2.11 venvs (build/torch-pythons, made by examples/torchext/setup-pythons):
 the capture runs setup.py with a Python that has torch. Run from the repository root with
@@ -155,24 +157,51 @@ def main():
             if os.path.exists(os.path.join(tmp, p)):
                 os.unlink(os.path.join(tmp, p))
 
-        # A switch: ext_modules only with FORCE_CUDA=1.
+        # A switch: ext_modules only with FORCE_CUDA=1, which the capture sets unless told.
         proj = make_project(tmp, "switch", textwrap.dedent("""\
             import os
             from setuptools import setup, Extension
             ext = [Extension("demo._c", ["src/c.c"])] if os.environ.get("FORCE_CUDA") == "1" else []
             setup(name="demo", version="1.0", packages=["demo"], ext_modules=ext)
             """))
-        rc, out = run([CUWHEEL, "init", "-o", "-"], cwd=proj, env=env)
-        check(rc == 1 and "lists no extension module" in out and "--setup-env" in out,
-              "switch: without --setup-env FORCE_CUDA=1 there is no extension, and the error "
-              "names --setup-env")
-        rc, out = run([CUWHEEL, "init", "-o", "-", "--setup-env", "FORCE_CUDA=1"], cwd=proj,
-                      env=dict(env, FORCE_CUDA="0"))
+        rc, out = run([CUWHEEL, "init", "-o", "-"], cwd=proj, env=dict(env, FORCE_CUDA="0"))
         check(rc == 0 and 'module = "demo._c"' in out and 'kind = "capi"' in out
               and "FORCE_CUDA=1" in out,
-              "switch: with --setup-env FORCE_CUDA=1 the extension is captured (capi), and the "
-              "config says which switch ran (the caller's FORCE_CUDA=0 does not reach setup.py)")
+              "switch: with no --setup-env, setup.py runs with FORCE_CUDA=1 as release builds "
+              "do (the caller's FORCE_CUDA=0 does not reach it), and the config says so")
+        rc, out = run([CUWHEEL, "init", "-o", "-", "--setup-env", "FORCE_CUDA=0"], cwd=proj,
+                      env=env)
+        check(rc == 1 and "lists no extension module" in out and "--setup-env" in out,
+              "switch: --setup-env FORCE_CUDA=0 overrides the default: no extension, and the "
+              "error names --setup-env")
+
+        # A PyG-style switch: the CUDA extension only when CUDA is forced; without it the
+        # capture says it found .cu files and the switch, and no CUDA label is stamped.
+        proj = make_project(tmp, "cudaswitch", textwrap.dedent("""\
+            import os
+            from setuptools import setup, Extension
+            WITH_CUDA = os.getenv("FORCE_CUDA", "0") == "1"
+            ext = [Extension("demo._c", ["src/c.c"])]
+            if WITH_CUDA:
+                ext.append(Extension("demo._cuda", ["src/cuda.c", "src/k.cu"]))
+            setup(name="demo", version="1.0", packages=["demo"], ext_modules=ext)
+            """))
+        with open(os.path.join(proj, "src", "k.cu"), "w") as f:
+            f.write("__global__ void k(float *x) { x[0] = 1; }\n")
+        shutil.copy(os.path.join(proj, "src", "c.c"), os.path.join(proj, "src", "cuda.c"))
+        rc, out = run([CUWHEEL, "init", "-o", "-"], cwd=proj, env=env)
+        check(rc == 0 and 'module = "demo._cuda"' in out and '"src/k.cu"' in out
+              and "declared no CUDA source" not in out and "local-version" not in out,
+              "cudaswitch: by default the CUDA extension is captured, with no warning")
+        rc, out = run([CUWHEEL, "init", "-o", "-", "--setup-env", "FORCE_CUDA=0"], cwd=proj,
+                      env=env)
         print(out)
+        check(rc == 0 and "setup.py:7: warning: setup.py declared no CUDA source, though the "
+              "project holds .cu files (src/k.cu) and setup.py names FORCE_CUDA" in out
+              and "hint: set the switch setup.py reads" in out,
+              "cudaswitch: with FORCE_CUDA=0 the capture says what it found and how to switch")
+        check('local-version = ""' in out and 'module = "demo._cuda"' not in out,
+              "cudaswitch: the CPU-only config stamps no CUDA label")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
         if os.path.exists(home_marker):
