@@ -321,6 +321,9 @@ static void print_torch(const struct plan_ctx *pc, struct arena *a, FILE *f)
 	fprintf(f, "\nTorch (decided by the preprocessor with the real flags)\n");
 	fprintf(f, "  kernels: %s (%s)\n",
 	        tp->kernels_use_torch ? "built against torch" : "torch-free", tp->kernels_why);
+	if (tp->kernels_pyfree)
+		fprintf(f, "  kernels: a .cu that includes Python's headers is proven Python-free: "
+		           "compiled once, with the stand-ins first\n");
 	for (size_t i = 0; i < tp->n_exts; i++) {
 		const struct torch_plan_ext *te = &tp->exts[i];
 		const struct extension_cfg *x = &pc->cfg.extensions[te->ext];
@@ -529,6 +532,8 @@ int plan_print_json(const struct plan_ctx *pc, FILE *f)
 		json_object_set_new(tj, "kernels_use_torch",
 		                    json_boolean(pc->tp->kernels_use_torch));
 		json_object_set_new(tj, "kernels_why", json_string(pc->tp->kernels_why));
+		json_object_set_new(tj, "kernels_python_free",
+		                    json_boolean(pc->tp->kernels_pyfree));
 		json_t *srcs = json_array();
 		for (size_t i = 0; i < pc->tp->n_exts; i++) {
 			const struct torch_plan_ext *te = &pc->tp->exts[i];
