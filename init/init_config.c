@@ -431,9 +431,9 @@ static void find_packages(struct arena *a, const char *proj, struct strv *out)
 
 /* Appends to out the wheel paths (top/...) of what the stage step ships for package directory
  * dir (project-relative): every file but __pycache__ and *.pyc. False when it holds a dot-file
- * (shipped only from an sdist) or cannot be listed. */
+ * and hidden (an sdist: they ship) is not set, or cannot be listed. */
 static bool package_walk(struct arena *a, const char *proj, const char *dir, const char *top,
-                         struct strv *out)
+                         bool hidden, struct strv *out)
 {
 	struct strv names = {0};
 	if (!os_list_dir(a, os_join(a, proj, dir), &names))
@@ -443,11 +443,11 @@ static bool package_walk(struct arena *a, const char *proj, const char *dir, con
 		size_t len = strlen(n);
 		if (!strcmp(n, "__pycache__") || (len > 4 && !strcmp(n + len - 4, ".pyc")))
 			continue;
-		if (n[0] == '.')
+		if (n[0] == '.' && !hidden)
 			return false;
 		const char *sub = os_join(a, dir, n), *wsub = arena_printf(a, "%s/%s", top, n);
 		if (os_is_dir(os_join(a, proj, sub))) {
-			if (!package_walk(a, proj, sub, wsub, out))
+			if (!package_walk(a, proj, sub, wsub, hidden, out))
 				return false;
 		} else
 			strv_push(a, out, wsub);
@@ -458,7 +458,7 @@ static bool package_walk(struct arena *a, const char *proj, const char *dir, con
 /* The package directories that ship exactly setuptools' files (each top-level name's files
  * all under one directory, and nothing else there), or false when no such list exists. */
 static bool files_as_packages(struct arena *a, const char *proj, const struct str_pairs *files,
-                              struct strv *dirs)
+                              bool hidden, struct strv *dirs)
 {
 	struct strv tops = {0};
 	for (size_t i = 0; i < files->n; i++) {
@@ -485,7 +485,8 @@ static bool files_as_packages(struct arena *a, const char *proj, const struct st
 			strv_push(a, &want, k);
 		}
 		struct strv have = {0};
-		if (!*dir || !package_walk(a, proj, dir, tops.v[t], &have) || have.n != want.n)
+		if (!*dir || !package_walk(a, proj, dir, tops.v[t], hidden, &have) ||
+		    have.n != want.n)
 			return false;
 		for (size_t i = 0; i < have.n; i++)
 			if (!strv_contains(&want, have.v[i]))
@@ -511,7 +512,8 @@ static const char *write_setuptools_files(struct arena *a, struct strbuf *sb,
 		    sb, arena_printf(a, "%s: the wheels hold the extension modules only", why));
 		return NULL;
 	}
-	if (files_as_packages(a, in->project_dir, &c->st_files, &dirs)) {
+	/* With PKG-INFO (an sdist), packages ship dot-files too: its MANIFEST chose them. */
+	if (files_as_packages(a, in->project_dir, &c->st_files, in->has_pkginfo, &dirs)) {
 		find_packages(a, in->project_dir, &found);
 		bool same = found.n == dirs.n;
 		for (size_t i = 0; same && i < dirs.n; i++)
