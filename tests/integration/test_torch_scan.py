@@ -215,6 +215,10 @@ def deferred_checks(d):
     write(os.path.join(d, "b", "reg.cpp"),
           "#include <torch/extension.h>\n"
           "void reg(pybind11::module &m) { m.attr(\"x\") = 1; }\n")
+    # The module itself (PYBIND11_MODULE: per Python by its expansion, never tentative).
+    write(os.path.join(d, "b", "mod.cpp"),
+          "#include <torch/extension.h>\nvoid reg(pybind11::module &m);\n"
+          "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { reg(m); }\n")
     write(os.path.join(d, "pyproject.toml"), f"""
 [project]
 name = "deferproj"
@@ -227,7 +231,7 @@ packages = ["pkg/deferproj"]
 [tool.cuwheel.extension]
 module = "deferproj._C"
 kind = "torch"
-sources = ["b/reg.cpp"]
+sources = ["b/*.cpp"]
 pch = "off"
 
 [tool.cuwheel.matrix]
