@@ -309,7 +309,15 @@ static bool gencode_archs(struct arena *a, const char *val, bool code_only, stru
 		const char *v = arch_of(a, t, &ptx);
 		if (!v)
 			return false;
-		push_new(a, out, ptx ? arena_printf(a, "%s+PTX", v) : v);
+		/* One entry an arch: "9.0+PTX" says its SASS and its PTX. */
+		const char *with = arena_printf(a, "%s+PTX", v);
+		if (ptx) {
+			for (size_t k = 0; k < out->n; k++)
+				if (!strcmp(out->v[k], v))
+					out->v[k] = with;
+			push_new(a, out, with);
+		} else if (!strv_contains(out, with))
+			push_new(a, out, v);
 		any = true;
 	}
 	return any;
@@ -965,6 +973,10 @@ static bool group_kernels(struct arena *a, struct diag *d, const struct capture 
 		if (clash && c->build_ext_torch && !nvcc_clash) {
 			for (size_t i = 0; i < sp[e].kernels.n; i++)
 				strv_push(a, &sp[e].binding, sp[e].kernels.v[i]);
+			/* An extension's .cu takes the kernels' nvcc flags (and archs): the first
+			 * such extension's, when no kernel .cu has set them. */
+			if (has_cu && !k->nvcc)
+				k->nvcc = &fl[e], k->e_nvcc = e;
 			continue;
 		}
 		if (clash) {
