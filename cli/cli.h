@@ -45,6 +45,7 @@ typedef int cli_cmd_fn(struct cli *c, int argc, char **argv);
 	X(index, "Write a PEP 503/691 simple index (one per local variant) for a dist directory")  \
 	X(toolkit, "Install, list or remove CUDA toolkits provisioned from PyPI")                  \
 	X(python, "Install, list or remove CPython 3.14/3.15 provisioned from Debian's packages")  \
+	X(cross, "Install, list or remove what building linux_aarch64 wheels here needs")          \
 	X(ci, "Write a CI workflow (GitHub Actions) that spreads the matrix over runners")         \
 	X(report, "Write the HTML/JSON/trace report of the last build (grid, timeline, audit)")    \
 	X(internal, "Developer tools: toml-decode, render-ninja")

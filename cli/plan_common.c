@@ -14,7 +14,9 @@
 #include "matrix/discover_project.h"
 #include "standards/json_values.h"
 #include "toolchain/provision.h"
+#include "toolchain/provision_cross.h"
 #include "toolchain/provision_python.h"
+#include "standards/version.h"
 #include "standards/toml.h"
 
 bool cli_provision_lock_quiet(struct cli *c, struct provision_lock *lock)
@@ -51,6 +53,17 @@ static void provisionable_pythons(struct cli *c, struct matrix_opts *o)
 			strv_push(&c->arena, &o->python_provisionable, lock.sets[i].minor);
 	o->python_source = arena_printf(&c->arena, "Debian %s", lock.sets[0].suite);
 	o->python_no_freethreaded = lock.freethreaded;
+}
+
+/* The cross lock, for the platforms this machine can cross-build for (quietly none when there
+ * is no lock). */
+static void cross_platforms(struct cli *c, struct matrix_opts *o)
+{
+	const char *path = cross_lock_path(&c->arena, c->env);
+	struct diag warn = cli_diag_as_warnings(c);
+	struct cross_lock *lock = arena_alloc(&c->arena, sizeof(*lock));
+	if (path && cross_lock_load(&c->arena, &warn, path, lock))
+		o->cross = lock;
 }
 
 /* Adds the directory of every source in files (not the project dir itself) to in. */
@@ -143,6 +156,7 @@ int plan_load(struct cli *c, const struct matrix_opts *o, struct plan_ctx *pc)
 		return CLI_FAIL;
 	provisionable_minors(c, &pc->opts);
 	provisionable_pythons(c, &pc->opts);
+	cross_platforms(c, &pc->opts);
 	const char *probes = discover_cache_dir(&c->arena, &pc->cfg);
 	if (!discover(&c->arena, &c->diag, &pc->cfg, probes, &pc->ds))
 		return CLI_FAIL;
@@ -163,7 +177,11 @@ static int provision_toolkits(struct cli *c, struct plan_ctx *pc, bool *any)
 	for (size_t i = 0; i < p->n_cells; i++) {
 		const struct cell *cl = &p->cells[i];
 		const struct toolkit_plan *tp = &p->toolkits[cl->toolkit];
-		if (cl->selected && tp->provisionable && !strcmp(cl->platform, p->host_platform) &&
+		/* A cross cell's kernels are compiled by the host's toolkit of its CUDA. */
+		bool host_missing = tp->platform && !discover_toolkit(&pc->ds, cl->cuda) &&
+		                    strv_contains(&pc->opts.provisionable, cl->cuda);
+		if (cl->selected && (tp->provisionable || host_missing) &&
+		    (!strcmp(cl->platform, p->host_platform) || tp->platform) &&
 		    !strv_contains(&need, tp->cuda))
 			strv_push(&c->arena, &need, tp->cuda);
 	}
@@ -234,12 +252,97 @@ static int provision_pythons(struct cli *c, struct plan_ctx *pc, bool *any)
 	return CLI_OK;
 }
 
+/* Adds the cross part name ("gcc", "cuda-13.0", "python-3.13") to need when t pins it and it
+ * is not installed. */
+static void need_cross(struct cli *c, const struct plan_ctx *pc, const struct cross_target *t,
+                       enum cross_kind kind, const char *minor, struct strv *need)
+{
+	const struct cross_part *p = cross_part_for(t, kind, minor);
+	if (!p)
+		return;
+	for (size_t i = 0; i < pc->ds.n_cross; i++)
+		if (!strcmp(pc->ds.cross[i].platform, t->platform) &&
+		    !strcmp(pc->ds.cross[i].id, p->id))
+			return;
+	const char *name = kind == CROSS_COMPILER ? "gcc"
+	                   : kind == CROSS_CUDA   ? arena_printf(&c->arena, "cuda-%s", minor)
+	                                          : arena_printf(&c->arena, "python-%s", minor);
+	if (!strv_contains(need, name))
+		strv_push(&c->arena, need, name);
+}
+
+/* The Python part a cross cell takes: its own minor, or for abi3 the oldest pinned at or above
+ * its baseline. */
+static const char *cross_python_minor(const struct cross_target *t, const struct cell *cl)
+{
+	const char *best = NULL;
+	for (size_t i = 0; i < t->n_parts; i++) {
+		const char *m = t->parts[i].set.minor;
+		if (t->parts[i].kind != CROSS_PYTHON)
+			continue;
+		if (cl->abi3 ? version_dotted_cmp(m, cl->python) >= 0 &&
+		                   (!best || version_dotted_cmp(m, best) < 0)
+		             : !strcmp(m, cl->python))
+			best = m;
+	}
+	return best;
+}
+
+/* Installs the cross parts (compiler, CUDA runtime, Python headers) that the selected cells of
+ * cross platforms need and the cross lock pins; adds to *any when it did. */
+static int provision_cross(struct cli *c, struct plan_ctx *pc, bool *any)
+{
+	struct plan *p = &pc->plan;
+	struct strv need = {0};
+	const struct cross_target *t = NULL;
+	for (size_t i = 0; i < p->n_cells; i++) {
+		const struct cell *cl = &p->cells[i];
+		const struct toolkit_plan *tp = &p->toolkits[cl->toolkit];
+		const struct cross_target *ct = cross_target_find(pc->opts.cross, cl->platform);
+		if (!cl->selected || !tp->platform || !ct || cl->torch ||
+		    !discover_toolkit(&pc->ds, cl->cuda))
+			continue;
+		t = ct;
+		need_cross(c, pc, t, CROSS_COMPILER, NULL, &need);
+		need_cross(c, pc, t, CROSS_CUDA, cl->cuda, &need);
+		const char *pm = cross_python_minor(t, cl);
+		if (pm)
+			need_cross(c, pc, t, CROSS_PYTHON, pm, &need);
+	}
+	if (need.n == 0)
+		return CLI_OK;
+	struct provision_opts po = {.cache_dir = cuwheel_cache_dir(&c->arena, c->env),
+	                            .env = c->env};
+	for (size_t i = 0; i < need.n; i++) {
+		const struct cross_part *part = cross_resolve(&c->arena, &c->diag, t, need.v[i]);
+		if (!part)
+			return CLI_FAIL;
+		fprintf(stderr, "cuwheel: provisioning the %s %s (%s) into %s\n", t->platform,
+		        need.v[i], part->set.version, po.cache_dir);
+		const char *root;
+		if (cross_install(&c->arena, &c->diag, &po, part, &root) == PROVISION_FAILED)
+			return CLI_FAIL;
+	}
+	*any = true;
+	return CLI_OK;
+}
+
 int plan_provision(struct cli *c, struct plan_ctx *pc)
 {
 	bool any = false;
 	int rc;
 	if ((rc = provision_toolkits(c, pc, &any)) != CLI_OK ||
 	    (rc = provision_pythons(c, pc, &any)) != CLI_OK)
+		return rc;
+	/* The cross cells use the host's toolkit: it is rediscovered first when it was just
+	 * provisioned. */
+	if (any) {
+		const char *probes = discover_cache_dir(&c->arena, &pc->cfg);
+		if (!discover(&c->arena, &c->diag, &pc->cfg, probes, &pc->ds) ||
+		    !matrix_expand(&c->arena, &c->diag, &pc->cfg, &pc->ds, &pc->opts, &pc->plan))
+			return CLI_FAIL;
+	}
+	if ((rc = provision_cross(c, pc, &any)) != CLI_OK)
 		return rc;
 	if (!any)
 		return CLI_OK;
@@ -390,12 +493,20 @@ void plan_print_table(const struct plan_ctx *pc, FILE *f)
 			    tp->cuda, tp->provision_source ? tp->provision_source : "PyPI");
 			continue;
 		}
+		if (!tp->tk && tp->platform) {
+			fprintf(f, "  CUDA %-6s for %s: not buildable here yet (see the cells)\n",
+			        tp->cuda, tp->platform);
+			continue;
+		}
 		if (!tp->tk) {
 			fprintf(
 			    f, "  CUDA %-6s not on this machine: archs decided where it is built\n",
 			    tp->cuda);
 			continue;
 		}
+		if (tp->platform)
+			fprintf(f, "  CUDA %-6s for %s, cross-compiled with this machine's nvcc\n",
+			        tp->cuda, tp->platform);
 		fprintf(f, "  CUDA %-6s %s (nvcc %s): %s\n", tp->cuda, E(tp->tk->root),
 		        E(tp->tk->version), arch_list(&a, tp->archs, tp->n_archs));
 		const struct host_compiler *hc = &tp->tk->host;

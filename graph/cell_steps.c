@@ -217,7 +217,8 @@ void gen_emit_cell(struct gen *g, const struct cell *c, const struct archive_pat
 		emit_compat(g, c, cp);
 	emit_finish(g, c, cp);
 	const char *last = cp->final;
-	if (g->o->run_tests && cfg->test.command) {
+	/* A cross-built wheel has no interpreter of its platform here to be tested with. */
+	if (g->o->run_tests && cfg->test.command && !g->plan->toolkits[c->toolkit].platform) {
 		emit_test(g, c, cp);
 		last = cp->tested;
 	}

@@ -242,6 +242,11 @@ void gen_emit_toolkit_flags(struct gen *g, const struct toolkit_plan *tp, const 
 	struct strv v = {0};
 	toolchain_nvcc_args(g->a, tp->tk->nvcc_lacks, tp->tk->host.ccbin ? tp->tk->host.cxx : NULL,
 	                    src, threads, &v);
+	/* A cross toolkit's nvcc reads the host's headers (the same for both targets). */
+	if (tp->tk->target_dir) {
+		strv_push(g->a, &v, "-target-dir");
+		strv_push(g->a, &v, tp->tk->target_dir);
+	}
 	gen_emit_flags(g, NULL, &v, false);
 }
 

@@ -63,6 +63,12 @@ static json_t *toolkit_json(const struct graph_plan *r, size_t t)
 	              tk->major, "minor", tk->minor, "lib_dir", jstr(tk->lib_dir), "include_dir",
 	              jstr(tk->include_dir), "nvcc_lacks", (int)tk->nvcc_lacks, "host", "ccbin",
 	              tk->host.ccbin, "cc", jstr(tk->host.cc), "cxx", jstr(tk->host.cxx)));
+	/* Only for a cross toolkit, so that every other plan reads as before. */
+	if (tk->platform) {
+		json_t *tko = json_object_get(o, "toolkit");
+		json_object_set_new(tko, "platform", json_string(tk->platform));
+		json_object_set_new(tko, "target_dir", jstr(tk->target_dir));
+	}
 	const struct graph_ktorch *kt = &r->ktorch[t];
 	json_object_set_new(o, "kernels_torch",
 	                    kt->py ? json_pack("{s:o, s:o, s:o}", "interpreter",
@@ -358,6 +364,13 @@ static void rd_toolkit(struct rd *r, json_t *o, const char *path, struct toolkit
 	tk->host.ccbin = rd_bool(r, ho, p, "ccbin");
 	tk->host.cc = rd_opt(r, ho, p, "cc");
 	tk->host.cxx = rd_opt(r, ho, p, "cxx");
+	/* A cross toolkit's (absent from every other plan). */
+	if (json_object_get(to, "platform")) {
+		p = arena_printf(r->a, "%s.toolkit", path);
+		tk->platform = rd_opt(r, to, p, "platform");
+		tk->target_dir = rd_opt(r, to, p, "target_dir");
+		tp->platform = tk->platform;
+	}
 	json_t *ko = rd_get(r, o, path, "kernels_torch", JSON_OBJECT, true);
 	if (!json_is_object(ko))
 		return;

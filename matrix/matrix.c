@@ -13,7 +13,6 @@
 #include "standards/platform.h"
 #include "standards/tags.h"
 #include "standards/version.h"
-#include "standards/version.h"
 
 /* CPython minor versions considered when the python axis is absent (then filtered by
  * requires-python); fixed so that a plan does not depend on what this machine has. */
@@ -114,16 +113,34 @@ static const char *abi3_minimum(struct arena *a, const struct config *cfg)
 	return "3.2";
 }
 
-static size_t toolkit_index(struct arena *a, struct plan *p, const char *cuda)
+/* True when this machine builds platform's cells with a cross compiler (an x86_64 Linux host,
+ * a platform the cross lock pins). */
+static bool is_cross(const struct plan *p, const struct matrix_opts *o, const char *platform)
+{
+	return strcmp(platform, p->host_platform) != 0 &&
+	       !strcmp(p->host_platform, "linux_x86_64") && o &&
+	       cross_target_find(o->cross, platform);
+}
+
+/* The toolkit plan of cuda for platform: the host's own, or (cross) one of its own. */
+static size_t toolkit_index(struct arena *a, struct plan *p, const char *cuda, const char *cross)
 {
 	for (size_t i = 0; i < p->n_toolkits; i++)
-		if (!strcmp(p->toolkits[i].cuda, cuda))
+		if (!strcmp(p->toolkits[i].cuda, cuda) &&
+		    (cross ? p->toolkits[i].platform && !strcmp(p->toolkits[i].platform, cross)
+		           : !p->toolkits[i].platform))
 			return i;
 	p->toolkits =
 	    arena_realloc(a, p->toolkits, p->n_toolkits, p->n_toolkits + 1, sizeof(*p->toolkits));
 	struct toolkit_plan *tp = &p->toolkits[p->n_toolkits];
+	memset(tp, 0, sizeof(*tp));
 	tp->cuda = cuda;
-	tp->tk = p->ds ? discover_toolkit(p->ds, cuda) : NULL;
+	tp->platform = cross;
+	if (cross)
+		tp->tk = p->ds ? discover_cross_toolkit(a, p->ds, cuda, cross, &tp->cross_missing)
+		               : NULL;
+	else
+		tp->tk = p->ds ? discover_toolkit(p->ds, cuda) : NULL;
 	return p->n_toolkits++;
 }
 
@@ -248,6 +265,64 @@ static const char *torch_unpaired(struct arena *a, const struct plan *p, const s
 	                    what, nodot(a, c->torch), cmaj, cmin);
 }
 
+/* A cell of a platform this machine cross-builds (linux_aarch64 on x86_64): the host's
+ * toolkit with the cross parts, and the target's Python headers. */
+static void describe_cross_cell(struct arena *a, struct plan *p, const struct matrix_opts *o,
+                                struct cell *c)
+{
+	const struct toolkit_plan *tp = &p->toolkits[c->toolkit];
+	const struct cross_target *t = cross_target_find(o->cross, c->platform);
+	if (c->torch) {
+		c->why_not = arena_printf(a, "torch cells for %s are not cross-built", c->platform);
+		return;
+	}
+	if (!(p->ds && discover_toolkit(p->ds, c->cuda))) {
+		c->why_not = arena_printf(a,
+		                          "CUDA %s not installed: the %s cells use this machine's "
+		                          "nvcc (cuwheel toolkit install %s)",
+		                          c->cuda, c->platform, c->cuda);
+		return;
+	}
+	if (!tp->tk) {
+		bool pinned = cross_part_for(t, CROSS_CUDA, c->cuda) != NULL;
+		c->why_not =
+		    pinned ? arena_printf(a,
+		                          "the %s cross parts are not installed: `cuwheel build` "
+		                          "provisions them (cuwheel cross install gcc cuda-%s)",
+		                          c->platform, c->cuda)
+		           : arena_printf(a, "the cross lock pins no %s CUDA %s runtime",
+		                          c->platform, c->cuda);
+		return;
+	}
+	if (tp->n_archs == 0) {
+		c->why_not = arena_printf(a, "CUDA %s supports none of the requested archs (%s)",
+		                          c->cuda, p->cfg->kernels.archs_text);
+		return;
+	}
+	const struct interp *py = discover_cross_python(a, p->ds, c->python, c->abi3, c->platform);
+	if (!py) {
+		const struct cross_part *pp = NULL;
+		for (size_t i = 0; t && i < t->n_parts && !pp; i++)
+			if (t->parts[i].kind == CROSS_PYTHON &&
+			    (c->abi3 ? version_dotted_cmp(t->parts[i].set.minor, c->python) >= 0
+			             : !strcmp(t->parts[i].set.minor, c->python)))
+				pp = &t->parts[i];
+		c->why_not =
+		    pp ? arena_printf(a,
+		                      "the %s Python %s headers are not installed: `cuwheel build` "
+		                      "provisions them (cuwheel cross install python-%s)",
+		                      c->platform, pp->set.minor, pp->set.minor)
+		       : arena_printf(
+		             a,
+		             "no %s CPython %s headers: Debian has none for arm64 (the cross "
+		             "lock pins python-3.13 and later); the abi3 wheel covers it",
+		             c->platform, c->python);
+		return;
+	}
+	c->py = py;
+	c->buildable = true;
+}
+
 /* Fills the derived fields of a cell and decides whether this host can build it. */
 static void describe_cell(struct arena *a, struct plan *p, const struct matrix_opts *o,
                           struct cell *c)
@@ -282,12 +357,17 @@ static void describe_cell(struct arena *a, struct plan *p, const struct matrix_o
 	                      : cfg->project.version;
 	c->wheel = wheel_filename(a, cfg->project.name, c->version, NULL, c->py_tag, c->abi_tag,
 	                          c->platform);
-	c->toolkit = toolkit_index(a, p, c->cuda);
+	bool cross = is_cross(p, o, c->platform);
+	c->toolkit = toolkit_index(a, p, c->cuda, cross ? c->platform : NULL);
 
 	c->unpaired = torch_unpaired(
 	    a, p, c, p->ds ? discover_python_torch(p->ds, c->python, c->torch) : NULL);
 	/* Why not: other OS first, then the toolchain, then the interpreter and torch. */
 	c->buildable = false;
+	if (cross) {
+		describe_cross_cell(a, p, o, c);
+		return;
+	}
 	if (strcmp(c->platform, p->host_platform) != 0) {
 		if (platform_is_windows(c->platform))
 			c->why_not =
@@ -619,10 +699,13 @@ bool matrix_expand(struct arena *a, struct diag *d, const struct config *cfg,
 	}
 
 	for (size_t i = 0; i < out->n_cells; i++)
-		toolkit_index(a, out, out->cells[i].cuda);
+		toolkit_index(a, out, out->cells[i].cuda,
+		              is_cross(out, o, out->cells[i].platform) ? out->cells[i].platform
+		                                                       : NULL);
 	for (size_t i = 0; i < out->n_toolkits; i++) {
 		struct toolkit_plan *tp = &out->toolkits[i];
-		tp->provisionable = !tp->tk && o && strv_contains(&o->provisionable, tp->cuda);
+		tp->provisionable =
+		    !tp->tk && o && !tp->platform && strv_contains(&o->provisionable, tp->cuda);
 		for (size_t k = 0; tp->provisionable && k < o->provisionable.n; k++)
 			if (!strcmp(o->provisionable.v[k], tp->cuda) && k < o->provision_sources.n)
 				tp->provision_source = o->provision_sources.v[k];

@@ -18,6 +18,8 @@ struct arch_drop {
 /* The kernels of one toolkit: compiled once, shared by every cell that names this toolkit. */
 struct toolkit_plan {
 	const char *cuda;             /* "13.0" */
+	const char *platform;         /* a cross toolkit's platform ("linux_aarch64"), else NULL */
+	const char *cross_missing;    /* a cross toolkit's part not installed ("gcc"), else NULL */
 	bool provisionable;           /* not here, but cuwheel can provision it */
 	const char *provision_source; /* then from where: "PyPI", "Debian bookworm" */
 	const struct toolkit *tk;     /* NULL when not on this machine */
@@ -77,6 +79,9 @@ struct matrix_opts {
 	struct strv python_provisionable;
 	const char *python_source;
 	const char *python_no_freethreaded;
+	/* The platforms this machine can cross-build for, with what the cross lock pins
+	 * (provision_cross.h); NULL when there is no lock. */
+	const struct cross_lock *cross;
 };
 
 /* Expands the matrix of cfg against what ds found. False (with a message) for errors found at

@@ -30,6 +30,14 @@ bool discover_run(struct arena *a, struct diag *d, const struct discover_request
 		    bad, x.timeout_s);
 	disc_find_toolkits(&x);
 	disc_find_pythons(&x, o->probe_torch, o->jobs);
+	/* The parts for other platforms' wheels: an unreadable cache is as good as none. */
+	struct diag quiet = {0};
+	const char *cache = cuwheel_cache_dir(a, r->env);
+	if (!cross_list(a, &quiet, cache, &out->cross, &out->n_cross))
+		out->n_cross = 0;
+	for (size_t i = 0; i < out->n_cross; i++)
+		disc_looked_add(&x, "cross", out->cross[i].root, "found %s %s",
+		                out->cross[i].platform, out->cross[i].id);
 	return true;
 }
 

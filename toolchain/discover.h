@@ -8,6 +8,7 @@
 #include "base/arena.h"
 #include "base/diag.h"
 #include "standards/project.h"
+#include "toolchain/provision_cross.h"
 #include "toolchain/toolchain.h"
 
 struct toolkit {
@@ -25,6 +26,10 @@ struct toolkit {
 	const char *include_dir;
 	unsigned nvcc_lacks;       /* TOOLCHAIN_LACKS_*: options cuwheel adds that it lacks */
 	struct host_compiler host; /* the gcc its nvcc calls and its cells' bindings use */
+	/* A cross toolkit (discover_cross_toolkit): the platform it builds for, and nvcc's
+	 * -target-dir (the host's, whose headers are the target's too) when the root has
+	 * targets/; both NULL for the host's own toolkits. */
+	const char *platform, *target_dir;
 };
 
 struct torch_info {
@@ -80,6 +85,8 @@ struct discovery {
 	size_t n_pythons;
 	struct looked *looked;
 	size_t n_looked, cap_looked;
+	struct cross_installed *cross; /* the cross parts in cuwheel's cache (provision_cross.h) */
+	size_t n_cross;
 };
 
 /* What discovery looks at besides the machine: the environment and the toolkits and
@@ -118,6 +125,19 @@ const struct interp *discover_python_torch(const struct discovery *ds, const cha
                                            const char *torch);
 /* Returns the first interpreter (newest Python) with torch "MAJOR.MINOR", or NULL. */
 const struct interp *discover_torch(const struct discovery *ds, const char *torch);
+/* Returns the toolkit that builds platform's kernels and links its modules here: the host's
+ * toolkit of cuda with the cross compiler and the target's CUDA runtime, in a; NULL when a
+ * part is missing (*missing: the part's name to install, "gcc" or "cuda-13.0"; NULL when the
+ * host has no toolkit of cuda either). */
+const struct toolkit *discover_cross_toolkit(struct arena *a, const struct discovery *ds,
+                                             const char *cuda, const char *platform,
+                                             const char **missing);
+/* Returns an interpreter that stands for platform's CPython version ("3.13") in a build: its
+ * headers and names, no executable (path names the headers' root); with at_least, the oldest
+ * installed at or above version (an abi3 baseline). NULL when none is installed. */
+const struct interp *discover_cross_python(struct arena *a, const struct discovery *ds,
+                                           const char *version, bool at_least,
+                                           const char *platform);
 /* Returns true when toolkit tk can generate code (SASS) for sm (e.g. 90). */
 bool toolkit_has_sm(const struct toolkit *tk, int sm);
 /* Returns the default cuwheel cache directory as env (base/env.h) says: $CUWHEEL_CACHE_DIR,

@@ -40,6 +40,7 @@ struct provision_set {
 	const char *suite;      /* Debian: "bookworm" */
 	const char *components; /* Debian: "main contrib non-free" */
 	const char *keyring;    /* Debian: the archive's keyring (apt checks the indexes with it) */
+	const char *arch;       /* Debian: the packages' architecture ("arm64"); NULL: amd64 */
 };
 
 /* A CUDA minor version whose PyPI packages cannot make a toolkit, and what they lack. */

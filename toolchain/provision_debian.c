@@ -110,7 +110,10 @@ static bool apt_setup(struct arena *a, struct diag *d, const char *cache,
 	char *suite = arena_strdup(a, s->suite);
 	for (char *c = suite; *c; c++)
 		*c = *c == ' ' ? '+' : *c;
-	apt->dir = arena_printf(a, "%s/debian/%s", cache, suite);
+	/* Another architecture's indexes get their own state: apt-get knows one at a time. */
+	const char *arch = s->arch ? s->arch : "amd64";
+	apt->dir = s->arch ? arena_printf(a, "%s/debian/%s-%s", cache, suite, arch)
+	                   : arena_printf(a, "%s/debian/%s", cache, suite);
 	char *parts = os_join(a, apt->dir, "sources.list.d");
 	char *state = os_join(a, apt->dir, "state");
 	char *acache = os_join(a, apt->dir, "cache");
@@ -135,8 +138,8 @@ static bool apt_setup(struct arena *a, struct diag *d, const char *cache,
 	    arena_printf(a, "Dir::State=%s", state),
 	    arena_printf(a, "Dir::State::status=%s", status),
 	    arena_printf(a, "Dir::Cache=%s", acache),
-	    "APT::Architecture=amd64",
-	    "APT::Architectures::=amd64",
+	    arena_printf(a, "APT::Architecture=%s", arch),
+	    arena_printf(a, "APT::Architectures::=%s", arch),
 	    "Acquire::Languages=none",
 	    /* apt drops to the _apt user to download, who cannot enter root's ~/.cache. */
 	    geteuid() == 0 ? "APT::Sandbox::User=root" : NULL,
@@ -294,11 +297,12 @@ static bool move_into(struct arena *a, struct diag *d, const char *src, const ch
 	return true;
 }
 
-/* Extracts the members of one .deb that deb_map names (`dpkg-deb --fsys-tarfile | tar -x`:
- * the whole data archive is read, only those are written) and moves them into the layout. */
-static bool extract_deb(struct arena *a, struct diag *d, const struct provision_pkg *p,
-                        const char *deb, const char *staging)
+bool provision_debian_extract(struct arena *a, struct diag *d, const struct provision_pkg *p,
+                              const char *deb, const char *staging, const char *const *members,
+                              const char *const *to, size_t n)
 {
+	if (n == 0)
+		return true; /* a package the lock pins that brings nothing cuwheel needs */
 	char *x = os_join(a, staging, ".extract");
 	if (!os_rm_rf(d, x) || !os_mkdir_p(d, x))
 		return false;
@@ -306,14 +310,8 @@ static bool extract_deb(struct arena *a, struct diag *d, const struct provision_
 	const char *fixed[] = {"tar", "-x", "-f", "-", "--no-same-owner", "-C", x};
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
 		strv_push(a, &tar, fixed[i]);
-	size_t n = 0;
-	for (size_t i = 0; i < sizeof(deb_map) / sizeof(deb_map[0]); i++)
-		if (strcmp(deb_map[i].package, p->name) == 0) {
-			strv_push(a, &tar, arena_printf(a, "./%s", deb_map[i].member));
-			n++;
-		}
-	if (n == 0)
-		return true; /* a package the lock pins that brings nothing cuwheel needs */
+	for (size_t i = 0; i < n; i++)
+		strv_push(a, &tar, arena_printf(a, "./%s", members[i]));
 	strv_push(a, &tar, NULL);
 	const char *from[] = {"dpkg-deb", "--fsys-tarfile", deb, NULL};
 	struct os_run r = {.argv = tar.v, .capture = true};
@@ -327,11 +325,25 @@ static bool extract_deb(struct arena *a, struct diag *d, const struct provision_
 		ok = false;
 	}
 	sb_release(&out);
-	for (size_t i = 0; ok && i < sizeof(deb_map) / sizeof(deb_map[0]); i++)
-		if (strcmp(deb_map[i].package, p->name) == 0)
-			ok = move_into(a, d, os_join(a, x, deb_map[i].member),
-			               os_join(a, staging, deb_map[i].to));
+	for (size_t i = 0; ok && i < n; i++)
+		ok = move_into(a, d, os_join(a, x, members[i]), os_join(a, staging, to[i]));
 	return ok && os_rm_rf(d, x);
+}
+
+/* Extracts the members of one .deb that deb_map names (`dpkg-deb --fsys-tarfile | tar -x`:
+ * the whole data archive is read, only those are written) and moves them into the layout. */
+static bool extract_deb(struct arena *a, struct diag *d, const struct provision_pkg *p,
+                        const char *deb, const char *staging)
+{
+	const char *members[sizeof(deb_map) / sizeof(deb_map[0])];
+	const char *to[sizeof(deb_map) / sizeof(deb_map[0])];
+	size_t n = 0;
+	for (size_t i = 0; i < sizeof(deb_map) / sizeof(deb_map[0]); i++)
+		if (strcmp(deb_map[i].package, p->name) == 0) {
+			members[n] = deb_map[i].member;
+			to[n++] = deb_map[i].to;
+		}
+	return provision_debian_extract(a, d, p, deb, staging, members, to, n);
 }
 
 static int pkg_size_cmp(const void *x, const void *y)

@@ -64,6 +64,16 @@ struct provision_deb_for {
 bool provision_debian_fetch(struct arena *a, struct diag *d, const struct provision_opts *o,
                             const struct provision_set *s, const struct provision_deb_for *f,
                             const char ***files);
+/* Extracts members[i] of the .deb deb (package p; a file or a whole directory) to
+ * <staging>/<to[i]> (`dpkg-deb --fsys-tarfile | tar -x`). False + diagnostic. */
+bool provision_debian_extract(struct arena *a, struct diag *d, const struct provision_pkg *p,
+                              const char *deb, const char *staging, const char *const *members,
+                              const char *const *to, size_t n);
+/* Downloads the PyPI set s's wheels into dest with pip (req: the requirements file it writes),
+ * every hash required, the platform tags the pinned files' own. False + diagnostic. */
+bool provision_pip_download(struct arena *a, struct diag *d, const struct provision_opts *o,
+                            const struct provision_set *s, const char *python, const char *req,
+                            const char *dest);
 /* Checks a Debian origin read from a lock (an http(s) uri, an absolute keyring, a suite and
  * components that may go into a deb822 .sources line) and sets s's source to it; false when
  * one is malformed. */

@@ -116,10 +116,9 @@ static bool add_dev_links(struct arena *a, struct diag *d, const char *dir)
 	return true;
 }
 
-/* Downloads the set's wheels into dest with pip, hashes required. */
-static bool pip_download(struct arena *a, struct diag *d, const struct provision_opts *o,
-                         const struct provision_set *s, const char *python, const char *req,
-                         const char *dest)
+bool provision_pip_download(struct arena *a, struct diag *d, const struct provision_opts *o,
+                            const struct provision_set *s, const char *python, const char *req,
+                            const char *dest)
 {
 	struct strbuf rq = {0};
 	int64_t total = 0;
@@ -208,7 +207,7 @@ static bool pypi_assemble(struct arena *a, struct diag *d, const struct provisio
 	char *wheels = os_join(a, staging, ".wheels");
 	char *unpack = os_join(a, staging, ".unpack");
 	char *req = os_join(a, staging, ".requirements.txt");
-	if (!os_mkdir_p(d, wheels) || !pip_download(a, d, o, s, python, req, wheels))
+	if (!os_mkdir_p(d, wheels) || !provision_pip_download(a, d, o, s, python, req, wheels))
 		return false;
 	char *sub = arena_printf(a, "nvidia/cu%d", s->major);
 	for (size_t i = 0; i < s->n_pkgs; i++) {

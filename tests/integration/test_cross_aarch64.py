@@ -1,0 +1,191 @@
+"""test_cross_aarch64: linux_aarch64 wheels cross-built on this x86_64 machine.
+
+Into a temporary cache, `cuwheel cross install` provisions the cross compiler, CUDA 13.0's
+aarch64 static runtime and an arm64 CPython 3.14 root from the pinned packages of
+toolchain/cross.lock.json; a small project (one kernel for sm_90, an abi3 C binding that calls
+cudaGetDeviceCount) is then built for platform linux_aarch64 with `cuwheel build`: a cp310-abi3
+and a cp314 wheel, tagged manylinux_2_34_aarch64 by the audit, their modules aarch64 ELF files
+with the kernel's sm_90 cubin and the target's EXT_SUFFIX; per-Python cells Debian has no arm64
+headers for (3.12) are not buildable, saying why. A wheel holding an x86_64 and an aarch64
+module is refused (elf-arch). Under qemu-user (qemu-aarch64-static), each wheel is installed
+into a venv of the arm64 CPython with the root's own pip and imported; without a CUDA driver
+the module reports cudaErrorInsufficientDriver (35) and nothing crashes.
+
+Needs deb.debian.org and PyPI (about 75 MB) and nvcc 13.0, else skips (77); about 2 to 5
+minutes here. Label `cross` (also `long`, so tools/test leaves it out):
+`(cd build/ci && ctest -L cross --output-on-failure)`."""
+import glob
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import zipfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, failures, run  # noqa: E402
+from testskip import skip  # noqa: E402
+
+CW = os.environ["CUWHEEL"]
+
+PYPROJECT = """\
+[project]
+name = "xprobe"
+version = "0.1.0"
+requires-python = ">=3.10"
+
+[tool.cuwheel]
+packages = ["xprobe"]
+
+[tool.cuwheel.kernels]
+sources = ["k.cu"]
+archs = "9.0"
+cudart = "static"
+
+[tool.cuwheel.extension]
+module = "xprobe._C"
+kind = "abi3"
+sources = ["bind.c"]
+
+[tool.cuwheel.matrix]
+python = ["3.12", "3.14"]
+cuda = ["13.0"]
+platform = ["linux_aarch64"]
+abi3-per-python = true
+"""
+
+KERNEL = """\
+extern "C" __global__ void twice(float *x, int n)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		x[i] *= 2.0f;
+}
+extern "C" int device_count(void)
+{
+	int n = -1;
+	return (int)cudaGetDeviceCount(&n);
+}
+"""
+
+BINDING = """\
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+int device_count(void);
+static PyObject *count(PyObject *self, PyObject *args) { return PyLong_FromLong(device_count()); }
+static PyMethodDef methods[] = {{"device_count", count, METH_NOARGS, NULL}, {NULL, NULL, 0, NULL}};
+static struct PyModuleDef mod = {PyModuleDef_HEAD_INIT, "_C", NULL, -1, methods};
+PyMODINIT_FUNC PyInit__C(void) { return PyModule_Create(&mod); }
+"""
+
+
+def expect(cond, what, out=""):
+    """check(cond, what), printing the output's tail when it failed."""
+    if not check(cond, what) and out:
+        print(str(out)[-3000:], flush=True)
+
+
+def online():
+    for host, port in (("deb.debian.org", 80), ("pypi.org", 443)):
+        try:
+            socket.create_connection((host, port), timeout=10).close()
+        except OSError:
+            return False
+    return True
+
+
+def elf_machine(data):
+    return int.from_bytes(data[18:20], "little") if data[:4] == b"\x7fELF" else None
+
+
+def module_of(whl):
+    with zipfile.ZipFile(whl) as z:
+        name = next(n for n in z.namelist() if n.endswith(".so"))
+        return name, z.read(name)
+
+
+def qemu_import(qemu, root, whl, tmp, env):
+    """Installs whl into a fresh venv of the arm64 CPython under qemu; returns the import's
+    output."""
+    py = os.path.join(root, "usr/bin/python3.14")
+    venv = tempfile.mkdtemp(dir=tmp, prefix="venv-")
+    q = [qemu, "-L", root]
+    rc, out = run(q + [py, "-m", "venv", "--without-pip", venv], env=env)
+    expect(rc == 0, "a venv of the arm64 CPython under qemu", out)
+    pip = glob.glob(os.path.join(root, "usr/share/python-wheels/pip-*.whl"))[0]
+    rc, out = run(q + [os.path.join(venv, "bin/python"), pip + "/pip", "install", "-q", "--no-index",
+                 "--disable-pip-version-check", whl], env=env)
+    expect(rc == 0, f"pip (the root's own) installs {os.path.basename(whl)} under qemu", out)
+    return run(q + [os.path.join(venv, "bin/python"), "-c",
+                    "import platform, xprobe._C as m; print(platform.machine(), m.device_count())"],
+               env=env, cwd=tmp)
+
+
+def main():
+    if shutil.which("nvcc") is None and not os.path.exists("/usr/local/cuda/bin/nvcc"):
+        skip("no nvcc: the kernels are compiled by this machine's CUDA 13.0")
+    if not online():
+        skip("deb.debian.org or pypi.org is not reachable: the cross parts are downloaded")
+    with tempfile.TemporaryDirectory(prefix="cuwheel-cross-") as tmp:
+        env = dict(os.environ, CUWHEEL_CACHE_DIR=os.path.join(tmp, "cache"))
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        rc, out = run([CW, "cross", "install", "gcc", "cuda-13.0", "python-3.14"], env=env)
+        expect(rc == 0, "cuwheel cross install gcc cuda-13.0 python-3.14", out)
+        rc, out = run([CW, "cross", "list"], env=env)
+        expect(rc == 0 and len(out.splitlines()) == 3 and
+               all(line.startswith("linux_aarch64 ") for line in out.splitlines()),
+              "cross list shows the three parts", out)
+        proj = os.path.join(tmp, "proj")
+        os.makedirs(os.path.join(proj, "xprobe"))
+        for name, text in (("pyproject.toml", PYPROJECT), ("k.cu", KERNEL), ("bind.c", BINDING),
+                           ("xprobe/__init__.py", "")):
+            with open(os.path.join(proj, name), "w") as f:
+                f.write(text)
+        rc, out = run([CW, "-C", proj, "plan"], env=env)
+        expect(rc == 0 and "cp312-cu130-linux_aarch64" in out and
+              "no linux_aarch64 CPython 3.12 headers" in out,
+              "plan: no arm64 3.12 headers, said per cell", out)
+        rc, out = run([CW, "-C", proj, "build"], env=env)
+        expect(rc == 0, "cuwheel build of the linux_aarch64 cells", out)
+        wheels = sorted(glob.glob(os.path.join(proj, "dist", "*.whl")))
+        names = [os.path.basename(w) for w in wheels]
+        expect(names == ["xprobe-0.1.0+cu130-cp310-abi3-manylinux_2_34_aarch64.whl",
+                        "xprobe-0.1.0+cu130-cp314-cp314-manylinux_2_34_aarch64.whl"],
+              "two aarch64 wheels, tagged manylinux_2_34_aarch64", names)
+        mods = {}
+        for w in wheels:
+            name, data = module_of(w)
+            mods[name] = data
+            expect(elf_machine(data) == 183, f"{name}: an aarch64 (EM_AARCH64) ELF file",
+                  elf_machine(data))
+        expect(sorted(mods) == ["xprobe/_C.abi3.so", "xprobe/_C.cpython-314-aarch64-linux-gnu.so"],
+              "the modules' names carry the target's EXT_SUFFIX", sorted(mods))
+        rc, out = run([CW, "audit", wheels[1]], env=env)
+        expect(rc == 0 and "sm_90" in out, "the audit finds the sm_90 cubin", out)
+        # A wheel mixing machines: the aarch64 module beside an x86_64 one of the same name.
+        mixed = os.path.join(tmp, "xprobe-0.1.0-cp310-abi3-manylinux_2_34_aarch64.whl")
+        x86 = open(CW, "rb").read()
+        with zipfile.ZipFile(wheels[0]) as zin, zipfile.ZipFile(mixed, "w") as zout:
+            for item in zin.infolist():
+                zout.writestr(item, zin.read(item.filename))
+            zout.writestr("xprobe/x86.so", x86)
+        rc, out = run([CW, "audit", mixed], env=env)
+        expect(rc != 0 and "elf-arch" in out and
+              "x86_64" in out,
+              "a wheel with an x86_64 and an aarch64 ELF file is refused (elf-arch)", out)
+        qemu = shutil.which("qemu-aarch64-static")
+        if not qemu:
+            skip("no qemu-aarch64-static (Debian's qemu-user-static): built, not run",
+                 ci_installs="qemu-user-static")
+        root = glob.glob(os.path.join(tmp, "cache/cross/linux_aarch64/python-3.14.*"))[0]
+        for w in wheels:
+            r = qemu_import(qemu, root, w, tmp, env)
+            expect(rc == 0 and out.split() == ["aarch64", "35"],
+                  f"{os.path.basename(w)} imports under qemu; no driver: "
+                  "cudaErrorInsufficientDriver (35)", out)
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
