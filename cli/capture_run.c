@@ -172,6 +172,24 @@ static void table_axes(struct cli *c, struct init_inputs *in, struct capture *ca
 }
 
 /* Captures q->tree's setup.py and derives its config into res; false after diagnostics. */
+bool cli_capture_tree(struct cli *c, struct capture_request *q)
+{
+	struct arena *a = &c->arena;
+	if (!c->sdist) {
+		q->tree = c->project_dir;
+		return true;
+	}
+	const char *sdist = c->sdist[0] == '/' || !strcmp(c->project_dir, ".")
+	                        ? c->sdist
+	                        : os_join(a, c->project_dir, c->sdist);
+	struct sdist_limits lim;
+	sdist_default_limits(&lim);
+	if (!sdist_unpack(a, &c->diag, sdist, os_join(a, q->build_dir, "sdist"), &lim, &q->tree))
+		return false;
+	q->sdist = c->sdist;
+	return true;
+}
+
 bool cli_capture_config(struct cli *c, const struct capture_request *q, struct capture_result *res)
 {
 	struct arena *a = &c->arena;
@@ -320,19 +338,8 @@ bool cli_capture_on_the_fly(struct cli *c, const char **tree, const char **confi
 	                                      "(no [tool.cuwheel] anywhere)."};
 	q.build_dir_key = q.build_dir;
 	q.dist_dir_key = default_dist_dir(c);
-	if (c->sdist) {
-		const char *sdist = c->sdist[0] == '/' || !strcmp(c->project_dir, ".")
-		                        ? c->sdist
-		                        : os_join(a, c->project_dir, c->sdist);
-		struct sdist_limits lim;
-		sdist_default_limits(&lim);
-		if (!sdist_unpack(a, &c->diag, sdist, os_join(a, q.build_dir, "sdist"), &lim,
-		                  &q.tree))
-			return false;
-		q.sdist = c->sdist;
-	} else {
-		q.tree = c->project_dir;
-	}
+	if (!cli_capture_tree(c, &q))
+		return false;
 	struct capture_result res;
 	if (!cli_capture_config(c, &q, &res)) {
 		if (!os_exists(os_join(a, q.tree, "setup.py")))

@@ -173,19 +173,8 @@ static bool write_reviewed_config(struct cli *c)
 	                                "Written by `cuwheel ci github` from setup.py: review "
 	                                "it, commit it beside the workflow.",
 	                            .table_axes = true};
-	if (c->sdist) {
-		const char *sdist = c->sdist[0] == '/' || !strcmp(c->project_dir, ".")
-		                        ? c->sdist
-		                        : os_join(a, c->project_dir, c->sdist);
-		struct sdist_limits lim;
-		sdist_default_limits(&lim);
-		if (!sdist_unpack(a, &c->diag, sdist, os_join(a, q.build_dir, "sdist"), &lim,
-		                  &q.tree))
-			return false;
-		q.sdist = c->sdist;
-	} else {
-		q.tree = c->project_dir;
-	}
+	if (!cli_capture_tree(c, &q))
+		return false;
 	struct capture_result res;
 	if (!cli_capture_config(c, &q, &res))
 		return false;

@@ -32,6 +32,9 @@ struct capture_result {
  * directory cuwheel runs in (-C DIR); absolute. */
 const char *cli_default_build_dir(struct cli *c);
 /* Captures q->tree's setup.py and derives its config into res; false after diagnostics. */
+/* The tree setup.py runs in: the sdist unpacked under q->build_dir/sdist, or the project
+ * directory; sets q->tree (and q->sdist); false after diagnostics. */
+bool cli_capture_tree(struct cli *c, struct capture_request *q);
 bool cli_capture_config(struct cli *c, const struct capture_request *q, struct capture_result *res);
 /* True when the command has no --config and the project has no [tool.cuwheel] (an sdist, or a
  * directory whose pyproject.toml lacks it, with a setup.py). */
