@@ -513,8 +513,13 @@ static const char *write_setuptools_files(struct arena *a, struct strbuf *sb,
 	struct strv dirs = {0}, found = {0};
 	const char *why =
 	    at(a, c, c->line_packages,
-	       arena_printf(a, "packages: %s; setuptools' build_py ships %zu files",
-	                    c->packages.n ? joined(a, &c->packages) : "none", c->st_files.n));
+	       arena_printf(a, "packages: %s", c->packages.n ? joined(a, &c->packages) : "none"));
+	if (c->py_modules.n)
+		why =
+		    arena_printf(a, "%s; %s", why,
+		                 at(a, c, c->line_py_modules,
+		                    arena_printf(a, "py_modules: %s", joined(a, &c->py_modules))));
+	why = arena_printf(a, "%s; setuptools' build_py ships %zu files", why, c->st_files.n);
 	if (!c->st_files.n) {
 		comment_line(
 		    sb, arena_printf(a, "%s: the wheels hold the extension modules only", why));

@@ -26,6 +26,7 @@ from testskip import skip  # noqa: E402
 ROOT = os.getcwd()
 CUWHEEL = os.path.abspath(os.environ.get("CUWHEEL", "build/debug/cuwheel"))
 VENV = os.path.join(ROOT, "build", "torch-pythons", "py3.12", "bin")
+IMPORT_TEST = "python -c 'import demo._c'"
 C_SOURCE = ("#include <Python.h>\nstatic struct PyModuleDef m = {PyModuleDef_HEAD_INIT, \"_c\"};\n"
             "PyMODINIT_FUNC PyInit__c(void) { return PyModule_Create(&m); }\n")
 
@@ -156,15 +157,20 @@ def hostile_strings(tmp, env):
     check(set(doc) == {"project", "tool"}, "hostile: top-level tables are project and tool (%s)"
           % sorted(doc))
     check(set(doc["tool"]) == {"cuwheel"}, "hostile: tool holds cuwheel only")
-    check(set(tool) <= {"packages", "build-dir", "dist-dir", "extension", "matrix", "kernels"},
+    check(set(tool) <= {"packages", "build-dir", "dist-dir", "extension", "matrix", "kernels",
+                        "test"},
           "hostile: [tool.cuwheel] holds no key setup.py added (%s)" % sorted(tool))
-    check("test" not in tool and "pythons" not in tool,
-          "hostile: no [tool.cuwheel.test] or [tool.cuwheel.pythons]")
+    # init's own test table (setup.py names no test): every module built must import
+    check(tool.get("test") == {"command": IMPORT_TEST} and "pythons" not in tool,
+          "hostile: [tool.cuwheel.test] is init's import test, no [tool.cuwheel.pythons] (%r)"
+          % tool.get("test"))
     lines = text.split("\n")
-    check(not [l for l in lines if l.startswith(("[tool.cuwheel.test", "[tool.cuwheel.pythons"))],
-          "hostile: no line starts a test or pythons table")
-    check(not [l for l in lines if l.lstrip().startswith('"3.12"') or l.startswith("command")],
-          "hostile: no line sets a key of setup.py's")
+    check([l for l in lines if l.startswith(("[tool.cuwheel.test", "[tool.cuwheel.pythons"))]
+          == ["[tool.cuwheel.test]"], "hostile: one line starts a test table, none a pythons one")
+    check(not [l for l in lines if l.lstrip().startswith('"3.12"')] and
+          [l.split("#")[0].rstrip() for l in lines if l.startswith("command")]
+          == ["command = %s" % json.dumps(IMPORT_TEST)],
+          "hostile: no line sets a key of setup.py's (the one command is the import test)")
     for ch in ["\r", "\x01", "\x1b", "\x7f", "\x08", "\x0b", "\x0c", "\u2028", "\u2029",
                "\u0085", "\u202e", "\u2066", "\u2069"]:
         check(ch not in text, "hostile: the file holds no raw %r" % ch)
@@ -195,6 +201,8 @@ def same_line_labels(tmp, env):
               scripts=["bin/tool"])
         """)
     proj = make_project(tmp, "labels", setup_py)
+    with open(os.path.join(proj, "loose.py"), "w") as f:
+        f.write("X = 1\n")
     rc, out = run([CUWHEEL, "init", "-o", "-"], cwd=proj, env=env)
     print(out)
     check(rc == 0, "labels: init succeeds (%d)" % rc)
