@@ -285,6 +285,7 @@ bool cli_capture_config(struct cli *c, const struct capture_request *q, struct c
 	struct capture *cap = &res->cap;
 	if (!capture_run(a, &c->diag, &co, cap))
 		return false;
+	res->ran = true;
 
 	bool pyproject_project = false;
 	if (pyproject_state(c, tree, &pyproject_project) < 0)
@@ -340,14 +341,20 @@ bool cli_capture_on_the_fly(struct cli *c, const char **tree, const char **confi
 	q.dist_dir_key = default_dist_dir(c);
 	if (!cli_capture_tree(c, &q))
 		return false;
-	struct capture_result res;
+	struct capture_result res = {0};
 	if (!cli_capture_config(c, &q, &res)) {
 		if (!os_exists(os_join(a, q.tree, "setup.py")))
 			return false;
+		/* setup.py ran: `cuwheel init` would refuse the same build, so the hint above
+		 * (write [tool.cuwheel] by hand) is the way on; only say where the build was read
+		 * from. */
 		diag_msg(&c->diag, DIAG_HINT,
-		         "no [tool.cuwheel] here, so cuwheel read the build from setup.py, which "
-		         "failed as said; `cuwheel init` writes a config to edit by hand once "
-		         "setup.py can be captured");
+		         res.ran
+		             ? "no [tool.cuwheel] here: cuwheel read the build from setup.py "
+		               "(it ran), and that build cannot be said as a config as it is"
+		             : "no [tool.cuwheel] here, so cuwheel read the build from setup.py, "
+		               "which failed as said; `cuwheel init` writes a config to edit by "
+		               "hand once setup.py can be captured");
 		return false;
 	}
 	const char *dir = os_join(a, q.build_dir, "init");

@@ -26,6 +26,7 @@ struct capture_result {
 	char *text;         /* the config */
 	const char *python; /* the interpreter that ran setup.py */
 	const char *mode;   /* "in a bubblewrap sandbox" or "without a sandbox" */
+	bool ran;           /* setup.py ran to setup(): a failure after it is the config's */
 };
 
 /* The build dir of a project without config: $CUWHEEL_BUILD_DIR, else build/cuwheel in the

@@ -14,6 +14,7 @@
 #include "standards/json_values.h"
 #include "standards/ninja.h"
 #include "standards/toml.h"
+#include "toolchain/toolchain.h"
 #include "torch/torch_plan.h"
 #include "torch/torchflags.h"
 
@@ -56,10 +57,7 @@ static void emit_kernel_nvcc(struct gen *g, const struct toolkit_plan *tp, const
 	 * last, torch's flags around the project's: torchflags.h). */
 	/* The project's own -O level, when it is another, is the one nvcc sees: two would make
 	 * nvcc warn "incompatible redefinition for option 'optimize'" on every kernel. */
-	bool own_opt = false;
-	for (size_t i = 0; i < k->nvcc_flags.n; i++)
-		own_opt |=
-		    !strncmp(k->nvcc_flags.v[i], "-O", 2) && strcmp(k->nvcc_flags.v[i], "-O3");
+	bool own_opt = toolchain_nvcc_own_opt(&k->nvcc_flags);
 	sb_puts(sb, own_opt ? "\n  flags = " : "\n  flags = -O3 ");
 	sb_puts(sb, torch ? "-Xcompiler=-fPIC -Xcompiler=-fvisibility=hidden "
 	                  : "-std=c++17 -Xcompiler=-fPIC -Xcompiler=-fvisibility=hidden ");

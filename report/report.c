@@ -38,6 +38,26 @@ static void summary_cell(struct arena *a, struct strbuf *sb, const struct result
 	          ok ? human_size(a, w->size) : "-", tm, ok ? wheel : "(see the error above)");
 }
 
+/* A kernel archive's line: "compiled once" only when it was (now or before: up to date); a
+ * failed archive names the step that failed, one that never ran says so. */
+static void summary_archive(struct arena *a, struct strbuf *sb, const struct result_row *w)
+{
+	const char *what;
+	if (w->state == RESULT_OK)
+		what = w->seconds < 0
+		           ? "compiled once: up to date"
+		           : arena_printf(a, "compiled once: %.1fs (wall, this run)", w->seconds);
+	else if (w->state == RESULT_FAILED)
+		what = w->step ? arena_printf(a, "FAILED at %s (see the error above)",
+		                              esc_str(a, ESC_TERM, w->step))
+		               : "FAILED (see the error above)";
+	else if (w->state == RESULT_WAITING)
+		what = "not built in this run";
+	else
+		what = arena_printf(a, "%s", result_state_word(w));
+	sb_printf(sb, "kernels  CUDA %-5s %zu objects, %s\n", w->cuda, w->objects, what);
+}
+
 /* torch-compat's table: per cell, each listed torch with its result and, for a failure, the
  * first error line (escaped, cut at 110 characters); then the range the passes prove. */
 static void summary_compat(struct arena *a, struct strbuf *sb, const struct build_result *m,
@@ -82,11 +102,7 @@ char *report_summary(struct arena *a, const struct build_result *m)
 	for (size_t i = 0; i < m->n_rows; i++) {
 		const struct result_row *w = &m->rows[i];
 		if (w->is_archive)
-			sb_printf(&sb, "kernels  CUDA %-5s %zu objects, compiled once: %s\n",
-			          w->cuda, w->objects,
-			          w->seconds < 0
-			              ? "up to date"
-			              : arena_printf(a, "%.1fs (wall, this run)", w->seconds));
+			summary_archive(a, &sb, w);
 		else if (strlen(w->name) > wid)
 			wid = strlen(w->name);
 	}

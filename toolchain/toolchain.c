@@ -154,6 +154,19 @@ void toolchain_pick_host(struct arena *a, const char *const *env, const char *in
  * (a space in a project path, ';', '|', '&', '(', '<', '*', '#', '~'...) or with a comma must
  * carry its own double quotes, which nvcc keeps; inside them sh treats all but '"', '\\', '$'
  * and '`' literally, and those are escaped. */
+bool toolchain_nvcc_own_opt(const struct strv *flags)
+{
+	for (size_t i = 0; i < flags->n; i++) {
+		const char *f = flags->v[i], *prev = i ? flags->v[i - 1] : "";
+		bool value = !strncmp(prev, "-X", 2) || !strncmp(prev, "--compiler-options", 18) ||
+		             !strncmp(prev, "--ptxas-options", 15) ||
+		             !strncmp(prev, "--linker-options", 16);
+		if (!value && !strncmp(f, "-O", 2) && strcmp(f, "-O3") != 0)
+			return true;
+	}
+	return false;
+}
+
 char *toolchain_xcompiler(struct arena *a, const char *flag)
 {
 	if (ninja_shell_plain(flag) && !strchr(flag, ','))

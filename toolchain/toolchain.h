@@ -36,6 +36,11 @@ void toolchain_pick_host(struct arena *a, const char *const *env, const char *in
 /* Returns -Xcompiler=flag, the value in double quotes (with \"$` escaped) where nvcc's shell
  * would read it otherwise or it holds a comma (nvcc splits -Xcompiler values at commas). */
 char *toolchain_xcompiler(struct arena *a, const char *flag);
+/* True when flags (a project's nvcc flags) set an optimisation level other than cuwheel's -O3:
+ * then cuwheel leaves its -O3 out, as two levels make nvcc warn "incompatible redefinition for
+ * option 'optimize'" on every source. A value of -Xcompiler/-Xptxas (the next word) is not
+ * nvcc's own level. */
+bool toolchain_nvcc_own_opt(const struct strv *flags);
 /* Appends the options cuwheel gives every nvcc compile of a toolkit whose missing options are
  * lacks (TOOLCHAIN_LACKS_*): -ccbin ccbin (when not NULL), --threads threads, -objtemp (the
  * temporaries beside the object: nvcc names them after it), -frandom-seed=src and cudafe++'s

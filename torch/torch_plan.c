@@ -180,7 +180,9 @@ void torchplan_compile_argv(struct arena *a, const struct toolkit_plan *tkp, con
 	} else {
 		const struct toolkit *tk = tkp->tk;
 		strv_push(a, out, tk->nvcc);
-		strv_push(a, out, "-O3");
+		/* The project's own -O level, when it is another, is the one nvcc sees. */
+		if (!toolchain_nvcc_own_opt(flags))
+			strv_push(a, out, "-O3");
 		strv_push(a, out, "-Xcompiler=-fPIC");
 		strv_push(a, out, "-Xcompiler=-fvisibility=hidden");
 		strv_push(a, out,

@@ -120,6 +120,29 @@ def check_refusals(fixture, tmp):
     return ok
 
 
+def check_own_opt_level(fixture, tmp):
+    """The project's nvcc flags set -O2: every nvcc edge (the kernels' and the torch
+    extension's .cu) passes that level alone, not cuwheel's -O3 before it (nvcc warns
+    "incompatible redefinition for option 'optimize'" on two levels)."""
+    doc = json.load(open(fixture))
+    doc["config"]["kernels"]["nvcc_flags"] = ["-O2"]
+    path = os.path.join(tmp, "own-opt.json")
+    with open(path, "w") as f:
+        f.write(json.dumps(doc).replace("@PROJECT@", os.path.join(tmp, "own-opt")))
+    p = render(path)
+    edges = re.findall(r"^build [^\n]*: nvcc [^\n]*\n(?:  [^\n]*\n)*", p.stdout, re.M)
+    flags = [l for e in edges for l in e.splitlines() if l.startswith("  flags = ")]
+    torch_cu = [e for e in edges if e.startswith("build shared/")]
+    if p.returncode or not flags or not torch_cu or \
+            any("-O3" in l.split() or "-O2" not in l.split() for l in flags):
+        print(f"FAIL: nvcc-flags -O2: exit {p.returncode}, {len(torch_cu)} torch .cu edges, "
+              f"nvcc flags:\n" + "\n".join(flags) + p.stderr, file=sys.stderr)
+        return False
+    print(f"ok: nvcc-flags -O2: {len(flags)} nvcc edges ({len(torch_cu)} torch .cu) pass -O2 "
+          "and no -O3")
+    return True
+
+
 def main():
     if not os.path.exists(CUWHEEL):
         print(f"SKIP: no cuwheel binary at {CUWHEEL}")
@@ -131,6 +154,8 @@ def main():
     with tempfile.TemporaryDirectory(prefix="cuwheel-plans-") as tmp:
         results = [check_fixture(f, os.path.realpath(tmp)) for f in fixtures]
         results.append(check_refusals(fixtures[0], tmp))
+        results.append(check_own_opt_level(os.path.join(GOLDEN, "plans", "torchext.json"),
+                                           os.path.realpath(tmp)))
     return 0 if all(results) else 1
 
 

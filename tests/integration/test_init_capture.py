@@ -9,7 +9,9 @@ setup() (a condition); its extension lists no sources (a CMake build); it hangs 
 it prints 100 MB (the 16 MiB cap); it tries the network (a socket connect, urllib to PyPI, and
 a child process's connect that only the network namespace stops). Then the CUDA switch:
 FORCE_CUDA=1 set by default, overridden by --setup-env, and a capture that finds no CUDA source
-in a project with .cu files saying so (and stamping no CUDA label).
+in a project with .cu files saying so (and stamping no CUDA label). Last, a setup.py that runs
+but whose build no config can say: the error's hints blame neither setup.py nor send the user
+to `cuwheel init`.
 
 Needs the torch 2.11 venvs (build/torch-pythons, made by examples/torchext/setup-pythons):
 the capture runs setup.py with a Python that has torch. Run from the repository root with
@@ -202,6 +204,32 @@ def main():
               "cudaswitch: with FORCE_CUDA=0 the capture says what it found and how to switch")
         check('local-version = ""' in out and 'module = "demo._cuda"' not in out,
               "cudaswitch: the CPU-only config stamps no CUDA label")
+
+        # setup.py runs fine, but its two extensions compile their kernels with other nvcc
+        # flags: the error names the extension's line (no stray space before the colon), its
+        # hint says to write the config by hand, and nothing blames setup.py or sends the
+        # user to `cuwheel init`, which refuses the same build.
+        proj = make_project(tmp, "grouping", textwrap.dedent("""\
+            from setuptools import setup, Extension
+            setup(name="demo", version="1.0", packages=["demo"], ext_modules=[
+                Extension("demo._c", ["src/c.c", "src/ka.cu"], extra_compile_args={"nvcc": ["-O2"]}),
+                Extension("demo._d", ["src/d.c", "src/kb.cu"], extra_compile_args={"nvcc": ["-O1"]}),
+            ])
+            """))
+        for n in ("ka", "kb"):
+            with open(os.path.join(proj, "src", n + ".cu"), "w") as f:
+                f.write("__global__ void %s(float *x) { x[0] = 1; }\n" % n)
+        with open(os.path.join(proj, "src", "d.c"), "w") as f:
+            f.write(open(os.path.join(proj, "src", "c.c")).read().replace("_c", "_d"))
+        rc, out = run([CUWHEEL, "plan"], cwd=proj, env=env)
+        print(out)
+        check(rc == 1 and "setup.py:4: error: extension 'demo._d' compiles its kernels with "
+              "other extra_compile_args[\"nvcc\"] (-O2, and -O1)" in out
+              and "hint: write [tool.cuwheel] by hand" in out,
+              "grouping: plan names setup.py:4 and says to write the config by hand")
+        check("failed as said" not in out and "`cuwheel init` writes" not in out
+              and "cuwheel read the build from setup.py (it ran)" in out,
+              "grouping: the hint neither blames setup.py nor sends the user to `cuwheel init`")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
         if os.path.exists(home_marker):

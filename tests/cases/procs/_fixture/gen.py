@@ -41,3 +41,16 @@ def use_python(script_body):
     write(path, "#!/bin/sh\n" + script_body, 0o755)
     with open("pyproject.toml", "a") as f:
         f.write(f'\n[tool.cuwheel.pythons]\n"3.12" = "{path}"\n')
+
+
+def fake_cpython():
+    """A CPython 3.12 that answers cuwheel's probe with headers of its own (a Python.h that a
+    build which stops at the kernels never reads): a build case runs without a real Python."""
+    inc = os.path.abspath("fakepy/include")
+    write(f"{inc}/Python.h", "/* fake */\n")
+    use_python("printf '\\n@@cuwheel-probe@@{\"version\":\"3.12.1\",\"major\":3,\"minor\":12,"
+               "\"implementation\":\"cpython\",\"abiflags\":\"\",\"gil_disabled\":false,"
+               "\"ext_suffix\":\".cpython-312-x86_64-linux-gnu.so\","
+               "\"soabi\":\"cpython-312-x86_64-linux-gnu\",\"include\":\"%s\","
+               "\"purelib\":\"/nonexistent\",\"platform\":\"linux-x86_64\","
+               "\"executable\":\"%s\"}\\n'\n" % (inc, os.path.abspath("fakepy/python3.12")))
