@@ -1,5 +1,6 @@
 /* pe.c: a bounds-checked reader of PE headers, sections, the import, delay-import and export
- * directories (Microsoft's "PE Format" specification), for images nobody vouches for. */
+ * directories and their name tables (Microsoft's "PE Format" specification), for images nobody
+ * vouches for. */
 #include <stdint.h>
 #include <string.h>
 
@@ -14,6 +15,7 @@
 #define PE_MAX_SECTIONS 96      /* the loader's own limit */
 #define PE_MAX_DLLS     4096    /* import descriptors per directory */
 #define PE_MAX_EXPORTS  1000000 /* exported names: far more than any real DLL */
+#define PE_MAX_IMPORTS  1000000 /* import name table entries of one image, all DLLs together */
 #define PE_MAX_NAME     4096    /* bytes of one name */
 
 struct pe_section {
@@ -24,6 +26,8 @@ struct pe_img {
 	const unsigned char *p;
 	size_t len;
 	uint64_t image_base;
+	bool pe32plus; /* 64-bit name table entries */
+	size_t budget; /* name table entries left to read (PE_MAX_IMPORTS in all) */
 	uint32_t size_of_headers;
 	struct pe_section sec[PE_MAX_SECTIONS];
 	size_t n_sec;
@@ -121,10 +125,68 @@ static const char *pe_arch_name(int machine)
 	}
 }
 
-/* Reads the import directory (20-byte descriptors ending in a zero one). */
-static bool read_imports(struct arena *a, const struct pe_img *img, uint32_t rva, struct strv *out,
-                         const char **err)
+/* Reads the names of an import name table at ref (entries of 8 bytes in PE32+, 4 in PE32,
+ * ending in a zero one) into out; an import by ordinal has no name. va: ref and the entries are
+ * virtual addresses (an old delay-load descriptor's), not RVAs. dll: the DLL's name, for
+ * messages. A table at 0 is empty (nothing lists the names). */
+static bool read_thunks(struct arena *a, struct pe_img *img, uint64_t ref, bool va, const char *dll,
+                        struct strv *out, const char **err)
 {
+	if (ref == 0)
+		return true;
+	uint64_t base = va ? img->image_base : 0, w = img->pe32plus ? 8 : 4;
+	uint64_t by_ordinal = img->pe32plus ? 1ull << 63 : 1ull << 31;
+	for (uint64_t i = 0;; i++) {
+		size_t off, avail;
+		uint64_t at = ref - base + w * i;
+		if (ref < base || at > UINT32_MAX ||
+		    !rva_map(img, (uint32_t)at, (uint32_t)w, &off, &avail)) {
+			*err = arena_printf(a, "the import name table of %s runs outside the image",
+			                    dll);
+			return false;
+		}
+		if (img->budget == 0) {
+			*err = arena_printf(a, "more than %d import name table entries",
+			                    PE_MAX_IMPORTS);
+			return false;
+		}
+		img->budget--;
+		uint64_t e = w == 8 ? rd64(img->p + off) : rd32(img->p + off);
+		if (e == 0)
+			return true;
+		if (e & by_ordinal)
+			continue;
+		/* A hint/name entry: a 2-byte hint, then the name. */
+		uint64_t hint = va ? e - base : e & 0x7fffffffu;
+		const char *name = NULL;
+		if ((!va || e >= base) && hint <= UINT32_MAX - 2)
+			name = rva_str(a, img, (uint32_t)hint + 2);
+		if (!name) {
+			*err = arena_printf(a, "import %u of %s names nothing readable",
+			                    (unsigned)i, dll);
+			return false;
+		}
+		strv_push(a, out, name);
+	}
+}
+
+/* Makes room for the name list of DLL number n in *names (n+1 lists, the new one empty). */
+static void grow_names(struct arena *a, struct strv **names, size_t n, size_t *cap)
+{
+	if (n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 8;
+		*names = arena_realloc(a, *names, *cap, nc, sizeof **names);
+		*cap = nc;
+	}
+	(*names)[n] = (struct strv){0};
+}
+
+/* Reads the import directory (20-byte descriptors ending in a zero one) and each DLL's names
+ * (its import lookup table, or the unbound import address table where there is none). */
+static bool read_imports(struct arena *a, struct pe_img *img, uint32_t rva, struct strv *out,
+                         struct strv **names, const char **err)
+{
+	size_t cap = 0;
 	for (uint32_t i = 0; i < PE_MAX_DLLS; i++) {
 		size_t off, avail;
 		if (rva > UINT32_MAX - 20 * i || !rva_map(img, rva + 20 * i, 20, &off, &avail)) {
@@ -140,6 +202,12 @@ static bool read_imports(struct arena *a, const struct pe_img *img, uint32_t rva
 			*err = arena_printf(a, "import descriptor %u names no DLL", i);
 			return false;
 		}
+		grow_names(a, names, out->n, &cap);
+		/* The import lookup table, else the import address table, unless that is bound (a
+		 * time stamp: it holds addresses, and nothing in the image lists the names). */
+		uint32_t table = rd32(d) ? rd32(d) : rd32(d + 4) ? 0 : rd32(d + 16);
+		if (!read_thunks(a, img, table, false, name, &(*names)[out->n], err))
+			return false;
 		strv_push(a, out, name);
 	}
 	*err = "the import directory has no end";
@@ -149,9 +217,10 @@ static bool read_imports(struct arena *a, const struct pe_img *img, uint32_t rva
 /* Reads the delay-load directory (32-byte descriptors ending in a zero one, or at the
  * directory's size: GNU dlltool's descriptors have no zero one after them). Old images (no
  * dlattrRva bit) hold virtual addresses instead of RVAs. */
-static bool read_delay(struct arena *a, const struct pe_img *img, uint32_t rva, uint32_t size,
-                       struct strv *out, const char **err)
+static bool read_delay(struct arena *a, struct pe_img *img, uint32_t rva, uint32_t size,
+                       struct strv *out, struct strv **names, const char **err)
 {
+	size_t cap = 0;
 	uint32_t n = size / 32 < PE_MAX_DLLS ? size / 32 : PE_MAX_DLLS;
 	for (uint32_t i = 0; i < n; i++) {
 		size_t off, avail;
@@ -176,6 +245,9 @@ static bool read_delay(struct arena *a, const struct pe_img *img, uint32_t rva, 
 			*err = arena_printf(a, "delay-load descriptor %u names no DLL", i);
 			return false;
 		}
+		grow_names(a, names, out->n, &cap);
+		if (!read_thunks(a, img, rd32(d + 16), !(attrs & 1), name, &(*names)[out->n], err))
+			return false;
 		strv_push(a, out, name);
 	}
 	return true;
@@ -253,6 +325,8 @@ bool pe_read_mem(struct arena *a, const void *data, size_t len, struct pe_info *
 		*err = "the optional header is too short for its kind";
 		return false;
 	}
+	img->pe32plus = out->pe32plus;
+	img->budget = PE_MAX_IMPORTS;
 	img->image_base = out->pe32plus ? rd64(p + opt + 24) : rd32(p + opt + 28);
 	img->size_of_headers = rd32(p + opt + 60);
 	uint32_t n_dirs = rd32(p + opt + dirs_at - 4);
@@ -282,10 +356,11 @@ bool pe_read_mem(struct arena *a, const void *data, size_t len, struct pe_info *
 		dir_size[i] = rd32(p + opt + dirs_at + 8 * i + 4);
 	}
 	if (dir_rva[PE_DIR_IMPORT] && dir_size[PE_DIR_IMPORT] &&
-	    !read_imports(a, img, dir_rva[PE_DIR_IMPORT], &out->imports, err))
+	    !read_imports(a, img, dir_rva[PE_DIR_IMPORT], &out->imports, &out->import_names, err))
 		return false;
 	if (dir_rva[PE_DIR_DELAY] && dir_size[PE_DIR_DELAY] &&
-	    !read_delay(a, img, dir_rva[PE_DIR_DELAY], dir_size[PE_DIR_DELAY], &out->delay, err))
+	    !read_delay(a, img, dir_rva[PE_DIR_DELAY], dir_size[PE_DIR_DELAY], &out->delay,
+	                &out->delay_names, err))
 		return false;
 	if (dir_rva[PE_DIR_EXPORT] && dir_size[PE_DIR_EXPORT] &&
 	    !read_exports(a, img, dir_rva[PE_DIR_EXPORT], out, err))

@@ -1,5 +1,6 @@
 /* pe.h: what the audit needs to know about one PE image (a Windows .dll / .pyd / .exe): the
- * machine, the DLLs it imports (plain and delay-loaded) and the names it exports. */
+ * machine, the DLLs it imports (plain and delay-loaded) with the names it imports from each,
+ * and the names it exports. */
 #ifndef CUWHEEL_PACKAGER_PE_H
 #define CUWHEEL_PACKAGER_PE_H
 
@@ -13,12 +14,15 @@
 #define PE_MACHINE_ARM64 0xaa64
 
 struct pe_info {
-	int machine;          /* COFF Machine field */
-	const char *arch;     /* wheel platform arch: "amd64", "win32", "arm64"; NULL: unknown */
-	bool pe32plus;        /* a 64-bit optional header */
-	bool dll;             /* IMAGE_FILE_DLL */
-	struct strv imports;  /* DLL names of the import directory, in order, as written */
-	struct strv delay;    /* DLL names of the delay-load import directory */
+	int machine;         /* COFF Machine field */
+	const char *arch;    /* wheel platform arch: "amd64", "win32", "arm64"; NULL: unknown */
+	bool pe32plus;       /* a 64-bit optional header */
+	bool dll;            /* IMAGE_FILE_DLL */
+	struct strv imports; /* DLL names of the import directory, in order, as written */
+	struct strv delay;   /* DLL names of the delay-load import directory */
+	/* Parallel to imports and delay: the names imported from each DLL, in order (an import by
+	 * ordinal has no name and is not listed). */
+	struct strv *import_names, *delay_names;
 	struct strv exports;  /* exported names */
 	const char *dll_name; /* the export directory's own name, or NULL */
 };

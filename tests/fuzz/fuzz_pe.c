@@ -1,6 +1,7 @@
 /* fuzz_pe.c: libFuzzer target for the PE reader: any bytes are read without a crash or a
  * sanitizer report (the input is copied to a buffer of exactly its size, so any read past it
- * is caught); a refusal says why; what is read is consistent (names are non-empty strings). */
+ * is caught); a refusal says why; what is read is consistent (names, the imported ones of each
+ * DLL too, are non-empty strings). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -34,6 +35,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		check_names(&pe.imports);
 		check_names(&pe.delay);
+		for (size_t i = 0; i < pe.imports.n; i++)
+			check_names(&pe.import_names[i]);
+		for (size_t i = 0; i < pe.delay.n; i++)
+			check_names(&pe.delay_names[i]);
 		check_names(&pe.exports);
 	} else if (!err || !*err) {
 		abort(); /* a refusal says why */

@@ -1,6 +1,7 @@
-/* test_pe.c: the PE reader on a hand-built PE32+ DLL (imports, delay imports, exports), and on
- * hostile variants: every truncation, every single-byte corruption, offsets out of range, a
- * directory with no end, an export count larger than the file; none may read out of bounds. */
+/* test_pe.c: the PE reader on a hand-built PE32+ DLL (imports and the names imported from each
+ * DLL, delay imports, exports), and on hostile variants: every truncation, every single-byte
+ * corruption, offsets out of range, a directory or a name table with no end, an export count
+ * larger than the file; none may read out of bounds. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +16,9 @@
 #define IMG_SIZE 0x400
 #define SEC_VA   0x1000u
 #define SEC_RAW  0x200u
+/* The last string of the image (PyInit__m) and the file offset of its end. */
+#define LAST_OFF 0x380u
+#define LAST_END (LAST_OFF + sizeof "PyInit__m")
 
 static void put16(unsigned char *p, unsigned v)
 {
@@ -34,8 +38,15 @@ static unsigned char *at(unsigned char *img, uint32_t rva)
 	return img + SEC_RAW + (rva - SEC_VA);
 }
 
-/* A PE32+ DLL for amd64: imports python312.dll and cudart64_12.dll, delay-loads absent.dll,
- * exports PyInit__m under the name _m.pyd. */
+static void put64(unsigned char *p, uint64_t v)
+{
+	put32(p, (uint32_t)v);
+	put32(p + 4, (uint32_t)(v >> 32));
+}
+
+/* A PE32+ DLL for amd64: imports _PyLong_AsInt (and ordinal 5) from python312.dll through an
+ * import lookup table and cudaMalloc from cudart64_12.dll through its import address table
+ * only, delay-loads absent_fn from absent.dll, exports PyInit__m under the name _m.pyd. */
 static void build(unsigned char *img)
 {
 	memset(img, 0, IMG_SIZE);
@@ -67,19 +78,29 @@ static void build(unsigned char *img)
 	put32(sec + 12, SEC_VA);
 	put32(sec + 16, 0x200);
 	put32(sec + 20, SEC_RAW);
+	put32(at(img, 0x1000), 0x10c8); /* import lookup table */
 	put32(at(img, 0x1000) + 12, 0x1100);
 	put32(at(img, 0x1014) + 12, 0x1110);
+	put32(at(img, 0x1014) + 16, 0x10e0); /* import address table only */
 	put32(at(img, 0x1040), 1);
 	put32(at(img, 0x1040) + 4, 0x1120);
+	put32(at(img, 0x1040) + 16, 0x10f0); /* delay import name table */
+	put64(at(img, 0x10c8), 0x1150);
+	put64(at(img, 0x10d0), 0x8000000000000005u); /* by ordinal: no name */
+	put64(at(img, 0x10e0), 0x1160);
+	put64(at(img, 0x10f0), 0x1170);
 	put32(at(img, 0x1080) + 12, 0x1130);
 	put32(at(img, 0x1080) + 24, 1);
 	put32(at(img, 0x1080) + 32, 0x10c0);
-	put32(at(img, 0x10c0), 0x1140);
+	put32(at(img, 0x10c0), 0x1180);
 	strcpy((char *)at(img, 0x1100), "python312.dll");
 	strcpy((char *)at(img, 0x1110), "cudart64_12.dll");
 	strcpy((char *)at(img, 0x1120), "absent.dll");
 	strcpy((char *)at(img, 0x1130), "_m.pyd");
-	strcpy((char *)at(img, 0x1140), "PyInit__m");
+	strcpy((char *)at(img, 0x1152), "_PyLong_AsInt");
+	strcpy((char *)at(img, 0x1162), "cudaMalloc");
+	strcpy((char *)at(img, 0x1172), "absent_fn");
+	strcpy((char *)at(img, 0x1180), "PyInit__m");
 }
 
 static void reads_machine_imports_delay_and_exports(void **state)
@@ -99,18 +120,34 @@ static void reads_machine_imports_delay_and_exports(void **state)
 	assert_int_equal(pe.imports.n, 2);
 	assert_string_equal(pe.imports.v[0], "python312.dll");
 	assert_string_equal(pe.imports.v[1], "cudart64_12.dll");
+	assert_int_equal(pe.import_names[0].n, 1);
+	assert_string_equal(pe.import_names[0].v[0], "_PyLong_AsInt");
+	assert_int_equal(pe.import_names[1].n, 1);
+	assert_string_equal(pe.import_names[1].v[0], "cudaMalloc");
 	assert_int_equal(pe.delay.n, 1);
 	assert_string_equal(pe.delay.v[0], "absent.dll");
+	assert_int_equal(pe.delay_names[0].n, 1);
+	assert_string_equal(pe.delay_names[0].v[0], "absent_fn");
 	assert_int_equal(pe.exports.n, 1);
 	assert_string_equal(pe.exports.v[0], "PyInit__m");
 	assert_string_equal(pe.dll_name, "_m.pyd");
-	/* An old-style delay descriptor (no dlattrRva) holds a VA: image base + RVA. */
+	/* A bound import address table (a time stamp) holds addresses: no names, no error. */
+	put32(at(img, 0x1014) + 4, 0xffffffffu);
+	put64(at(img, 0x10e0), 0x7ff812345678u);
+	assert_true(pe_read_mem(&a, img, sizeof img, &pe, &err));
+	assert_int_equal(pe.import_names[1].n, 0);
+	assert_int_equal(pe.import_names[0].n, 1);
+	/* An old-style delay descriptor (no dlattrRva) holds VAs: image base + RVA, for the name,
+	 * the name table and its entries. */
 	put32(at(img, 0x1040), 0);
 	put32(at(img, 0x1040) + 4, 0x80001120u);
+	put32(at(img, 0x1040) + 16, 0x800010f0u);
+	put64(at(img, 0x10f0), 0x80001170u);
 	put32(img + 0x58 + 24, 0x80000000u);
 	put32(img + 0x58 + 28, 0);
 	assert_true(pe_read_mem(&a, img, sizeof img, &pe, &err));
 	assert_string_equal(pe.delay.v[0], "absent.dll");
+	assert_string_equal(pe.delay_names[0].v[0], "absent_fn");
 	arena_free(&a);
 }
 
@@ -152,6 +189,12 @@ static void refuses_offsets_out_of_range(void **state)
 	    {"section raw data past the file", 0x58 + 240 + 20, 0x7ffffff0u, "outside"},
 	    {"section count over the loader's limit", 0x44 + 2, 0xffff, "sections"},
 	    {"optional header larger than the file", 0x44 + 16, 0xfff0, "truncated"},
+	    {"import lookup table unmapped", SEC_RAW, 0x9000, "of python312.dll runs outside"},
+	    {"import address table unmapped", SEC_RAW + 0x14 + 16, 0x9000, "of cudart64_12.dll"},
+	    {"imported name unmapped", SEC_RAW + 0xc8, 0x9000, "import 0 of python312.dll names"},
+	    {"delay name table unmapped", SEC_RAW + 0x40 + 16, 0x9000,
+	     "of absent.dll runs outside"},
+	    {"delay imported name unmapped", SEC_RAW + 0xf0, 0x9000, "of absent.dll names nothing"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		build(img);
@@ -168,6 +211,12 @@ static void refuses_offsets_out_of_range(void **state)
 	build(img);
 	memset(at(img, 0x1000), 0x11, 0x200);
 	assert_false(pe_read_mem(&a, img, sizeof img, &pe, &err));
+	/* A name table of imports by ordinal with no zero entry: it runs out of its section. */
+	build(img);
+	put32(at(img, 0x1000), 0x11f8);
+	put64(at(img, 0x11f8), 0x8000000000000001u);
+	assert_false(pe_read_mem(&a, img, sizeof img, &pe, &err));
+	assert_non_null(strstr(err, "of python312.dll runs outside"));
 	arena_free(&a);
 }
 
@@ -186,15 +235,15 @@ static void survives_every_truncation_and_byte_flip(void **state)
 		const char *err = NULL;
 		bool ok = pe_read_mem(&a, cut, n, &pe, &err);
 		assert_true(ok || err != NULL);
-		/* Readable exactly when the last string (PyInit__m and its NUL at 0x340) is in. */
-		assert_int_equal(ok, n >= 0x340 + sizeof "PyInit__m");
+		/* Readable exactly when the last string (PyInit__m and its NUL) is in. */
+		assert_int_equal(ok, n >= LAST_END);
 		reads += ok;
 		arena_free(&a);
 		free(cut);
 	}
-	assert_int_equal(reads, IMG_SIZE - (0x340 + sizeof "PyInit__m"));
+	assert_int_equal(reads, IMG_SIZE - LAST_END);
 	unsigned char *img = malloc(IMG_SIZE);
-	for (size_t i = 0; i < 0x340; i++)
+	for (size_t i = 0; i < LAST_OFF; i++)
 		for (unsigned v = 0; v < 256; v += 15) {
 			memcpy(img, good, IMG_SIZE);
 			img[i] = (unsigned char)v;
