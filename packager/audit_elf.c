@@ -158,9 +158,9 @@ static void check_reached(struct audit_ctx *c, const bool *is_module, bool limit
 		if (!reached[i] && !imports_py)
 			continue;
 		if (limited)
-			audit_check_limited_api(c, m);
+			audit_check_limited_api(c, m, false);
 		if (stable)
-			audit_check_torch_stable(c, m);
+			audit_check_torch_stable(c, m, false);
 	}
 }
 
@@ -632,9 +632,9 @@ void audit_check_elfs(struct audit_ctx *c)
 		is_module[i] = ae->module;
 		any_abi3 |= ae->module && ends(member, ".abi3.so");
 		if (ae->module && ends(member, ".abi3.so"))
-			audit_check_limited_api(c, m);
+			audit_check_limited_api(c, m, true);
 		if (ae->module && c->opts->torch_stable)
-			audit_check_torch_stable(c, m);
+			audit_check_torch_stable(c, m, true);
 		check_archs(c, m, ae);
 	}
 	if (any_abi3 || c->opts->torch_stable)

@@ -65,12 +65,19 @@ void audit_read_elfs(struct audit_ctx *c);
 /* ELF checks: RPATH, CUDA and torch libraries, libcuda bundling, extension modules, archs;
  * fills r->libs and r->elfs. */
 void audit_check_elfs(struct audit_ctx *c);
-/* Checks a stable-ABI (.abi3.so) module: no libtorch_python, and every CPython symbol it
- * imports is in the limited API of the wheel's baseline (its lowest cp3X tag). */
-void audit_check_limited_api(struct audit_ctx *c, const struct audit_member *m);
-/* Checks a module built for torch's stable ABI: no libtorch_python, no torch/c10/ATen C++
- * symbol (only the stable C shim's). */
-void audit_check_torch_stable(struct audit_ctx *c, const struct audit_member *m);
+/* Checks a stable-ABI module (.abi3.so; a .pyd in an abi3 wheel), or a library of the wheel
+ * (module false) that one loads or that imports CPython's symbols: no torch_python, and every
+ * CPython symbol it imports (for a PE image, from a python3*.dll) is in the limited API of the
+ * wheel's baseline (its lowest cp3X tag). ELF and PE members alike. */
+void audit_check_limited_api(struct audit_ctx *c, const struct audit_member *m, bool module);
+/* Checks a module built for torch's stable ABI, or a library of its wheel (module false): no
+ * torch_python, no torch/c10/ATen C++ symbol (Itanium- or MSVC-mangled; for a PE image, no C++
+ * name from one of torch's DLLs), only the stable C shim's. ELF and PE members alike. */
+void audit_check_torch_stable(struct audit_ctx *c, const struct audit_member *m, bool module);
+/* True for CPython's DLLs: python3.dll, python312.dll, python313t.dll (any case). */
+bool audit_is_python_dll(const char *dll);
+/* True for the DLLs of a PyTorch install (torch/lib: c10.dll, torch_cpu.dll, ...). */
+bool audit_is_torch_dll(const char *dll);
 /* Decides the manylinux policy (auditwheel's rules) and r->platform_tag / why_not_higher. */
 void audit_policy(struct audit_ctx *c);
 /* Returns true when soname is provided by the wheel itself through one of elf's

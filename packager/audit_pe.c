@@ -1,7 +1,8 @@
 /* audit_pe.c: the Windows half of the audit: for every PE member (.pyd, .dll) of a wheel, where
  * each imported DLL will come from when Python loads it (Windows itself, the MSVC runtime,
  * Python, a declared dependency, the wheel), and the "DLL load failed" a user would see when it
- * comes from nowhere; the machine; the PyInit_ export and the python3X.dll a .pyd links to. */
+ * comes from nowhere; the machine; the PyInit_ export and the python3X.dll a .pyd links to; the
+ * limited API and torch's stable ABI for the modules and the DLLs they load. */
 #include <ctype.h>
 #include <string.h>
 
@@ -62,22 +63,6 @@ static const struct {
     {"npp", "npp"},
 };
 
-/* DLLs of a PyTorch install (torch/lib), which `import torch` puts on the DLL search path. */
-static const char *const torch_dlls[] = {
-    "c10.dll",
-    "c10_cuda.dll",
-    "torch.dll",
-    "torch_cpu.dll",
-    "torch_cuda.dll",
-    "torch_python.dll",
-    "torch_global_deps.dll",
-    "shm.dll",
-    "fbgemm.dll",
-    "asmjit.dll",
-    "libiomp5md.dll",
-    "uv.dll",
-};
-
 static bool ieq(const char *a, const char *b)
 {
 	for (; *a && *b; a++, b++)
@@ -128,19 +113,25 @@ static const char *base_of(const char *p)
 	return s ? s + 1 : p;
 }
 
-/* True when the wheel ships dll in the directory of member: Python loads extension modules
- * with LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR, so that directory is searched (and no other of the
- * wheel's). Names compare without case, as NTFS does. */
-static bool bundled_beside(struct audit_ctx *c, const char *member, const char *dll)
+/* The index of the member that is dll in the directory of member, or n_members: Python loads
+ * extension modules with LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR, so that directory is searched (and
+ * no other of the wheel's). Names compare without case, as NTFS does. */
+static size_t beside_index(const struct audit_ctx *c, const char *member, const char *dll)
 {
 	size_t dir = (size_t)(base_of(member) - member);
 	for (size_t i = 0; i < c->n_members; i++) {
 		const char *n = c->members[i].zm->name;
 		if ((size_t)(base_of(n) - n) == dir && strncmp(n, member, dir) == 0 &&
 		    ieq(base_of(n), dll))
-			return true;
+			return i;
 	}
-	return false;
+	return c->n_members;
+}
+
+/* True when the wheel ships dll in the directory of member (beside_index). */
+static bool bundled_beside(struct audit_ctx *c, const char *member, const char *dll)
+{
+	return beside_index(c, member, dll) < c->n_members;
 }
 
 /* The extension module a .pyd member defines: "_C" for _C.cp312-win_amd64.pyd or _C.pyd; the
@@ -181,18 +172,6 @@ static bool python_dll_ok(struct audit_ctx *c, const char *dll, const char **wan
 		}
 	}
 	return any;
-}
-
-static bool is_python_dll(const char *dll)
-{
-	if (!istarts(dll, "python3"))
-		return false;
-	const char *p = dll + 7;
-	while (isdigit((unsigned char)*p))
-		p++;
-	if (*p == 't')
-		p++;
-	return ieq(p, ".dll");
 }
 
 static struct audit_lib *lib_note(struct audit_ctx *c, size_t *cap, const char *dll,
@@ -266,7 +245,7 @@ static void check_dll(struct audit_ctx *c, size_t *cap, const char *member, cons
 			          dll, load_error(c, module));
 		return;
 	}
-	if (is_python_dll(dll)) {
+	if (audit_is_python_dll(dll)) {
 		const char *want;
 		if (c->name_ok && !python_dll_ok(c, dll, &want))
 			audit_add(
@@ -289,7 +268,7 @@ static void check_dll(struct audit_ctx *c, size_t *cap, const char *member, cons
 			pkg = cuda_dlls[i].pkg;
 			break;
 		}
-	bool torch_dll = IN(dll, torch_dlls);
+	bool torch_dll = audit_is_torch_dll(dll);
 	if ((pkg || torch_dll) && strv_contains(&c->requires, "torch"))
 		provider = "torch";
 	else if (pkg)
@@ -401,6 +380,59 @@ static const char *importer_module(struct audit_ctx *c, const char *member)
 	return NULL;
 }
 
+/* True when the member's image imports anything from a python3*.dll. */
+static bool imports_python(const struct pe_info *pe)
+{
+	for (size_t j = 0; j < pe->imports.n; j++)
+		if (audit_is_python_dll(pe->imports.v[j]))
+			return true;
+	for (size_t j = 0; j < pe->delay.n; j++)
+		if (audit_is_python_dll(pe->delay.v[j]))
+			return true;
+	return false;
+}
+
+/* The ABI promises of the modules (the limited API in an abi3 wheel, torch's stable ABI with
+ * --torch-abi stable) for every .pyd, every DLL of the wheel a .pyd reaches through its
+ * imports and delay-loaded imports (each found beside its importer, transitively), and every
+ * DLL of the wheel that imports from a python3*.dll: a helper DLL the module loads breaks the
+ * promise as surely as the module would. */
+static void check_abi(struct audit_ctx *c)
+{
+	bool limited = false, stable = c->opts->torch_stable;
+	for (size_t i = 0; c->name_ok && i < c->wn.n_tags; i++)
+		limited |= strcmp(c->wn.tags[i].abi, "abi3") == 0;
+	if (!limited && !stable)
+		return;
+	size_t n = c->n_members, qn = 0;
+	char *reached = arena_calloc(c->a, n + 1, 1); /* 1: a module, 2: loaded by one */
+	size_t *queue = arena_calloc(c->a, n + 1, sizeof *queue);
+	for (size_t i = 0; i < n; i++) {
+		const char *tag;
+		if (c->members[i].is_pe && pyd_module(c, c->members[i].zm->name, &tag))
+			reached[i] = 1, queue[qn++] = i;
+	}
+	for (size_t q = 0; q < qn; q++) {
+		const struct audit_member *m = &c->members[queue[q]];
+		const struct strv *dlls[] = {&m->pe.imports, &m->pe.delay};
+		for (size_t k = 0; k < 2; k++)
+			for (size_t j = 0; j < dlls[k]->n; j++) {
+				size_t d = beside_index(c, m->zm->name, dlls[k]->v[j]);
+				if (d < n && c->members[d].is_pe && !reached[d])
+					reached[d] = 2, queue[qn++] = d;
+			}
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct audit_member *m = &c->members[i];
+		if (!m->is_pe || (!reached[i] && !imports_python(&m->pe)))
+			continue;
+		if (limited)
+			audit_check_limited_api(c, m, reached[i] == 1);
+		if (stable)
+			audit_check_torch_stable(c, m, reached[i] == 1);
+	}
+}
+
 void audit_check_pes(struct audit_ctx *c)
 {
 	struct audit_result *r = c->r;
@@ -454,6 +486,7 @@ void audit_check_pes(struct audit_ctx *c)
 		for (size_t j = 0; j < m->pe.delay.n; j++)
 			check_dll(c, &cap, member, user_mod, m->pe.delay.v[j], true);
 	}
+	check_abi(c);
 	if (want_arch)
 		r->platform_tag = arena_printf(c->a, "win_%s", want_arch);
 	r->policy = "windows";
