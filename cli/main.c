@@ -99,27 +99,20 @@ static bool wants_help(int argc, char **argv)
 	return false;
 }
 
-int main(int argc, char **argv)
+/* The global options, then the command or the help: every way out returns to main, which frees
+ * what was allocated (an early return here once leaked the option parser's arena). */
+static int dispatch(struct cli *c, int argc, char **argv)
 {
-	os_std_fds_open(); /* first: before anything opens a file */
-	struct cli c = {0};
-	c.project_dir = ".";
-	c.env = (const char *const *)environ;
-	c.color = isatty(2) && !env_value(c.env, "NO_COLOR");
-	c.diag.emit = cli_print_diag;
-	c.diag.user = &c;
-	os_install_signal_cleanup();
-
 	struct cli_args p;
-	cli_args_init(&p, &c, NULL, global_options, CLI_ARGS_LAST, argc, argv);
+	cli_args_init(&p, c, NULL, global_options, CLI_ARGS_LAST, argc, argv);
 	int id;
 	while ((id = cli_args_next(&p)) != CLI_ARG_END) {
 		switch (id) {
 		case GLOBAL_DIR:
-			c.project_dir = p.value;
+			c->project_dir = p.value;
 			break;
 		case GLOBAL_CONFIG:
-			c.config_file = p.value;
+			c->config_file = p.value;
 			break;
 		case GLOBAL_VERSION:
 			printf("cuwheel %s\n", CUWHEEL_VERSION);
@@ -136,8 +129,8 @@ int main(int argc, char **argv)
 		print_main_help(stderr);
 		return CLI_USAGE;
 	}
-	if (!os_is_dir(c.project_dir))
-		return cli_usage(&c, NULL, "-C %s: not a directory", c.project_dir);
+	if (!os_is_dir(c->project_dir))
+		return cli_usage(c, NULL, "-C %s: not a directory", c->project_dir);
 
 	const char *name = argv[i];
 	if (strcmp(name, "help") == 0) {
@@ -147,20 +140,33 @@ int main(int argc, char **argv)
 		}
 		const struct command *cmd = find_command(argv[i + 1]);
 		if (!cmd)
-			return unknown_command(&c, argv[i + 1]);
+			return unknown_command(c, argv[i + 1]);
 		print_command_help(cmd);
 		return CLI_OK;
 	}
 	const struct command *cmd = find_command(name);
 	if (!cmd)
-		return unknown_command(&c, name);
+		return unknown_command(c, name);
 	int cargc = argc - i;
 	char **cargv = argv + i;
 	if (wants_help(cargc, cargv)) {
 		print_command_help(cmd);
 		return CLI_OK;
 	}
-	int rc = cmd->fn(&c, cargc, cargv);
+	return cmd->fn(c, cargc, cargv);
+}
+
+int main(int argc, char **argv)
+{
+	os_std_fds_open(); /* first: before anything opens a file */
+	struct cli c = {0};
+	c.project_dir = ".";
+	c.env = (const char *const *)environ;
+	c.color = isatty(2) && !env_value(c.env, "NO_COLOR");
+	c.diag.emit = cli_print_diag;
+	c.diag.user = &c;
+	os_install_signal_cleanup();
+	int rc = dispatch(&c, argc, argv);
 	os_tmp_cleanup();
 	arena_free(&c.arena);
 	fflush(stdout);
