@@ -33,10 +33,12 @@ static const char *default_dist_dir(struct cli *c)
 	return os_abspath(&c->arena, b ? b : os_join(&c->arena, c->project_dir, "dist"));
 }
 
-/* pyproject.toml of dir: 1 when it has [tool.cuwheel], and sets *project when it has a
- * [project] without dynamic fields; 0 when it has no [tool.cuwheel] (or no file); -1 when it
- * cannot be parsed (reported). */
-static int pyproject_state(struct cli *c, const char *dir, bool *project)
+/* pyproject.toml of dir: 1 when its [tool.cuwheel] describes the build, and sets *project when
+ * it has a [project] without dynamic fields; 0 when it has no [tool.cuwheel] (or no file) or
+ * one that holds only setup-env (the capture's environment); -1 when it cannot be parsed or
+ * (with setup_env) its setup-env is refused (reported). setup_env (or NULL) gets setup-env's
+ * NAME=VALUE entries. */
+static int pyproject_state(struct cli *c, const char *dir, bool *project, struct strv *setup_env)
 {
 	*project = false;
 	const char *path = os_join(&c->arena, dir, "pyproject.toml");
@@ -51,7 +53,16 @@ static int pyproject_state(struct cli *c, const char *dir, bool *project)
 		return -1;
 	const struct toml_value *p = toml_get(root, "project");
 	*project = p && p->type == TOML_TABLE && !toml_get(p, "dynamic");
-	return toml_get(toml_get(root, "tool"), "cuwheel") ? 1 : 0;
+	const struct toml_value *tool = toml_get(toml_get(root, "tool"), "cuwheel");
+	if (setup_env && tool && tool->type == TOML_TABLE &&
+	    !config_setup_env(&c->arena, &c->diag, &src, tool, setup_env))
+		return -1;
+	if (!tool || tool->type != TOML_TABLE)
+		return tool ? 1 : 0;
+	for (size_t i = 0; i < tool->u.table.len; i++)
+		if (strcmp(tool->u.table.items[i].key, "setup-env") != 0)
+			return 1;
+	return 0;
 }
 
 bool cli_needs_capture(struct cli *c)
@@ -61,7 +72,7 @@ bool cli_needs_capture(struct cli *c)
 	if (c->sdist)
 		return true;
 	bool project;
-	return pyproject_state(c, c->project_dir, &project) == 0 &&
+	return pyproject_state(c, c->project_dir, &project, NULL) == 0 &&
 	       os_exists(os_join(&c->arena, c->project_dir, "setup.py"));
 }
 
@@ -190,6 +201,32 @@ bool cli_capture_tree(struct cli *c, struct capture_request *q)
 	return true;
 }
 
+/* The environment setup.py's capture is given: --setup-env's entries, then the project's
+ * [tool.cuwheel] setup-env for the names --setup-env leaves unset (capture_switches adds
+ * FORCE_CUDA=1 unless either sets it); NULL-terminated in *out. False after the project's
+ * setup-env or pyproject.toml is refused (located). */
+static bool capture_given_env(struct cli *c, const struct capture_request *q, const char *tree,
+                              bool *pyproject_project, struct strv *out)
+{
+	struct arena *a = &c->arena;
+	struct strv given = {0};
+	for (size_t i = 0; q->setenv && q->setenv[i]; i++)
+		strv_push(a, &given, q->setenv[i]);
+	size_t n_given = given.n;
+	if (pyproject_state(c, tree, pyproject_project, &given) < 0)
+		return false;
+	for (size_t i = 0; i < given.n; i++) {
+		size_t n = strcspn(given.v[i], "=");
+		bool over = false;
+		for (size_t j = 0; i >= n_given && j < n_given; j++)
+			over |= !strncmp(given.v[j], given.v[i], n + 1);
+		if (!over)
+			strv_push(a, out, given.v[i]);
+	}
+	strv_push(a, out, NULL);
+	return true;
+}
+
 bool cli_capture_config(struct cli *c, const struct capture_request *q, struct capture_result *res)
 {
 	struct arena *a = &c->arena;
@@ -210,6 +247,10 @@ bool cli_capture_config(struct cli *c, const struct capture_request *q, struct c
 		    q->sdist ? arena_printf(a, "%s ", q->sdist) : "");
 		return false;
 	}
+	bool pyproject_project = false;
+	struct strv merged = {0};
+	if (!capture_given_env(c, q, tree, &pyproject_project, &merged))
+		return false;
 	const struct sandbox *sb;
 	if (!capture_sandbox(c, os_join(a, q->tree, "setup.py"), &sb))
 		return false;
@@ -243,7 +284,7 @@ bool cli_capture_config(struct cli *c, const struct capture_request *q, struct c
 	if (!tk && ds.n_toolkits)
 		tk = &ds.toolkits[0];
 
-	const char *const *setenv = capture_switches(a, q->setenv); /* FORCE_CUDA=1 unless set */
+	const char *const *setenv = capture_switches(a, (const char *const *)merged.v);
 	struct capture_opts co = {
 	    .python = py->path,
 	    .project_dir = tree,
@@ -283,13 +324,11 @@ bool cli_capture_config(struct cli *c, const struct capture_request *q, struct c
 	if (dist && os_path_inside(a, dist, tree) && strcmp(dist, tree))
 		co.key_skip = path_relative(a, tree, dist);
 	struct capture *cap = &res->cap;
+	res->tried = true;
 	if (!capture_run(a, &c->diag, &co, cap))
 		return false;
 	res->ran = true;
 
-	bool pyproject_project = false;
-	if (pyproject_state(c, tree, &pyproject_project) < 0)
-		return false;
 	struct init_inputs in = {.cap = cap,
 	                         .project_dir = tree,
 	                         .build_dir = rb,
@@ -343,7 +382,7 @@ bool cli_capture_on_the_fly(struct cli *c, const char **tree, const char **confi
 		return false;
 	struct capture_result res = {0};
 	if (!cli_capture_config(c, &q, &res)) {
-		if (!os_exists(os_join(a, q.tree, "setup.py")))
+		if (!res.tried) /* refused before setup.py ran: said, with its own hint */
 			return false;
 		/* setup.py ran: `cuwheel init` would refuse the same build, so the hint above
 		 * (write [tool.cuwheel] by hand) is the way on; only say where the build was read

@@ -26,6 +26,7 @@ struct capture_result {
 	char *text;         /* the config */
 	const char *python; /* the interpreter that ran setup.py */
 	const char *mode;   /* "in a bubblewrap sandbox" or "without a sandbox" */
+	bool tried;         /* setup.py was started: a failure after it is setup.py's or later */
 	bool ran;           /* setup.py ran to setup(): a failure after it is the config's */
 };
 

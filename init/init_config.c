@@ -1113,9 +1113,11 @@ bool init_config_write(struct arena *a, struct diag *d, const struct init_inputs
 	             "--config FILE`.\n");
 	if (cpu_only) {
 		diag_path(d, DIAG_WARNING, at(a, c, c->setup_line, ""), "%s", cpu_only);
-		diag_msg(d, DIAG_HINT,
-		         "set the switch setup.py reads to build CUDA (--setup-env NAME=1; "
-		         "FORCE_CUDA=1 is set unless given), or ignore this for a CPU-only build");
+		diag_msg(
+		    d, DIAG_HINT,
+		    "set the switch setup.py reads to build CUDA (--setup-env NAME=1, or "
+		    "[tool.cuwheel] setup-env = {NAME = \"1\"} in pyproject.toml; FORCE_CUDA=1 "
+		    "is set unless given), or ignore this for a CPU-only build");
 		comment_line(&sb, arena_printf(a, "Warning: %s", cpu_only));
 	}
 	write_project(a, &sb, in);

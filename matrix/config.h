@@ -197,6 +197,14 @@ bool config_load_with(struct arena *a, struct diag *d, const char *project_dir,
 bool config_load_sdist(struct arena *a, struct diag *d, const char *tree, const char *config_file,
                        const char *sdist, const char *sdist_shown, const char *const *env,
                        struct config *cfg);
+/* [tool.cuwheel] setup-env of tool (a TOML table, or NULL when absent): the environment
+ * variables setup.py's capture runs with, appended to out as NAME=VALUE. Each key a variable
+ * name ([A-Za-z_][A-Za-z0-9_]*) that is not one the capture sets itself or one that makes
+ * Python or the loader run or load code (PATH, HOME, LD_*, PYTHON*, ...), each value a string
+ * without control characters: a value is only ever the variable's value, never a command.
+ * Returns false after a located error (src's file:line:col) for each refused entry. */
+bool config_setup_env(struct arena *a, struct diag *d, const struct source *src,
+                      const struct toml_value *tool, struct strv *out);
 /* Returns the name of a tristate: "auto", "on" or "off". */
 const char *tristate_name(enum tristate t);
 

@@ -125,3 +125,75 @@ bool config_check_code_flags(struct cfg_reader *r, const struct toml_value *tool
 	}
 	return ok;
 }
+
+/* Why name may not be set by setup-env, or NULL: the capture sets these itself (its own home,
+ * temp dir, locale, Python and pip settings, the dead proxies, the user's PATH, CUDA and
+ * compilers), or they make the loader, Python or a shell run or load code of their own. */
+static const char *setup_env_refusal(const char *name)
+{
+	static const char *const own[] = {"PATH",      "HOME",      "TMPDIR",     "LC_ALL",
+	                                  "CUDA_HOME", "CUDA_PATH", "CC",         "CXX",
+	                                  "BASH_ENV",  "ENV",       "http_proxy", "https_proxy",
+	                                  "ALL_PROXY", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY"};
+	static const char *const prefixes[] = {"LD_", "PYTHON", "PIP_", "CUWHEEL_"};
+	for (size_t i = 0; i < sizeof(own) / sizeof(*own); i++)
+		if (!strcmp(name, own[i]))
+			return "a variable the capture sets itself or that runs code";
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(*prefixes); i++)
+		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
+			return "a variable the capture sets itself or that loads code";
+	return NULL;
+}
+
+static bool env_name_ok(const char *s, size_t len)
+{
+	if (!len || strlen(s) != len || (s[0] >= '0' && s[0] <= '9'))
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (!(s[i] == '_' || (s[i] >= '0' && s[i] <= '9') ||
+		      ((s[i] | 32) >= 'a' && (s[i] | 32) <= 'z')))
+			return false;
+	return true;
+}
+
+bool config_setup_env(struct arena *a, struct diag *d, const struct source *src,
+                      const struct toml_value *tool, struct strv *out)
+{
+	struct cfg_reader rd = {.a = a, .d = d, .src = src, .ok = true}, *r = &rd;
+	const struct toml_value *t =
+	    tool ? cfg_table(r, tool, "setup-env", "[tool.cuwheel]") : NULL;
+	for (size_t i = 0; t && i < t->u.table.len; i++) {
+		const struct toml_kv *kv = &t->u.table.items[i];
+		const char *name = config_shown(a, kv->key);
+		const struct toml_value *v = kv->value;
+		if (!env_name_ok(kv->key, kv->keylen)) {
+			cfg_error_key(r, kv,
+			              "setup-env key '%s' is not an environment variable name "
+			              "(letters, digits and '_', not starting with a digit)",
+			              name);
+			continue;
+		}
+		const char *why = setup_env_refusal(kv->key);
+		if (why) {
+			cfg_error_key(r, kv, "setup-env may not set %s: %s", name, why);
+			continue;
+		}
+		if (v->type != TOML_STRING) {
+			cfg_error(r, v,
+			          "setup-env.%s must be a string (the variable's value; setup-env "
+			          "never runs a command), not %s",
+			          name, cfg_a_type(a, v->type));
+			continue;
+		}
+		bool ctl = strlen(v->u.str.s) != v->u.str.len;
+		for (const unsigned char *p = (const unsigned char *)v->u.str.s; *p && !ctl; p++)
+			ctl = *p < 0x20 || *p == 0x7f;
+		if (ctl) {
+			cfg_error(r, v, "setup-env.%s holds a control character: '%s'", name,
+			          config_shown(a, v->u.str.s));
+			continue;
+		}
+		strv_push(a, out, arena_printf(a, "%s=%s", kv->key, v->u.str.s));
+	}
+	return r->ok;
+}

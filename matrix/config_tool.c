@@ -8,9 +8,9 @@
 #include "matrix/config_internal.h"
 
 static const char *const tool_keys[] = {
-    "kernels", "extension", "packages",      "matrix",       "test",     "toolkits",
-    "pythons", "cache",     "audit",         "build-dir",    "dist-dir", "compression",
-    "ci",      "openmp",    "trusted-flags", "python-files",
+    "kernels", "extension", "packages",      "matrix",       "test",      "toolkits",
+    "pythons", "cache",     "audit",         "build-dir",    "dist-dir",  "compression",
+    "ci",      "openmp",    "trusted-flags", "python-files", "setup-env",
 };
 static const char *const kernels_keys[] = {
     "sources", "include-dirs", "defines", "nvcc-flags", "host-flags",
@@ -566,6 +566,10 @@ bool config_read_tool(struct cfg_reader *r, struct config *cfg)
 			ok &= config_check_args(r, tool, "packages", ARG_PATH);
 		}
 		ok &= config_read_python_files(r, cfg, tool);
+		struct strv setup_env = {
+		    0}; /* the capture's (cli/capture_run.c); checked here too */
+		if (!config_setup_env(r->a, r->d, r->src, tool, &setup_env))
+			ok = r->ok = false;
 		ok &= config_check_args(r, tool, "build-dir", ARG_CC);
 		ok &= config_check_args(r, tool, "dist-dir", ARG_CC);
 		int om = TRI_OFF;

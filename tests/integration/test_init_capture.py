@@ -204,6 +204,24 @@ def main():
               "cudaswitch: with FORCE_CUDA=0 the capture says what it found and how to switch")
         check('local-version = ""' in out and 'module = "demo._cuda"' not in out,
               "cudaswitch: the CPU-only config stamps no CUDA label")
+        # The project's own switches: [tool.cuwheel] setup-env alone still has the build read
+        # from setup.py, with its variables (FORCE_CUDA = "0" turns the default off);
+        # --setup-env overrides an entry.
+        with open(os.path.join(proj, "pyproject.toml"), "w") as f:
+            f.write('[tool.cuwheel]\nsetup-env = { FORCE_CUDA = "0", MAX_JOBS = "3" }\n')
+        rc, out = run([CUWHEEL, "init", "-o", "-"], cwd=proj, env=env)
+        check(rc == 0 and "declared no CUDA source" in out and 'module = "demo._cuda"' not in out
+              and "and FORCE_CUDA=0 MAX_JOBS=3, in a copy" in out,
+              "setup-env: the project's FORCE_CUDA=0 and MAX_JOBS=3 reach setup.py, said in the "
+              "config's first lines")
+        rc, out = run([CUWHEEL, "init", "-o", "-", "--setup-env", "FORCE_CUDA=1"], cwd=proj,
+                      env=env)
+        check(rc == 0 and 'module = "demo._cuda"' in out
+              and "and FORCE_CUDA=1 MAX_JOBS=3, in a copy" in out and "FORCE_CUDA=0" not in out,
+              "setup-env: --setup-env FORCE_CUDA=1 overrides the project's entry")
+        rc, out = run([CUWHEEL, "plan"], cwd=proj, env=env)
+        check(rc == 0 and "the build is read from setup.py" in out and "declared no CUDA" in out,
+              "setup-env: plan with no build in [tool.cuwheel] captures with setup-env")
 
         # setup.py runs fine, but its two extensions compile their kernels with other nvcc
         # flags: the error names the extension's line (no stray space before the colon), its

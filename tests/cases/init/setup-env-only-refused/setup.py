@@ -1,0 +1,1 @@
+raise SystemExit("setup.py must not run: its setup-env is refused")
