@@ -2,6 +2,7 @@
  * rendered: the build dir, the compilers and CPUs, the preprocessor's torch decisions (and the
  * torch links they name), torch's flags per cell, pybind11's headers and the packages' files.
  * The renderer (buildgraph.c) reads the result and nothing else. */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -60,6 +61,58 @@ static const struct interp *kernels_torch(struct res *g, const struct toolkit_pl
 	return py;
 }
 
+/* True when every extension has one TORCH_EXTENSION_NAME (its module's last component). */
+static bool kernels_one_name(const struct config *cfg)
+{
+	for (size_t e = 1; e < cfg->n_extensions; e++)
+		if (strcmp(torchflags_extension_name(cfg->extensions[e].module),
+		           torchflags_extension_name(cfg->extensions[0].module)) != 0)
+			return false;
+	return true;
+}
+
+/* With several module names the kernel archive has no TORCH_EXTENSION_NAME (one object linked
+ * into every extension takes only the macros that are the same for all of them): a kernel
+ * source that names the macro is refused at its first use, with the way to compile it per
+ * extension. Reads each kernel source itself (a use in a header it includes is left to the
+ * compiler's error). */
+static void kernels_name_refusals(struct res *g)
+{
+	const struct config *cfg = g->cfg;
+	static const char macro[] = "TORCH_EXTENSION_NAME";
+	for (size_t i = 0; !kernels_one_name(cfg) && i < cfg->kernels.files.n; i++) {
+		const char *rel = cfg->kernels.files.v[i];
+		struct source src;
+		struct diag quiet = {0};
+		if (!os_read_file(g->a, &quiet, os_join(g->a, cfg->project_dir, rel), &src))
+			continue; /* the compile names an unreadable source */
+		src.path = rel;
+		const char *p = src.text, *end = src.text + src.len;
+		for (; (p = strstr(p, macro)) != NULL && p < end; p += sizeof(macro) - 1) {
+			bool left = p > src.text && (isalnum((unsigned char)p[-1]) || p[-1] == '_');
+			char r = p[sizeof(macro) - 1];
+			if (!left && !(isalnum((unsigned char)r) || r == '_'))
+				break;
+		}
+		if (!p || p >= end)
+			continue;
+		int line = 1, col = 1;
+		for (const char *q = src.text; q < p; q++)
+			*q == '\n' ? (line++, col = 1) : col++;
+		diag_at(
+		    g->d, DIAG_ERROR, &src, line, col,
+		    "kernel source uses TORCH_EXTENSION_NAME, which the kernel archive does not "
+		    "define: it is linked into every extension, and their names differ (%s, %s)",
+		    cfg->extensions[0].module, cfg->extensions[1].module);
+		diag_msg(
+		    g->d, DIAG_HINT,
+		    "list %s among the sources of the extension it belongs to (compiled there, "
+		    "per extension, with that extension's name)",
+		    rel);
+		g->failed = true;
+	}
+}
+
 /* torch's flags for the kernels of toolkit tp built against tpy's torch (uses-torch), into
  * ktf: its include dirs through build_dir/torch/<version>-<abi>, and its post flags less the
  * -std= that the kernels' nvcc-flags set; *cpp_post: the post flags for .cpp kernels, whose
@@ -79,11 +132,7 @@ static void kernels_torch_flags(struct res *g, const struct toolkit_plan *tp,
 	}
 	/* The archive is linked into every extension: it takes only the macros that are the same
 	 * for all of them, so no TORCH_EXTENSION_NAME when their module names differ. */
-	bool one_name = true;
-	for (size_t e = 1; e < g->cfg->n_extensions; e++)
-		one_name &= !strcmp(torchflags_extension_name(g->cfg->extensions[e].module),
-		                    torchflags_extension_name(kx.module));
-	if (!one_name) {
+	if (!kernels_one_name(g->cfg)) {
 		struct strv kept = {0};
 		for (size_t f = 0; f < ktf->post.n; f++)
 			if (strncmp(ktf->post.v[f], "-DTORCH_EXTENSION_NAME=", 23) != 0)
@@ -188,6 +237,7 @@ static void resolve_kernels(struct res *g)
 {
 	const struct plan *plan = g->plan;
 	g->r->ktorch = arena_calloc(g->a, plan->n_toolkits + 1, sizeof(*g->r->ktorch));
+	bool torch = false;
 	for (size_t t = 0; t < plan->n_toolkits; t++) {
 		if (!plan->toolkits[t].used || g->cfg->kernels.files.n == 0)
 			continue;
@@ -195,7 +245,10 @@ static void resolve_kernels(struct res *g)
 		kt->py = kernels_torch(g, &plan->toolkits[t]);
 		if (kt->py)
 			kernels_torch_flags(g, &plan->toolkits[t], kt->py, &kt->tf, &kt->cpp_post);
+		torch |= kt->py != NULL;
 	}
+	if (torch)
+		kernels_name_refusals(g);
 }
 
 /* The flags of every C++-kind extension of every cell the graph builds, and the packages'

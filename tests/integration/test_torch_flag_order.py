@@ -173,6 +173,45 @@ def compare(what, ours, theirs, ours_cwd, theirs_cwd, own):
     return oa
 
 
+def two_names(tmp, d):
+    """Two torch extensions with other module names link one kernel archive: its kernel is
+    compiled without TORCH_EXTENSION_NAME (each extension's own sources keep theirs), and a
+    kernel that names the macro is refused at its use, with the way to compile it per
+    extension."""
+    text = open(os.path.join(d, "pyproject.toml")).read()
+    write(os.path.join(d, "binding", "d.cpp"), open(os.path.join(d, "binding", "b.cpp")).read())
+    two = text.replace("[tool.cuwheel.extension]", "[[tool.cuwheel.extension]]").replace(
+        "[tool.cuwheel.matrix]", '[[tool.cuwheel.extension]]\nmodule = "flagorder._D"\n'
+        'kind = "torch"\nsources = ["binding/d.cpp"]\n[tool.cuwheel.matrix]')
+    write(os.path.join(d, "pyproject.toml"), two)
+    build = os.path.join(tmp, "build2")
+    env = dict(os.environ, CUWHEEL_BUILD_DIR=build, CUWHEEL_DIST_DIR=os.path.join(tmp, "dist2"))
+    p = subprocess.run([CUWHEEL, "-C", d, "build", "--dry-run", "--no-test"],
+                       capture_output=True, text=True, env=env)
+    if not check(p.returncode == 0, "two names: cuwheel build --dry-run exits 0"):
+        print(p.stdout[-3000:], p.stderr[-3000:])
+        return
+    _, ours = ninja_vars_and_edges(open(os.path.join(build, "build.ninja")).read())
+    nv = [e for o, e in ours.items() if e["rule"] == "nvcc" and o.startswith("kernels/")]
+    check(len(nv) == 1 and "TORCH_EXTENSION_NAME" not in nv[0]["flags"]
+          and "-DTORCH_API_INCLUDE_EXTENSION_H" in nv[0]["flags"],
+          "two names: the shared kernel has torch's flags but no TORCH_EXTENSION_NAME")
+    own = {o: e["flags"] for o, e in ours.items() if o.endswith((".cpp.o",))}
+    check(any("-DTORCH_EXTENSION_NAME=_C" in f for o, f in own.items() if "b.cpp" in o)
+          and any("-DTORCH_EXTENSION_NAME=_D" in f for o, f in own.items() if "d.cpp" in o),
+          "two names: each extension's own source keeps its own TORCH_EXTENSION_NAME")
+    k = os.path.join(d, "csrc", "k.cu")
+    write(k, open(k).read() + "\n// registers under the module's name\n"
+          "static const char *fo_name = C10_STRINGIZE(TORCH_EXTENSION_NAME);\n")
+    p = subprocess.run([CUWHEEL, "-C", d, "build", "--dry-run", "--no-test"],
+                       capture_output=True, text=True, env=env)
+    print(p.stderr[-1500:])
+    check(p.returncode == 1 and "csrc/k.cu:6:44: error: kernel source uses TORCH_EXTENSION_NAME"
+          in p.stderr and "flagorder._C, flagorder._D" in p.stderr
+          and "hint: list csrc/k.cu among the sources of the extension" in p.stderr,
+          "two names: a kernel that names TORCH_EXTENSION_NAME is refused at its use")
+
+
 def main():
     if not os.access(PY, os.X_OK) or not os.path.isdir("/usr/local/cuda-13.0"):
         print("skip: needs build/torch-pythons/py3.12 (examples/torchext/setup-pythons) and "
@@ -224,6 +263,7 @@ def main():
             check(oa.index("-UTORCH_API_INCLUDE_EXTENSION_H") < oa.index(
                 "-DTORCH_API_INCLUDE_EXTENSION_H"),
                 "binding c++: the project's cflags come before the defines torch appends")
+        two_names(tmp, d)
     finally:
         if not failures:
             shutil.rmtree(tmp, ignore_errors=True)
