@@ -6,6 +6,8 @@
     CTest test per tests/cases/AREA/CASE/ directory, cases.AREA.CASE) and the goldens and
     fitness tests docs/developing.md lists for it, and nothing labelled slow, long or
     torchmatrix;
+  - the ASan pass (labels fast and asan) holds nothing labelled noasan, long or extended, and
+    nothing labelled slow or torchmatrix is left in the default tier;
   - every label a test carries is named in docs/developing.md's "Tests" section, so no test
     leaves a tier without the document saying so.
 Reads the CTest tests of the build dir beside $CUWHEEL."""
@@ -28,7 +30,8 @@ FAST_NAMED = ("integration.test_golden_plans", "integration.test_folder_graph",
 
 
 def tiers_refused():
-    for argv in (["--long", "--quick"], ["--quick", "--long"], ["--no-asan", "--long"]):
+    for argv in (["--long", "--quick"], ["--quick", "--long"], ["--no-asan", "--long"],
+                 ["--extended", "--quick"]):
         p = subprocess.run([os.path.join(ROOT, "tools", "test")] + argv, capture_output=True,
                            text=True, timeout=60, env=dict(os.environ, PATH="/usr/bin:/bin"))
         check(p.returncode == 2, f"tools/test {' '.join(argv)}: exit {p.returncode}, not 2")
@@ -73,8 +76,22 @@ def fast_tier(tests):
     check(not extra, f"CTest case tests without a directory: {sorted(extra)[:5]}")
     for n in FAST_NAMED:
         check(n in fast, f"{n} is not in the fast tier (label fast)")
-    heavy = sorted(n for n in fast if tests[n] & {"slow", "long", "torchmatrix"})
-    check(not heavy, f"fast tests labelled slow, long or torchmatrix: {heavy}")
+    heavy = sorted(n for n in fast if tests[n] & {"slow", "long", "torchmatrix", "extended"})
+    check(not heavy, f"fast tests labelled slow, long, torchmatrix or extended: {heavy}")
+
+
+def default_tier(tests):
+    """The ASan pass (fast and asan) runs none of what the ci pass leaves out or noasan names;
+    every test labelled slow or torchmatrix is in a tier tools/test leaves out."""
+    asan = {n for n, labels in tests.items() if labels & {"fast", "asan"}}
+    odd = sorted(n for n in asan if "asan" in tests[n] and
+                 tests[n] & {"noasan", "long", "extended", "fast"})
+    check(not odd, f"tests labelled asan and also noasan, long, extended or fast: {odd}")
+    check(len([n for n in tests if "asan" in tests[n]]) >= 10,
+          "fewer than 10 integration tests labelled asan")
+    slow = sorted(n for n, labels in tests.items()
+                  if labels & {"slow", "torchmatrix"} and not labels & {"long", "extended"})
+    check(not slow, f"slow or torchmatrix tests in the default tier: {slow}")
 
 
 def labels_documented(tests):
@@ -93,6 +110,7 @@ def main():
     tiers_refused()
     tests = ctest_tests()
     fast_tier(tests)
+    default_tier(tests)
     labels_documented(tests)
     if failures:
         return 1
