@@ -279,6 +279,7 @@ class Runner:
                     p = subprocess.run(argv, cwd=ws, env=senv, stdout=subprocess.PIPE,
                                        stderr=subprocess.STDOUT, text=True)
                     rc = p.returncode
+                    self.logs.setdefault(label, []).append((name, rc, p.stdout))
                     tail = "\n".join(p.stdout.splitlines()[-25:])
                     if rc:
                         print(f"   step {name} exited {rc}:\n{tail}", flush=True)
@@ -300,6 +301,7 @@ class Runner:
             open(files["env"], "w").close()
         self.summaries[jid] = open(files["summary"]).read()
         self.workspaces[jid] = ws
+        self.entries[label] = ok
         # A hosted runner's RUNNER_TEMP goes with its job: here it would keep every job's torch
         # venvs (6 GB each) until the test ends.
         shutil.rmtree(temp, ignore_errors=True)
@@ -308,6 +310,9 @@ class Runner:
     def run(self, project, linux_only=True):
         self.project = project
         self.summaries, self.workspaces = {}, {}
+        # Per job and matrix entry ("testpairs-LEG (python=3.12, torch=2.11)"): whether it
+        # succeeded, and each run: step's (name, exit status, output).
+        self.entries, self.logs = {}, {}
         jobs = self.doc["jobs"]
         order, seen = [], set()
 
