@@ -17,6 +17,18 @@ enum cli_exit {
 	CLI_NOTHING = 3, /* nothing selected */
 };
 
+/* What a command has loaded for it (git's RUN_SETUP): the command table's needs column. The
+ * options that say which project (-C, --config, the SDIST, --setup-env, --only) are the
+ * command's own, so the command parses them and calls cli_setup (plan_common.h), which loads
+ * what its row says, once. */
+enum cli_needs {
+	CLI_NEEDS_NOTHING, /* no project: wheels, toolkits, Pythons, a plan file */
+	CLI_NEEDS_CONFIG,  /* the project's config (pyproject.toml, --config, setup.py's capture) */
+	CLI_NEEDS_PLAN,    /* the config, the toolkits and Pythons found, the matrix expanded */
+};
+
+struct plan_ctx;
+
 struct cli {
 	struct arena arena;
 	struct diag diag;
@@ -27,30 +39,43 @@ struct cli {
 	const char *sdist;       /* build/plan SDIST.tar.gz: the project to unpack, or NULL */
 	struct strv setup_env;   /* --setup-env K=V: setup.py's switches when it is captured */
 	bool unsandboxed;        /* --unsandboxed: the capture runs setup.py without the sandbox */
+	enum cli_needs needs;    /* the running command's row of the command table */
+	struct plan_ctx *setup;  /* what cli_setup loaded for it, or NULL */
 };
 
 typedef int cli_cmd_fn(struct cli *c, int argc, char **argv);
 
-/* name, function, one-line summary. Long help lives beside each function as cmd_X_help, its
- * option sections generated from the same tables that parse the command's arguments. */
+/* name, what it needs loaded, one-line summary. Long help lives beside each function as
+ * cmd_X_help, its option sections generated from the same tables that parse the command's
+ * arguments. */
 #define CLI_COMMANDS(X)                                                                            \
-	X(plan, "Expand the build matrix and show every cell, its wheel and whether it can build") \
-	X(build, "Build the matrix: kernels once per toolkit, a binding per Python, the wheels")   \
-	X(init, "Write a [tool.cuwheel] config read from the project's setup.py, to review")       \
-	X(doctor, "Show the CUDA toolkits and Pythons found on this machine, and where we looked") \
-	X(pack, "Write a wheel from a staged tree and the project's metadata")                     \
-	X(retag, "Change a wheel's local version or tags without recompressing its payload")       \
-	X(audit, "Check wheels: ELF dependencies, symbol versions, CUDA policy, zip and RECORD")   \
-	X(test, "Install each wheel into a fresh venv of its Python and run the project's tests")  \
-	X(index, "Write a PEP 503/691 simple index (one per local variant) for a dist directory")  \
-	X(toolkit, "Install, list or remove CUDA toolkits provisioned from PyPI")                  \
-	X(python, "Install, list or remove CPython 3.14/3.15 provisioned from Debian's packages")  \
-	X(cross, "Install, list or remove what building linux_aarch64 wheels here needs")          \
-	X(ci, "Write a CI workflow (GitHub Actions) that spreads the matrix over runners")         \
-	X(report, "Write the HTML/JSON/trace report of the last build (grid, timeline, audit)")    \
-	X(internal, "Developer tools: toml-decode, render-ninja")
+	X(plan, PLAN,                                                                              \
+	  "Expand the build matrix and show every cell, its wheel and whether it can build")       \
+	X(build, PLAN,                                                                             \
+	  "Build the matrix: kernels once per toolkit, a binding per Python, the wheels")          \
+	X(init, NOTHING,                                                                           \
+	  "Write a [tool.cuwheel] config read from the project's setup.py, to review")             \
+	X(doctor, NOTHING,                                                                         \
+	  "Show the CUDA toolkits and Pythons found on this machine, and where we looked")         \
+	X(pack, NOTHING, "Write a wheel from a staged tree and the project's metadata")            \
+	X(retag, NOTHING,                                                                          \
+	  "Change a wheel's local version or tags without recompressing its payload")              \
+	X(audit, NOTHING,                                                                          \
+	  "Check wheels: ELF dependencies, symbol versions, CUDA policy, zip and RECORD")          \
+	X(test, CONFIG,                                                                            \
+	  "Install each wheel into a fresh venv of its Python and run the project's tests")        \
+	X(index, NOTHING,                                                                          \
+	  "Write a PEP 503/691 simple index (one per local variant) for a dist directory")         \
+	X(toolkit, NOTHING, "Install, list or remove CUDA toolkits provisioned from PyPI")         \
+	X(python, NOTHING,                                                                         \
+	  "Install, list or remove CPython 3.14/3.15 provisioned from Debian's packages")          \
+	X(cross, NOTHING, "Install, list or remove what building linux_aarch64 wheels here needs") \
+	X(ci, CONFIG, "Write a CI workflow (GitHub Actions) that spreads the matrix over runners") \
+	X(report, CONFIG,                                                                          \
+	  "Write the HTML/JSON/trace report of the last build (grid, timeline, audit)")            \
+	X(internal, NOTHING, "Developer tools: toml-decode, render-ninja")
 
-#define X(name, summary)                                                                           \
+#define X(name, needs, summary)                                                                    \
 	int cmd_##name(struct cli *c, int argc, char **argv);                                      \
 	extern const struct cli_help cmd_##name##_help;
 CLI_COMMANDS(X)

@@ -264,12 +264,13 @@ static int build_win_stage(struct cli *c, struct build_args *a, bool win_graph)
 	if (!want || (win_graph ? a->import_dir : a->export_dir))
 		return cli_usage(c, "build", "--stage %s needs %s DIR (and only that)", a->stage,
 		                 win_graph ? "--export" : "--import");
-	struct plan_ctx wpc;
-	int wrc = plan_load(c, &a->mo, &wpc);
+	struct plan_ctx *wpc;
+	int wrc = cli_setup(c, &a->mo, &wpc);
 	if (wrc != CLI_OK)
 		return wrc;
 	const char *wdir = os_abspath(&c->arena, want);
-	return win_graph ? build_win_graph(c, &wpc.plan, wdir) : build_win_pack(c, &wpc.plan, wdir);
+	return win_graph ? build_win_graph(c, &wpc->plan, wdir)
+	                 : build_win_pack(c, &wpc->plan, wdir);
 }
 
 /* Checks --stage against --export and --import and makes their paths absolute; an --export
@@ -310,12 +311,13 @@ static int build_check_stage(struct cli *c, struct build_args *a)
 
 /* The plan, its toolkits provisioned, and the tools the build runs: ninja and (by the config)
  * ccache. Returns CLI_OK or the exit code, after diagnostics. */
-static int build_prepare(struct cli *c, struct build_args *a, struct plan_ctx *pc,
+static int build_prepare(struct cli *c, struct build_args *a, struct plan_ctx **pcp,
                          const char **ninja, const char **ccache)
 {
-	int rc = plan_load(c, &a->mo, pc);
+	int rc = cli_setup(c, &a->mo, pcp);
 	if (rc != CLI_OK)
 		return rc;
+	struct plan_ctx *pc = *pcp;
 	if (!a->no_provision && !a->dry_run && (rc = plan_provision(c, pc)) != CLI_OK)
 		return rc;
 	const struct plan *p = &pc->plan;
@@ -347,15 +349,7 @@ static int build_prepare(struct cli *c, struct build_args *a, struct plan_ctx *p
 		diag_msg(&c->diag, DIAG_HINT, "apt-get install ninja-build, or pip install ninja");
 		return CLI_FAIL;
 	}
-	*ccache = NULL;
-	if (pc->cfg.cache.ccache != TRI_OFF) {
-		*ccache = os_which(&c->arena, c->env, "ccache");
-		if (!*ccache && pc->cfg.cache.ccache == TRI_ON) {
-			diag_msg(&c->diag, DIAG_ERROR, "ccache = \"on\" but ccache is not on PATH");
-			return CLI_FAIL;
-		}
-	}
-	return CLI_OK;
+	return plan_ccache(c, &pc->cfg, &c->diag, ccache);
 }
 
 /* Writes build.ninja, the resolved plan it renders from and the files its steps read (the test
@@ -566,17 +560,17 @@ int cmd_build(struct cli *c, int argc, char **argv)
 	struct timespec t0, started;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	clock_gettime(CLOCK_REALTIME, &started);
-	struct plan_ctx pc;
+	struct plan_ctx *pc;
 	const char *ninja, *ccache;
 	if ((rc = build_prepare(c, &a, &pc, &ninja, &ccache)) != CLI_OK)
 		return rc;
-	if (!os_mkdir_p(&c->diag, pc.cfg.build_dir))
+	if (!os_mkdir_p(&c->diag, pc->cfg.build_dir))
 		return CLI_FAIL;
-	int lock = build_lock(c, pc.cfg.build_dir);
+	int lock = build_lock(c, pc->cfg.build_dir);
 	if (lock < 0)
 		return CLI_FAIL;
 	/* The one place the lock is let go: every path of the build returns through here. */
-	rc = build_locked(c, &a, &pc, ninja, ccache, &t0, &started);
+	rc = build_locked(c, &a, pc, ninja, ccache, &t0, &started);
 	close(lock);
 	return rc;
 }

@@ -385,9 +385,11 @@ int cmd_ci(struct cli *c, int argc, char **argv)
 
 	if (!c->config_file && cli_needs_capture(c) && !write_reviewed_config(c))
 		return CLI_FAIL;
-	struct config cfg;
-	if (!cli_config_load(c, &cfg))
-		return CLI_FAIL;
+	struct plan_ctx *setup;
+	int src = cli_setup(c, NULL, &setup);
+	if (src != CLI_OK)
+		return src;
+	struct config cfg = setup->cfg;
 	struct plan plan;
 	int rc = ci_plan(c, &cfg, &plan);
 	if (rc != CLI_OK)

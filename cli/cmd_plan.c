@@ -24,7 +24,10 @@ static const struct cli_option plan_options[] = {
     {"unsandboxed", 0, NULL, PLAN_UNSANDBOXED,
      "without [tool.cuwheel]: run setup.py without the sandbox (see cuwheel\n"
      "init; also CUWHEEL_UNSANDBOXED=1)"},
-    {"json", 0, NULL, PLAN_JSON, "print the plan as JSON (format 1: project, toolkits[], cells[])"},
+    {"json", 0, NULL, PLAN_JSON,
+     "print the plan document that `cuwheel build` writes to plan.json\n"
+     "(docs/manual/plan-json.md): the matrix, every cell and why, and what\n"
+     "the build's graph is rendered from"},
     {"only", 0, "ID", PLAN_ONLY,
      "keep only cells matching ID (an identifier or a glob); repeatable"},
     {"shard", 0, "I/N", PLAN_SHARD,
@@ -98,20 +101,22 @@ int cmd_plan(struct cli *c, int argc, char **argv)
 	}
 	if (p.next < argc)
 		return cli_usage(c, "plan", "unexpected argument '%s'", argv[p.next]);
-	struct plan_ctx pc;
-	int rc = plan_load(c, &mo, &pc);
+	struct plan_ctx *pc;
+	int rc = cli_setup(c, &mo, &pc);
 	if (rc != CLI_OK)
 		return rc;
 	if (shard_n)
-		matrix_shard(&c->arena, &pc.plan, shard_i, shard_n);
-	rc = plan_torch(c, &pc);
+		matrix_shard(&c->arena, &pc->plan, shard_i, shard_n);
+	struct graph_plan gp;
+	char *text;
+	rc = plan_resolve(c, pc, &gp, &text);
 	if (rc != CLI_OK)
 		return rc;
 	if (json)
-		rc = plan_print_json(&pc, stdout);
+		fputs(text, stdout);
 	else
-		plan_print_table(&pc, stdout);
-	if (rc == CLI_OK && pc.plan.n_selected == 0) {
+		plan_print_table(pc, stdout);
+	if (rc == CLI_OK && pc->plan.n_selected == 0) {
 		diag_msg(&c->diag, DIAG_NOTE,
 		         "nothing selected: every cell is excluded, skipped, not paired (a torch "
 		         "with another CUDA) or not named by --only");

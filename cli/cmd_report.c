@@ -63,9 +63,11 @@ int cmd_report(struct cli *c, int argc, char **argv)
 	if (json && trace)
 		return cli_usage(c, "report",
 		                 "--json and --trace each print one document; pick one");
-	struct config cfg;
-	if (!cli_config_load(c, &cfg))
-		return CLI_FAIL;
+	struct plan_ctx *setup;
+	int src = cli_setup(c, NULL, &setup);
+	if (src != CLI_OK)
+		return src;
+	struct config cfg = setup->cfg;
 	struct build_result m;
 	if (!result_load(&c->arena, &c->diag, cfg.build_dir, &m))
 		return CLI_FAIL;

@@ -240,9 +240,11 @@ int cmd_test(struct cli *c, int argc, char **argv)
 			strv_push(a, &wheels, argv[i]);
 	}
 
-	struct config cfg;
-	if (!cli_config_load(c, &cfg))
-		return CLI_FAIL;
+	struct plan_ctx *setup;
+	int src = cli_setup(c, NULL, &setup);
+	if (src != CLI_OK)
+		return src;
+	struct config cfg = setup->cfg;
 	if (!cfg.test.command || !*cfg.test.command) {
 		diag_msg(&c->diag, DIAG_ERROR, "%s has no test command", cfg.pyproject);
 		diag_msg(&c->diag, DIAG_HINT,

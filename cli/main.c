@@ -14,12 +14,13 @@ extern char **environ;
 struct command {
 	const char *name;
 	cli_cmd_fn *fn;
+	enum cli_needs needs;
 	const char *summary;
 	const struct cli_help *help;
 };
 
 static const struct command commands[] = {
-#define X(name, summary) {#name, cmd_##name, summary, &cmd_##name##_help},
+#define X(name, needs, summary) {#name, cmd_##name, CLI_NEEDS_##needs, summary, &cmd_##name##_help},
     CLI_COMMANDS(X)
 #undef X
 };
@@ -81,7 +82,14 @@ static int unknown_command(struct cli *c, const char *name)
 
 static void print_command_help(const struct command *cmd)
 {
+	static const char *const loads[] = {
+	    [CLI_NEEDS_CONFIG] = "the project's config ([tool.cuwheel], --config, or setup.py's "
+	                         "capture)",
+	    [CLI_NEEDS_PLAN] = "the project's config, the toolkits and Pythons found here, and "
+	                       "the matrix expanded"};
 	printf("cuwheel %s: %s\n\n%s", cmd->name, cmd->summary, cmd->help->text);
+	if (cmd->needs != CLI_NEEDS_NOTHING)
+		printf("\nLoads, before it runs: %s.\n", loads[cmd->needs]);
 	cli_help_print_options(stdout, cmd->name, cmd->help);
 	if (cmd->help->more)
 		printf("\n%s", cmd->help->more);
@@ -153,6 +161,7 @@ static int dispatch(struct cli *c, int argc, char **argv)
 		print_command_help(cmd);
 		return CLI_OK;
 	}
+	c->needs = cmd->needs;
 	return cmd->fn(c, cargc, cargv);
 }
 

@@ -1,18 +1,17 @@
 /* plan_common.c: loading a plan, and printing it as a table or JSON. */
 #include "cli/plan_common.h"
 
-#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/env.h"
 #include "base/escape.h"
 #include "base/os-file.h"
+#include "base/os-run.h"
 #include "base/os-sys.h"
 #include "base/strbuf.h"
 #include "ci/torch_builds.h"
 #include "matrix/discover_project.h"
-#include "standards/json_values.h"
 #include "toolchain/provision.h"
 #include "toolchain/provision_cross.h"
 #include "toolchain/provision_python.h"
@@ -146,7 +145,8 @@ static bool outputs_outside_inputs(struct cli *c, const struct config *cfg)
 	return ok;
 }
 
-int plan_load(struct cli *c, const struct matrix_opts *o, struct plan_ctx *pc)
+/* Loads, discovers and expands; returns CLI_OK or the exit code to return. */
+static int plan_load(struct cli *c, const struct matrix_opts *o, struct plan_ctx *pc)
 {
 	memset(pc, 0, sizeof(*pc));
 	pc->opts = o ? *o : (struct matrix_opts){0};
@@ -165,6 +165,26 @@ int plan_load(struct cli *c, const struct matrix_opts *o, struct plan_ctx *pc)
 	/* The cells PyTorch does not publish (ci/torch_builds.def): the ones `ci github` leaves
 	 * out, for the same reason. */
 	torch_builds_mark(&c->arena, &pc->plan);
+	return CLI_OK;
+}
+
+int cli_setup(struct cli *c, const struct matrix_opts *o, struct plan_ctx **out)
+{
+	if (c->setup) {
+		*out = c->setup;
+		return CLI_OK;
+	}
+	struct plan_ctx *pc = arena_calloc(&c->arena, 1, sizeof(*pc));
+	int rc = CLI_FAIL;
+	if (c->needs == CLI_NEEDS_PLAN)
+		rc = plan_load(c, o, pc);
+	else if (c->needs == CLI_NEEDS_CONFIG)
+		rc = cli_config_load(c, &pc->cfg) ? CLI_OK : CLI_FAIL;
+	else /* a command whose row needs nothing: the table and the command disagree */
+		diag_msg(&c->diag, DIAG_ERROR, "internal: this command loads no project");
+	if (rc != CLI_OK)
+		return rc;
+	c->setup = *out = pc;
 	return CLI_OK;
 }
 
@@ -368,7 +388,9 @@ static char *arch_list(struct arena *a, const struct arch *v, size_t n)
 	return sb_to_arena(&sb, a);
 }
 
-int plan_torch(struct cli *c, struct plan_ctx *pc)
+/* True when the table shows the torch decisions: a selected, buildable cell has torch, and a
+ * torch-kind extension or kernels that may include torch headers decide something. */
+static bool plan_shows_torch(const struct plan_ctx *pc)
 {
 	bool torch_ext = false, torch_cell = false;
 	for (size_t e = 0; e < pc->cfg.n_extensions; e++)
@@ -376,18 +398,41 @@ int plan_torch(struct cli *c, struct plan_ctx *pc)
 	for (size_t i = 0; i < pc->plan.n_cells; i++)
 		torch_cell |= pc->plan.cells[i].selected && pc->plan.cells[i].buildable &&
 		              pc->plan.cells[i].py->torch.present;
-	if (!torch_cell || (!torch_ext && (pc->cfg.kernels.uses_torch != TRI_AUTO ||
-	                                   pc->cfg.kernels.files.n == 0)))
+	return torch_cell && (torch_ext || (pc->cfg.kernels.uses_torch == TRI_AUTO &&
+	                                    pc->cfg.kernels.files.n != 0));
+}
+
+int plan_ccache(struct cli *c, const struct config *cfg, struct diag *d, const char **ccache)
+{
+	*ccache = NULL;
+	if (cfg->cache.ccache == TRI_OFF)
 		return CLI_OK;
-	if (!os_mkdir_p(&c->diag, pc->cfg.build_dir))
+	*ccache = os_which(&c->arena, c->env, "ccache");
+	if (!*ccache && cfg->cache.ccache == TRI_ON) {
+		diag_msg(d, DIAG_ERROR, "ccache = \"on\" but ccache is not on PATH");
 		return CLI_FAIL;
-	struct torch_plan *tp = arena_calloc(&c->arena, 1, sizeof(*tp));
-	const char *cc = env_nonempty(c->env, "CC"), *cxx = env_nonempty(c->env, "CXX");
-	if (!torchplan_make(&c->arena, &c->diag, &pc->plan,
-	                    os_realpath(&c->arena, pc->cfg.build_dir), cxx ? cxx : "c++",
-	                    cc ? cc : "cc", os_cpu_count(), false, tp))
+	}
+	return CLI_OK;
+}
+
+int plan_resolve(struct cli *c, struct plan_ctx *pc, struct graph_plan *gp, char **text)
+{
+	/* `cuwheel plan` fails on none of the build's missing tools: it says what it found. */
+	struct diag warn = cli_diag_as_warnings(c);
+	const char *ccache;
+	plan_ccache(c, &pc->cfg, &warn, &ccache);
+	/* build's defaults; the Python-free proofs are run, as the build runs them before it
+	 * keeps a decision (no proof object is named: --dry-run's document). */
+	struct build_opts bo = {.jobs = os_cpu_count(),
+	                        .ccache = ccache,
+	                        .cuwheel = os_self_exe(&c->arena),
+	                        .run_tests = true,
+	                        .no_proof_objects = true,
+	                        .no_write = true};
+	if (!buildgraph_resolve(&c->arena, &c->diag, &pc->plan, &bo, gp) ||
+	    !(*text = buildgraph_plan_text(&c->arena, &c->diag, gp)))
 		return CLI_FAIL;
-	pc->tp = tp;
+	pc->tp = plan_shows_torch(pc) ? &gp->tp : NULL;
 	return CLI_OK;
 }
 
@@ -550,140 +595,4 @@ void plan_print_table(const struct plan_ctx *pc, FILE *f)
 	        "\nThe platform tag linux_* is replaced by the manylinux tag the audit finds.\n");
 #undef E
 	arena_free(&a);
-}
-
-int plan_print_json(const struct plan_ctx *pc, FILE *f)
-{
-	struct arena a = {0};
-	const struct plan *p = &pc->plan;
-	json_t *root = json_object();
-	json_object_set_new(root, "format", json_integer(1));
-	json_object_set_new(root, "project", json_string(pc->cfg.project.name));
-	json_object_set_new(root, "version", json_string(pc->cfg.project.version));
-	json_object_set_new(root, "host_platform", json_string(p->host_platform));
-	json_object_set_new(root, "archs", json_string(pc->cfg.kernels.archs_text));
-	if (pc->cfg.config_file) {
-		json_object_set_new(root, "config", json_string(pc->cfg.config_file));
-		json_object_set_new(root, "project_dir", json_string(pc->cfg.project_dir));
-		json_object_set_new(root, "sdist",
-		                    pc->cfg.sdist ? json_string(pc->cfg.sdist) : json_null());
-		json_t *mo = json_object();
-		for (size_t i = 0; i < pc->cfg.meta_origin.n; i++)
-			json_object_set_new(mo, pc->cfg.meta_origin.v[i].key,
-			                    json_string(pc->cfg.meta_origin.v[i].value));
-		json_object_set_new(root, "metadata_origin", mo);
-	}
-	json_t *tks = json_array();
-	for (size_t i = 0; i < p->n_toolkits; i++) {
-		const struct toolkit_plan *tp = &p->toolkits[i];
-		json_t *t = json_object();
-		json_object_set_new(t, "cuda", json_string(tp->cuda));
-		json_object_set_new(t, "found", json_boolean(tp->tk != NULL));
-		json_object_set_new(t, "root", tp->tk ? json_string(tp->tk->root) : json_null());
-		json_object_set_new(t, "nvcc_version",
-		                    tp->tk ? json_string(tp->tk->version) : json_null());
-		json_t *hc = json_null();
-		if (tp->tk)
-			hc = json_pack("{s:s, s:s?, s:i, s:b, s:s?}", "cxx", tp->tk->host.cxx,
-			               "version", tp->tk->host.version, "max_gcc",
-			               tp->tk->host.max_gcc, "ccbin", tp->tk->host.ccbin, "error",
-			               tp->tk->host.error);
-		json_object_set_new(t, "host_compiler", hc);
-		json_t *archs = json_array();
-		for (size_t k = 0; k < tp->n_archs; k++) {
-			json_array_append_new(
-			    archs, json_string(cuda_arch_name(&a, &tp->archs[k], false)));
-			if (tp->archs[k].ptx)
-				json_array_append_new(
-				    archs, json_string(cuda_arch_name(&a, &tp->archs[k], true)));
-		}
-		json_object_set_new(t, "targets", archs);
-		json_t *dropped = json_array();
-		for (size_t k = 0; k < tp->n_dropped; k++) {
-			json_t *dj = json_object();
-			json_object_set_new(dj, "arch",
-			                    json_string(cuda_arch_name(&a, &tp->dropped[k].arch,
-			                                               tp->dropped[k].arch.ptx)));
-			json_object_set_new(dj, "reason", json_string(tp->dropped[k].why));
-			json_array_append_new(dropped, dj);
-		}
-		json_object_set_new(t, "dropped", dropped);
-		json_object_set_new(t, "used", json_boolean(tp->used));
-		json_array_append_new(tks, t);
-	}
-	json_object_set_new(root, "toolkits", tks);
-	json_t *cells = json_array();
-	for (size_t i = 0; i < p->n_cells; i++) {
-		const struct cell *c = &p->cells[i];
-		json_t *j = json_object();
-		json_object_set_new(j, "id", json_string(c->id));
-		json_object_set_new(j, "python", json_string(c->python));
-		json_object_set_new(j, "cuda", json_string(c->cuda));
-		json_object_set_new(j, "torch", c->torch ? json_string(c->torch) : json_null());
-		json_object_set_new(j, "platform", json_string(c->platform));
-		json_object_set_new(j, "abi3", json_boolean(c->abi3));
-		json_object_set_new(j, "python_tag", json_string(c->py_tag));
-		json_object_set_new(j, "abi_tag", json_string(c->abi_tag));
-		json_object_set_new(j, "local", c->local ? json_string(c->local) : json_null());
-		json_object_set_new(j, "version", json_string(c->version));
-		json_object_set_new(j, "wheel", json_string(c->wheel));
-		json_object_set_new(j, "selected", json_boolean(c->selected));
-		json_object_set_new(j, "unselected_by",
-		                    c->unselected_by ? json_string(c->unselected_by) : json_null());
-		json_object_set_new(j, "buildable", json_boolean(c->buildable));
-		json_object_set_new(j, "reason",
-		                    c->why_not ? json_string(c->why_not) : json_null());
-		json_object_set_new(j, "interpreter",
-		                    c->py ? json_string(c->py->path) : json_null());
-		json_array_append_new(cells, j);
-	}
-	json_object_set_new(root, "cells", cells);
-	if (pc->tp) {
-		json_t *tj = json_object();
-		json_object_set_new(tj, "kernels_use_torch",
-		                    json_boolean(pc->tp->kernels_use_torch));
-		json_object_set_new(tj, "kernels_why", json_string(pc->tp->kernels_why));
-		json_object_set_new(tj, "kernels_python_free",
-		                    json_boolean(pc->tp->kernels_pyfree));
-		json_t *srcs = json_array();
-		for (size_t i = 0; i < pc->tp->n_exts; i++) {
-			const struct torch_plan_ext *te = &pc->tp->exts[i];
-			const struct extension_cfg *x = &pc->cfg.extensions[te->ext];
-			for (size_t k = 0; k < x->files.n; k++) {
-				const struct binding_decision *bd = &te->srcs[k];
-				json_t *sj = json_object();
-				json_object_set_new(sj, "module", json_string(x->module));
-				json_object_set_new(sj, "torch", json_string(te->torch));
-				json_object_set_new(sj, "source", json_string(x->files.v[k]));
-				json_object_set_new(sj, "per_python", json_boolean(bd->python));
-				json_object_set_new(sj, "python_via",
-				                    bd->python_via ? json_string(bd->python_via)
-				                                   : json_null());
-				json_object_set_new(sj, "torch_extension",
-				                    json_boolean(bd->torch_ext));
-				json_object_set_new(sj, "python_free",
-				                    json_string(pyfree_state_name(bd->pyfree)));
-				json_object_set_new(sj, "python_free_why",
-				                    bd->pyfree_why ? json_string(bd->pyfree_why)
-				                                   : json_null());
-				json_object_set_new(sj, "pch",
-				                    json_string(pch_state_name(bd->pch)));
-				json_object_set_new(sj, "pch_why",
-				                    bd->pch_why ? json_string(bd->pch_why)
-				                                : json_null());
-				json_array_append_new(srcs, sj);
-			}
-		}
-		json_object_set_new(tj, "sources", srcs);
-		json_object_set_new(root, "torch", tj);
-	}
-	json_object_set_new(root, "selected", json_integer((json_int_t)p->n_selected));
-	json_object_set_new(root, "buildable", json_integer((json_int_t)p->n_buildable));
-	char *text = json_dump_text(&a, root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	int rc = text ? CLI_OK : CLI_FAIL;
-	if (text)
-		fprintf(f, "%s\n", text);
-	json_decref(root);
-	arena_free(&a);
-	return rc;
 }

@@ -3,6 +3,7 @@
 #define CUWHEEL_CLI_PLAN_COMMON_H
 
 #include "cli/cli.h"
+#include "graph/buildgraph.h"
 #include "matrix/config.h"
 #include "toolchain/discover.h"
 #include "matrix/matrix.h"
@@ -23,17 +24,22 @@ bool cli_config_load(struct cli *c, struct config *cfg);
 /* Loads the toolkit lock file, where there is one, for what it can provision: false when there
  * is none (quietly) or it cannot be read (a warning: nothing is provisioned from it). */
 bool cli_provision_lock_quiet(struct cli *c, struct provision_lock *lock);
-/* Loads, discovers and expands; returns CLI_OK or the exit code to return. */
-int plan_load(struct cli *c, const struct matrix_opts *o, struct plan_ctx *pc);
+/* Loads what the running command's row of the command table needs (c->needs): the config, or
+ * the plan (the config, discovery, the matrix expanded with o); once: a second call gives what the
+ * first loaded. *out: the plan_ctx holding it (only cfg is set for CLI_NEEDS_CONFIG). Returns
+ * CLI_OK or the exit code to return. */
+int cli_setup(struct cli *c, const struct matrix_opts *o, struct plan_ctx **out);
 /* Installs the toolkits that selected cells need and cuwheel can provision, then discovers
  * and expands again. Returns CLI_OK or CLI_FAIL. */
 int plan_provision(struct cli *c, struct plan_ctx *pc);
-/* Takes the torch decisions (torch_plan.h) when the project has torch sources and sets pc->tp;
- * returns CLI_OK or CLI_FAIL. */
-int plan_torch(struct cli *c, struct plan_ctx *pc);
+/* Finds ccache as the config asks (*ccache NULL: none, or ccache = "off"); CLI_FAIL after an
+ * error on d when ccache = "on" and it is not on PATH. */
+int plan_ccache(struct cli *c, const struct config *cfg, struct diag *d, const char **ccache);
+/* Resolves pc's plan as `cuwheel build` does (its default options), writing no build file,
+ * into gp and *text, the plan document build writes to plan.json; sets pc->tp where the table
+ * shows the torch decisions. Returns CLI_OK or CLI_FAIL, after diagnostics. */
+int plan_resolve(struct cli *c, struct plan_ctx *pc, struct graph_plan *gp, char **text);
 /* Prints the plan as a table (stdout). */
 void plan_print_table(const struct plan_ctx *pc, FILE *f);
-/* Prints the plan as JSON (stdout). */
-int plan_print_json(const struct plan_ctx *pc, FILE *f);
 
 #endif

@@ -92,25 +92,15 @@ bool buildgraph_generate(struct arena *a, struct diag *d, const struct plan *pla
 	struct graph_plan r;
 	if (!buildgraph_resolve(a, d, plan, o, &r))
 		return false;
-	/* What build.ninja cannot express is refused, named, before anything is rendered. */
-	json_t *doc = buildgraph_plan_json(&r);
-	if (doc &&
-	    !buildgraph_plan_check(a, d, os_join(a, r.build_dir, BUILDGRAPH_PLAN_JSON), doc)) {
-		json_decref(doc);
+	const char *plan_json = buildgraph_plan_text(a, d, &r);
+	if (!plan_json)
 		return false;
-	}
 	buildgraph_render(a, &r, out);
+	out->plan_json = plan_json;
 	out->tentative = r.tp.tentative;
 	for (size_t e = 0; e < r.tp.n_exts; e++)
 		for (size_t i = 0; i < plan->cfg->extensions[r.tp.exts[e].ext].files.n; i++)
 			out->per_python += r.tp.exts[e].srcs[i].python;
-	char *json = doc ? json_dump_text(a, doc, JSON_INDENT(1)) : NULL;
-	json_decref(doc);
-	if (!json) {
-		diag_path(d, DIAG_ERROR, out->build_dir, "cannot serialise the resolved plan");
-		return false;
-	}
-	out->plan_json = arena_printf(a, "%s\n", json);
 	/* Each written only when its text changed, so that what depends on it is not rebuilt. */
 	for (size_t i = 0; i < out->files.n; i++) {
 		const char *path = out->files.v[i];

@@ -32,6 +32,8 @@ struct build_opts {
 	                         * object the Python-free proof kept (--dry-run) */
 	bool defer_proofs;      /* the proof's compiles the scan cache cannot answer are the
 	                         * build's (torchplan_make's defer): out->tentative */
+	bool no_write;          /* resolve for `cuwheel plan`: the build dir is not made (the
+	                         * torch scan still keeps its cache and links there) */
 };
 
 /* What the graph promises per cell and per toolkit (paths relative to the build dir). */
@@ -115,13 +117,16 @@ struct graph_plan {
 bool buildgraph_resolve(struct arena *a, struct diag *d, const struct plan *plan,
                         const struct build_opts *o, struct graph_plan *r);
 
-/* The resolved plan beside build.ninja that `cuwheel build` (-n too) writes and `cuwheel internal
- * render-ninja` renders; its "format" is BUILDGRAPH_PLAN_FORMAT. */
+/* The resolved plan beside build.ninja that `cuwheel build` (-n too) writes, `cuwheel plan --json`
+ * prints and `cuwheel internal render-ninja` renders; its "format" is BUILDGRAPH_PLAN_FORMAT. */
 #define BUILDGRAPH_PLAN_JSON   "plan.json"
 #define BUILDGRAPH_PLAN_FORMAT 1
 
-/* r as a JSON document (the fields the renderer reads); json_decref it. */
-json_t *buildgraph_plan_json(const struct graph_plan *r);
+/* r as the plan document's text, which `build` writes to plan.json and `plan --json` prints:
+ * the fields the renderer reads, the torch decisions' reasons, and the matrix (r->plan's every
+ * cell and toolkit, as `cuwheel plan` shows them); checked with buildgraph_plan_check. NULL +
+ * diagnostic. */
+char *buildgraph_plan_text(struct arena *a, struct diag *d, const struct graph_plan *r);
 /* Reads doc (read from file, for messages) into out, in a: a plan that renders alone (no
  * discovery, no config file). False + diagnostic naming file and the JSON path. */
 bool buildgraph_plan_read(struct arena *a, struct diag *d, const char *file, json_t *doc,

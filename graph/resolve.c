@@ -302,6 +302,24 @@ static bool paths_ok(struct arena *a, struct diag *d, const struct plan *plan, c
 	return true;
 }
 
+/* The absolute path of the build dir with no link in it, as os_realpath gives it once the
+ * dir exists; one not made yet (`cuwheel plan`) is its nearest existing parent's, resolved,
+ * and the rest. */
+static const char *build_dir_path(struct arena *a, const char *dir)
+{
+	char *abs = os_abspath(a, dir);
+	for (size_t n = strlen(abs); n > 1 && abs[n - 1] == '/'; n--)
+		abs[n - 1] = '\0';
+	char *real = os_realpath(a, abs);
+	if (real)
+		return real;
+	const char *slash = strrchr(abs, '/');
+	if (!slash || slash == abs)
+		return abs;
+	const char *parent = build_dir_path(a, arena_strndup(a, abs, (size_t)(slash - abs)));
+	return os_join(a, parent, slash + 1);
+}
+
 bool buildgraph_resolve(struct arena *a, struct diag *d, const struct plan *plan,
                         const struct build_opts *o, struct graph_plan *r)
 {
@@ -309,9 +327,9 @@ bool buildgraph_resolve(struct arena *a, struct diag *d, const struct plan *plan
 	const struct config *cfg = plan->cfg;
 	r->plan = plan;
 	r->o = *o;
-	if (!os_mkdir_p(d, cfg->build_dir))
+	if (!o->no_write && !os_mkdir_p(d, cfg->build_dir))
 		return false;
-	r->build_dir = os_realpath(a, cfg->build_dir);
+	r->build_dir = build_dir_path(a, cfg->build_dir);
 	r->proj = path_relative(a, r->build_dir, cfg->project_dir);
 	/* nvcc sees the project through this path (-I, -ffile-prefix-map): a build dir outside
 	 * the project puts the project's own path there. */

@@ -581,8 +581,6 @@ void torchscan_prefill(const struct scan_ctx *s, size_t workers,
 	if (workers <= 1)
 		return;
 	struct diag quiet = {0};
-	if (!os_mkdir_p(&quiet, os_join(s->a, s->build_dir, "scan")))
-		return;
 	struct scan_batch b = {.s = s, .pid = (long)getpid()};
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -599,6 +597,11 @@ void torchscan_prefill(const struct scan_ctx *s, size_t workers,
 		b.n = 0;
 		pass(ctx, &ps);
 		size_t n = b.n;
+		/* Made only when there is a run: a plan without torch sources writes nothing. */
+		if (n && !os_mkdir_p(&quiet, os_join(s->a, s->build_dir, "scan"))) {
+			arena_free(&pa);
+			break;
+		}
 		if (n) {
 			/* What runs now, for the progress: the preprocessor runs, and the compiles
 			 * of the Python-free proof (which are the build's own compiles). */

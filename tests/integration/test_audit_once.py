@@ -53,7 +53,7 @@ def main():
         if p.returncode not in (0, 3):
             print(p.stderr, file=sys.stderr)
             return 1
-        cells = [c for c in json.loads(p.stdout)["cells"] if c["selected"]]
+        cells = [c for c in json.loads(p.stdout)["matrix"]["cells"] if c["selected"]]
         if not cells or not all(c["buildable"] for c in cells):
             print("SKIP: needs a CUDA 13.0 toolkit and Python 3.12 here")
             return 77

@@ -158,7 +158,7 @@ def emit(proj, *opts, over=None, cuwheel=True):
 
 def plan_cells(proj, *opts):
     p = run([CUWHEEL, "-C", proj, "plan", "--json", *opts], env=clean_env(), ok=(0, 3))
-    return json.loads(p.stdout), p.returncode
+    return json.loads(p.stdout)["matrix"], p.returncode
 
 
 def load(text):

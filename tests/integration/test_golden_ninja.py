@@ -2,7 +2,9 @@
 tinyraster with cudart = "shared" and examples/torchext writes exactly the build.ninja checked
 in under tests/integration/golden/ninja/, once the machine's paths are replaced by @NAMES@.
 The same run checks the resolved plan that `build -n` writes beside build.ninja (plan.json):
-`cuwheel internal render-ninja` renders exactly that build.ninja from it, and, normalised as
+`cuwheel plan --json`, run first for the same selection, printed it byte for byte (one
+document, one writer), `cuwheel internal render-ninja` renders exactly that build.ninja from
+it, and, normalised as
 below, it equals the fixture under tests/integration/golden/plans/ that test_golden_plans.py
 renders on any machine (so a fixture cannot go stale while this machine can build the case).
 Generated text changes only on purpose: after such a change, rewrite the files (goldens and
@@ -90,10 +92,10 @@ def env_for(overrides):
 
 def normalise(text, proj, plan):
     subs = {proj: "@PROJECT@", os.path.realpath(CUWHEEL): "@CUWHEEL@"}
-    for tk in plan["toolkits"]:
+    for tk in plan["matrix"]["toolkits"]:
         if tk.get("root"):
             subs.setdefault(tk["root"], f"@CUDA_{tk['cuda']}@")
-    for cell in plan["cells"]:
+    for cell in plan["matrix"]["cells"]:
         py = cell.get("interpreter")
         if py:
             subs.setdefault(py, f"@PYTHON_{cell['python']}@")
@@ -123,6 +125,11 @@ def normalise_plan(text, proj, plan):
     doc["opts"]["jobs"] = 1
     for tk in doc["toolkits"]:
         tk["toolkit"]["version"] = f"@CUDA_{tk['cuda']}_VERSION@"
+    # The matrix as `plan` explains it: the machine's nvcc and host compiler versions too.
+    for tk in doc["matrix"]["toolkits"]:
+        tk["nvcc_version"] = f"@CUDA_{tk['cuda']}_VERSION@" if tk["nvcc_version"] else None
+        if tk["host_compiler"]:
+            tk["host_compiler"]["version"] = "@HOST_CXX_VERSION@"
     return json.dumps(doc, indent=1) + "\n"
 
 
@@ -137,8 +144,9 @@ def generate(name, tmp):
                        text=True)
     if p.returncode not in (0, 3):
         return None, f"cuwheel plan failed (exit {p.returncode}):\n{p.stderr}"
-    plan = json.loads(p.stdout)
-    cells = [c for c in plan["cells"] if c["selected"]]
+    plan_text = p.stdout
+    plan = json.loads(plan_text)
+    cells = [c for c in plan["matrix"]["cells"] if c["selected"]]
     if not cells or not all(c["buildable"] for c in cells):
         why = "; ".join(f"{c['id']}: {c['reason']}" for c in cells if not c["buildable"])
         return None, f"not every cell can be built here ({why or 'none selected'})"
@@ -152,6 +160,16 @@ def generate(name, tmp):
     ninja_file = m[1]
     plan_file = os.path.join(os.path.dirname(ninja_file), "plan.json")
     text = open(ninja_file).read()
+    # One document: `plan --json` printed, byte for byte, the plan.json the build wrote for
+    # the same selection.
+    written = open(plan_file).read()
+    if written != plan_text:
+        got = os.path.join(tmp, f"{name}.plan-json")
+        with open(got, "w") as f:
+            f.write(plan_text)
+        d = subprocess.run(["diff", "-u", plan_file, got], capture_output=True, text=True)
+        return None, (f"failed: `cuwheel plan --json` printed another document than the "
+                      f"{plan_file} that `cuwheel build -n` wrote:\n{d.stdout[:6000]}")
     # The invariant: the plan file renders to exactly the build.ninja the build wrote.
     p = subprocess.run([CUWHEEL, "internal", "render-ninja", plan_file], capture_output=True,
                        text=True)

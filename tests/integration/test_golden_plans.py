@@ -143,6 +143,40 @@ def check_own_opt_level(fixture, tmp):
     return True
 
 
+def check_torch_states(fixture, tmp):
+    """The torch decisions are written by their names: a name that is no state is refused,
+    named by its JSON path; the matrix, which is only shown, may quote a probe's lines."""
+    doc = json.load(open(fixture))
+    srcs = [s for e in doc["torch_plan"]["exts"] for s in e["srcs"]]
+    if not srcs or "matrix" not in doc:
+        print(f"FAIL: {fixture} has no torch decision or no matrix", file=sys.stderr)
+        return False
+    ok = True
+    bad = json.loads(json.dumps(doc))
+    bad["torch_plan"]["exts"][0]["srcs"][0]["pyfree"] = "maybe"
+    path = os.path.join(tmp, "bad-state.json")
+    json.dump(bad, open(path, "w"))
+    p = render(path)
+    want = "$.torch_plan.exts[0].srcs[0].pyfree: 'maybe' is not one of the states"
+    if p.returncode != 1 or want not in p.stderr:
+        print(f"FAIL: ({want}): exit {p.returncode}, stderr:\n{p.stderr}", file=sys.stderr)
+        ok = False
+    else:
+        print(f"ok: refused: {want}")
+    shown = json.loads(json.dumps(doc).replace("@PROJECT@", os.path.join(tmp, "p")))
+    shown["matrix"]["cells"][0]["reason"] = "a probe said\nthis"
+    path = os.path.join(tmp, "shown.json")
+    json.dump(shown, open(path, "w"))
+    p = render(path)
+    if p.returncode != 0:
+        print(f"FAIL: a line break in the matrix (shown, not rendered) is refused:\n{p.stderr}",
+              file=sys.stderr)
+        ok = False
+    else:
+        print("ok: a line break in the matrix's reasons renders (the matrix is not rendered)")
+    return ok
+
+
 def main():
     if not os.path.exists(CUWHEEL):
         print(f"SKIP: no cuwheel binary at {CUWHEEL}")
@@ -156,6 +190,7 @@ def main():
         results.append(check_refusals(fixtures[0], tmp))
         results.append(check_own_opt_level(os.path.join(GOLDEN, "plans", "torchext.json"),
                                            os.path.realpath(tmp)))
+        results.append(check_torch_states(os.path.join(GOLDEN, "plans", "torchext.json"), tmp))
     return 0 if all(results) else 1
 
 

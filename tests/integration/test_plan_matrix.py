@@ -85,7 +85,7 @@ def plan(root, d, *args, code=0):
     if not check(p.returncode == code, f"{d} plan --json {' '.join(args)}: exit "
                  f"{p.returncode}, want {code}\n{p.stderr}"):
         return None
-    return json.loads(p.stdout)
+    return json.loads(p.stdout)["matrix"]  # the matrix as plan explains it
 
 
 def table(root, d, *args):

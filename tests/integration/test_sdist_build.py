@@ -165,7 +165,7 @@ def main():
         # The interpreter the build used (plan --json names it), not a pyenv shim.
         p = subprocess.run([CUWHEEL, "plan", "--json", "demo_sdist-2.0.1.tar.gz", "--config",
                             "demo.cuwheel.toml"], cwd=tmp, capture_output=True, text=True)
-        py312 = json.loads(p.stdout)["cells"][0]["interpreter"]
+        py312 = json.loads(p.stdout)["matrix"]["cells"][0]["interpreter"]
         subprocess.run([py312, "-m", "venv", venv], check=True)
         p = subprocess.run([os.path.join(venv, "bin", "pip"), "install", "-q", "--no-deps",
                             wheels[0]], capture_output=True, text=True)

@@ -87,7 +87,7 @@ def main():
         env = env_with(os.path.join(wrap, "bin"), tmp)
         r = run(["plan", "--json"], proj, env)
         import json
-        roots = [t.get("root") for t in json.loads(r.stdout)["toolkits"]] if r.stdout else []
+        roots = [t.get("root") for t in json.loads(r.stdout)["matrix"]["toolkits"]] if r.stdout else []
         check("a wrapper nvcc on PATH gives the wrapped toolkit's root, not its parent",
               roots == [REAL], f"roots {roots}\n{r.stderr[-1500:]}")
         d = run(["doctor"], proj, env)

@@ -69,7 +69,7 @@ def main():
         rc, out = run([CUWHEEL, "plan", "--json"], cwd=EXAMPLE, env=env,
                       stderr=subprocess.DEVNULL)
         plan = json.loads(out) if rc == 0 else {}
-        cells = {c["id"]: c for c in plan.get("cells", [])}
+        cells = {c["id"]: c for c in plan.get("matrix", {}).get("cells", [])}
         if not check(bool(cells), "cuwheel plan --json lists the cells"):
             print(out[-2000:])
             return 1

@@ -143,7 +143,9 @@ def plan(d, *args):
 
 
 def by_source(js):
-    return {s["source"]: s for s in (js.get("torch") or {}).get("sources", [])}
+    """The torch decisions of plan --json (plan.json's torch_plan), per source."""
+    return {s["source"]: s for e in (js.get("torch_plan") or {}).get("exts", [])
+            for s in e["srcs"]}
 
 
 def pyfree_checks(d, env):
@@ -156,18 +158,18 @@ def pyfree_checks(d, env):
     s = by_source(json.loads(out))
     for n in ("one", "two", "three"):
         e = s.get("b/%s.cpp" % n, {})
-        check(e.get("per_python") is False and e.get("python_free") == "proven"
+        check(e.get("python") is False and e.get("pyfree") == "proven"
               and e.get("torch_extension") is True,
               "b/%s.cpp includes torch/extension.h but not uses Python: shared, proven (%s)"
               % (n, e))
     m = s.get("b/mod.cpp", {})
-    check(m.get("per_python") is True and m.get("python_free") == "refused: expansion differs"
-          and "b/mod.cpp" in (m.get("python_free_why") or ""),
+    check(m.get("python") is True and m.get("pyfree") == "refused: expansion differs"
+          and "b/mod.cpp" in (m.get("pyfree_why") or ""),
           "b/mod.cpp (PYBIND11_MODULE) stays per Python: its own text expands otherwise (%s)"
           % m)
     r = s.get("b/reg.cpp", {})
-    why = r.get("python_free_why") or ""
-    check(r.get("per_python") is True and r.get("python_free") == "refused: does not compile"
+    why = r.get("pyfree_why") or ""
+    check(r.get("python") is True and r.get("pyfree") == "refused: does not compile"
           and "error" in why and "b/reg.cpp:2:" in why and "\n" not in why,
           "b/reg.cpp (pybind11::module, no macro) stays per Python with the first error "
           "line (%s)" % r)
@@ -261,7 +263,7 @@ ccache = "off"
           % (wheels, out.strip()[-1500:]))
     rc, js, err, _ = plan(d, "--json")
     r = by_source(json.loads(js)).get("b/reg.cpp", {}) if rc == 0 else {}
-    check(r.get("python_free") == "refused: does not compile",
+    check(r.get("pyfree") == "refused: does not compile",
           "and plan, from the cache, says why: %s" % r)
 
 
@@ -310,16 +312,16 @@ def main():
         if not check(rc == 0, "plan --json exits 0 (%s)" % err.strip()[-2000:]):
             return 1
         js = json.loads(out)
-        t = js.get("torch") or {}
+        t = js.get("torch_plan") or {}
         check(t.get("kernels_use_torch") is False,
               "a torch include behind #ifndef __CUDACC__ leaves the kernels torch-free: %s"
               % t.get("kernels_why"))
         s = by_source(js)
-        check(s.get("b/aten.cpp", {}).get("per_python") is False,
+        check(s.get("b/aten.cpp", {}).get("python") is False,
               "b/aten.cpp (ATen only) is shared: %s" % s.get("b/aten.cpp"))
         for n in ("one", "two", "three"):
             e = s.get("b/%s.cpp" % n, {})
-            check(e.get("per_python") is True and e.get("torch_extension") is True
+            check(e.get("python") is True and e.get("torch_extension") is True
                   and e.get("pch") == "yes"
                   and "torch/extension.h, one .gch per Python" in (e.get("pch_why") or ""),
                   "b/%s.cpp (torch/extension.h via common.h) is per Python with PCH: %s" % (n, e))
@@ -374,7 +376,7 @@ def main():
 
         project(d, unguarded=True)
         rc, out, err, _ = plan(d, "--json")
-        t = (json.loads(out) if rc == 0 else {}).get("torch") or {}
+        t = (json.loads(out) if rc == 0 else {}).get("torch_plan") or {}
         check(t.get("kernels_use_torch") is True and "k/torchy.cu" in (t.get("kernels_why") or ""),
               "an unguarded ATen include makes the kernels torch code: %s" % t.get("kernels_why"))
         p = subprocess.run([CUWHEEL, "-C", d, "build", "--dry-run", "--no-test"],
@@ -397,8 +399,8 @@ def main():
         project(d, cu=True)
         rc, out, err, _ = plan(d, "--json")
         s = by_source(json.loads(out)) if rc == 0 else {}
-        check(rc == 0 and s.get("b/ext.cu", {}).get("per_python") is True
-              and s.get("b/plain.cu", {}).get("per_python") is False
+        check(rc == 0 and s.get("b/ext.cu", {}).get("python") is True
+              and s.get("b/plain.cu", {}).get("python") is False
               and s.get("b/ext.cu", {}).get("pch") == "no",
               "extension .cu files: ext.cu (torch/extension.h) per Python, plain.cu (ATen) "
               "shared, no PCH (%s; %s)" % (err.strip()[-300:], {k: v for k, v in s.items()

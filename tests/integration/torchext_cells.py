@@ -58,7 +58,7 @@ def build(tmp, env, torch, cuda, ids, others):
     n = WORDS[len(ids)]
     rc, out = run([CUWHEEL, "plan", "--json"], cwd=EXAMPLE, env=env, stderr=subprocess.DEVNULL)
     plan = json.loads(out) if rc == 0 else {}
-    cells = {c["id"]: c for c in plan.get("cells", [])}
+    cells = {c["id"]: c for c in plan.get("matrix", {}).get("cells", [])}
     for cid in ids:
         c = cells.get(cid, {})
         check(c.get("selected") and c.get("buildable") and

@@ -1,197 +1,13 @@
-/* plan_io.c: a resolved plan (struct graph_plan) as a JSON document and back: the fields the
- * renderer reads, and nothing else. `cuwheel build` (-n too) writes it beside build.ninja
- * (BUILDGRAPH_PLAN_JSON); `cuwheel internal render-ninja` renders build.ninja from it. */
+/* plan_read.c: the plan document (plan.json, BUILDGRAPH_PLAN_JSON) read back into a resolved
+ * plan (struct graph_plan) that renders alone: the fields the renderer reads; the "matrix"
+ * section and the decisions' reasons, which `cuwheel plan` shows, are not read.
+ * `cuwheel internal render-ninja` renders build.ninja from it. */
 #include <jansson.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "graph/buildgraph.h"
-
-/* ---- writing ---- */
-
-static json_t *jstr(const char *s)
-{
-	return s ? json_string(s) : json_null();
-}
-
-static json_t *jstrv(const struct strv *v)
-{
-	json_t *arr = json_array();
-	for (size_t i = 0; i < v->n; i++)
-		json_array_append_new(arr, json_string(v->v[i]));
-	return arr;
-}
-
-static json_t *tflags_json(const struct torch_flags *f)
-{
-	/* Not f->nvcc: only the Windows graph reads it. */
-	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:b}", "incs", jstrv(&f->incs), "nvcc_common",
-	                 jstrv(&f->nvcc_common), "post", jstrv(&f->post), "cflags",
-	                 jstrv(&f->cflags), "ldflags", jstrv(&f->ldflags), "cudart_shared",
-	                 f->cudart_shared);
-}
-
-static json_t *interp_json(const struct interp *py)
-{
-	const struct torch_info *ti = &py->torch;
-	json_t *torch =
-	    json_pack("{s:b, s:o, s:i, s:i, s:o, s:o}", "present", ti->present, "version",
-	              jstr(ti->version), "cxx11_abi", ti->cxx11_abi, "openmp", ti->openmp,
-	              "include_dirs", jstrv(&ti->include_dirs), "abi_flags", jstrv(&ti->abi_flags));
-	return json_pack("{s:o, s:o, s:i, s:i, s:o, s:o, s:o}", "path", jstr(py->path), "version",
-	                 jstr(py->version), "major", py->major, "minor", py->minor, "ext_suffix",
-	                 jstr(py->ext_suffix), "include_dir", jstr(py->include_dir), "torch",
-	                 torch);
-}
-
-static json_t *toolkit_json(const struct graph_plan *r, size_t t)
-{
-	const struct toolkit_plan *tp = &r->plan->toolkits[t];
-	json_t *archs = json_array();
-	for (size_t i = 0; i < tp->n_archs; i++)
-		json_array_append_new(archs,
-		                      json_pack("{s:i, s:i, s:i, s:b}", "major", tp->archs[i].major,
-		                                "minor", tp->archs[i].minor, "suffix",
-		                                tp->archs[i].suffix, "ptx", tp->archs[i].ptx));
-	json_t *o = json_pack("{s:s, s:o}", "cuda", tp->cuda, "archs", archs);
-	const struct toolkit *tk = tp->tk;
-	json_object_set_new(
-	    o, "toolkit",
-	    json_pack("{s:o, s:o, s:o, s:i, s:i, s:o, s:o, s:i, s:{s:b, s:o, s:o}}", "root",
-	              jstr(tk->root), "nvcc", jstr(tk->nvcc), "version", jstr(tk->version), "major",
-	              tk->major, "minor", tk->minor, "lib_dir", jstr(tk->lib_dir), "include_dir",
-	              jstr(tk->include_dir), "nvcc_lacks", (int)tk->nvcc_lacks, "host", "ccbin",
-	              tk->host.ccbin, "cc", jstr(tk->host.cc), "cxx", jstr(tk->host.cxx)));
-	/* Only for a cross toolkit, so that every other plan reads as before. */
-	if (tk->platform) {
-		json_t *tko = json_object_get(o, "toolkit");
-		json_object_set_new(tko, "platform", json_string(tk->platform));
-		json_object_set_new(tko, "target_dir", jstr(tk->target_dir));
-	}
-	const struct graph_ktorch *kt = &r->ktorch[t];
-	json_object_set_new(o, "kernels_torch",
-	                    kt->py ? json_pack("{s:o, s:o, s:o}", "interpreter",
-	                                       interp_json(kt->py), "flags", tflags_json(&kt->tf),
-	                                       "cpp_post", jstrv(&kt->cpp_post))
-	                           : json_null());
-	return o;
-}
-
-static json_t *config_json(const struct config *cfg)
-{
-	const struct kernels_cfg *k = &cfg->kernels;
-	json_t *exts = json_array();
-	for (size_t e = 0; e < cfg->n_extensions; e++) {
-		const struct extension_cfg *x = &cfg->extensions[e];
-		json_array_append_new(
-		    exts,
-		    json_pack("{s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:b}", "module", x->module,
-		              "kind", (int)x->kind, "files", jstrv(&x->files), "include_dirs",
-		              jstrv(&x->include_dirs), "defines", jstrv(&x->defines), "cflags",
-		              jstrv(&x->cflags), "ldflags", jstrv(&x->ldflags), "libraries",
-		              jstrv(&x->libraries), "no_abi_suffix", x->no_abi_suffix));
-	}
-	json_t *kj =
-	    json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:b}", "files", jstrv(&k->files),
-	              "include_dirs", jstrv(&k->include_dirs), "defines", jstrv(&k->defines),
-	              "nvcc_flags", jstrv(&k->nvcc_flags), "host_flags", jstrv(&k->host_flags),
-	              "cxx_flags", jstrv(&k->cxx_flags), "cudart", (int)k->cudart, "rdc", k->rdc);
-	json_t *o = json_pack(
-	    "{s:o, s:o, s:o, s:o, s:b, s:i, s:i, s:o, s:o, s:o, s:b, s:o, s:o, s:o, "
-	    "s:b, s:o, s:o}",
-	    "config_file", jstr(cfg->config_file), "build_dir", jstr(cfg->build_dir), "project_dir",
-	    jstr(cfg->project_dir), "dist_dir", jstr(cfg->dist_dir), "ship_hidden",
-	    cfg->ship_hidden, "compression", cfg->compression, "openmp", (int)cfg->openmp,
-	    "packages", jstrv(&cfg->packages), "readme", jstr(cfg->project.readme_path),
-	    "license_files", jstrv(&cfg->project.license_files), "audit_strict", cfg->audit.strict,
-	    "min_manylinux", jstr(cfg->audit.min_manylinux), "test_command",
-	    jstr(cfg->test.command), "torch_compat", jstrv(&cfg->test.torch_compat),
-	    "torch_requires_tested", cfg->test.torch_requires_tested, "kernels", kj, "extensions",
-	    exts);
-	if (cfg->python_files.n) { /* only then: plans without them stay as they were */
-		json_t *pf = json_array();
-		for (size_t i = 0; i < cfg->python_files.n; i++)
-			json_array_append_new(pf, json_pack("[s, s]", cfg->python_files.v[i].key,
-			                                    cfg->python_files.v[i].value));
-		json_object_set_new(o, "python_files", pf);
-	}
-	return o;
-}
-
-static json_t *cell_json(const struct graph_plan *r, size_t i, size_t toolkit)
-{
-	const struct cell *c = &r->plan->cells[i];
-	size_t n_ext = r->plan->cfg->n_extensions;
-	json_t *flags = json_array();
-	for (size_t e = 0; e < n_ext; e++)
-		json_array_append_new(flags, tflags_json(&r->ext_flags[i * n_ext + e]));
-	return json_pack("{s:s, s:s, s:s, s:b, s:b, s:s, s:s, s:o, s:s, s:o, s:I, s:o, s:o}", "id",
-	                 c->id, "python", c->python, "platform", c->platform, "abi3", c->abi3,
-	                 "torch_stable", c->torch_stable, "py_tag", c->py_tag, "abi_tag",
-	                 c->abi_tag, "local", jstr(c->local), "wheel", c->wheel, "torch",
-	                 jstr(c->torch), "toolkit", (json_int_t)toolkit, "interpreter",
-	                 interp_json(c->py), "ext_flags", flags);
-}
-
-static json_t *torchplan_json(const struct torch_plan *tp, const struct config *cfg)
-{
-	json_t *exts = json_array();
-	for (size_t e = 0; e < tp->n_exts; e++) {
-		const struct torch_plan_ext *te = &tp->exts[e];
-		json_t *srcs = json_array();
-		for (size_t i = 0; i < cfg->extensions[te->ext].files.n; i++) {
-			const struct binding_decision *bd = &te->srcs[i];
-			json_t *so = json_pack("{s:b, s:i, s:i}", "python", bd->python, "pch",
-			                       (int)bd->pch, "pyfree", (int)bd->pyfree);
-			/* The proof's object, where the graph copies it (left out otherwise). */
-			if (bd->obj && bd->obj_for) {
-				json_object_set_new(so, "obj", json_string(bd->obj));
-				json_object_set_new(so, "obj_for", json_string(bd->obj_for));
-			}
-			json_array_append_new(srcs, so);
-		}
-		json_array_append_new(exts, json_pack("{s:I, s:s, s:o, s:b, s:o}", "ext",
-		                                      (json_int_t)te->ext, "torch", te->torch,
-		                                      "link", jstr(te->link), "pch_shared",
-		                                      te->pch_shared, "srcs", srcs));
-	}
-	return json_pack("{s:b, s:b, s:o, s:o}", "kernels_use_torch", tp->kernels_use_torch,
-	                 "kernels_pyfree", tp->kernels_pyfree, "standins", jstr(tp->standins),
-	                 "exts", exts);
-}
-
-json_t *buildgraph_plan_json(const struct graph_plan *r)
-{
-	const struct plan *plan = r->plan;
-	/* Only what the graph holds: the used toolkits and the selected, buildable cells. */
-	json_t *toolkits = json_array();
-	size_t *index = calloc(plan->n_toolkits + 1, sizeof(*index));
-	for (size_t t = 0; t < plan->n_toolkits; t++) {
-		if (!plan->toolkits[t].used || !plan->toolkits[t].tk)
-			continue;
-		index[t] = json_array_size(toolkits);
-		json_array_append_new(toolkits, toolkit_json(r, t));
-	}
-	json_t *cells = json_array();
-	for (size_t i = 0; i < plan->n_cells; i++)
-		if (plan->cells[i].selected && plan->cells[i].buildable)
-			json_array_append_new(cells,
-			                      cell_json(r, i, index[plan->cells[i].toolkit]));
-	free(index);
-	const struct build_opts *o = &r->o;
-	return json_pack("{s:i, s:{s:i, s:o, s:o, s:b, s:b}, s:s, s:s, s:s, s:s, s:i, s:i, s:o, "
-	                 "s:o, s:o, s:o, s:o}",
-	                 "format", BUILDGRAPH_PLAN_FORMAT, "opts", "jobs", o->jobs, "ccache",
-	                 jstr(o->ccache), "cuwheel", jstr(o->cuwheel), "run_tests", o->run_tests,
-	                 "imported_archives", o->imported_archives, "build_dir", r->build_dir,
-	                 "proj", r->proj, "cc", r->cc, "cxx", r->cxx, "ncpu", r->ncpu,
-	                 "nvcc_threads", r->nvcc_threads, "config", config_json(plan->cfg),
-	                 "toolkits", toolkits, "cells", cells, "torch_plan",
-	                 torchplan_json(&r->tp, plan->cfg), "package_files", jstrv(&r->pkgfiles));
-}
-
-/* ---- reading ---- */
 
 /* Reads one document; the first error names the file and the JSON path. */
 struct rd {
@@ -280,6 +96,31 @@ static json_t *rd_arr(struct rd *r, json_t *o, const char *path, const char *key
 static char *at(struct rd *r, const char *path, const char *key, size_t i)
 {
 	return arena_printf(r->a, "%s.%s[%zu]", path, key, i);
+}
+
+static const char *pch_name(int v)
+{
+	return pch_state_name((enum pch_state)v);
+}
+
+static const char *pyfree_name(int v)
+{
+	return pyfree_state_name((enum pyfree_state)v);
+}
+
+/* A state written by its name (name(0)..name(last)); 0 after an error. */
+static int rd_state(struct rd *r, json_t *o, const char *path, const char *key,
+                    const char *(*name)(int), int last)
+{
+	const char *s = rd_str(r, o, path, key);
+	for (int v = 0; v <= last; v++)
+		if (!strcmp(s, name(v)))
+			return v;
+	if (r->ok)
+		diag_path(r->d, DIAG_ERROR, r->file, "%s.%s: '%s' is not one of the states", path,
+		          key, s);
+	r->ok = false;
+	return 0;
 }
 
 static void rd_tflags(struct rd *r, json_t *o, const char *path, struct torch_flags *f)
@@ -511,9 +352,9 @@ static void rd_torchplan(struct rd *r, json_t *doc, const struct config *cfg, st
 			const char *sp = at(r, ep, "srcs", i);
 			te->srcs[i].python = rd_bool(r, so, sp, "python");
 			te->srcs[i].pch =
-			    (enum pch_state)rd_int(r, so, sp, "pch", PCH_NONE, PCH_REFUSED);
-			te->srcs[i].pyfree = (enum pyfree_state)rd_int(r, so, sp, "pyfree",
-			                                               PYFREE_NONE, PYFREE_COMPILE);
+			    (enum pch_state)rd_state(r, so, sp, "pch", pch_name, PCH_REFUSED);
+			te->srcs[i].pyfree = (enum pyfree_state)rd_state(
+			    r, so, sp, "pyfree", pyfree_name, PYFREE_COMPILE);
 			if (json_object_get(so, "obj") || json_object_get(so, "obj_for")) {
 				te->srcs[i].obj = rd_str(r, so, sp, "obj");
 				te->srcs[i].obj_for = rd_str(r, so, sp, "obj_for");
@@ -574,54 +415,4 @@ bool buildgraph_plan_read(struct arena *a, struct diag *d, const char *file, jso
 	rd_torchplan(&r, doc, cfg, &out->tp);
 	rd_strv(&r, doc, "$", "package_files", &out->pkgfiles);
 	return r.ok;
-}
-
-/* ---- what build.ninja cannot express ---- */
-
-/* The name of a field for a message: the environment variable a top-level one comes from. */
-static const char *field_name(struct arena *a, const char *path)
-{
-	if (!strcmp(path, "$.cc"))
-		return "$.cc (CC from the environment)";
-	if (!strcmp(path, "$.cxx"))
-		return "$.cxx (CXX from the environment)";
-	return arena_strdup(a, path);
-}
-
-static bool check_text(struct arena *a, struct diag *d, const char *file, json_t *v,
-                       const char *path)
-{
-	if (json_is_string(v)) {
-		const char *s = json_string_value(v);
-		size_t n = json_string_length(v);
-		const char *why = strlen(s) != n    ? "a NUL byte"
-		                  : strchr(s, '\n') ? "a line break"
-		                  : strchr(s, '\r') ? "a carriage return"
-		                                    : NULL;
-		if (why)
-			diag_path(d, DIAG_ERROR, file,
-			          "%s holds %s, which build.ninja cannot express: '%s'",
-			          field_name(a, path), why, s);
-		return !why;
-	}
-	bool ok = true;
-	if (json_is_object(v)) {
-		const char *k;
-		json_t *m;
-		json_object_foreach(v, k, m)
-		{
-			ok &= check_text(a, d, file, m, arena_printf(a, "%s.%s", path, k));
-		}
-	} else if (json_is_array(v)) {
-		size_t i;
-		json_t *m;
-		json_array_foreach(v, i, m) ok &=
-		    check_text(a, d, file, m, arena_printf(a, "%s[%zu]", path, i));
-	}
-	return ok;
-}
-
-bool buildgraph_plan_check(struct arena *a, struct diag *d, const char *file, json_t *doc)
-{
-	return check_text(a, d, file, doc, "$");
 }
