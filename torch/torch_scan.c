@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -729,6 +730,7 @@ static const char *first_lines(struct arena *a, const char *msg)
 }
 
 static bool is_python_header(const char *f);
+static bool ends_with(const char *s, const char *suffix);
 static const char *shown(struct scan_ctx *s, const char *f);
 
 void torchscan_kernel_python(struct scan_ctx *s, const char *src, const char *header,
@@ -952,6 +954,168 @@ static bool standin_tree(struct scan_ctx *s, const char *dir, const char *out)
 	return true;
 }
 
+static void python_h_includes(struct scan_ctx *s, const struct strv *argv, struct strv *out);
+
+/* True for the feature-test macros autoconf's pyconfig.h defines (AC_USE_SYSTEM_EXTENSIONS,
+ * large files): they change what libc's headers after Python.h declare. */
+static bool feature_macro(const char *name, size_t n)
+{
+	static const char *const also[] = {
+	    "_FILE_OFFSET_BITS", "_XOPEN_SOURCE_EXTENDED",   "__BSD_VISIBLE",
+	    "__EXTENSIONS__",    "_POSIX_PTHREAD_SEMANTICS", "_LARGE_FILES"};
+	if (n > 8 && name[0] == '_' && !strncmp(name + n - 7, "_SOURCE", 7))
+		return true;
+	for (size_t i = 0; i < sizeof(also) / sizeof(*also); i++)
+		if (strlen(also[i]) == n && !strncmp(name, also[i], n))
+			return true;
+	return false;
+}
+
+/* The stand-in Python.h: no declaration of Python's, but the feature macros the first
+ * pyconfig.h among argv's include dirs defines (_GNU_SOURCE, _POSIX_C_SOURCE, _XOPEN_SOURCE,
+ * _FILE_OFFSET_BITS, ...), each once and guarded, so that the libc headers a source includes
+ * after Python.h expand as they do after the real one. Empty when no pyconfig.h is found. */
+static char *standin_python_h(struct scan_ctx *s, const struct strv *argv)
+{
+	struct strbuf sb = {0};
+	struct strv seen = {0};
+	for (size_t i = 0; i < argv->n && !sb.len; i++) {
+		const char *d = NULL;
+		if (!strncmp(argv->v[i], "-I", 2) && argv->v[i][2])
+			d = argv->v[i] + 2;
+		else if ((!strcmp(argv->v[i], "-isystem") || !strcmp(argv->v[i], "-I")) &&
+		         i + 1 < argv->n)
+			d = argv->v[++i];
+		struct source src;
+		struct diag quiet = {0};
+		const char *cfg = d ? os_join(s->a, stat_path(s, d), "pyconfig.h") : NULL;
+		if (!cfg || !os_exists(cfg) || !os_read_file(s->a, &quiet, cfg, &src))
+			continue;
+		sb_puts(
+		    &sb,
+		    "/* cuwheel's stand-in for Python.h: the feature macros of pyconfig.h */\n");
+		for (const char *p = src.text; p && *p;
+		     p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+			const char *q = p + strspn(p, " \t");
+			if (*q != '#')
+				continue;
+			q += 1 + strspn(q + 1, " \t");
+			if (strncmp(q, "define", 6) != 0 || (q[6] != ' ' && q[6] != '\t'))
+				continue;
+			q += 6 + strspn(q + 6, " \t");
+			size_t n = strspn(
+			    q, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_");
+			const char *name = arena_strndup(s->a, q, n);
+			if (!feature_macro(name, n) || strv_contains(&seen, name))
+				continue;
+			strv_push(s->a, &seen, name);
+			const char *v = q + n + strspn(q + n, " \t");
+			size_t vn = strcspn(v, "\n");
+			while (vn && (v[vn - 1] == ' ' || v[vn - 1] == '\t' || v[vn - 1] == '\r'))
+				vn--;
+			sb_printf(&sb, "#ifndef %s\n#define %s %.*s\n#endif\n", name, name, (int)vn,
+			          v);
+		}
+	}
+	/* Then what Python.h itself includes of the system's, in its order: a libc header it
+	 * enters first expands there as it does after the real Python.h. */
+	struct strv inc = {0};
+	if (sb.len)
+		python_h_includes(s, argv, &inc);
+	for (size_t i = 0; i < inc.n; i++)
+		sb_printf(&sb, "#include %s\n", inc.v[i]);
+	return sb_to_arena(&sb, s->a);
+}
+
+/* The directive's header name on line `line` of file (`#  include <stdlib.h>`: "<stdlib.h>"),
+ * or NULL. */
+static const char *directive_name(struct scan_ctx *s, const char *file, long line)
+{
+	struct source src;
+	struct diag quiet = {0};
+	if (line < 1 || !os_read_file(s->a, &quiet, stat_path(s, file), &src))
+		return NULL;
+	const char *p = src.text;
+	for (long l = 1; p && l < line; l++)
+		p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL;
+	if (!p)
+		return NULL;
+	p += strspn(p, " \t");
+	if (*p != '#')
+		return NULL;
+	p += 1 + strspn(p + 1, " \t");
+	if (strncmp(p, "include", 7) != 0)
+		return NULL;
+	p += 7 + strspn(p + 7, " \t");
+	char close = *p == '<' ? '>' : *p == '"' ? '"' : 0;
+	const char *e = close ? strchr(p + 1, close) : NULL;
+	const char *nl = strchr(p, '\n');
+	return e && (!nl || e < nl) ? arena_strndup(s->a, p, (size_t)(e - p + 1)) : NULL;
+}
+
+/* The headers outside Python's include dir that Python.h's own files include, in the order
+ * they do (each directive as written there): one -E of `#include <Python.h>` with argv (the
+ * compile with Python's include dir), read from its line markers. Empty when it fails. */
+static void python_h_includes(struct scan_ctx *s, const struct strv *argv, struct strv *out)
+{
+	struct arena *a = s->a;
+	const char *probe = "pyfree/python-h.cpp", *res = "pyfree/python-h.i";
+	static const char text[] = "#include <Python.h>\n";
+	struct diag quiet = {0};
+	if (!argv->n || !os_write_if_changed(a, &quiet, os_join(a, s->build_dir, probe), text,
+	                                     strlen(text), 0644))
+		return;
+	struct strv av = {0};
+	for (size_t i = 0; i < argv->n; i++)
+		strv_push(a, &av, argv->v[i]);
+	const char *tail[] = {"-E", probe, "-o", res, NULL};
+	for (size_t i = 0; tail[i]; i++)
+		strv_push(a, &av, tail[i]);
+	strv_push(a, &av, NULL);
+	struct os_run r = {.argv = (const char **)av.v, .cwd = s->build_dir, .capture = true};
+	struct strbuf msg = {0};
+	int status = 0;
+	struct source src;
+	bool ran = os_run(&quiet, &r, &msg, &status) && status == 0 &&
+	           os_read_file(a, &quiet, os_join(a, s->build_dir, res), &src);
+	sb_release(&msg);
+	os_unlink(os_join(a, s->build_dir, res));
+	if (!ran)
+		return;
+	enum { MAX_DEPTH = 256 };
+	const char **stack = arena_calloc(a, MAX_DEPTH, sizeof(*stack));
+	bool *from_py = arena_calloc(a, MAX_DEPTH, sizeof(*from_py));
+	size_t depth = 0, pn = 0;
+	const char *pydir = NULL;
+	for (const char *p = src.text, *end = src.text + src.len; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end;
+		size_t flen = 0;
+		int flag = 0;
+		const char *f = line_marker(a, p, le, &flen, &flag);
+		if (f && flag == 1 && depth < MAX_DEPTH) {
+			if (!pydir && ends_with(f, "/Python.h"))
+				pydir = arena_strndup(a, f, pn = flen - strlen("Python.h"));
+			bool in_py = pydir && !strncmp(f, pydir, pn);
+			from_py[depth] =
+			    depth && pydir && !strncmp(stack[depth - 1], pydir, pn) && !in_py;
+			stack[depth++] = f;
+		} else if (f && flag == 2) {
+			/* Back in an includer: the directive was on the line before the marker's.
+			 */
+			long line = strtol(p + 1 + (p[1] == ' '), NULL, 10) - 1;
+			while (depth > 0 && strcmp(stack[depth - 1], f) != 0) {
+				depth--;
+				const char *name =
+				    from_py[depth] ? directive_name(s, f, line) : NULL;
+				if (name && !strv_contains(out, name))
+					strv_push(a, out, name);
+			}
+		}
+		p = nl ? nl + 1 : end;
+	}
+}
+
 const char *torchscan_standins(struct scan_ctx *s, const struct strv *argv)
 {
 	const char *rel = "pyfree/include";
@@ -961,8 +1125,12 @@ const char *torchscan_standins(struct scan_ctx *s, const struct strv *argv)
 	    !os_mkdir_p(s->d, os_join(s->a, root, "pybind11")) ||
 	    !os_write_if_changed(s->a, s->d, os_join(s->a, root, "torch/extension.h"), ext,
 	                         strlen(ext), 0644) ||
-	    !os_write_if_changed(s->a, s->d, os_join(s->a, root, "torch/python.h"), "", 0, 0644) ||
-	    !os_write_if_changed(s->a, s->d, os_join(s->a, root, "Python.h"), "", 0, 0644))
+	    !os_write_if_changed(s->a, s->d, os_join(s->a, root, "torch/python.h"), "", 0, 0644))
+		return NULL;
+	/* A command without Python's include dir (the shared flags' own call) keeps the macros a
+	 * call with it wrote. */
+	const char *pyh = os_join(s->a, root, "Python.h"), *py = standin_python_h(s, argv);
+	if ((*py || !os_exists(pyh)) && !os_write_if_changed(s->a, s->d, pyh, py, strlen(py), 0644))
 		return NULL;
 	/* Every pybind11 header any include dir of the command holds (torch's copy, a
 	 * vendored one): each name resolves to the empty stand-in first. */

@@ -72,7 +72,12 @@ def project(d, pch="auto", exclude=None, unguarded=False, cu=False, kernel_pytho
     for n, text in (("mod.cpp", '#include "common.h"\nPYBIND11_MODULE(TORCH_EXTENSION_NAME, m) '
                                 '{ m.def("one", &one); }\nat::Tensor one(const at::Tensor &);\n'),
                     ("reg.cpp", '#include "common.h"\n'
-                                "void reg(pybind11::module &m) { m.attr(\"x\") = 1; }\n")):
+                                "void reg(pybind11::module &m) { m.attr(\"x\") = 1; }\n"),
+                    # PyG's op sources: Python.h first (for a Windows PyInit_ stub), then
+                    # only torch; its feature macros (_GNU_SOURCE, _POSIX_C_SOURCE, ...)
+                    # and its libc headers come first.
+                    ("pyfirst.cpp", "#include <Python.h>\n#include <torch/all.h>\n"
+                                    "at::Tensor pyfirst(const at::Tensor &x) { return x * 3; }\n")):
         p = os.path.join(d, "b", n)
         if pyfree_sources:
             write(p, text)
@@ -162,6 +167,9 @@ def pyfree_checks(d, env):
               and e.get("torch_extension") is True,
               "b/%s.cpp includes torch/extension.h but not uses Python: shared, proven (%s)"
               % (n, e))
+    pf = s.get("b/pyfirst.cpp", {})
+    check(pf.get("python") is False and pf.get("pyfree") == "proven",
+          "b/pyfirst.cpp (Python.h first, then only torch) is shared, proven (%s)" % pf)
     m = s.get("b/mod.cpp", {})
     check(m.get("python") is True and m.get("pyfree") == "refused: expansion differs"
           and "b/mod.cpp" in (m.get("pyfree_why") or ""),
@@ -191,11 +199,14 @@ def pyfree_checks(d, env):
           "b/one.cpp: one shared edge with the stand-ins first, no Python include dir (%s)"
           % (one[0][:400] if one else p.stderr[-500:]))
     stand = os.path.join(d, "build", "pyfree", "include")
-    check(os.path.getsize(os.path.join(stand, "Python.h")) == 0
+    pyh = open(os.path.join(stand, "Python.h")).read()
+    check("#define _POSIX_C_SOURCE" in pyh and "#define _FILE_OFFSET_BITS 64" in pyh
+          and "#include <stdlib.h>" in pyh and "Py_" not in pyh and "PyObject" not in pyh
           and os.path.getsize(os.path.join(stand, "pybind11", "numpy.h")) == 0
           and os.path.getsize(os.path.join(stand, "pybind11", "detail", "common.h")) == 0
           and "torch/all.h" in open(os.path.join(stand, "torch", "extension.h")).read(),
-          "the stand-ins: Python.h and every pybind11 header empty, torch/extension.h is "
+          "the stand-ins: Python.h holds pyconfig.h's feature macros and Python.h's libc "
+          "includes, nothing of Python's; every pybind11 header empty, torch/extension.h is "
           "torch/all.h")
     kv = [b for b in blocks if ": nvcc " in b.split("\n")[0] and "k/py.cu" in b.split("\n")[0]]
     check(len(kv) == 1 and "-Ipyfree/include" in kv[0] and "python3" not in kv[0],
