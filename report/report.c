@@ -55,7 +55,8 @@ static void summary_archive(struct arena *a, struct strbuf *sb, const struct res
 		what = "not built in this run";
 	else
 		what = arena_printf(a, "%s", result_state_word(w));
-	sb_printf(sb, "kernels  CUDA %-5s %zu objects, %s\n", w->cuda, w->objects, what);
+	sb_printf(sb, "kernels  CUDA %-5s %zu object%s, %s\n", w->cuda, w->objects,
+	          w->objects == 1 ? "" : "s", what);
 }
 
 /* torch-compat's table: per cell, each listed torch with its result and, for a failure, the
