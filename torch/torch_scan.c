@@ -971,6 +971,64 @@ static bool feature_macro(const char *name, size_t n)
 	return false;
 }
 
+/* Appends to sb the feature macros text #defines (each once: seen), each guarded. */
+static void feature_defines(struct scan_ctx *s, const char *text, struct strv *seen,
+                            struct strbuf *sb)
+{
+	for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		const char *q = p + strspn(p, " \t");
+		if (*q != '#')
+			continue;
+		q += 1 + strspn(q + 1, " \t");
+		if (strncmp(q, "define", 6) != 0 || (q[6] != ' ' && q[6] != '\t'))
+			continue;
+		q += 6 + strspn(q + 6, " \t");
+		size_t n =
+		    strspn(q, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_");
+		const char *name = arena_strndup(s->a, q, n);
+		if (!feature_macro(name, n) || strv_contains(seen, name))
+			continue;
+		strv_push(s->a, seen, name);
+		const char *v = q + n + strspn(q + n, " \t");
+		size_t vn = strcspn(v, "\n");
+		while (vn && (v[vn - 1] == ' ' || v[vn - 1] == '\t' || v[vn - 1] == '\r'))
+			vn--;
+		sb_printf(sb, "#ifndef %s\n#define %s %.*s\n#endif\n", name, name, (int)vn, v);
+	}
+}
+
+/* The text of the pyconfig.h in include dir d, or NULL. Debian's and Ubuntu's system Pythons
+ * have a wrapper there that includes <TRIPLET/python3.X/pyconfig.h> per architecture: the
+ * first of those found under /usr/include (the host's; a provisioned Python's is flattened)
+ * is read instead. */
+static const char *pyconfig_text(struct scan_ctx *s, const char *d)
+{
+	struct source src;
+	struct diag quiet = {0};
+	const char *cfg = os_join(s->a, stat_path(s, d), "pyconfig.h");
+	if (!os_exists(cfg) || !os_read_file(s->a, &quiet, cfg, &src))
+		return NULL;
+	const char *own = src.text; /* a real pyconfig.h includes no other pyconfig.h */
+	for (const char *p = own; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		const char *q = p + strspn(p, " \t");
+		if (*q != '#')
+			continue;
+		q += 1 + strspn(q + 1, " \t");
+		if (strncmp(q, "include", 7) != 0)
+			continue;
+		q += 7 + strspn(q + 7, " \t");
+		size_t n = *q == '<' ? strcspn(q + 1, ">\n") : 0;
+		const char *name = n ? arena_strndup(s->a, q + 1, n) : NULL;
+		const char *base = name ? strrchr(name, '/') : NULL;
+		if (!base || strstr(name, "..") || strcmp(base + 1, "pyconfig.h") != 0)
+			continue;
+		const char *real = os_join(s->a, "/usr/include", name);
+		if (os_exists(real) && os_read_file(s->a, &quiet, real, &src))
+			return src.text;
+	}
+	return own;
+}
+
 /* The stand-in Python.h: no declaration of Python's, but the feature macros the first
  * pyconfig.h among argv's include dirs defines (_GNU_SOURCE, _POSIX_C_SOURCE, _XOPEN_SOURCE,
  * _FILE_OFFSET_BITS, ...), each once and guarded, so that the libc headers a source includes
@@ -986,36 +1044,13 @@ static char *standin_python_h(struct scan_ctx *s, const struct strv *argv)
 		else if ((!strcmp(argv->v[i], "-isystem") || !strcmp(argv->v[i], "-I")) &&
 		         i + 1 < argv->n)
 			d = argv->v[++i];
-		struct source src;
-		struct diag quiet = {0};
-		const char *cfg = d ? os_join(s->a, stat_path(s, d), "pyconfig.h") : NULL;
-		if (!cfg || !os_exists(cfg) || !os_read_file(s->a, &quiet, cfg, &src))
+		const char *text = d ? pyconfig_text(s, d) : NULL;
+		if (!text)
 			continue;
 		sb_puts(
 		    &sb,
 		    "/* cuwheel's stand-in for Python.h: the feature macros of pyconfig.h */\n");
-		for (const char *p = src.text; p && *p;
-		     p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
-			const char *q = p + strspn(p, " \t");
-			if (*q != '#')
-				continue;
-			q += 1 + strspn(q + 1, " \t");
-			if (strncmp(q, "define", 6) != 0 || (q[6] != ' ' && q[6] != '\t'))
-				continue;
-			q += 6 + strspn(q + 6, " \t");
-			size_t n = strspn(
-			    q, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_");
-			const char *name = arena_strndup(s->a, q, n);
-			if (!feature_macro(name, n) || strv_contains(&seen, name))
-				continue;
-			strv_push(s->a, &seen, name);
-			const char *v = q + n + strspn(q + n, " \t");
-			size_t vn = strcspn(v, "\n");
-			while (vn && (v[vn - 1] == ' ' || v[vn - 1] == '\t' || v[vn - 1] == '\r'))
-				vn--;
-			sb_printf(&sb, "#ifndef %s\n#define %s %.*s\n#endif\n", name, name, (int)vn,
-			          v);
-		}
+		feature_defines(s, text, &seen, &sb);
 	}
 	/* Then what Python.h itself includes of the system's, in its order: a libc header it
 	 * enters first expands there as it does after the real Python.h. */
