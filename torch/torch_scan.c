@@ -997,6 +997,17 @@ static void feature_defines(struct scan_ctx *s, const char *text, struct strv *s
 	}
 }
 
+/* The include dir argv->v[*i] names (-IDIR, -I DIR, -isystem DIR; *i then on DIR), or NULL. */
+static const char *include_dir_arg(const struct strv *argv, size_t *i)
+{
+	const char *a = argv->v[*i];
+	if (!strncmp(a, "-I", 2) && a[2])
+		return a + 2;
+	if ((!strcmp(a, "-isystem") || !strcmp(a, "-I")) && *i + 1 < argv->n)
+		return argv->v[++*i];
+	return NULL;
+}
+
 /* The text of the pyconfig.h in include dir d, or NULL. Debian's and Ubuntu's system Pythons
  * have a wrapper there that includes <TRIPLET/python3.X/pyconfig.h> per architecture: the
  * first of those found under /usr/include (the host's; a provisioned Python's is flattened)
@@ -1038,12 +1049,7 @@ static char *standin_python_h(struct scan_ctx *s, const struct strv *argv)
 	struct strbuf sb = {0};
 	struct strv seen = {0};
 	for (size_t i = 0; i < argv->n && !sb.len; i++) {
-		const char *d = NULL;
-		if (!strncmp(argv->v[i], "-I", 2) && argv->v[i][2])
-			d = argv->v[i] + 2;
-		else if ((!strcmp(argv->v[i], "-isystem") || !strcmp(argv->v[i], "-I")) &&
-		         i + 1 < argv->n)
-			d = argv->v[++i];
+		const char *d = include_dir_arg(argv, &i);
 		const char *text = d ? pyconfig_text(s, d) : NULL;
 		if (!text)
 			continue;
@@ -1170,12 +1176,7 @@ const char *torchscan_standins(struct scan_ctx *s, const struct strv *argv)
 	/* Every pybind11 header any include dir of the command holds (torch's copy, a
 	 * vendored one): each name resolves to the empty stand-in first. */
 	for (size_t i = 0; i < argv->n; i++) {
-		const char *d = NULL;
-		if (!strncmp(argv->v[i], "-I", 2) && argv->v[i][2])
-			d = argv->v[i] + 2;
-		else if ((!strcmp(argv->v[i], "-isystem") || !strcmp(argv->v[i], "-I")) &&
-		         i + 1 < argv->n)
-			d = argv->v[++i];
+		const char *d = include_dir_arg(argv, &i);
 		if (d && strcmp(d, rel) != 0 &&
 		    !standin_tree(s, os_join(s->a, stat_path(s, d), "pybind11"),
 		                  os_join(s->a, root, "pybind11")))
