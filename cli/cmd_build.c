@@ -485,6 +485,20 @@ static int redecide(struct cli *c, const struct build_args *a, const struct plan
 	return 1;
 }
 
+/* After ninja passed on a graph with tentative torch decisions: each proof's compile was the
+ * build's own and passed, so the decisions are taken again from the scan cache, writing those
+ * answers into it (PROOF_RECORD, nothing runs): `cuwheel plan` and the next build (whose graph
+ * is this one) then compile nothing for the proof. Quiet: where it cannot, a later plan runs
+ * the compiles, as before. */
+static void record_proofs(struct cli *c, const struct build_args *a, const struct plan_ctx *pc)
+{
+	struct build_opts bo = {
+	    .jobs = a->jobs, .defer_proofs = true, .record_proofs = true, .no_write = true};
+	struct graph_plan r;
+	struct diag quiet = {0};
+	(void)buildgraph_resolve(&c->arena, &quiet, &pc->plan, &bo, &r);
+}
+
 /* The build with the build dir locked: the graph, ninja, the results, the summary and the
  * report. Returns the command's exit code. */
 static int build_locked(struct cli *c, const struct build_args *a, struct plan_ctx *pc,
@@ -525,6 +539,8 @@ static int build_locked(struct cli *c, const struct build_args *a, struct plan_c
 		return CLI_FAIL;
 	if (again > 0 && !run_graph(c, a, p, &g, ninja_argv(c, a, ninja, &g), env, &m, &status))
 		return CLI_FAIL;
+	if (status == 0 && g.tentative && !a->export_dir)
+		record_proofs(c, a, pc);
 	if (a->export_dir) {
 		if (status != 0 || !kernels_export(&c->arena, &c->diag, p, &g, a->export_dir))
 			return CLI_FAIL;

@@ -31,7 +31,9 @@ struct build_opts {
 	bool no_proof_objects;  /* ninja compiles every shared torch source, also one whose
 	                         * object the Python-free proof kept (--dry-run) */
 	bool defer_proofs;      /* the proof's compiles the scan cache cannot answer are the
-	                         * build's (torchplan_make's defer): out->tentative */
+	                         * build's (PROOF_DEFER): out->tentative */
+	bool record_proofs;     /* the build's compiles passed: the proof's answers are written
+	                         * into the scan cache (PROOF_RECORD; resolve only) */
 	bool no_write;          /* resolve for `cuwheel plan`: the build dir is not made (the
 	                         * torch scan still keeps its cache and links there) */
 };

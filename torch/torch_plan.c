@@ -734,15 +734,16 @@ static void prefill_pass(void *ctx, struct scan_ctx *s)
 }
 
 bool torchplan_make(struct arena *a, struct diag *d, const struct plan *plan, const char *build_dir,
-                    const char *cxx, const char *cc, int workers, bool defer,
+                    const char *cxx, const char *cc, int workers, enum proof_mode proofs,
                     struct torch_plan *out)
 {
 	memset(out, 0, sizeof(*out));
-	out->scan =
-	    (struct scan_ctx){.a = a, .d = d, .build_dir = build_dir, .defer_compiles = defer};
+	out->scan = (struct scan_ctx){.a = a, .d = d, .build_dir = build_dir, .proofs = proofs};
 	out->scan.proj = path_relative(a, build_dir, plan->cfg->project_dir);
 	out->cxx = cxx;
 	struct prefill_ctx p = {.plan = plan, .cxx = cxx, .cc = cc};
-	torchscan_prefill(&out->scan, workers > 0 ? (size_t)workers : 1, prefill_pass, &p);
+	/* Recording runs nothing: no scan to queue. */
+	if (proofs != PROOF_RECORD)
+		torchscan_prefill(&out->scan, workers > 0 ? (size_t)workers : 1, prefill_pass, &p);
 	return torchplan_decide(plan, cxx, cc, out);
 }

@@ -38,17 +38,18 @@ struct torch_plan {
 	                  * the build decides (torchplan_make's defer) */
 };
 
-/* Decides for the selected, buildable cells of plan (defer: the Python-free proof's compiles
- * that the cache
- * cannot answer are left to the build, whose compile of that source is the same: such a
- * decision is tentative, and a build whose compile failed takes the decisions again without
- * defer). build_dir is absolute; the scan cache
+/* Decides for the selected, buildable cells of plan. proofs: what the Python-free proof does
+ * with a compile the cache cannot answer: runs it (PROOF_RUN); leaves it to the build, whose
+ * compile of that source is the same (PROOF_DEFER: such a decision is tentative, and a build
+ * whose compile failed takes the decisions again with PROOF_RUN); or, after a build whose
+ * every step passed, writes the answer "passed" into the cache (PROOF_RECORD: the same
+ * decisions again, from the cache, running nothing). build_dir is absolute; the scan cache
  * and the torch links go there. cxx/cc: the host compilers the graph uses. The scans the
  * decisions need run first on up to workers threads, each one once (torchscan_prefill); the
  * decisions are the same for any workers. False + diagnostic when a preprocessor run fails
  * or refuses PCH where pch = "on". */
 bool torchplan_make(struct arena *a, struct diag *d, const struct plan *plan, const char *build_dir,
-                    const char *cxx, const char *cc, int workers, bool defer,
+                    const char *cxx, const char *cc, int workers, enum proof_mode proofs,
                     struct torch_plan *out);
 /* Returns the decisions for extension ext under torch version torch, or NULL. */
 const struct torch_plan_ext *torchplan_find(const struct torch_plan *tp, size_t ext,

@@ -261,6 +261,37 @@ static void parse_depfile(struct arena *a, const char *text, size_t n, struct sc
 	sb_release(&tok);
 }
 
+/* Copies the next blank-ended word of [*p, end), shorter than cap, into w and skips one blank
+ * after it; false when there is none or it is longer. */
+static bool cache_word(const char **p, const char *end, char *w, size_t cap)
+{
+	size_t n = 0;
+	while (*p + n < end && (*p)[n] != ' ')
+		n++;
+	if (!n || n >= cap || *p + n >= end)
+		return false;
+	memcpy(w, *p, n);
+	w[n] = '\0';
+	*p += n + 1;
+	return true;
+}
+
+/* Parses `f <mtime> <digest> <pydigest> <name>` in [p, nl): *used is where the name starts. */
+static bool cache_line(const char *p, const char *nl, long long *mt, char dig[17], char pydig[17],
+                       size_t *used)
+{
+	const char *q = p + 2;
+	char num[32];
+	if (nl - p < 2 || p[0] != 'f' || p[1] != ' ' || !cache_word(&q, nl, num, sizeof(num)))
+		return false;
+	char *e = NULL;
+	*mt = strtoll(num, &e, 10);
+	if (!e || *e || !cache_word(&q, nl, dig, 17) || !cache_word(&q, nl, pydig, 17))
+		return false;
+	*used = (size_t)(q - p);
+	return q < nl;
+}
+
 /* Reads a cached answer; true when it is still valid (every file unchanged). */
 static bool cache_read(struct scan_ctx *s, const char *path, bool expand, const char *obj,
                        struct scan_closure *out)
@@ -283,6 +314,10 @@ static bool cache_read(struct scan_ctx *s, const char *path, bool expand, const 
 		c.ok = false;
 		c.error = arena_strndup(s->a, p + 2, (size_t)(nl - p - 2));
 		p = nl + 1;
+	} else if (!strncmp(p, "b\n", 2)) {
+		/* A compile the build ran and passed (PROOF_RECORD): no object kept. */
+		c.built = true;
+		p += 2;
 	}
 	while (*p) {
 		const char *nl = strchr(p, '\n');
@@ -290,11 +325,12 @@ static bool cache_read(struct scan_ctx *s, const char *path, bool expand, const 
 			return false;
 		long long mt = 0;
 		char dig[17] = {0}, pydig[17] = {0};
-		int used = 0;
-		if (sscanf(p, "f %lld %16s %16s %n", &mt, dig, pydig, &used) != 3 || used <= 0 ||
-		    p + used > nl)
+		size_t used = 0;
+		/* One line at a time: sscanf on the rest of the file would measure all of it on
+		 * each call (thousands of lines per answer). */
+		if (!cache_line(p, nl, &mt, dig, pydig, &used))
 			return false;
-		char *name = arena_strndup(s->a, p + used, (size_t)(nl - p - used));
+		char *name = arena_strndup(s->a, p + used, (size_t)(nl - p) - used);
 		if (name[0] != '<' && os_mtime_ns(stat_path(s, name)) != (int64_t)mt)
 			return false;
 		strv_push(s->a, &c.files, name);
@@ -305,9 +341,9 @@ static bool cache_read(struct scan_ctx *s, const char *path, bool expand, const 
 		p = nl + 1;
 	}
 	/* A proven compile's object must still be there. */
-	if (obj && c.ok && !os_exists(os_join(s->a, s->build_dir, obj)))
+	if (obj && c.ok && !c.built && !os_exists(os_join(s->a, s->build_dir, obj)))
 		return false;
-	if (obj && c.ok)
+	if (obj && c.ok && !c.built)
 		c.obj = obj;
 	*out = c;
 	return true;
@@ -319,6 +355,8 @@ static bool cache_write(struct scan_ctx *s, const char *path, const struct scan_
 	sb_puts(&sb, SCAN_FORMAT "\n");
 	if (!c->ok)
 		sb_printf(&sb, "x %s\n", c->error);
+	else if (c->built)
+		sb_puts(&sb, "b\n");
 	for (size_t i = 0; i < c->files.n; i++) {
 		const char *f = c->files.v[i];
 		if (strchr(f, '\n'))
@@ -521,6 +559,25 @@ static void batch_queue(struct scan_batch *b, const struct strv *argv, const cha
 	strv_copy(&b->a, closure, &j->closure);
 }
 
+/* PROOF_RECORD's answer to a scan the cache (cache) could not answer: a compile (the build
+ * ran it and it passed) is written to the cache as passed, with closure (the files of its
+ * flags' -E, unchanged since that -E, or its answer would not have been read) and no object;
+ * a -E is pending (runs nothing: what changed since the build's -E is not what it compiled).
+ * False + diagnostic when the cache cannot be written. */
+static bool scan_record(struct scan_ctx *s, bool compile, const struct strv *closure,
+                        const char *cache, struct scan_closure *out)
+{
+	out->ok = true;
+	if (!compile) {
+		out->pending = true;
+		return true;
+	}
+	out->built = true;
+	for (size_t i = 0; closure && i < closure->n; i++)
+		strv_push(s->a, &out->files, closure->v[i]);
+	return cache_write(s, cache, out);
+}
+
 /* Runs argv (a compiler command without output options) on src as mode asks, with cwd = build
  * dir, and fills out; answers from the cache when argv, src's content and every file of the
  * cached closure are unchanged. SCAN_COMPILE takes its closure from closure (its outcome, a
@@ -539,7 +596,11 @@ static bool scan_run(struct scan_ctx *s, const struct strv *argv, const char *sr
 	if (cache_read(s, cache, expand, mode == SCAN_OBJECT ? object_path(s->a, cache, src) : NULL,
 	               out))
 		return true;
-	if (s->defer_compiles && (mode == SCAN_COMPILE || mode == SCAN_OBJECT)) {
+	bool compile = mode == SCAN_COMPILE || mode == SCAN_OBJECT;
+	/* A -M runs as ever: a failed one is not cached (a kernel that includes Python.h). */
+	if (s->proofs == PROOF_RECORD && mode != SCAN_DEPS)
+		return scan_record(s, compile, closure, cache, out);
+	if (s->proofs == PROOF_DEFER && compile) {
 		out->ok = out->deferred = true;
 		return true;
 	}
@@ -1187,17 +1248,34 @@ const char *torchscan_standins(struct scan_ctx *s, const struct strv *argv)
 
 static const char empty_digest[] = "cbf29ce484222325";
 
-/* c's digests of f outside (*out) and inside (*in) Python's headers; empty when absent. */
-static void digests_of(const struct scan_closure *c, const char *f, const char **out,
-                       const char **in)
+/* A closure's files by name: t maps each to its first position in c (in t->digest); a name
+ * looked up that c does not hold gets an index at or past *held. */
+static void closure_index(struct arena *a, const struct scan_closure *c, struct filetab *t,
+                          size_t *held)
+{
+	*t = (struct filetab){.a = a};
+	for (size_t i = 0; i < c->files.n; i++) {
+		size_t n = t->n, j = filetab_find(t, c->files.v[i], strlen(c->files.v[i]));
+		if (t->n > n)
+			t->digest[j] = i;
+	}
+	*held = t->n;
+}
+
+/* c's digests of f outside (*out) and inside (*in) Python's headers (t, held: c's index);
+ * empty when absent. */
+static void digests_of(const struct scan_closure *c, struct filetab *t, size_t held, const char *f,
+                       const char **out, const char **in)
 {
 	*out = *in = empty_digest;
-	for (size_t j = 0; j < c->files.n; j++)
-		if (!strcmp(c->files.v[j], f)) {
-			*out = c->digests.v[j];
-			*in = j < c->pydigests.n ? c->pydigests.v[j] : empty_digest;
-			return;
-		}
+	size_t j = filetab_find(t, f, strlen(f));
+	if (j >= held)
+		return;
+	size_t i = (size_t)t->digest[j];
+	if (i < c->digests.n) {
+		*out = c->digests.v[i];
+		*in = i < c->pydigests.n ? c->pydigests.v[i] : empty_digest;
+	}
 }
 
 /* Compares what every file outside Python's headers expanded to with Python (x) and without
@@ -1209,6 +1287,11 @@ static void digests_of(const struct scan_closure *c, const char *f, const char *
 static const char *pyfree_difference(struct scan_ctx *s, const struct scan_closure *x,
                                      const struct scan_closure *y)
 {
+	/* Thousands of torch's headers: looked up by name, not searched. */
+	struct filetab tx, ty;
+	size_t hx, hy;
+	closure_index(s->a, x, &tx, &hx);
+	closure_index(s->a, y, &ty, &hy);
 	for (int pass = 0; pass < 2; pass++) {
 		const struct scan_closure *p = pass ? y : x;
 		for (size_t i = 0; i < p->files.n; i++) {
@@ -1216,8 +1299,8 @@ static const char *pyfree_difference(struct scan_ctx *s, const struct scan_closu
 			if (f[0] == '<' || ends_with(f, "torch/extension.h"))
 				continue;
 			const char *xo, *xp, *yo, *yp;
-			digests_of(x, f, &xo, &xp);
-			digests_of(y, f, &yo, &yp);
+			digests_of(x, &tx, hx, f, &xo, &xp);
+			digests_of(y, &ty, hy, f, &yo, &yp);
 			if (!strcmp(xo, yo))
 				continue;
 			if (!strcmp(xo, empty_digest) && !strcmp(xp, yo))

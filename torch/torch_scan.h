@@ -14,6 +14,16 @@
 
 struct scan_batch;
 
+/* What the Python-free proof does with a compile the scan cache cannot answer. */
+enum proof_mode {
+	PROOF_RUN,    /* runs it (plan; a build's decisions again after a failed compile) */
+	PROOF_DEFER,  /* leaves it to the build's own compile of the source: the decision is
+	               * tentative */
+	PROOF_RECORD, /* the build's compile of it succeeded (ninja ran every step): answered
+	               * so, in the cache, with no object kept; no -E runs (one the cache cannot
+	               * answer is pending, and the proof behind it not recorded), a -M does */
+};
+
 struct scan_ctx {
 	struct arena *a;
 	struct diag *d;
@@ -21,8 +31,7 @@ struct scan_ctx {
 	const char *proj;      /* the project dir relative to build_dir (as build.ninja names it) */
 	struct scan_batch *batch; /* set in torchscan_prefill's passes: what the cache cannot
 	                           * answer is queued, not run */
-	bool defer_compiles;      /* the proof's compile, where the cache cannot answer it, is
-	                           * left to the build (the decision is then tentative) */
+	enum proof_mode proofs;   /* the proof's compile where the cache cannot answer it */
 };
 
 /* One preprocessor run: its include closure and, for -E runs, a digest of what each file
@@ -33,7 +42,8 @@ struct scan_closure {
 	bool cached;           /* answered from build_dir/scan */
 	bool pending;          /* a prefill pass: not in the cache yet, queued (ok, no files) */
 	const char *obj;       /* a compile that keeps its object (ok): it, build-dir relative */
-	bool deferred;         /* a compile left to the build (defer_compiles): not run, ok */
+	bool deferred;         /* a compile left to the build (PROOF_DEFER): not run, ok */
+	bool built;            /* a compile the build ran (PROOF_RECORD): ok, no object kept */
 	struct strv files;     /* every file entered, as the compiler named it */
 	struct strv digests;   /* -E only: per file, its expanded lines' digest */
 	struct strv pydigests; /* -E without Python: per file, the digest of its lines written
@@ -69,7 +79,7 @@ struct binding_decision {
 	                         * (build-dir relative, in the scan cache), else NULL */
 	const char *obj_for;    /* the shared object obj is (torchplan_shared_obj) */
 	bool tentative;         /* PYFREE_PROVEN by the expansion alone, the compile left to the
-	                         * build's own (defer_compiles): a failure there re-decides */
+	                         * build's own (PROOF_DEFER): a failure there re-decides */
 };
 
 /* Makes build_dir/torch/<version>-<abi digest> a link to the torch package of ti and returns
@@ -109,11 +119,13 @@ const char *torchscan_standins(struct scan_ctx *s, const struct strv *argv);
  * expand every file outside Python's headers to the same text, and compile must succeed:
  * with object, compile is the build's own compile of the shared object (less -MD/-MF/-c/-o),
  * whose object is kept in the cache (out->obj) for the graph to use; else without's flags
- * plus -fsyntax-only, or nvcc's -cuda. With s->defer_compiles a compile the cache cannot
- * answer is not run: the expansion alone proves it, out->tentative (the build's own compile
- * decides). Sets out->pyfree (and, proven, out->python = false) and pyfree_why; every answer
- * is cached like the scan. False +
- * diagnostic only when a command cannot run or the cache cannot be written. */
+ * plus -fsyntax-only, or nvcc's -cuda. With PROOF_DEFER a compile the cache cannot answer is
+ * not run: the expansion alone proves it, out->tentative (the build's own compile decides);
+ * with PROOF_RECORD it is answered as passed, in the cache (the build's compile passed), and a
+ * later plan or build reads that answer: no object (out->obj NULL), the graph compiles the
+ * source as the build did. Sets out->pyfree (and, proven, out->python = false) and pyfree_why;
+ * every answer is cached like the scan. False + diagnostic only when a command cannot run or the
+ * cache cannot be written. */
 bool torchscan_pyfree(struct scan_ctx *s, const struct strv *with, const struct strv *without,
                       const struct strv *compile, bool object, const char *src,
                       struct binding_decision *out);

@@ -9,8 +9,11 @@
    cells with the stand-ins first (ninja's compile of each is the proof's), binding/ops.cpp (PYBIND11_MODULE) per cell with one
    precompiled torch/all.h (it holds no Python header: one .gch for 3.12 and 3.13), the
    METADATA declares torch>=2.11,<2.12;
-2a. `cuwheel plan` (which runs those two compiles itself and keeps the objects) and the build
-   again, whose graph copies the proof's objects: byte-identical wheels;
+2a. the build recorded those two compiles as the proof's answers: `cuwheel plan` and the
+   build again after it compile nothing (no object kept, ninja: no work to do); with the
+   recorded answers removed (as a build by an earlier cuwheel left them), `cuwheel plan` runs
+   those two compiles itself and keeps the objects, and the build again copies them:
+   byte-identical wheels;
 2b. binding/ops.cpp compiled again without the PCH gives identical .text/.rodata sections,
    and gcc -H shows the cp313 compile loading the shared .gch (a "! ...gch" line);
 3. `cuwheel audit` passes and names torch as the provider of libc10/libtorch*/libcudart;
@@ -153,13 +156,43 @@ def sha256s(dist):
             for w in sorted(os.listdir(dist)) if w.endswith(".whl")}
 
 
+def recorded_answers(build):
+    """The scan answers a build recorded for its own compiles ("b" after the format line), and
+    the objects the proof kept, in build/scan."""
+    scan = os.path.join(build, "scan")
+    names = os.listdir(scan) if os.path.isdir(scan) else []
+    rec = [os.path.join(scan, n) for n in names if n.endswith(".scan")
+           and open(os.path.join(scan, n)).read().split("\n")[1:2] == ["b"]]
+    return rec, [n for n in names if n.endswith(".obj")]
+
+
+def step_recorded(tmp, env):
+    """The build recorded the proof's answers of its two compiles: plan and the build again
+    compile nothing. Returns the recorded answers' files."""
+    build = os.path.join(tmp, "build")
+    rec, objs = recorded_answers(build)
+    check(len(rec) == 2 and not objs,
+          "the build recorded its compiles of square.cpp and scale.cu as the proof's answers "
+          "(%d, objects kept: %s)" % (len(rec), objs))
+    rc, out = run([CUWHEEL, "plan", "--only", "*-pt211-cu130-*"], cwd=EXAMPLE, env=env)
+    check(rc == 0 and not recorded_answers(build)[1],
+          "cuwheel plan after the build compiles nothing (no object kept)")
+    rc, out = run([CUWHEEL, "build", "--no-test", "--only", "*-pt211-cu130-*"], cwd=EXAMPLE,
+                  env=env)
+    check(rc == 0 and "no work to do" in out, "the build again runs no step: %s" % out[-800:])
+    return rec
+
+
 def step_proof_objects(tmp):
-    """`cuwheel plan` runs the Python-free proof's compiles itself (the build's own command),
-    keeping the objects; the build after it copies them (proof_obj edges) instead of
-    compiling: the wheels' sha256 equal those of the build whose ninja compiled them."""
+    """`cuwheel plan` without recorded answers runs the Python-free proof's compiles itself (the
+    build's own command), keeping the objects; the build after it copies them (proof_obj
+    edges) instead of compiling: the wheels' sha256 equal those of the build whose ninja
+    compiled them."""
     dist = os.path.join(tmp, "dist")
     before = sha256s(dist)
     env = dict(os.environ, CUWHEEL_BUILD_DIR=os.path.join(tmp, "build"), CUWHEEL_DIST_DIR=dist)
+    for f in step_recorded(tmp, env):
+        os.unlink(f)
     rc, out = run([CUWHEEL, "plan", "--only", "*-pt211-cu130-*"], cwd=EXAMPLE, env=env)
     if not check(rc == 0, "cuwheel plan (the proof's compiles run) exits 0"):
         print(out[-3000:])
