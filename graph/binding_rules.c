@@ -131,7 +131,7 @@ static void emit_torch_cu(struct gen *g, const struct cell *c, const struct exte
 	const struct binding_decision *bd = &te->srcs[i];
 	bool shared = !bd->python;
 	/* Device line info: the project by absolute path, as for the kernels. */
-	bool li = torchplan_line_info(&g->cfg->kernels);
+	bool li = torchplan_ext_line_info(g->cfg, x);
 	const char *proj = li ? g->cfg->project_dir : g->proj;
 	struct strv flags = {0};
 	/* Proven Python-free: the stand-ins first, as in the proof. */

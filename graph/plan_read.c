@@ -229,6 +229,9 @@ static void rd_extension(struct rd *r, json_t *o, const char *p, struct extensio
 	rd_strv(r, o, p, "include_dirs", &x->include_dirs);
 	rd_strv(r, o, p, "defines", &x->defines);
 	rd_strv(r, o, p, "cflags", &x->cflags);
+	x->own_nvcc_flags = json_object_get(o, "nvcc_flags") != NULL;
+	if (x->own_nvcc_flags)
+		rd_strv(r, o, p, "nvcc_flags", &x->nvcc_flags);
 	rd_strv(r, o, p, "ldflags", &x->ldflags);
 	rd_strv(r, o, p, "libraries", &x->libraries);
 	x->no_abi_suffix = rd_bool(r, o, p, "no_abi_suffix");

@@ -86,13 +86,16 @@ static json_t *config_json(const struct config *cfg)
 	json_t *exts = json_array();
 	for (size_t e = 0; e < cfg->n_extensions; e++) {
 		const struct extension_cfg *x = &cfg->extensions[e];
-		json_array_append_new(
-		    exts,
+		json_t *xj =
 		    json_pack("{s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:b}", "module", x->module,
 		              "kind", (int)x->kind, "files", jstrv(&x->files), "include_dirs",
 		              jstrv(&x->include_dirs), "defines", jstrv(&x->defines), "cflags",
 		              jstrv(&x->cflags), "ldflags", jstrv(&x->ldflags), "libraries",
-		              jstrv(&x->libraries), "no_abi_suffix", x->no_abi_suffix));
+		              jstrv(&x->libraries), "no_abi_suffix", x->no_abi_suffix);
+		/* Only where the extension has its own (the kernels' otherwise). */
+		if (x->own_nvcc_flags)
+			json_object_set_new(xj, "nvcc_flags", jstrv(&x->nvcc_flags));
+		json_array_append_new(exts, xj);
 	}
 	json_t *kj =
 	    json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:b}", "files", jstrv(&k->files),

@@ -197,6 +197,7 @@ static void compact(struct arena *a, const char *proj, const struct strv *files,
 struct split {
 	struct strv kernels, binding; /* project-relative */
 	struct strv why_binding;      /* per binding source: the Python header reached */
+	bool own_nvcc;                /* its .cu among binding take its own nvcc flags */
 };
 
 static const char *from_build(struct arena *a, const char *proj, const char *rel)
@@ -778,10 +779,11 @@ static void write_extension(struct arena *a, struct strbuf *sb, const struct ini
 	comment_line(sb, sb_to_arena(&t, a));
 	comment_line(sb, "compiled per Python.");
 	if (sp[e].binding.n > sp[e].why_binding.n) {
-		comment_line(sb, arena_printf(a,
-		                              "Then its %zu kernel source(s), whose defines or C++ "
-		                              "flags differ from the kernels table's:",
-		                              sp[e].binding.n - sp[e].why_binding.n));
+		comment_line(sb,
+		             arena_printf(a,
+		                          "Then its %zu kernel source(s), whose defines, C++ or "
+		                          "nvcc flags differ from the kernels table's:",
+		                          sp[e].binding.n - sp[e].why_binding.n));
 		comment_line(sb, "compiled with its own flags, once per (toolkit, torch, flags) "
 		                 "where they hold no Python header.");
 	}
@@ -804,6 +806,11 @@ static void write_extension(struct arena *a, struct strbuf *sb, const struct ini
 		       at(a, c, x->line_args,
 		          x->args_per_compiler ? "extra_compile_args[\"cxx\"]"
 		                               : "extra_compile_args"));
+	if (sp[e].own_nvcc)
+		kv_arr(
+		    sb, "nvcc-flags", &fl[e].nvcc,
+		    at(a, c, x->line_args,
+		       "extra_compile_args[\"nvcc\"], for its own .cu (not the kernels table's)"));
 	if (fl[e].link.n)
 		kv_arr(sb, "ldflags", &fl[e].link, at(a, c, x->line_link_args, "extra_link_args"));
 	else if (fl[e].link_left.n)
@@ -840,12 +847,14 @@ static void write_extension(struct arena *a, struct strbuf *sb, const struct ini
 }
 
 /* Appends [tool.cuwheel.test]: setup.py says no test, so the wheel is tested at least by
- * importing every module it builds (after torch for a torch build); a module that cannot import
- * fails its cell. Names that are not dotted identifiers are left out (the config refuses them). */
+ * importing every module it builds; a module that cannot import fails its cell. A torch build
+ * imports torch first, and only the modules whose file exports PyInit_<name>: a torch library
+ * without it (the PyG family's ops, loaded by their package with torch.ops.load_library) is
+ * loaded by importing its package, as a user's import does. Names that are not dotted
+ * identifiers are left out (the config refuses them). */
 static void write_import_test(struct arena *a, struct strbuf *sb, const struct capture *c)
 {
-	struct strbuf cmd = {0};
-	sb_puts(&cmd, c->build_ext_torch ? "python -c 'import torch" : "python -c 'import ");
+	struct strbuf mods = {0};
 	size_t n = 0;
 	for (size_t e = 0; e < c->n_exts; e++) {
 		const char *m = c->exts[e].name;
@@ -856,15 +865,26 @@ static void write_import_test(struct arena *a, struct strbuf *sb, const struct c
 			     (*p == '.' && p[1] && p[1] != '.');
 		if (!ok)
 			continue;
-		sb_printf(&cmd, "%s%s", n || c->build_ext_torch ? ", " : "", m);
+		sb_printf(&mods, c->build_ext_torch ? "%s\"%s\"" : "%s%s", n ? ", " : "", m);
 		n++;
 	}
-	sb_putc(&cmd, '\'');
 	if (!n)
 		return;
+	const char *cmd =
+	    !c->build_ext_torch
+	        ? arena_printf(a, "python -c 'import %s'", sb_to_arena(&mods, a))
+	        : arena_printf(a,
+	                       "python -c 'import importlib, importlib.util as u, torch; "
+	                       "[importlib.import_module(m) for m in (%s%s) if b\"PyInit_\" + "
+	                       "m.rpartition(\".\")[2].encode() + b\"\\0\" in "
+	                       "open(u.find_spec(m).origin, \"rb\").read()]'",
+	                       sb_to_arena(&mods, a), n == 1 ? "," : "");
 	sb_puts(sb, "\n[tool.cuwheel.test]\n");
-	kv_str(sb, "command", sb_to_arena(&cmd, a),
-	       "setup.py names no test: every module built must import");
+	kv_str(sb, "command", cmd,
+	       c->build_ext_torch
+	           ? "setup.py names no test: every module built must import (with its "
+	             "package; a library without PyInit_ is loaded by its package)"
+	           : "setup.py names no test: every module built must import");
 }
 
 /* Why a capture with no CUDA source looks like a switch not set: the project's .cu files and
@@ -945,9 +965,9 @@ struct ktable {
 };
 
 /* Groups the extensions' kernel sources into one table; a torch extension whose kernels need
- * other defines or C++ flags keeps them among its own sources (sp[e].binding). False + an
- * error naming both extensions when kernels need other nvcc flags (or other defines outside
- * torch). */
+ * other defines, C++ or nvcc flags keeps them among its own sources (sp[e].binding), with its
+ * own nvcc-flags where they differ from the table's. False + an error naming both extensions
+ * when kernels need other flags or defines outside torch. */
 static bool group_kernels(struct arena *a, struct diag *d, const struct capture *c,
                           struct split *sp, const struct flags *fl, struct ktable *k)
 {
@@ -973,26 +993,34 @@ static bool group_kernels(struct arena *a, struct diag *d, const struct capture 
 		else if (k->def_set && !strv_eq(&k->def, &x->defines))
 			clash = "define_macros";
 		/* A torch extension compiles such kernels among its own sources, with its own
-		 * defines and C++ flags: once per (toolkit, torch, flags) where they hold no Python
-		 * header (docs/manual/torch.md). The kernels table keeps one flag set. */
-		if (clash && c->build_ext_torch && !nvcc_clash) {
+		 * defines, C++ and nvcc flags: once per (toolkit, torch, flags) where they hold no
+		 * Python header (docs/manual/torch.md). The kernels table keeps one flag set. */
+		if (clash && c->build_ext_torch) {
 			for (size_t i = 0; i < sp[e].kernels.n; i++)
 				strv_push(a, &sp[e].binding, sp[e].kernels.v[i]);
 			/* An extension's .cu takes the kernels' nvcc flags (and archs): the first
-			 * such extension's, when no kernel .cu has set them. */
+			 * such extension's, when no kernel .cu has set them; other nvcc flags are
+			 * its own nvcc-flags. */
 			if (has_cu && !k->nvcc)
 				k->nvcc = &fl[e], k->e_nvcc = e;
+			else if (has_cu)
+				sp[e].own_nvcc = nvcc_clash;
 			continue;
 		}
 		if (clash) {
 			diag_path(d, DIAG_ERROR, at(a, c, x->line, ""),
 			          "extension '%s' compiles its kernels with other %s than '%s': "
-			          "one [tool.cuwheel.kernels] table takes one set of nvcc flags",
+			          "a project without torch has one kernel archive per toolkit, "
+			          "compiled with one set of flags and defines",
 			          x->name, clash, c->exts[has_cu ? k->e_nvcc : k->e_cxx].name);
 			diag_msg(
 			    d, DIAG_HINT,
-			    "write [tool.cuwheel] by hand (docs/manual/init.md) with one nvcc "
-			    "flag set for the kernels, or build the extensions as two projects");
+			    "write [tool.cuwheel] by hand (docs/manual/init.md, \"What still "
+			    "needs a config\"): one [tool.cuwheel.kernels] table with the kernel "
+			    "sources of both extensions and one set of nvcc-flags, cxx-flags "
+			    "and defines that suits them all, and each extension's binding "
+			    "sources in its [[tool.cuwheel.extension]]; kernels that need "
+			    "different flags are built as separate projects");
 			return false;
 		}
 		for (size_t i = 0; i < sp[e].kernels.n; i++)

@@ -67,6 +67,9 @@ struct extension_cfg {
 	struct strv include_dirs;
 	struct strv defines;
 	struct strv cflags;
+	struct strv nvcc_flags; /* torch kind, own_nvcc_flags: its own .cu sources' nvcc flags,
+	                         * in place of [tool.cuwheel.kernels] nvcc-flags */
+	bool own_nvcc_flags;    /* nvcc-flags was given (an empty list is a flag set too) */
 	struct strv ldflags;
 	struct strv libraries;
 	bool no_abi_suffix;      /* abi-suffix = false: "csrc.so", not "csrc.cpython-312-...so" */

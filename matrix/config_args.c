@@ -121,6 +121,7 @@ bool config_check_code_flags(struct cfg_reader *r, const struct toml_value *tool
 		if (x->type != TOML_TABLE)
 			continue;
 		ok &= check_code_flags_key(r, x, "cflags", CODE_FLAGS_CC, false, &trusted);
+		ok &= check_code_flags_key(r, x, "nvcc-flags", CODE_FLAGS_NVCC, false, &trusted);
 		ok &= check_code_flags_key(r, x, "ldflags", CODE_FLAGS_CC, false, &trusted);
 	}
 	return ok;

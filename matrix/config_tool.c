@@ -17,8 +17,9 @@ static const char *const kernels_keys[] = {
     "archs",   "cudart",       "rdc",     "uses-torch", "cxx-flags",
 };
 static const char *const extension_keys[] = {
-    "module",    "kind",       "sources", "include-dirs", "defines", "cflags",    "ldflags",
-    "libraries", "abi-suffix", "pch",     "pch-exclude",  "abi3",    "torch-abi", "python-free",
+    "module",      "kind",    "sources",   "include-dirs", "defines",
+    "cflags",      "ldflags", "libraries", "abi-suffix",   "pch",
+    "pch-exclude", "abi3",    "torch-abi", "python-free",  "nvcc-flags",
 };
 static const char *const matrix_keys[] = {
     "python",  "cuda",  "torch", "platform",      "include",
@@ -378,6 +379,9 @@ static bool read_extension(struct cfg_reader *r, struct config *cfg, const struc
 	ok &= read_dirs(r, cfg, t, "include-dirs", where, &x->include_dirs);
 	ok &= cfg_strv(r, t, "defines", where, false, &x->defines);
 	ok &= cfg_strv(r, t, "cflags", where, false, &x->cflags);
+	ok &= cfg_strv(r, t, "nvcc-flags", where, false, &x->nvcc_flags);
+	ok &= config_check_args(r, t, "nvcc-flags", ARG_NVCC_FLAG);
+	x->own_nvcc_flags = toml_get(t, "nvcc-flags") != NULL;
 	ok &= cfg_strv(r, t, "ldflags", where, false, &x->ldflags);
 	ok &= cfg_strv(r, t, "libraries", where, false, &x->libraries);
 	static const char *const cc_keys[] = {"include-dirs", "defines", "cflags", "ldflags",
@@ -403,7 +407,7 @@ static bool read_extension(struct cfg_reader *r, struct config *cfg, const struc
 	ok &= cfg_enum(r, t, "python-free", where, python_free_names, N(python_free_names),
 	               &python_free);
 	x->python_free_off = python_free == 1;
-	static const char *const torch_only[] = {"abi3", "torch-abi", "python-free"};
+	static const char *const torch_only[] = {"abi3", "torch-abi", "python-free", "nvcc-flags"};
 	for (size_t i = 0; i < N(torch_only); i++)
 		if (toml_get(t, torch_only[i]) && x->kind != EXT_TORCH) {
 			cfg_error(r, toml_get(t, torch_only[i]),

@@ -127,34 +127,51 @@ void torchplan_binding_flags(struct arena *a, const struct config *cfg,
 		strv_push(a, out, tf->post.v[i]);
 }
 
+/* The nvcc flags of extension x's own .cu sources: its nvcc-flags where it has them, else the
+ * kernels'. */
+static const struct strv *ext_nvcc_flags(const struct config *cfg, const struct extension_cfg *x)
+{
+	return x->own_nvcc_flags ? &x->nvcc_flags : &cfg->kernels.nvcc_flags;
+}
+
 void torchplan_cu_flags(struct arena *a, const struct config *cfg, const struct extension_cfg *x,
                         const struct cell *c, const struct torch_flags *tf, const char *proj,
                         const char *link, enum bind_mode mode, struct strv *out)
 {
-	const struct kernels_cfg *k = &cfg->kernels;
+	const struct strv *nv = ext_nvcc_flags(cfg, x);
 	/* nvcc finds CUDA's headers itself: no toolkit include dir. */
 	ext_include_flags(a, x, c, NULL, tf, proj, link, mode, out);
 	for (size_t i = 0; i < tf->nvcc_common.n; i++)
 		strv_push(a, out, tf->nvcc_common.v[i]);
 	bool own_std = false;
-	for (size_t i = 0; i < k->nvcc_flags.n; i++) {
-		strv_push(a, out, k->nvcc_flags.v[i]);
-		own_std |= !strncmp(k->nvcc_flags.v[i], "-std=", 5);
+	for (size_t i = 0; i < nv->n; i++) {
+		strv_push(a, out, nv->v[i]);
+		own_std |= !strncmp(nv->v[i], "-std=", 5);
 	}
 	for (size_t i = 0; i < tf->post.n; i++)
 		if (!own_std || strncmp(tf->post.v[i], "-std=", 5) != 0)
 			strv_push(a, out, tf->post.v[i]);
 }
 
-bool torchplan_line_info(const struct kernels_cfg *k)
+static bool line_info_in(const struct strv *nvcc_flags)
 {
 	static const char *const li[] = {"-lineinfo", "--generate-line-info", "-G",
 	                                 "--device-debug"};
-	for (size_t i = 0; i < k->nvcc_flags.n; i++)
+	for (size_t i = 0; i < nvcc_flags->n; i++)
 		for (size_t j = 0; j < sizeof(li) / sizeof(*li); j++)
-			if (!strcmp(k->nvcc_flags.v[i], li[j]))
+			if (!strcmp(nvcc_flags->v[i], li[j]))
 				return true;
 	return false;
+}
+
+bool torchplan_line_info(const struct kernels_cfg *k)
+{
+	return line_info_in(&k->nvcc_flags);
+}
+
+bool torchplan_ext_line_info(const struct config *cfg, const struct extension_cfg *x)
+{
+	return line_info_in(ext_nvcc_flags(cfg, x));
 }
 
 void torchplan_shared_flags(struct arena *a, const struct config *cfg,
@@ -342,6 +359,29 @@ static bool ext_pyfree(struct torch_plan *tp, const struct plan *plan,
 	return true;
 }
 
+/* The flags torch adds to a kernel's compile when the kernels include torch headers, as the
+ * archive's edges pass them (torch's nvcc defines for a .cu, then the defines torch appends,
+ * -DTORCH_API_INCLUDE_EXTENSION_H among them, less -std), into out. NULL, or why they cannot
+ * be known. */
+static const char *kernel_torch_flags(struct arena *a, const struct config *cfg,
+                                      const struct cell *rc, const struct toolkit_plan *tkp,
+                                      bool cu, struct strv *out)
+{
+	struct extension_cfg kx = {
+	    .module = cfg->n_extensions ? cfg->extensions[0].module : "kernels", .kind = EXT_TORCH};
+	struct torch_flags tf;
+	const char *err = NULL;
+	if (!torchflags_for(a, &kx, rc->py, tkp->tk, &tf, &err))
+		return err ? err : "torch's flags are unknown";
+	if (cu)
+		for (size_t i = 0; i < tf.nvcc_common.n; i++)
+			strv_push(a, out, tf.nvcc_common.v[i]);
+	for (size_t i = 0; i < tf.post.n; i++)
+		if (strncmp(tf.post.v[i], "-std=", 5) != 0)
+			strv_push(a, out, tf.post.v[i]);
+	return NULL;
+}
+
 /* A kernel source that includes Python's headers (python): compiled once for every Python, so
  * only where proven Python-free (with the Python include dir of rc, the first selected cell of
  * its toolkit with a torch, against the stand-ins) and reported otherwise. av: its scan
@@ -360,22 +400,13 @@ static bool kernel_pyfree(struct torch_plan *tp, const struct plan *plan, const 
 		                        off ? "python-free = \"off\"" : NULL);
 		return false;
 	}
-	struct extension_cfg kx = {
-	    .module = cfg->n_extensions ? cfg->extensions[0].module : "kernels", .kind = EXT_TORCH};
-	struct torch_flags tf;
-	const char *err = NULL;
-	if (!torchflags_for(a, &kx, rc->py, plan->toolkits[rc->toolkit].tk, &tf, &err)) {
+	bool cu = is_cu(src);
+	struct strv torchf = {0}, with = {0}, without = {0}, compile = {0};
+	const char *err = kernel_torch_flags(a, cfg, rc, &plan->toolkits[rc->toolkit], cu, &torchf);
+	if (err) {
 		torchscan_kernel_python(&tp->scan, in, python, err);
 		return false;
 	}
-	bool cu = is_cu(src);
-	struct strv torchf = {0}, with = {0}, without = {0}, compile = {0};
-	if (cu)
-		for (size_t i = 0; i < tf.nvcc_common.n; i++)
-			strv_push(a, &torchf, tf.nvcc_common.v[i]);
-	for (size_t i = 0; i < tf.post.n; i++)
-		if (strncmp(tf.post.v[i], "-std=", 5) != 0)
-			strv_push(a, &torchf, tf.post.v[i]);
 	for (size_t i = 0; i < av->n; i++)
 		strv_push(a, &with, av->v[i]);
 	for (size_t i = 0; i < torchf.n; i++)
@@ -398,6 +429,43 @@ static bool kernel_pyfree(struct torch_plan *tp, const struct plan *plan, const 
 	tp->kernels_pyfree = true;
 	tp->tentative |= bd.tentative;
 	return true;
+}
+
+/* Whether kernel src (scan command av; python: the Python header its scan reached, or NULL)
+ * includes Python's headers as its compile sees them, and if so its proof. Kernels that
+ * include torch headers are compiled with torch's defines (-DTORCH_API_INCLUDE_EXTENSION_H
+ * makes <torch/torch.h> include torch/extension.h and Python.h): then the scan adds them, as
+ * the archive's edge does. False on a failure that ends the plan, or a kernel not proven. */
+static bool kernel_python(struct torch_plan *tp, const struct plan *plan, const struct cell *rc,
+                          const struct strv *tdirs, const struct strv *av, const char *src,
+                          const char *python)
+{
+	struct arena *a = tp->scan.a;
+	const char *in = from_build(a, tp->scan.proj, src);
+	bool uses = false;
+	const char *which = NULL;
+	struct strv seen = *av;
+	if (tp->kernels_use_torch && rc) {
+		struct strv torchf = {0};
+		seen = (struct strv){0};
+		for (size_t i = 0; i < av->n; i++)
+			strv_push(a, &seen, av->v[i]);
+		if (!kernel_torch_flags(a, plan->cfg, rc, &plan->toolkits[rc->toolkit], is_cu(src),
+		                        &torchf)) {
+			for (size_t i = 0; i < torchf.n; i++)
+				strv_push(a, &seen, torchf.v[i]);
+			if (!torchscan_kernel(&tp->scan, &seen, in, tdirs, &uses, &which, &python))
+				return false;
+		}
+	}
+	if (!python)
+		return true;
+	if (!kernel_pyfree(tp, plan, rc, av, src, python))
+		return false;
+	/* Proven: what it includes, seen through the stand-ins. */
+	struct strv sv = {0};
+	with_standins(a, tp->standins, &seen, &sv);
+	return torchscan_kernel(&tp->scan, &sv, in, tdirs, &uses, &which, &python);
 }
 
 /* uses-torch = auto: does any kernel source include a torch header under the flags it is
@@ -443,6 +511,8 @@ static bool kernels_decide(struct torch_plan *tp, const struct plan *plan, const
 		struct strv tdirs = {0};
 		if (ti)
 			torchscan_link_includes(&tp->scan, ti, link, &tdirs);
+		struct strv *avs = arena_calloc(a, k->files.n + 1, sizeof(*avs));
+		const char **pys = arena_calloc(a, k->files.n + 1, sizeof(*pys));
 		for (size_t i = 0; i < k->files.n; i++) {
 			const char *src = k->files.v[i];
 			struct strv av = {0};
@@ -469,25 +539,19 @@ static bool kernels_decide(struct torch_plan *tp, const struct plan *plan, const
 			for (size_t d = 0; d < tdirs.n; d++)
 				strv_push(a, &av, arena_printf(a, "-I%s", tdirs.v[d]));
 			bool uses = false;
-			const char *which = NULL, *python = NULL;
+			const char *which = NULL;
 			const char *in = from_build(a, tp->scan.proj, src);
-			if (!torchscan_kernel(&tp->scan, &av, in, &tdirs, &uses, &which, &python))
+			if (!torchscan_kernel(&tp->scan, &av, in, &tdirs, &uses, &which, &pys[i]))
 				return false;
-			if (python && !kernel_pyfree(tp, plan, rc, &av, src, python))
-				return false;
-			if (python) {
-				/* Proven: what it includes, seen through the stand-ins. */
-				struct strv sv = {0};
-				with_standins(a, tp->standins, &av, &sv);
-				if (!torchscan_kernel(&tp->scan, &sv, in, &tdirs, &uses, &which,
-				                      &python))
-					return false;
-			}
+			avs[i] = av;
 			if (uses && !tp->kernels_use_torch) {
 				tp->kernels_use_torch = true;
 				tp->kernels_why = arena_printf(a, "%s includes %s", src, which);
 			}
 		}
+		for (size_t i = 0; i < k->files.n; i++)
+			if (!kernel_python(tp, plan, rc, &tdirs, &avs[i], k->files.v[i], pys[i]))
+				return false;
 	}
 	if (tp->kernels_use_torch)
 		return true;
@@ -508,7 +572,7 @@ static bool scan_cu_source(struct torch_plan *tp, const struct plan *plan,
 	struct strv cuf = {0};
 	/* The project as the graph's nvcc commands name it: absolute with device line info. */
 	const char *proj =
-	    torchplan_line_info(&plan->cfg->kernels) ? plan->cfg->project_dir : tp->scan.proj;
+	    torchplan_ext_line_info(plan->cfg, x) ? plan->cfg->project_dir : tp->scan.proj;
 	strv_push(a, &cuf, plan->toolkits[c->toolkit].tk->nvcc);
 	torchplan_cu_flags(a, plan->cfg, x, c, tf, proj, te->link, BIND_CELL, &cuf);
 	if (!torchscan_binding(&tp->scan, &cuf, from_build(a, proj, src), NULL, bd))

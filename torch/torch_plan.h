@@ -74,15 +74,18 @@ void torchplan_binding_flags(struct arena *a, const struct config *cfg,
 /* Appends the nvcc flags of one .cu source of extension x in cell c (mode BIND_CELL or
  * BIND_SHARED), less cuwheel's own (-O3, -Xcompiler=..., toolkit and arch flags), in
  * BuildExtension's order: the extension's defines and include dirs, torch's include
- * dirs, the Python include dir (BIND_CELL), COMMON_NVCC_FLAGS, the kernels' nvcc-flags (the
- * project's nvcc flags), then the defines torch appends and -std=c++17. proj names the
- * project (relative to the build dir, or absolute where device line info is asked for). */
+ * dirs, the Python include dir (BIND_CELL), COMMON_NVCC_FLAGS, the extension's nvcc-flags or
+ * else the kernels' (the project's nvcc flags), then the defines torch appends and -std=c++17. proj
+ * names the project (relative to the build dir, or absolute where device line info is asked for).
+ */
 void torchplan_cu_flags(struct arena *a, const struct config *cfg, const struct extension_cfg *x,
                         const struct cell *c, const struct torch_flags *tf, const char *proj,
                         const char *link, enum bind_mode mode, struct strv *out);
 /* True when the kernels' nvcc flags ask for device line info or device debug info: then .cu
  * commands name the project by its absolute path (cicc records absolute paths anyway). */
 bool torchplan_line_info(const struct kernels_cfg *k);
+/* torchplan_line_info for extension x's own .cu sources (their nvcc flags). */
+bool torchplan_ext_line_info(const struct config *cfg, const struct extension_cfg *x);
 /* The flags of a source of extension x compiled once for every Python of cell c's (toolkit,
  * torch) (BIND_SHARED; torchplan_cu_flags for a .cu, else torchplan_binding_flags), with the
  * stand-in include dir first when standins is not NULL (proven Python-free). The proof of

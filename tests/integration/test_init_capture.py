@@ -242,9 +242,12 @@ def main():
         rc, out = run([CUWHEEL, "plan"], cwd=proj, env=env)
         print(out)
         check(rc == 1 and "setup.py:4: error: extension 'demo._d' compiles its kernels with "
-              "other extra_compile_args[\"nvcc\"] (-O2, and -O1)" in out
-              and "hint: write [tool.cuwheel] by hand" in out,
-              "grouping: plan names setup.py:4 and says to write the config by hand")
+              "other extra_compile_args[\"nvcc\"] (-O2, and -O1) than 'demo._c': a project "
+              "without torch has one kernel archive per toolkit" in out
+              and "hint: write [tool.cuwheel] by hand" in out
+              and "one [tool.cuwheel.kernels] table with the kernel sources of both "
+              "extensions and one set of nvcc-flags" in out,
+              "grouping: plan names setup.py:4 and says what the config written by hand holds")
         check("failed as said" not in out and "`cuwheel init` writes" not in out
               and "cuwheel read the build from setup.py (it ran)" in out,
               "grouping: the hint neither blames setup.py nor sends the user to `cuwheel init`")
