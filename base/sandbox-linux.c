@@ -2,6 +2,7 @@
  * command line that runs a command inside it. */
 #include "base/sandbox.h"
 
+#include <limits.h>
 #include <pwd.h>
 #include <string.h>
 #include <unistd.h>
@@ -204,4 +205,49 @@ void sandbox_argv(struct arena *a, const struct sandbox *s, const char *const *e
 	strv_push(a, argv, "--chdir");
 	strv_push(a, argv, spec->cwd ? spec->cwd : "/");
 	strv_push(a, argv, "--");
+}
+
+bool sandbox_canon_argv(struct arena *a, const char *bwrap, const char *project, const char *build,
+                        const char *const *ro_binds, struct strv *argv)
+{
+	struct strv top = {0};
+	if (!os_list_dir(a, "/", &top))
+		return false;
+	strv_push(a, argv, bwrap);
+	for (size_t i = 0; i < top.n; i++) {
+		if (!strcmp(top.v[i], "cuwheel"))
+			continue;
+		const char *path = arena_printf(a, "/%s", top.v[i]);
+		struct os_stat st;
+		char target[PATH_MAX];
+		ssize_t n;
+		if (os_lstat(path, &st) && st.kind == OS_KIND_LINK &&
+		    (n = readlink(path, target, sizeof(target) - 1)) > 0) {
+			strv_push(a, argv, "--symlink");
+			strv_push(a, argv, arena_strndup(a, target, (size_t)n));
+		} else {
+			strv_push(a, argv, "--dev-bind");
+			strv_push(a, argv, path);
+		}
+		strv_push(a, argv, path);
+	}
+	static const char *const fixed[] = {"--dir", "/cuwheel", "--die-with-parent", "--unsetenv",
+	                                    "CCACHE_BASEDIR"};
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(*fixed); i++)
+		strv_push(a, argv, fixed[i]);
+	const char *binds[][2] = {{project, SANDBOX_CANON_PROJECT}, {build, SANDBOX_CANON_BUILD}};
+	for (size_t i = 0; i < 2; i++) {
+		strv_push(a, argv, "--bind");
+		strv_push(a, argv, binds[i][0]);
+		strv_push(a, argv, binds[i][1]);
+	}
+	for (size_t i = 0; ro_binds && ro_binds[i]; i += 2) {
+		strv_push(a, argv, "--ro-bind");
+		strv_push(a, argv, ro_binds[i]);
+		strv_push(a, argv, ro_binds[i + 1]);
+	}
+	strv_push(a, argv, "--chdir");
+	strv_push(a, argv, SANDBOX_CANON_BUILD);
+	strv_push(a, argv, "--");
+	return true;
 }

@@ -41,4 +41,22 @@ struct sandbox_spec {
 void sandbox_argv(struct arena *a, const struct sandbox *s, const char *const *env,
                   const struct sandbox_spec *spec, struct strv *argv);
 
+/* Where a compile in canonical places sees the project and the build dir (sandbox_canon_argv):
+ * fixed paths, so that what a compiler records of the paths it was given (device line info:
+ * cicc has no prefix map) is the same wherever the two directories are. */
+#define SANDBOX_CANON_PROJECT "/cuwheel/project"
+#define SANDBOX_CANON_BUILD   "/cuwheel/build"
+
+/* Pushes onto argv (without a NULL) bwrap and its options up to and including "--": what is
+ * pushed next runs in a mount namespace of its own (a user namespace too where bwrap makes
+ * one) whose root holds every entry of the real / at its own path (bound read-write, devices
+ * too; a symlink as the same symlink), except one named "cuwheel", and besides project at
+ * SANDBOX_CANON_PROJECT and build at SANDBOX_CANON_BUILD (both bound read-write), starting in
+ * SANDBOX_CANON_BUILD, with CCACHE_BASEDIR unset (the paths are the same everywhere, so ccache
+ * shares them as they are). ro_binds (NULL, or pairs SRC, DEST ending at a NULL SRC): more
+ * files bound read-only, after the rest (SRC is the real path, even below a DEST). It is no
+ * isolation: a compile's view of the machine, moved. False when / cannot be listed. */
+bool sandbox_canon_argv(struct arena *a, const char *bwrap, const char *project, const char *build,
+                        const char *const *ro_binds, struct strv *argv);
+
 #endif

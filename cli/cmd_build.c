@@ -349,6 +349,10 @@ static int build_prepare(struct cli *c, struct build_args *a, struct plan_ctx **
 		diag_msg(&c->diag, DIAG_HINT, "apt-get install ninja-build, or pip install ninja");
 		return CLI_FAIL;
 	}
+	plan_line_info(c, pc);
+	if (pc->li_note && !pc->li_bwrap)
+		diag_msg(&c->diag, DIAG_NOTE, "line info: %s",
+		         esc_str(&c->arena, ESC_LOG, pc->li_note));
 	return plan_ccache(c, &pc->cfg, &c->diag, ccache);
 }
 
@@ -362,6 +366,7 @@ static bool build_write_graph(struct cli *c, const struct build_args *a, const s
 	struct build_opts bo = {.jobs = a->jobs,
 	                        .ccache = ccache,
 	                        .cuwheel = os_self_exe(&c->arena),
+	                        .bwrap = pc->li_bwrap,
 	                        .run_tests = a->tests,
 	                        .imported_archives = a->import_dir != NULL,
 	                        .no_proof_objects = !objects,

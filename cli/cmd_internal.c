@@ -5,6 +5,7 @@
 
 #include "base/escape.h"
 #include "base/os-file.h"
+#include "base/sandbox.h"
 #include "base/strbuf.h"
 #include "cli/cli.h"
 #include "cli/internal.h"
@@ -16,7 +17,8 @@ const struct cli_help cmd_internal_help = {
         "usage: cuwheel internal toml-decode < FILE.toml\n"
         "       cuwheel internal render-ninja PLAN.json\n"
         "\n"
-        "       cuwheel internal stage|finish|compat|test-cell ...   (the steps build.ninja runs)\n"
+        "       cuwheel internal stage|finish|compat|test-cell|canon ...   (the steps build.ninja "
+        "runs)\n"
         "\n"
         "toml-decode  read a TOML document on stdin and print it as toml-test's tagged JSON\n"
         "             on stdout (exit 0), or a located error on stderr (exit 1).\n"
@@ -25,11 +27,16 @@ const struct cli_help cmd_internal_help = {
         "stage        lay out a cell's packages and modules for packing.\n"
         "finish       audit a packed wheel, stamp its platform tag and place it in dist/.\n"
         "compat       try a packed torch wheel with each torch of torch-compat.\n"
-        "test-cell    test the wheel a cell placed in dist/ on its Python(s).\n",
+        "test-cell    test the wheel a cell placed in dist/ on its Python(s).\n"
+        "canon        run a compile with device line info with the project and the build dir\n"
+        "             at fixed paths (" SANDBOX_CANON_PROJECT ", " SANDBOX_CANON_BUILD
+        ") in a bubblewrap\n"
+        "             mount namespace, and name the real ones in its depfile after.\n",
     .groups = {{"stage", internal_stage_options},
                {"finish", internal_finish_options},
                {"compat", internal_compat_options},
-               {"test-cell", internal_test_cell_options}},
+               {"test-cell", internal_test_cell_options},
+               {"canon", internal_canon_options}},
 };
 
 static int internal_toml_decode(struct cli *c)
@@ -95,6 +102,8 @@ int cmd_internal(struct cli *c, int argc, char **argv)
 		return internal_finish(c, argc - 1, argv + 1);
 	if (strcmp(argv[1], "compat") == 0)
 		return internal_compat(c, argc - 1, argv + 1);
+	if (strcmp(argv[1], "canon") == 0)
+		return internal_canon(c, argc - 1, argv + 1);
 	if (strcmp(argv[1], "test-cell") == 0)
 		return internal_test_cell(c, argc - 1, argv + 1);
 	return cli_usage(c, "internal", "unknown tool '%s'", argv[1]);

@@ -14,10 +14,15 @@ int internal_test_cell(struct cli *c, int argc, char **argv);
 /* internal compat WHEEL --out FILE --context FILE: tries the wheel with each torch-compat torch */
 int internal_compat(struct cli *c, int argc, char **argv);
 
+/* internal canon --bwrap PATH --project DIR --build-dir DIR [--depfile FILE] -- CMD...: runs
+ * CMD with the project and the build dir at fixed paths (a compile with device line info) */
+int internal_canon(struct cli *c, int argc, char **argv);
+
 /* The option tables of the steps above, parsed by them and listed by `cuwheel internal --help`. */
 extern const struct cli_option internal_stage_options[];
 extern const struct cli_option internal_finish_options[];
 extern const struct cli_option internal_test_cell_options[];
 extern const struct cli_option internal_compat_options[];
+extern const struct cli_option internal_canon_options[];
 
 #endif

@@ -9,6 +9,7 @@
 #include "base/os-file.h"
 #include "base/os-run.h"
 #include "base/os-sys.h"
+#include "base/sandbox.h"
 #include "base/strbuf.h"
 #include "ci/torch_builds.h"
 #include "matrix/discover_project.h"
@@ -415,6 +416,54 @@ int plan_ccache(struct cli *c, const struct config *cfg, struct diag *d, const c
 	return CLI_OK;
 }
 
+/* True when path (project-relative, or absolute) has a ".." component: it may lie outside the
+ * project, where the fixed path of the project does not reach. */
+static bool has_dotdot(const char *path)
+{
+	for (const char *p = path; p; p = strchr(p, '/') ? strchr(p, '/') + 1 : NULL)
+		if (p[0] == '.' && p[1] == '.' && (p[2] == '/' || !p[2]))
+			return true;
+	return false;
+}
+
+void plan_line_info(struct cli *c, struct plan_ctx *pc)
+{
+	const struct kernels_cfg *k = &pc->cfg.kernels;
+	bool cu = false;
+	for (size_t i = 0; i < k->files.n; i++)
+		cu |=
+		    strlen(k->files.v[i]) > 3 &&
+		    !strcmp(strrchr(k->files.v[i], '.') ? strrchr(k->files.v[i], '.') : "", ".cu");
+	if (pc->li_note || !cu || !torchplan_line_info(k))
+		return;
+	const char *outside = NULL;
+	for (size_t i = 0; i < k->files.n && !outside; i++)
+		outside = has_dotdot(k->files.v[i]) ? k->files.v[i] : NULL;
+	for (size_t i = 0; i < k->include_dirs.n && !outside; i++)
+		outside = has_dotdot(k->include_dirs.v[i]) ? k->include_dirs.v[i] : NULL;
+	struct sandbox s = {0};
+	const char *why = outside
+	                      ? arena_printf(&c->arena, "'%s' may lie outside the project", outside)
+	                  : !sandbox_probe(&c->arena, c->env, &s) ? s.error
+	                                                          : NULL;
+	if (!why) {
+		pc->li_bwrap = s.bwrap;
+		pc->li_note =
+		    arena_printf(&c->arena,
+		                 "kernels compiled with the project at " SANDBOX_CANON_PROJECT
+		                 " and the build dir at " SANDBOX_CANON_BUILD
+		                 " (%s, %s): the wheels' bytes do not depend on where "
+		                 "either is",
+		                 s.version, s.bwrap);
+	} else {
+		pc->li_note = arena_printf(&c->arena,
+		                           "kernels name the project by its own path (%s), so the "
+		                           "wheels' bytes depend on where it is (not on the build "
+		                           "dir): no fixed paths: %s",
+		                           pc->cfg.project_dir, why);
+	}
+}
+
 int plan_resolve(struct cli *c, struct plan_ctx *pc, struct graph_plan *gp, char **text)
 {
 	/* `cuwheel plan` fails on none of the build's missing tools: it says what it found. */
@@ -426,6 +475,7 @@ int plan_resolve(struct cli *c, struct plan_ctx *pc, struct graph_plan *gp, char
 	struct build_opts bo = {.jobs = os_cpu_count(),
 	                        .ccache = ccache,
 	                        .cuwheel = os_self_exe(&c->arena),
+	                        .bwrap = (plan_line_info(c, pc), pc->li_bwrap),
 	                        .run_tests = true,
 	                        .no_proof_objects = true,
 	                        .no_write = true};
@@ -569,6 +619,8 @@ void plan_print_table(const struct plan_ctx *pc, FILE *f)
 			        cuda_arch_name(&a, &tp->dropped[k].arch, tp->dropped[k].arch.ptx),
 			        tp->dropped[k].why);
 	}
+	if (pc->li_note)
+		fprintf(f, "  line info: %s\n", esc_str(&a, ESC_LOG, pc->li_note));
 	size_t wid = 2, wwheel = 5;
 	for (size_t i = 0; i < p->n_cells; i++) {
 		size_t n = strlen(p->cells[i].id), w = strlen(p->cells[i].wheel);

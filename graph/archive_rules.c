@@ -9,6 +9,7 @@
 
 #include "base/os-file.h"
 #include "base/path.h"
+#include "base/sandbox.h"
 #include "kernels/buildflags.h"
 #include "kernels/kernels_key.h"
 #include "standards/json_values.h"
@@ -42,11 +43,28 @@ static int kernels_nvcc_threads(const struct gen *g, const struct toolkit_plan *
 	return g->r->nvcc_threads ? g->r->nvcc_threads : threads;
 }
 
-/* The variables of a .cu kernel's nvcc edge (src: its name in object paths and seeds). li:
- * with device line info, the project's include dirs by absolute path. */
-static void emit_kernel_nvcc(struct gen *g, const struct toolkit_plan *tp, const char *src,
-                             bool torch, const struct torch_flags *ktf, int threads, bool li)
+/* A project path (relative to it, or absolute) as a compile with device line info names it:
+ * absolute, below li_proj (the project's own path, or SANDBOX_CANON_PROJECT). */
+static const char *li_path(struct gen *g, const char *li_proj, const char *path)
 {
+	const char *proj = g->cfg->project_dir;
+	size_t n = strlen(proj);
+	if (path[0] != '/')
+		return os_join(g->a, li_proj, path);
+	if (!strncmp(path, proj, n) && (path[n] == '/' || !path[n]))
+		return arena_printf(g->a, "%s%s", li_proj, path + n);
+	return path;
+}
+
+/* The variables of a .cu kernel's nvcc edge (src: its name in object paths and seeds).
+ * li_proj: with device line info, where the compile sees the project (its own path, or
+ * SANDBOX_CANON_PROJECT under rule nvcc_canon): the include dirs by absolute path below it;
+ * else NULL. */
+static void emit_kernel_nvcc(struct gen *g, const struct toolkit_plan *tp, const char *src,
+                             bool torch, const struct torch_flags *ktf, int threads,
+                             const char *li_proj)
+{
+	bool li = li_proj != NULL;
 	struct strbuf *sb = &g->sb;
 	const struct kernels_cfg *k = &g->cfg->kernels;
 	sb_puts(sb, "\n  cuda = ");
@@ -64,8 +82,8 @@ static void emit_kernel_nvcc(struct gen *g, const struct toolkit_plan *tp, const
 	ninja_arg(sb, gen_xcompiler(g->a, gen_prefix_map(g)));
 	if (li) {
 		sb_putc(sb, ' ');
-		ninja_arg(sb, gen_xcompiler(g->a, arena_printf(g->a, "-ffile-prefix-map=%s=.",
-		                                               g->cfg->project_dir)));
+		ninja_arg(
+		    sb, gen_xcompiler(g->a, arena_printf(g->a, "-ffile-prefix-map=%s=.", li_proj)));
 	}
 	gen_emit_toolkit_flags(g, tp, src, threads);
 	if (k->rdc)
@@ -78,12 +96,9 @@ static void emit_kernel_nvcc(struct gen *g, const struct toolkit_plan *tp, const
 	}
 	if (li)
 		for (size_t d = 0; d < k->include_dirs.n; d++) {
-			const char *dir = k->include_dirs.v[d];
 			sb_putc(sb, ' ');
 			ninja_arg(sb, arena_printf(g->a, "-I%s",
-			                           dir[0] == '/'
-			                               ? dir
-			                               : os_join(g->a, g->cfg->project_dir, dir)));
+			                           li_path(g, li_proj, k->include_dirs.v[d])));
 		}
 	else
 		gen_emit_includes(g, &k->include_dirs);
@@ -176,18 +191,30 @@ void gen_emit_archive(struct gen *g, const struct toolkit_plan *tp, struct archi
 		char *obj = arena_printf(g->a, "%s/obj/%s/%s.o", ap->dir, src,
 		                         strrchr(src, '/') ? strrchr(src, '/') + 1 : src);
 		strv_push(g->a, &objs, obj);
-		/* Device line info (-lineinfo, -G) records the source as cicc saw it, made
-		 * absolute against the working directory (the build dir): name the project's
-		 * files by absolute path there, so every build dir of a project embeds the same
-		 * bytes (ccache still shares: CCACHE_BASEDIR is the project). */
+		/* Device line info (-lineinfo, -G) records each source as cicc saw it, made
+		 * absolute against the working directory: with bubblewrap (o->bwrap) the compile
+		 * sees the project and the build dir at fixed paths (rule nvcc_canon), so the
+		 * wheel's bytes are the same wherever both are; without it the project is named by
+		 * its own absolute path (the same from every build dir, not from every project
+		 * dir). A stub (a name nvcc cannot take) includes the source by its own path. */
 		bool li = gen_is_cu(src) && kernels_line_info(k);
-		gen_emit_build(g, obj, gen_is_cu(src) ? "nvcc" : "cc",
-		               li && strcmp(in, gen_from_build(g, k->files.v[i])) == 0
-		                   ? os_join(g->a, g->cfg->project_dir, k->files.v[i])
-		                   : in,
+		bool own = li && strcmp(in, gen_from_build(g, k->files.v[i])) == 0;
+		bool canon = own && g->o->bwrap;
+		const char *li_proj = !li     ? NULL
+		                      : canon ? SANDBOX_CANON_PROJECT
+		                              : g->cfg->project_dir;
+		gen_emit_build(g, obj,
+		               canon            ? "nvcc_canon"
+		               : gen_is_cu(src) ? "nvcc"
+		                                : "cc",
+		               own && !canon ? li_path(g, li_proj, k->files.v[i]) : in,
 		               arena_printf(g->a, "%s %s", gen_is_cu(src) ? "nvcc" : "cc", src));
+		if (canon) {
+			sb_puts(sb, "\n  src = ");
+			ninja_arg(sb, li_path(g, li_proj, k->files.v[i]));
+		}
 		if (gen_is_cu(src))
-			emit_kernel_nvcc(g, tp, src, tpy != NULL, &kt->tf, threads, li);
+			emit_kernel_nvcc(g, tp, src, tpy != NULL, &kt->tf, threads, li_proj);
 		else
 			emit_kernel_cc(g, tp, src, tpy, &kt->tf, &kt->cpp_post);
 		sb_puts(sb, "\n");

@@ -26,6 +26,9 @@ struct build_opts {
 	int jobs;               /* parallel jobs ninja will run (for nvcc --threads) */
 	const char *ccache;     /* ccache path, or NULL for no compiler cache */
 	const char *cuwheel;    /* absolute path of this cuwheel binary */
+	const char *bwrap;      /* bubblewrap, where kernels with device line info compile with
+	                         * the project and the build dir at fixed paths (`cuwheel
+	                         * internal canon`), else NULL (they name the project's own) */
 	bool run_tests;         /* add test edges (when the config has a test command) */
 	bool imported_archives; /* archives come from --import: no kernel compile edges */
 	bool no_proof_objects;  /* ninja compiles every shared torch source, also one whose

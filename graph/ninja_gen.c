@@ -136,6 +136,15 @@ void gen_emit_header(struct gen *g)
 	}
 	sb_puts(sb, "\nproject = ");
 	ninja_arg(sb, g->proj);
+	if (g->o->bwrap) {
+		/* Kernels with device line info compile with the project and the build dir at
+		 * fixed paths (rule nvcc_canon). */
+		sb_puts(sb, "\ncanon = ");
+		ninja_arg(sb, g->o->cuwheel);
+		gen_emit_opt(g, " internal canon --bwrap ", g->o->bwrap);
+		gen_emit_opt(g, " --project ", g->cfg->project_dir);
+		gen_emit_opt(g, " --build-dir ", g->bdir);
+	}
 	sb_puts(sb, "\n\n"
 	            "rule nvcc\n"
 	            "  command = $launcher $nvcc $flags -MD -MF $out.d -c $in -o $out\n"
@@ -156,6 +165,13 @@ void gen_emit_header(struct gen *g)
 	            "rule cuwheel\n"
 	            "  command = $cuwheel -C $project $args\n"
 	            "  description = $desc\n\n");
+	if (g->o->bwrap)
+		sb_puts(sb, "rule nvcc_canon\n"
+		            "  command = $canon --depfile $out.d --nvcc $nvcc -- $launcher $nvcc "
+		            "$flags -MD -MF $out.d -c $src -o $out\n"
+		            "  depfile = $out.d\n"
+		            "  deps = gcc\n"
+		            "  description = kernels CUDA $cuda: nvcc $in\n\n");
 }
 
 char *gen_xcompiler(struct arena *a, const char *flag)

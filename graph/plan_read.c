@@ -374,6 +374,8 @@ static void rd_opts(struct rd *r, json_t *doc, struct build_opts *o)
 	o->cuwheel = rd_str(r, oo, "$.opts", "cuwheel");
 	o->run_tests = rd_bool(r, oo, "$.opts", "run_tests");
 	o->imported_archives = rd_bool(r, oo, "$.opts", "imported_archives");
+	json_t *bw = json_object_get(oo, "bwrap"); /* optional: see plan_write.c */
+	o->bwrap = json_is_string(bw) ? arena_strdup(r->a, json_string_value(bw)) : NULL;
 }
 
 bool buildgraph_plan_read(struct arena *a, struct diag *d, const char *file, json_t *doc,

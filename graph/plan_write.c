@@ -269,16 +269,21 @@ static json_t *plan_json(const struct graph_plan *r)
 			                      cell_json(r, i, index[plan->cells[i].toolkit]));
 	free(index);
 	const struct build_opts *o = &r->o;
-	return json_pack("{s:i, s:{s:i, s:o, s:o, s:b, s:b}, s:s, s:s, s:s, s:s, s:i, s:i, s:o, "
-	                 "s:o, s:o, s:o, s:o, s:o}",
-	                 "format", BUILDGRAPH_PLAN_FORMAT, "opts", "jobs", o->jobs, "ccache",
-	                 jstr(o->ccache), "cuwheel", jstr(o->cuwheel), "run_tests", o->run_tests,
-	                 "imported_archives", o->imported_archives, "build_dir", r->build_dir,
-	                 "proj", r->proj, "cc", r->cc, "cxx", r->cxx, "ncpu", r->ncpu,
-	                 "nvcc_threads", r->nvcc_threads, "config", config_json(plan->cfg),
-	                 "toolkits", toolkits, "cells", cells, "torch_plan",
-	                 torchplan_json(&r->tp, plan->cfg), "package_files", jstrv(&r->pkgfiles),
-	                 "matrix", matrix_json(plan));
+	json_t *doc =
+	    json_pack("{s:i, s:{s:i, s:o, s:o, s:b, s:b}, s:s, s:s, s:s, s:s, s:i, s:i, s:o, "
+	              "s:o, s:o, s:o, s:o, s:o}",
+	              "format", BUILDGRAPH_PLAN_FORMAT, "opts", "jobs", o->jobs, "ccache",
+	              jstr(o->ccache), "cuwheel", jstr(o->cuwheel), "run_tests", o->run_tests,
+	              "imported_archives", o->imported_archives, "build_dir", r->build_dir, "proj",
+	              r->proj, "cc", r->cc, "cxx", r->cxx, "ncpu", r->ncpu, "nvcc_threads",
+	              r->nvcc_threads, "config", config_json(plan->cfg), "toolkits", toolkits,
+	              "cells", cells, "torch_plan", torchplan_json(&r->tp, plan->cfg),
+	              "package_files", jstrv(&r->pkgfiles), "matrix", matrix_json(plan));
+	/* Only where kernels compile with device line info at fixed paths: no other plan
+	 * changes. */
+	if (doc && o->bwrap)
+		json_object_set_new(json_object_get(doc, "opts"), "bwrap", json_string(o->bwrap));
+	return doc;
 }
 
 char *buildgraph_plan_text(struct arena *a, struct diag *d, const struct graph_plan *r)
