@@ -364,10 +364,16 @@ static void split_flags(struct arena *a, const struct cap_ext *x, struct flags *
 		}
 		if (taken)
 			continue;
-		if (!strcmp(v, "-std=c++17"))
+		/* cuwheel passes -std=c++17, and --threads of its own (from the cores and the .cu
+		 * files): a second one makes nvcc warn on every kernel. */
+		bool threads = (!strcmp(v, "--threads") || !strcmp(v, "-t")) && next;
+		if (!strcmp(v, "-std=c++17") || !strncmp(v, "--threads=", 10) || threads) {
 			strv_push(a, &f->nvcc_left, v);
-		else
+			if (threads)
+				strv_push(a, &f->nvcc_left, x->nvcc_args.v[++i]);
+		} else {
 			strv_push(a, &f->nvcc, v);
+		}
 	}
 	for (size_t i = 0; i < x->undefs.n; i++) {
 		strv_push(a, &f->nvcc, arena_printf(a, "-U%s", x->undefs.v[i]));
