@@ -6,6 +6,7 @@
 #include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/os-file.h"
 #include "base/path.h"
@@ -809,5 +810,15 @@ bool torchplan_make(struct arena *a, struct diag *d, const struct plan *plan, co
 	/* Recording runs nothing: no scan to queue. */
 	if (proofs != PROOF_RECORD)
 		torchscan_prefill(&out->scan, workers > 0 ? (size_t)workers : 1, prefill_pass, &p);
-	return torchplan_decide(plan, cxx, cc, out);
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	bool ok = torchplan_decide(plan, cxx, cc, out);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	/* What the prefill could not run (all of it with one worker): said, not silent. */
+	if (out->scan.ran)
+		diag_msg(d, DIAG_NOTE, "torch sources: %zu run%s%s, one at a time, in %.1f s",
+		         out->scan.ran, out->scan.ran == 1 ? "" : "s",
+		         workers > 1 ? " after the steps" : "",
+		         (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+	return ok;
 }

@@ -519,6 +519,7 @@ struct scan_job {
 	struct strv closure; /* SCAN_COMPILE, SCAN_OBJECT */
 	const char *cache;
 	const char *twin; /* -E: the other -E mode's cache file, answered by the same run */
+	char *failed;     /* a preprocessor run that failed: its output (malloc'd by the job) */
 };
 
 struct scan_batch {
@@ -526,6 +527,8 @@ struct scan_batch {
 	struct scan_job *jobs; /* queued by this pass */
 	size_t n, cap;
 	struct strv queued; /* the cache file of every job ever queued: each runs once */
+	struct strv failed, failed_why; /* preprocessor runs that failed (not cached): their
+	                                 * cache files and outputs, for the passes after */
 	const struct scan_ctx *s;
 	long pid;
 };
@@ -557,6 +560,16 @@ static void batch_queue(struct scan_batch *b, const struct strv *argv, const cha
 	                       .twin = twin ? arena_strdup(&b->a, twin) : NULL};
 	strv_copy(&b->a, argv, &j->argv);
 	strv_copy(&b->a, closure, &j->closure);
+}
+
+/* A failed preprocessor run that the prefill already made (its cache file among keys, its
+ * output the same entry of why), or NULL. */
+static const char *failed_before(const struct strv *keys, const struct strv *why, const char *cache)
+{
+	for (size_t i = 0; i < keys->n; i++)
+		if (!strcmp(keys->v[i], cache))
+			return why->v[i];
+	return NULL;
 }
 
 /* PROOF_RECORD's answer to a scan the cache (cache) could not answer: a compile (the build
@@ -609,6 +622,13 @@ static bool scan_run(struct scan_ctx *s, const struct strv *argv, const char *sr
 	if (expand && !(twin = scan_cache_path(
 	                    s, argv, src, mode == SCAN_EXPAND ? SCAN_EXPAND_NOPY : SCAN_EXPAND)))
 		return false;
+	const char *why = s->batch ? failed_before(&s->batch->failed, &s->batch->failed_why, cache)
+	                           : failed_before(&s->failed, &s->failed_why, cache);
+	if (why) {
+		out->ok = false;
+		out->error = arena_strdup(s->a, why);
+		return true;
+	}
 	if (s->batch) {
 		batch_queue(s->batch, argv, src, mode, closure, cache, twin);
 		out->ok = out->pending = true;
@@ -618,6 +638,7 @@ static bool scan_run(struct scan_ctx *s, const struct strv *argv, const char *sr
 	if (!os_mkdir_p(s->d, dir))
 		return false;
 	char *tmp = arena_printf(s->a, "%s/out-%ld.tmp", dir, (long)getpid());
+	s->ran++;
 	return scan_exec(s, argv, src, mode, closure, cache, twin, tmp, out);
 }
 
@@ -626,18 +647,40 @@ static bool scan_run(struct scan_ctx *s, const struct strv *argv, const char *sr
 static void batch_job(void *ctx, size_t i)
 {
 	struct scan_batch *b = ctx;
-	const struct scan_job *j = &b->jobs[i];
+	struct scan_job *j = &b->jobs[i];
 	struct arena a = {0};
 	struct diag quiet = {0};
 	struct scan_ctx s = {
 	    .a = &a, .d = &quiet, .build_dir = b->s->build_dir, .proj = b->s->proj};
 	struct scan_closure out = {0};
 	const char *tmp = arena_printf(&a, "%s/scan/out-%ld-%zu.tmp", s.build_dir, b->pid, i);
-	(void)scan_exec(&s, &j->argv, j->src, j->mode, &j->closure, j->cache, j->twin, tmp, &out);
+	bool ran =
+	    scan_exec(&s, &j->argv, j->src, j->mode, &j->closure, j->cache, j->twin, tmp, &out);
+	/* A compile's failure is cached; a preprocessor's is not (its closure is unknown): kept
+	 * for this prefill and the decisions after it. */
+	if (ran && !out.ok && out.error && j->mode != SCAN_COMPILE && j->mode != SCAN_OBJECT)
+		j->failed = strdup(out.error);
 	arena_free(&a);
 }
 
-void torchscan_prefill(const struct scan_ctx *s, size_t workers,
+/* Moves the failures of the batch's jobs that just ran into b->failed (an -E's under its twin
+ * too). */
+static void batch_failures(struct scan_batch *b)
+{
+	for (size_t i = 0; i < b->n; i++) {
+		struct scan_job *j = &b->jobs[i];
+		if (!j->failed)
+			continue;
+		for (int t = 0; t < (j->twin ? 2 : 1); t++) {
+			strv_push(&b->a, &b->failed, t ? j->twin : j->cache);
+			strv_push(&b->a, &b->failed_why, arena_strdup(&b->a, j->failed));
+		}
+		free(j->failed);
+		j->failed = NULL;
+	}
+}
+
+void torchscan_prefill(struct scan_ctx *s, size_t workers,
                        void (*pass)(void *ctx, struct scan_ctx *s), void *ctx)
 {
 	if (workers <= 1)
@@ -678,10 +721,16 @@ void torchscan_prefill(const struct scan_ctx *s, size_t workers,
 			         workers < n ? workers : n);
 			pool_run(n, workers, batch_job, &b);
 			total += n;
+			batch_failures(&b);
 		}
 		arena_free(&pa);
 		if (!n)
 			break;
+	}
+	/* The decisions after the prefill find its failures too. */
+	for (size_t i = 0; i < b.failed.n; i++) {
+		strv_push(s->a, &s->failed, arena_strdup(s->a, b.failed.v[i]));
+		strv_push(s->a, &s->failed_why, arena_strdup(s->a, b.failed_why.v[i]));
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (total)

@@ -29,9 +29,12 @@ struct scan_ctx {
 	struct diag *d;
 	const char *build_dir; /* absolute; commands run here, the cache is build_dir/scan */
 	const char *proj;      /* the project dir relative to build_dir (as build.ninja names it) */
-	struct scan_batch *batch; /* set in torchscan_prefill's passes: what the cache cannot
-	                           * answer is queued, not run */
-	enum proof_mode proofs;   /* the proof's compile where the cache cannot answer it */
+	struct scan_batch *batch;       /* set in torchscan_prefill's passes: what the cache cannot
+	                                 * answer is queued, not run */
+	enum proof_mode proofs;         /* the proof's compile where the cache cannot answer it */
+	struct strv failed, failed_why; /* preprocessor runs the prefill made that failed (a
+	                                 * failure is not cached): cache files and outputs */
+	size_t ran;                     /* runs made outside a prefill pass, one at a time */
 };
 
 /* One preprocessor run: its include closure and, for -E runs, a digest of what each file
@@ -135,9 +138,10 @@ bool torchscan_pyfree(struct scan_ctx *s, const struct strv *with, const struct 
  * instead of run; the queue then runs, every answer written to the cache, and the pass repeats
  * until it queues nothing new (a scan that waits on another's answer is queued the pass after
  * it). The caller then takes the decisions as ever, from the cache: the prefill changes no
- * answer and reports nothing, a scan that failed to run is run again and reported then.
- * workers <= 1: nothing is done. */
-void torchscan_prefill(const struct scan_ctx *s, size_t workers,
+ * answer and reports nothing, a scan that failed to run is run again and reported then. A
+ * preprocessor run that failed (not cached) is kept in s->failed for the passes after it and
+ * the decisions. workers <= 1: nothing is done. */
+void torchscan_prefill(struct scan_ctx *s, size_t workers,
                        void (*pass)(void *ctx, struct scan_ctx *s), void *ctx);
 /* Returns the name of a pyfree_state for plan ("proven", "off", ...). */
 const char *pyfree_state_name(enum pyfree_state p);

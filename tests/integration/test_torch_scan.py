@@ -18,7 +18,9 @@ from `cuwheel plan --json` and the table, and from the build.ninja of `cuwheel b
     once excluded;
   - a second plan answers from build/scan (no preprocessor run) and says the same;
   - the scans run -j at a time before the decisions (the Python-free proof's compiles among
-    them) decide what one at a time decides, and write the same graph.
+    them) decide what one at a time decides, and write the same graph; a kernel that includes
+    Python.h (its -M fails, a failure is not cached) has its proof run in those steps too,
+    nothing one at a time after them.
 Needs build/torch-pythons/py3.12 (examples/torchext/setup-pythons) and CUDA 13.0; exits 77
 (skipped) without them. Run by CTest with $CUWHEEL set, from the source root.
 """
@@ -298,7 +300,7 @@ def prefill_checks(d, env):
         scan = os.listdir(os.path.join(b, "scan"))
         got[j] = (plan.get("torch_plan"), plan.get("kernels_torch"), edges,
                   {f for f in scan if f.endswith(".scan")}, [f for f in scan if ".tmp" in f],
-                  took)
+                  took, p.stderr)
     one, par = got["1"], got["3"]
     check(one[0] == par[0] and one[1] == par[1] and one[0] and one[0].get("exts"),
           "-j 3 takes the torch decisions -j 1 takes, one scan at a time (%s)"
@@ -307,6 +309,11 @@ def prefill_checks(d, env):
     check(one[3] <= par[3] and not par[4],
           "every scan -j 1 asked is answered in build/scan by the prefill (%d of %d), no "
           "temp file left (%s)" % (len(one[3] & par[3]), len(one[3]), par[4]))
+    # A failed -M (k/py.cu: Python.h, no Python include dir) is not cached but kept for the
+    # passes after it: the kernel's proof runs in the steps too, nothing one at a time after.
+    check("after the steps" not in par[6] and "one at a time" in one[6],
+          "-j 3: every run in the steps, none one at a time after them (%s)"
+          % [l for l in par[6].splitlines() if "torch sources" in l])
     print("cold plan: -j 1 %.1fs, -j 3 %.1fs" % (one[5], par[5]))
 
 
