@@ -663,6 +663,24 @@ static void batch_job(void *ctx, size_t i)
 	arena_free(&a);
 }
 
+static const char *shown(struct scan_ctx *s, const char *f);
+
+/* The sources the batch's jobs read, each once, as the project names them: the first four,
+ * then how many more (for the progress). */
+static const char *batch_sources(struct scan_ctx *s, const struct scan_batch *b)
+{
+	struct strv seen = {0};
+	for (size_t i = 0; i < b->n; i++)
+		if (!strv_contains(&seen, b->jobs[i].src))
+			strv_push(s->a, &seen, b->jobs[i].src);
+	struct strbuf sb = {0};
+	for (size_t i = 0; i < seen.n && i < 4; i++)
+		sb_printf(&sb, "%s%s", i ? ", " : "", shown(s, seen.v[i]));
+	if (seen.n > 4)
+		sb_printf(&sb, " and %zu more", seen.n - 4);
+	return sb_to_arena(&sb, s->a);
+}
+
 /* Moves the failures of the batch's jobs that just ran into b->failed (an -E's under its twin
  * too). */
 static void batch_failures(struct scan_batch *b)
@@ -715,10 +733,10 @@ void torchscan_prefill(struct scan_ctx *s, size_t workers,
 				k[b.jobs[i].mode]++;
 			diag_msg(s->d, DIAG_NOTE,
 			         "torch sources, step %d: %zu preprocessor run%s (-M %zu, -E %zu), "
-			         "%zu compile%s of the Python-free proof, %zu at a time",
+			         "%zu compile%s of the Python-free proof, %zu at a time: %s",
 			         round + 1, k[0] + k[1] + k[2], k[0] + k[1] + k[2] == 1 ? "" : "s",
 			         k[0], k[1] + k[2], k[3] + k[4], k[3] + k[4] == 1 ? "" : "s",
-			         workers < n ? workers : n);
+			         workers < n ? workers : n, batch_sources(s, &b));
 			pool_run(n, workers, batch_job, &b);
 			total += n;
 			batch_failures(&b);
