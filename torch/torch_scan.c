@@ -664,6 +664,8 @@ static void batch_job(void *ctx, size_t i)
 }
 
 static const char *shown(struct scan_ctx *s, const char *f);
+static void closure_index(struct arena *a, const struct scan_closure *c, struct filetab *t,
+                          size_t *held);
 
 /* The sources the batch's jobs read, each once, as the project names them: the first four,
  * then how many more (for the progress). */
@@ -967,14 +969,19 @@ static const char *differences(struct scan_ctx *s, const struct scan_closure *x,
 {
 	struct strbuf sb = {0};
 	int n = 0;
+	/* Thousands of torch's headers: looked up by name, not searched. */
+	struct filetab tx, ty;
+	size_t hx, hy;
+	closure_index(s->a, x, &tx, &hx);
+	closure_index(s->a, y, &ty, &hy);
 	for (size_t i = 0; i < y->files.n; i++) {
 		const char *f = y->files.v[i];
 		if (f[0] == '<' || ends_with(f, stub))
 			continue;
-		size_t j = 0;
-		while (j < x->files.n && strcmp(x->files.v[j], f) != 0)
-			j++;
-		if (j < x->files.n && !strcmp(x->digests.v[j], y->digests.v[i]))
+		size_t k = filetab_find(&tx, f, strlen(f));
+		size_t j = k < hx ? (size_t)tx.digest[k] : x->files.n;
+		if (j < x->files.n && j < x->digests.n && i < y->digests.n &&
+		    !strcmp(x->digests.v[j], y->digests.v[i]))
 			continue;
 		if (n++ < 3)
 			sb_printf(&sb, "%s%s%s", sb.len ? ", " : "", shown(s, f),
@@ -984,10 +991,7 @@ static const char *differences(struct scan_ctx *s, const struct scan_closure *x,
 		const char *f = x->files.v[j];
 		if (f[0] == '<')
 			continue;
-		size_t i = 0;
-		while (i < y->files.n && strcmp(y->files.v[i], f) != 0)
-			i++;
-		if (i == y->files.n && n++ < 3)
+		if (filetab_find(&ty, f, strlen(f)) >= hy && n++ < 3)
 			sb_printf(&sb, "%s%s (only without it)", sb.len ? ", " : "", shown(s, f));
 	}
 	if (n > 3)
