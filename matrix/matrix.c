@@ -307,16 +307,21 @@ static void describe_cross_cell(struct arena *a, struct plan *p, const struct ma
 			    (c->abi3 ? version_dotted_cmp(t->parts[i].set.minor, c->python) >= 0
 			             : !strcmp(t->parts[i].set.minor, c->python)))
 				pp = &t->parts[i];
+		struct strbuf pinned = {0};
+		for (size_t i = 0; t && i < t->n_parts; i++)
+			if (t->parts[i].kind == CROSS_PYTHON)
+				sb_printf(&pinned, "%s%s", pinned.len ? ", " : "",
+				          t->parts[i].set.minor);
 		c->why_not =
 		    pp ? arena_printf(a,
 		                      "the %s Python %s headers are not installed: `cuwheel build` "
 		                      "provisions them (cuwheel cross install python-%s)",
 		                      c->platform, pp->set.minor, pp->set.minor)
-		       : arena_printf(
-		             a,
-		             "no %s CPython %s headers: Debian has none for arm64 (the cross "
-		             "lock pins python-3.13 and later); the abi3 wheel covers it",
-		             c->platform, c->python);
+		       : arena_printf(a,
+		                      "no %s CPython %s headers: Debian has none for arm64 (the "
+		                      "cross lock pins %s); the abi3 wheel covers it",
+		                      c->platform, c->python, pinned.len ? pinned.buf : "none");
+		sb_release(&pinned);
 		return;
 	}
 	c->py = py;
