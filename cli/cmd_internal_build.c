@@ -314,7 +314,9 @@ int internal_test_cell(struct cli *c, int argc, char **argv)
 			fprintf(stderr, "%s\n", esc_str(&c->arena, ESC_LOG, j->output));
 	}
 	if (ok && ran == 0) {
-		diag_msg(&c->diag, DIAG_ERROR, "no Python here could test %s", wheel);
+		const char *why = n && jobs[0].reason ? jobs[0].reason : "no Python of its tags";
+		diag_msg(&c->diag, DIAG_ERROR, "no Python here could test %s: %s", wheel,
+		         esc_str(&c->arena, ESC_LOG, why));
 		ok = false;
 	}
 	if (ok)

@@ -52,6 +52,20 @@ char *test_context_render(struct arena *a, const struct config *cfg, const struc
 		json_array_append_new(py, o);
 	}
 	json_object_set_new(root, "pythons", py);
+	/* The cross Pythons a wheel of another architecture is tested with (cross_venv.h). */
+	json_t *cross = json_array();
+	for (size_t i = 0; i < ds->n_cross; i++) {
+		const struct cross_installed *p = &ds->cross[i];
+		if (p->kind != CROSS_PYTHON)
+			continue;
+		json_t *o = json_object();
+		json_object_set_new(o, "platform", json_string(p->platform));
+		json_object_set_new(o, "version", json_string(p->version));
+		json_object_set_new(o, "minor", json_string(p->minor));
+		json_object_set_new(o, "root", json_string(p->root));
+		json_array_append_new(cross, o);
+	}
+	json_object_set_new(root, "cross_pythons", cross);
 	char *s = json_dump_text(a, root, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
 	json_decref(root);
 	return arena_printf(a, "%s\n", s ? s : "{}");
@@ -69,6 +83,31 @@ static bool strv_of(struct arena *a, const json_t *o, const char *key, struct st
 		if (!json_is_string(v))
 			return false;
 		strv_push(a, out, arena_strdup(a, json_string_value(v)));
+	}
+	return true;
+}
+
+/* The context's cross Pythons into ds->cross (absent: none). */
+static bool read_cross(struct arena *a, const json_t *root, struct discovery *ds)
+{
+	const json_t *cross = json_object_get(root, "cross_pythons");
+	if (!cross)
+		return true;
+	if (!json_is_array(cross))
+		return false;
+	ds->cross = arena_calloc(a, json_array_size(cross) + 1, sizeof(*ds->cross));
+	size_t i;
+	const json_t *o;
+	json_array_foreach(cross, i, o)
+	{
+		struct cross_installed *p = &ds->cross[ds->n_cross++];
+		p->kind = CROSS_PYTHON;
+		p->platform = json_str_read(a, o, "platform");
+		p->version = json_str_read(a, o, "version");
+		p->minor = json_str_read(a, o, "minor");
+		p->root = json_str_read(a, o, "root");
+		if (!p->platform || !p->version || !p->minor || !p->root)
+			return false;
 	}
 	return true;
 }
@@ -129,6 +168,7 @@ bool test_context_read(struct arena *a, struct diag *d, const char *path, struct
 			}
 			ok &= ip->path != NULL;
 		}
+		ok &= read_cross(a, root, ds);
 	}
 	json_decref(root);
 	if (!ok)

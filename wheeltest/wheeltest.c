@@ -22,6 +22,7 @@
 #include "standards/tags.h"
 #include "standards/version.h"
 #include "standards/wheel_read.h"
+#include "wheeltest/cross_venv.h"
 
 const char *wheeltest_result_name(enum wheeltest_result r)
 {
@@ -338,6 +339,50 @@ static void plan_compat(struct arena *a, const struct wheeltest_opts *o,
 	push_job(a, v, n, cap, &j);
 }
 
+/* A Linux wheel of another architecture than this machine's (no tag plat_ok): where a cross
+ * Python of that architecture is installed and qemu-user runs it, marks its tags runnable,
+ * points *pys at those interpreters and sets base's qemu and platform; returns why not
+ * otherwise (problem, said more fully). */
+static const char *plan_cross(struct arena *a, const struct wheeltest_opts *o,
+                              const struct wheel_name *wn, const char *host_arch, bool *plat_ok,
+                              struct wheeltest_job *base, const char *problem,
+                              const struct interp **pys, size_t *n_pys)
+{
+	for (size_t t = 0; t < wn->n_tags; t++) {
+		const char *arch = NULL;
+		enum tag_os os = tag_platform_os(a, wn->tags[t].platform, &arch);
+		if ((os != TAG_OS_LINUX && os != TAG_OS_MANYLINUX) || !arch ||
+		    arch_matches(arch, host_arch))
+			continue;
+		size_t k;
+		struct interp *v = cross_interps(a, o->ds, arch, &k);
+		if (!k)
+			return arena_printf(
+			    a,
+			    "%s, and no linux_%s CPython is installed to run it under "
+			    "qemu-user (cuwheel cross install python-3.X)",
+			    problem, arch);
+		const char *qemu = cross_qemu(a, o->env, arch);
+		if (!qemu)
+			return arena_printf(
+			    a,
+			    "%s, and qemu-%s-static is not on PATH to run it (Debian's "
+			    "qemu-user-static)",
+			    problem, arch);
+		for (size_t u = 0; u < wn->n_tags; u++) {
+			const char *ua = NULL;
+			tag_platform_os(a, wn->tags[u].platform, &ua);
+			plat_ok[u] = ua && !strcmp(ua, arch);
+		}
+		base->qemu = qemu;
+		base->cross_platform = wn->tags[t].platform;
+		*pys = v;
+		*n_pys = k;
+		return problem;
+	}
+	return problem;
+}
+
 bool wheeltest_plan(struct arena *a, struct diag *d, const struct wheeltest_opts *o,
                     struct wheeltest_job **jobs, size_t *n_jobs)
 {
@@ -374,6 +419,13 @@ bool wheeltest_plan(struct arena *a, struct diag *d, const struct wheeltest_opts
 			if (p && !problem)
 				problem = p;
 		}
+		const struct interp *pys = o->ds->pythons;
+		size_t n_pys = o->ds->n_pythons;
+		if (!n_ok && !o->compat_torch)
+			problem =
+			    plan_cross(a, o, &wn, h.arch, plat_ok, &base, problem, &pys, &n_pys);
+		if (base.qemu)
+			n_ok = 1;
 		if (!n_ok) {
 			base.result = WHEELTEST_SKIP;
 			base.reason = problem ? problem : "no tags";
@@ -388,9 +440,9 @@ bool wheeltest_plan(struct arena *a, struct diag *d, const struct wheeltest_opts
 		/* A stable-ABI torch wheel is tested with every torch it is for: one job per
 		 * interpreter whose torch qualifies, not one per Python. */
 		bool open = torch && wheel_torch_open(a, path);
-		bool *fit = arena_calloc(a, o->ds->n_pythons + 1, sizeof(bool));
-		for (size_t i = 0; i < o->ds->n_pythons; i++) {
-			const struct interp *ip = &o->ds->pythons[i];
+		bool *fit = arena_calloc(a, n_pys + 1, sizeof(bool));
+		for (size_t i = 0; i < n_pys; i++) {
+			const struct interp *ip = &pys[i];
 			for (size_t t = 0; t < wn.n_tags && !fit[i]; t++) {
 				if (!plat_ok[t])
 					continue;
@@ -402,22 +454,21 @@ bool wheeltest_plan(struct arena *a, struct diag *d, const struct wheeltest_opts
 			plan_compat(a, o, &base, torch, open, fit, &v, &n, &cap);
 			continue;
 		}
-		for (size_t i = 0; i < o->ds->n_pythons; i++) {
-			const struct interp *ip = &o->ds->pythons[i];
+		for (size_t i = 0; i < n_pys; i++) {
+			const struct interp *ip = &pys[i];
 			bool fits = fit[i];
 			if (open) {
 				fits = fits && torch_tests_open(o->cfg, ip, torch);
 				for (size_t k = 0; k < i && fits; k++) /* one per (Python, torch) */
 					fits =
 					    !(fit[k] &&
-					      !strcmp(interp_key(a, &o->ds->pythons[k]),
-					              interp_key(a, ip)) &&
-					      torch_tests_open(o->cfg, &o->ds->pythons[k], torch) &&
-					      !strcmp(o->ds->pythons[k].torch.version_short,
+					      !strcmp(interp_key(a, &pys[k]), interp_key(a, ip)) &&
+					      torch_tests_open(o->cfg, &pys[k], torch) &&
+					      !strcmp(pys[k].torch.version_short,
 					              ip->torch.version_short));
 			}
-			for (size_t k = 0; k < o->ds->n_pythons && fits && !open; k++) {
-				const struct interp *q = &o->ds->pythons[k];
+			for (size_t k = 0; k < n_pys && fits && !open; k++) {
+				const struct interp *q = &pys[k];
 				if (k == i || !fit[k] ||
 				    strcmp(interp_key(a, q), interp_key(a, ip)))
 					continue;
@@ -617,6 +668,11 @@ static bool job_setup(struct job_state *jr)
 		sb_puts(&jr->out, "cannot create the work directory\n");
 		return job_failed(jr, "setup", 1);
 	}
+	/* Another architecture's interpreter cannot start its own children here: the venv is
+	 * written by hand, its python runs the interpreter under qemu-user. */
+	if (j->qemu)
+		return cross_venv_create(jr->a, jr->venv, j->qemu, j->py, &jr->out) ||
+		       job_failed(jr, "venv", 1);
 	/* A venv without pip takes a tenth of a second; ensurepip takes seconds. The base
 	 * interpreter's pip installs into it with --python (pip >= 22.3). */
 	const char *venv_argv[] = {j->py->path, "-m", "venv", "--without-pip", jr->venv, NULL};
@@ -679,16 +735,59 @@ static size_t job_pip_steps(struct job_state *jr, struct strv steps[2])
 	return n_steps;
 }
 
+static const char *const pip_env[] = {"PIP_DISABLE_PIP_VERSION_CHECK=1", "PIP_NO_INPUT=1",
+                                      "PIP_REQUIRE_VIRTUALENV=0", NULL};
+
+/* A cross job's install: this machine's pip (the first interpreter found that has one; the
+ * target's cannot run pip at a usable speed under qemu) puts the wheel and the test's
+ * requirements, as built for the target's tags, into the venv's site-packages. Returns false
+ * when the job failed. */
+static bool job_pip_cross(struct job_state *jr)
+{
+	struct arena *a = jr->a;
+	const struct wheeltest_opts *o = jr->rc->o;
+	struct strv steps[2] = {{0}};
+	size_t n_steps = job_pip_steps(jr, steps);
+	struct strv args = {0};
+	for (size_t i = 0; i < steps[0].n; i++)
+		strv_push(a, &args, steps[0].v[i]);
+	cross_pip_options(a, &args, jr->venv, jr->j->py, jr->j->cross_platform);
+	int st = 127;
+	sb_reset(&jr->out);
+	sb_puts(&jr->out, "no Python with pip on this machine to install for the target\n");
+	for (size_t i = 0; n_steps && i < o->ds->n_pythons; i++) {
+		const struct interp *h = &o->ds->pythons[i];
+		if (interp_ft(h))
+			continue;
+		const char *pre[] = {h->path, "-m", "pip"};
+		sb_reset(&jr->out);
+		st = run_step(pip_argv(a, pre, 3, &args), jr->work, pip_env, &jr->out);
+		if (st == 0 || !strstr(sb_str(&jr->out), "No module named pip"))
+			break;
+	}
+	if (st != 0)
+		return job_failed(jr, "pip install", st);
+	/* Bytecode is an optimisation: its failure (a file of another Python's syntax) is not
+	 * the test's. */
+	const char *const *compile = cross_compile_argv(a, o->ds, jr->venv, jr->j->py);
+	if (compile) {
+		struct strbuf ignored = {0};
+		run_step(compile, jr->work, NULL, &ignored);
+		sb_release(&ignored);
+	}
+	return true;
+}
+
 /* Installs the wheel and the test's requirements into the venv: with the base interpreter's
  * pip, or with the venv's own where that pip cannot target another interpreter. Returns false
  * when the job failed. */
 static bool job_pip_install(struct job_state *jr)
 {
+	if (jr->j->qemu)
+		return job_pip_cross(jr);
 	struct arena *a = jr->a;
 	struct strv steps[2] = {{0}};
 	size_t n_steps = job_pip_steps(jr, steps);
-	const char *pip_env[] = {"PIP_DISABLE_PIP_VERSION_CHECK=1", "PIP_NO_INPUT=1",
-	                         "PIP_REQUIRE_VIRTUALENV=0", NULL};
 	const char *base_pip[] = {jr->j->py->path, "-m", "pip", "--python", jr->vpy};
 	const char *venv_pip[] = {jr->vpy, "-m", "pip"};
 	const char *const *pip = base_pip;

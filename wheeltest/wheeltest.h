@@ -29,6 +29,9 @@ struct wheeltest_job {
 	const char *output; /* captured output of the failing step (last lines), or NULL */
 	double seconds;
 	const char *venv; /* kept venv (--keep-venvs), else NULL */
+	/* A wheel of another architecture, run by qemu-user (cross_venv.h): the qemu program
+	 * and the platform tag pip installs for; NULL for this machine's wheels. */
+	const char *qemu, *cross_platform;
 };
 
 struct wheeltest_opts {
@@ -52,8 +55,10 @@ struct wheeltest_opts {
 };
 
 /* Turns each wheel into its (wheel, Python) pairs: cpXY-cpXY and cpXY-cpXYt pick that
- * interpreter, cpXY-abi3 / pyXY every matrix Python >= X.Y; wheels this machine cannot run are
- * planned as skips with the reason. False + diagnostic when a wheel name cannot be parsed. */
+ * interpreter, cpXY-abi3 / pyXY every matrix Python >= X.Y; a Linux wheel of another
+ * architecture, the installed cross Pythons of it (ds->cross) under qemu-user; wheels this
+ * machine cannot run are planned as skips with the reason. False + diagnostic when a wheel name
+ * cannot be parsed. */
 bool wheeltest_plan(struct arena *a, struct diag *d, const struct wheeltest_opts *o,
                     struct wheeltest_job **jobs, size_t *n_jobs);
 /* Runs every non-skipped job (o->jobs at a time), filling results. False + diagnostic only when

@@ -1,17 +1,21 @@
-"""test_cross_aarch64: linux_aarch64 wheels cross-built on this x86_64 machine.
+"""test_cross_aarch64: linux_aarch64 wheels cross-built on this x86_64 machine and tested under
+qemu-user by the build itself.
 
 Into a temporary cache, `cuwheel cross install` provisions the cross compiler, CUDA 13.0's
 aarch64 static runtime and an arm64 CPython 3.14 root from the pinned packages of
 toolchain/cross.lock.json; a small project (one kernel for sm_90, an abi3 C binding that calls
-cudaGetDeviceCount) is then built for platform linux_aarch64 with `cuwheel build`: a cp310-abi3
-and a cp314 wheel, tagged manylinux_2_34_aarch64 by the audit, their modules aarch64 ELF files
-with the kernel's sm_90 cubin and the target's EXT_SUFFIX; per-Python cells Debian has no arm64
-headers for (3.12) are not buildable, saying why. A wheel holding an x86_64 and an aarch64
-module is refused (elf-arch). Under qemu-user (qemu-aarch64-static), each wheel is installed
-into a venv of the arm64 CPython with the root's own pip and imported; without a CUDA driver
-the module reports cudaErrorInsufficientDriver (35) and nothing crashes.
+cudaGetDeviceCount, a pytest test file) is then built for platform linux_aarch64 with `cuwheel
+build`: a cp310-abi3 and a cp314 wheel, tagged manylinux_2_34_aarch64 by the audit, their
+modules aarch64 ELF files with the kernel's sm_90 cubin and the target's EXT_SUFFIX; per-Python
+cells Debian has no arm64 headers for (3.12) are not buildable, saying why. A wheel holding an
+x86_64 and an aarch64 module is refused (elf-arch). The build tests each wheel: a venv of the
+arm64 CPython 3.14 (the matrix's; 3.11's headers build the abi3 wheel) whose python runs under
+qemu-aarch64-static, the wheel and pytest installed into it by this machine's pip for the
+target's tags, the project's test command run there: the module loads on aarch64 in the venv
+and, without a CUDA driver, reports cudaErrorInsufficientDriver (35); a test that fails under
+qemu fails the build, naming the wheel.
 
-Needs deb.debian.org and PyPI (about 75 MB) and nvcc 13.0, else skips (77); about 2 to 5
+Needs deb.debian.org and PyPI (about 100 MB) and nvcc 13.0, else skips (77); about 3 to 8
 minutes here. Label `cross` (also `long`, so tools/test leaves it out):
 `(cd build/ci && ctest -L cross --output-on-failure)`."""
 import glob
@@ -53,6 +57,26 @@ python = ["3.12", "3.14"]
 cuda = ["13.0"]
 platform = ["linux_aarch64"]
 abi3-per-python = true
+
+[tool.cuwheel.test]
+requires = ["pytest"]
+command = "python -m pytest -q -p no:cacheprovider {project}/tests"
+"""
+
+TESTS = """\
+import platform
+import sys
+
+import xprobe._C as m
+
+
+def test_runs_on_aarch64_in_a_venv():
+    assert platform.machine() == "aarch64"
+    assert sys.prefix != sys.base_prefix
+
+
+def test_no_driver_is_an_error_not_a_crash():
+    assert m.device_count() == 35  # cudaErrorInsufficientDriver
 """
 
 KERNEL = """\
@@ -105,23 +129,6 @@ def module_of(whl):
         return name, z.read(name)
 
 
-def qemu_import(qemu, root, whl, tmp, env):
-    """Installs whl into a fresh venv of the arm64 CPython under qemu; returns the import's
-    output."""
-    py = os.path.join(root, "usr/bin/python3.14")
-    venv = tempfile.mkdtemp(dir=tmp, prefix="venv-")
-    q = [qemu, "-L", root]
-    rc, out = run(q + [py, "-m", "venv", "--without-pip", venv], env=env)
-    expect(rc == 0, "a venv of the arm64 CPython under qemu", out)
-    pip = glob.glob(os.path.join(root, "usr/share/python-wheels/pip-*.whl"))[0]
-    rc, out = run(q + [os.path.join(venv, "bin/python"), pip + "/pip", "install", "-q", "--no-index",
-                 "--disable-pip-version-check", whl], env=env)
-    expect(rc == 0, f"pip (the root's own) installs {os.path.basename(whl)} under qemu", out)
-    return run(q + [os.path.join(venv, "bin/python"), "-c",
-                    "import platform, xprobe._C as m; print(platform.machine(), m.device_count())"],
-               env=env, cwd=tmp)
-
-
 def main():
     if shutil.which("nvcc") is None and not os.path.exists("/usr/local/cuda/bin/nvcc"):
         skip("no nvcc: the kernels are compiled by this machine's CUDA 13.0")
@@ -138,16 +145,31 @@ def main():
               "cross list shows the three parts", out)
         proj = os.path.join(tmp, "proj")
         os.makedirs(os.path.join(proj, "xprobe"))
+        os.makedirs(os.path.join(proj, "tests"))
         for name, text in (("pyproject.toml", PYPROJECT), ("k.cu", KERNEL), ("bind.c", BINDING),
-                           ("xprobe/__init__.py", "")):
+                           ("xprobe/__init__.py", ""), ("tests/test_xprobe.py", TESTS)):
             with open(os.path.join(proj, name), "w") as f:
                 f.write(text)
+        qemu = shutil.which("qemu-aarch64-static")
+        if not qemu:
+            skip("no qemu-aarch64-static (Debian's qemu-user-static): the build tests the "
+                 "wheels under qemu-user", ci_installs="qemu-user-static")
         rc, out = run([CW, "-C", proj, "plan"], env=env)
         expect(rc == 0 and "cp312-cu130-linux_aarch64" in out and
               "no linux_aarch64 CPython 3.12 headers" in out,
               "plan: no arm64 3.12 headers, said per cell", out)
         rc, out = run([CW, "-C", proj, "build"], env=env)
-        expect(rc == 0, "cuwheel build of the linux_aarch64 cells", out)
+        expect(rc == 0, "cuwheel build of the linux_aarch64 cells, tested under qemu", out)
+        # The build's test steps: each wheel's tests ran on the arm64 CPythons of the matrix
+        # it is for (3.11, provisioned for the abi3 cell's headers, is not in the matrix).
+        stamps = {}
+        for cell in ("cp310-abi3-cu130-linux_aarch64", "cp314-cu130-linux_aarch64"):
+            path = os.path.join(proj, "build", "cuwheel", "cells", cell, "tested")
+            stamps[cell] = open(path).read() if os.path.exists(path) else ""
+        expect([line.split()[1:3] for line in stamps["cp310-abi3-cu130-linux_aarch64"].splitlines()]
+              == [["3.14", "pass"]], "the abi3 wheel was tested on arm64 CPython 3.14", stamps)
+        expect([line.split()[1:3] for line in stamps["cp314-cu130-linux_aarch64"].splitlines()]
+              == [["3.14", "pass"]], "the cp314 wheel was tested on arm64 CPython 3.14", stamps)
         wheels = sorted(glob.glob(os.path.join(proj, "dist", "*.whl")))
         names = [os.path.basename(w) for w in wheels]
         expect(names == ["xprobe-0.1.0+cu130-cp310-abi3-manylinux_2_34_aarch64.whl",
@@ -174,16 +196,15 @@ def main():
         expect(rc != 0 and "elf-arch" in out and
               "x86_64" in out,
               "a wheel with an x86_64 and an aarch64 ELF file is refused (elf-arch)", out)
-        qemu = shutil.which("qemu-aarch64-static")
-        if not qemu:
-            skip("no qemu-aarch64-static (Debian's qemu-user-static): built, not run",
-                 ci_installs="qemu-user-static")
-        root = glob.glob(os.path.join(tmp, "cache/cross/linux_aarch64/python-3.14.*"))[0]
-        for w in wheels:
-            r = qemu_import(qemu, root, w, tmp, env)
-            expect(rc == 0 and out.split() == ["aarch64", "35"],
-                  f"{os.path.basename(w)} imports under qemu; no driver: "
-                  "cudaErrorInsufficientDriver (35)", out)
+        # A test that fails under qemu fails the build, naming the wheel: a test command
+        # that sees x86_64.
+        with open(os.path.join(proj, "tests", "test_xprobe.py"), "a") as f:
+            f.write("\n\ndef test_machine_is_x86_64():\n"
+                    "    assert platform.machine() == 'x86_64'\n")
+        rc, out = run([CW, "-C", proj, "build", "--only", "cp314-cu130-linux_aarch64"], env=env)
+        expect(rc != 0 and "test failed: xprobe-0.1.0+cu130-cp314-cp314-manylinux_2_34_aarch64.whl"
+              in out and "1 failed, 2 passed" in out,
+              "a failing test under qemu fails the build, naming the wheel", out)
     sys.exit(1 if failures else 0)
 
 
