@@ -426,15 +426,41 @@ static bool has_dotdot(const char *path)
 	return false;
 }
 
+/* True when one of files is a .cu source. */
+static bool any_cu(const struct strv *files)
+{
+	for (size_t i = 0; i < files->n; i++) {
+		const char *dot = strrchr(files->v[i], '.');
+		if (dot && !strcmp(dot, ".cu"))
+			return true;
+	}
+	return false;
+}
+
+/* pc->li_ext_note: the first torch extension whose own .cu sources have line info. */
+static void ext_line_info(struct cli *c, struct plan_ctx *pc)
+{
+	for (size_t e = 0; e < pc->cfg.n_extensions && !pc->li_ext_note; e++) {
+		const struct extension_cfg *x = &pc->cfg.extensions[e];
+		if (x->kind == EXT_TORCH && any_cu(&x->files) &&
+		    torchplan_ext_line_info(&pc->cfg, x))
+			pc->li_ext_note = arena_printf(
+			    &c->arena,
+			    "the .cu sources of extension '%s' name the project by its own path "
+			    "(%s), "
+			    "so the wheels' bytes depend on where it is: only the kernels table's "
+			    "compile at fixed paths",
+			    x->module, pc->cfg.project_dir);
+	}
+}
+
 void plan_line_info(struct cli *c, struct plan_ctx *pc)
 {
 	const struct kernels_cfg *k = &pc->cfg.kernels;
-	bool cu = false;
-	for (size_t i = 0; i < k->files.n; i++)
-		cu |=
-		    strlen(k->files.v[i]) > 3 &&
-		    !strcmp(strrchr(k->files.v[i], '.') ? strrchr(k->files.v[i], '.') : "", ".cu");
-	if (pc->li_note || !cu || !torchplan_line_info(k))
+	if (pc->li_note || pc->li_ext_note)
+		return;
+	ext_line_info(c, pc);
+	if (!any_cu(&k->files) || !torchplan_line_info(k))
 		return;
 	const char *outside = NULL;
 	for (size_t i = 0; i < k->files.n && !outside; i++)
@@ -621,6 +647,8 @@ void plan_print_table(const struct plan_ctx *pc, FILE *f)
 	}
 	if (pc->li_note)
 		fprintf(f, "  line info: %s\n", esc_str(&a, ESC_LOG, pc->li_note));
+	if (pc->li_ext_note)
+		fprintf(f, "  line info: %s\n", esc_str(&a, ESC_LOG, pc->li_ext_note));
 	size_t wid = 2, wwheel = 5;
 	for (size_t i = 0; i < p->n_cells; i++) {
 		size_t n = strlen(p->cells[i].id), w = strlen(p->cells[i].wheel);

@@ -20,6 +20,9 @@ struct plan_ctx {
 	 * the project and the build dir at fixed paths, else NULL; the line plan shows about it,
 	 * or NULL when no kernel .cu has line info. */
 	const char *li_bwrap, *li_note;
+	/* The line plan shows about a torch extension's own .cu sources with line info (never at
+	 * fixed paths yet), or NULL. */
+	const char *li_ext_note;
 };
 
 /* Loads the config: the project's pyproject.toml, or --config FILE with the project in -C DIR
@@ -40,8 +43,8 @@ int plan_provision(struct cli *c, struct plan_ctx *pc);
  * error on d when ccache = "on" and it is not on PATH. */
 int plan_ccache(struct cli *c, const struct config *cfg, struct diag *d, const char **ccache);
 /* Decides where kernels with device line info (-lineinfo, -G) compile: sets pc->li_bwrap
- * (bubblewrap works, and every kernel .cu and include dir lies in the project) and
- * pc->li_note. Once; a later call keeps the first answer. */
+ * (bubblewrap works, and every kernel .cu and include dir lies in the project), pc->li_note
+ * and pc->li_ext_note. Once; a later call keeps the first answer. */
 void plan_line_info(struct cli *c, struct plan_ctx *pc);
 /* Resolves pc's plan as `cuwheel build` does (its default options), writing no build file,
  * into gp and *text, the plan document build writes to plan.json; sets pc->tp where the table
