@@ -848,6 +848,15 @@ remote = "redis://cache.example.org:6379"
                   "venvs, pyenv or CUDA", "".join(difflib.unified_diff(
                       text.splitlines(True), p.stdout.splitlines(True), n=1))[:3000])
             check_torch_cells("torchext " + " ".join(opts), doc, text)
+        # examples/torchext with linux_aarch64 on the platform axis: aarch64 legs on GitHub's
+        # arm runners beside the x86_64 ones, valid (schema, actionlint, shellcheck).
+        text, err = emit(ROOT, "-C", TORCHEXT,
+                         over={"CUWHEEL_MATRIX_PLATFORM": "linux_x86_64 linux_aarch64"})
+        doc = validate("torchext aarch64", text)
+        arm = [j for j in doc["jobs"] if j.startswith("kernels-") and j.endswith("-linux_aarch64")]
+        check(arm and all(doc["jobs"][j]["runs-on"] == "ubuntu-24.04-arm" for j in arm) and
+              "wheels-cu130-linux_aarch64" in doc["jobs"],
+              "torchext aarch64: kernels and wheels legs on ubuntu-24.04-arm", sorted(doc["jobs"]))
         # examples/torchstable: one stable-ABI abi3 wheel, tested on each (Python, torch) of
         # its axes (3.12, 3.13 x 2.11, 2.12).
         text, err = emit(ROOT, "-C", os.path.join(ROOT, "examples", "torchstable"))
