@@ -15,8 +15,8 @@ target's tags, the project's test command run there: the module loads on aarch64
 and, without a CUDA driver, reports cudaErrorInsufficientDriver (35); a test that fails under
 qemu fails the build, naming the wheel.
 
-Needs deb.debian.org and PyPI (about 100 MB) and nvcc 13.0, else skips (77); about 3 to 8
-minutes here. Label `cross` (also `long`, so tools/test leaves it out):
+Needs deb.debian.org and PyPI (about 100 MB) and nvcc 13.0, else skips (77); 410 s of CPU
+(28 min 41 s of wall time at load 15, most of it apt-get and qemu) on 2026-11-28. Label `cross` (also `long`, so tools/test leaves it out):
 `(cd build/ci && ctest -L cross --output-on-failure)`."""
 import glob
 import os
