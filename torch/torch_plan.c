@@ -439,12 +439,10 @@ static bool kernel_pyfree(struct torch_plan *tp, const struct plan *plan, const 
  * the archive's edge does. False on a failure that ends the plan, or a kernel not proven. */
 static bool kernel_python(struct torch_plan *tp, const struct plan *plan, const struct cell *rc,
                           const struct strv *tdirs, const struct strv *av, const char *src,
-                          const char *python)
+                          const char *python, bool *uses, const char **which)
 {
 	struct arena *a = tp->scan.a;
 	const char *in = from_build(a, tp->scan.proj, src);
-	bool uses = false;
-	const char *which = NULL;
 	struct strv seen = *av;
 	if (tp->kernels_use_torch && rc) {
 		struct strv torchf = {0};
@@ -455,7 +453,7 @@ static bool kernel_python(struct torch_plan *tp, const struct plan *plan, const 
 		                        &torchf)) {
 			for (size_t i = 0; i < torchf.n; i++)
 				strv_push(a, &seen, torchf.v[i]);
-			if (!torchscan_kernel(&tp->scan, &seen, in, tdirs, &uses, &which, &python))
+			if (!torchscan_kernel(&tp->scan, &seen, in, tdirs, uses, which, &python))
 				return false;
 		}
 	}
@@ -463,10 +461,35 @@ static bool kernel_python(struct torch_plan *tp, const struct plan *plan, const 
 		return true;
 	if (!kernel_pyfree(tp, plan, rc, av, src, python))
 		return false;
-	/* Proven: what it includes, seen through the stand-ins. */
+	/* Proven: what it includes, seen through the stand-ins (a kernel whose scan stopped at
+	 * Python.h shows its torch headers only here). */
 	struct strv sv = {0};
 	with_standins(a, tp->standins, &seen, &sv);
-	return torchscan_kernel(&tp->scan, &sv, in, tdirs, &uses, &which, &python);
+	return torchscan_kernel(&tp->scan, &sv, in, tdirs, uses, which, &python);
+}
+
+/* Each kernel's Python check (kernel_python) once the first scans decided whether the kernels
+ * use torch; a kernel found to include a torch header only through the stand-ins (its first
+ * scan stopped at Python.h) makes them use torch, and every kernel is checked again with
+ * torch's flags. False on a failure that ends the plan. */
+static bool kernels_python(struct torch_plan *tp, const struct plan *plan, const struct cell *rc,
+                           const struct strv *tdirs, const struct strv *avs, const char **pys)
+{
+	const struct kernels_cfg *k = &plan->cfg->kernels;
+	for (size_t i = 0; i < k->files.n; i++) {
+		bool uses = false;
+		const char *which = NULL;
+		if (!kernel_python(tp, plan, rc, tdirs, &avs[i], k->files.v[i], pys[i], &uses,
+		                   &which))
+			return false;
+		if (uses && !tp->kernels_use_torch) {
+			tp->kernels_use_torch = true;
+			tp->kernels_why = arena_printf(tp->scan.a, "%s includes %s", k->files.v[i],
+			                               which ? which : "a torch header");
+			i = (size_t)-1; /* again, with torch's flags */
+		}
+	}
+	return true;
 }
 
 /* uses-torch = auto: does any kernel source include a torch header under the flags it is
@@ -550,9 +573,8 @@ static bool kernels_decide(struct torch_plan *tp, const struct plan *plan, const
 				tp->kernels_why = arena_printf(a, "%s includes %s", src, which);
 			}
 		}
-		for (size_t i = 0; i < k->files.n; i++)
-			if (!kernel_python(tp, plan, rc, &tdirs, &avs[i], k->files.v[i], pys[i]))
-				return false;
+		if (!kernels_python(tp, plan, rc, &tdirs, avs, pys))
+			return false;
 	}
 	if (tp->kernels_use_torch)
 		return true;

@@ -212,6 +212,33 @@ def two_names(tmp, d):
           "two names: a kernel that names TORCH_EXTENSION_NAME is refused at its use")
 
 
+def python_kernel(tmp):
+    """A kernel whose first include is torch/extension.h: its scan stops at Python.h (no
+    Python include dir for kernels), so only the proof's scan through the stand-ins shows its
+    torch headers; the kernels must still be compiled against torch (its include dirs and
+    defines beside the stand-ins), or nvcc fails on torch/all.h."""
+    d = os.path.join(tmp, "pyk")
+    project(d)
+    write(os.path.join(d, "csrc", "k.cu"),
+          "#include <torch/extension.h>\n"
+          "__global__ void fo_kernel(float *x) { x[threadIdx.x] *= 2.0f; }\n"
+          'extern "C" void fo_launch(float *x) { fo_kernel<<<1, 32>>>(x); }\n')
+    build = os.path.join(tmp, "build3")
+    env = dict(os.environ, CUWHEEL_BUILD_DIR=build, CUWHEEL_DIST_DIR=os.path.join(tmp, "dist3"))
+    p = subprocess.run([CUWHEEL, "-C", d, "build", "--dry-run", "--no-test"],
+                       capture_output=True, text=True, env=env)
+    if not check(p.returncode == 0, "python kernel: cuwheel build --dry-run exits 0"):
+        print(p.stdout[-3000:], p.stderr[-3000:])
+        return
+    _, ours = ninja_vars_and_edges(open(os.path.join(build, "build.ninja")).read())
+    nv = [e for o, e in ours.items() if e["rule"] == "nvcc" and o.startswith("kernels/")]
+    flags = nv[0]["flags"] if len(nv) == 1 else ""
+    check("pyfree/include" in flags and re.search(r"-I\S*torch/\S*include", flags)
+          and "-DTORCH_API_INCLUDE_EXTENSION_H" in flags,
+          "python kernel: proven Python-free, compiled with the stand-ins and torch's include "
+          "dirs and defines (%s)" % flags[-300:])
+
+
 def main():
     if not os.access(PY, os.X_OK) or not os.path.isdir("/usr/local/cuda-13.0"):
         print("skip: needs build/torch-pythons/py3.12 (examples/torchext/setup-pythons) and "
@@ -264,6 +291,7 @@ def main():
                 "-DTORCH_API_INCLUDE_EXTENSION_H"),
                 "binding c++: the project's cflags come before the defines torch appends")
         two_names(tmp, d)
+        python_kernel(tmp)
     finally:
         if not failures:
             shutil.rmtree(tmp, ignore_errors=True)
