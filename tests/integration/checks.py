@@ -3,7 +3,9 @@
 check(cond, what) prints `ok   what` or `FAIL what`, keeps the failures (in `failures`, a list
 the script reads at its end) and returns cond; run(argv, **kw) runs a command and returns its
 exit status and its output, stdout and stderr together, as text; in_tmp(name, body) runs a
-test's body in a temporary directory it removes when every check held."""
+test's body in a temporary directory it removes when every check held; write(path, text) writes
+a fixture file, making its directories."""
+import os
 import shutil
 import subprocess
 import tempfile
@@ -17,6 +19,13 @@ def check(cond, what):
     if not cond:
         failures.append(what)
     return cond
+
+
+def write(path, text):
+    """Writes text to path, making its directories."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
 
 
 def run(argv, **kw):

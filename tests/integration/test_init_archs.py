@@ -20,7 +20,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checks import check, run, failures  # noqa: E402
+from checks import check, run, failures, write  # noqa: E402
 
 ROOT = os.getcwd()
 CUWHEEL = os.path.abspath(os.environ.get("CUWHEEL") or os.path.join(ROOT, "build", "ci", "cuwheel"))
@@ -36,12 +36,6 @@ setup(name="archdemo", version="0.1", packages=["archdemo"],
               "-gencode", "arch=compute_90,code=compute_90", "-lineinfo"]})],
       cmdclass={"build_ext": BuildExtension})
 """
-
-
-def write(path, text):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w") as f:
-        f.write(text)
 
 
 def main():

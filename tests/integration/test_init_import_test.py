@@ -25,7 +25,7 @@ import tempfile
 import zipfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checks import check, run, failures  # noqa: E402
+from checks import check, run, failures, write  # noqa: E402
 
 ROOT = os.getcwd()
 CUWHEEL = os.path.abspath(os.environ.get("CUWHEEL") or os.path.join(ROOT, "build", "ci", "cuwheel"))
@@ -53,12 +53,6 @@ PyMODINIT_FUNC PyInit__bad(void)
 	return NULL;
 }
 """
-
-
-def write(path, text):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w") as f:
-        f.write(text)
 
 
 def main():

@@ -27,7 +27,7 @@ import tempfile
 import shutil
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checks import check, failures  # noqa: E402
+from checks import check, failures, write  # noqa: E402
 
 ROOT = os.getcwd()
 CUWHEEL = os.path.abspath(os.environ.get("CUWHEEL", "build/ci/cuwheel"))
@@ -35,12 +35,6 @@ PY = os.path.join(ROOT, "build", "torch-pythons", "py3.12", "bin", "python")
 # A plan or no-op build reads the scan cache (thousands of torch headers' mtimes) and runs one
 # -E of Python.h: about 1 CPU-s here; the proof's compile of op.cpp alone is ~20.
 MAX_CPU = 5.0
-
-
-def write(path, text):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w") as f:
-        f.write(text)
 
 
 def project(d):
