@@ -353,9 +353,6 @@ static int build_prepare(struct cli *c, struct build_args *a, struct plan_ctx **
 	if (pc->li_note && !pc->li_bwrap)
 		diag_msg(&c->diag, DIAG_NOTE, "line info: %s",
 		         esc_str(&c->arena, ESC_LOG, pc->li_note));
-	if (pc->li_ext_note)
-		diag_msg(&c->diag, DIAG_NOTE, "line info: %s",
-		         esc_str(&c->arena, ESC_LOG, pc->li_ext_note));
 	return plan_ccache(c, &pc->cfg, &c->diag, ccache);
 }
 

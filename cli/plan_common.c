@@ -437,56 +437,82 @@ static bool any_cu(const struct strv *files)
 	return false;
 }
 
-/* pc->li_ext_note: the first torch extension whose own .cu sources have line info. */
-static void ext_line_info(struct cli *c, struct plan_ctx *pc)
+/* Why a compile with device line info of paths (project-relative, or absolute) cannot see them
+ * below the project's fixed path: one leads out of the project ('..'), or (own: a torch
+ * extension's, whose flags do not map them) names the project by its own absolute path. NULL
+ * when none does. */
+static const char *li_outside(struct cli *c, const char *project, const struct strv *paths,
+                              bool own)
 {
-	for (size_t e = 0; e < pc->cfg.n_extensions && !pc->li_ext_note; e++) {
-		const struct extension_cfg *x = &pc->cfg.extensions[e];
-		if (x->kind == EXT_TORCH && any_cu(&x->files) &&
-		    torchplan_ext_line_info(&pc->cfg, x))
-			pc->li_ext_note = arena_printf(
-			    &c->arena,
-			    "the .cu sources of extension '%s' name the project by its own path "
-			    "(%s), "
-			    "so the wheels' bytes depend on where it is: only the kernels table's "
-			    "compile at fixed paths",
-			    x->module, pc->cfg.project_dir);
+	size_t n = strlen(project);
+	for (size_t i = 0; i < paths->n; i++) {
+		const char *p = paths->v[i];
+		if (has_dotdot(p))
+			return arena_printf(&c->arena, "'%s' may lie outside the project", p);
+		if (own && !strncmp(p, project, n) && (p[n] == '/' || !p[n]))
+			return arena_printf(&c->arena, "'%s' names the project by its own path", p);
 	}
+	return NULL;
+}
+
+/* What has device line info, for plan's line ("kernels", "the .cu sources of extension
+ * 'pkg._C'", both), into *what, and why those compiles cannot be at fixed paths into *why
+ * (NULL when they can). False when nothing has line info. */
+static bool line_info_users(struct cli *c, const struct config *cfg, const char **what,
+                            const char **why)
+{
+	const struct kernels_cfg *k = &cfg->kernels;
+	struct strbuf sb = {0};
+	*why = NULL;
+	if (any_cu(&k->files) && torchplan_line_info(k)) {
+		sb_puts(&sb, "kernels");
+		*why = li_outside(c, cfg->project_dir, &k->files, false);
+		if (!*why)
+			*why = li_outside(c, cfg->project_dir, &k->include_dirs, false);
+	}
+	size_t n_ext = 0;
+	for (size_t e = 0; e < cfg->n_extensions; e++) {
+		const struct extension_cfg *x = &cfg->extensions[e];
+		if (x->kind != EXT_TORCH || !any_cu(&x->files) || !torchplan_ext_line_info(cfg, x))
+			continue;
+		sb_puts(&sb, n_ext    ? ", '"
+		             : sb.len ? " and the .cu sources of extension '"
+		                      : "the .cu sources of extension '");
+		sb_puts(&sb, x->module);
+		sb_putc(&sb, '\'');
+		n_ext++;
+		if (!*why)
+			*why = li_outside(c, cfg->project_dir, &x->files, true);
+		if (!*why)
+			*why = li_outside(c, cfg->project_dir, &x->include_dirs, true);
+	}
+	*what = sb.len ? sb_to_arena(&sb, &c->arena) : NULL;
+	sb_release(&sb);
+	return *what != NULL;
 }
 
 void plan_line_info(struct cli *c, struct plan_ctx *pc)
 {
-	const struct kernels_cfg *k = &pc->cfg.kernels;
-	if (pc->li_note || pc->li_ext_note)
+	const char *what, *why;
+	if (pc->li_note || !line_info_users(c, &pc->cfg, &what, &why))
 		return;
-	ext_line_info(c, pc);
-	if (!any_cu(&k->files) || !torchplan_line_info(k))
-		return;
-	const char *outside = NULL;
-	for (size_t i = 0; i < k->files.n && !outside; i++)
-		outside = has_dotdot(k->files.v[i]) ? k->files.v[i] : NULL;
-	for (size_t i = 0; i < k->include_dirs.n && !outside; i++)
-		outside = has_dotdot(k->include_dirs.v[i]) ? k->include_dirs.v[i] : NULL;
 	struct sandbox s = {0};
-	const char *why = outside
-	                      ? arena_printf(&c->arena, "'%s' may lie outside the project", outside)
-	                  : !sandbox_probe(&c->arena, c->env, &s) ? s.error
-	                                                          : NULL;
+	if (!why && !sandbox_probe(&c->arena, c->env, &s))
+		why = s.error;
 	if (!why) {
 		pc->li_bwrap = s.bwrap;
-		pc->li_note =
-		    arena_printf(&c->arena,
-		                 "kernels compiled with the project at " SANDBOX_CANON_PROJECT
-		                 " and the build dir at " SANDBOX_CANON_BUILD
-		                 " (%s, %s): the wheels' bytes do not depend on where "
-		                 "either is",
-		                 s.version, s.bwrap);
+		pc->li_note = arena_printf(&c->arena,
+		                           "%s compiled with the project at " SANDBOX_CANON_PROJECT
+		                           " and the build dir at " SANDBOX_CANON_BUILD
+		                           " (%s, %s): the wheels' bytes do not depend on where "
+		                           "either is",
+		                           what, s.version, s.bwrap);
 	} else {
 		pc->li_note = arena_printf(&c->arena,
-		                           "kernels name the project by its own path (%s), so the "
+		                           "%s name the project by its own path (%s), so the "
 		                           "wheels' bytes depend on where it is (not on the build "
 		                           "dir): no fixed paths: %s",
-		                           pc->cfg.project_dir, why);
+		                           what, pc->cfg.project_dir, why);
 	}
 }
 
@@ -647,8 +673,6 @@ void plan_print_table(const struct plan_ctx *pc, FILE *f)
 	}
 	if (pc->li_note)
 		fprintf(f, "  line info: %s\n", esc_str(&a, ESC_LOG, pc->li_note));
-	if (pc->li_ext_note)
-		fprintf(f, "  line info: %s\n", esc_str(&a, ESC_LOG, pc->li_ext_note));
 	size_t wid = 2, wwheel = 5;
 	for (size_t i = 0; i < p->n_cells; i++) {
 		size_t n = strlen(p->cells[i].id), w = strlen(p->cells[i].wheel);

@@ -16,13 +16,11 @@ struct plan_ctx {
 	struct plan plan;
 	struct matrix_opts opts;     /* as given, plus the provisionable CUDA minors */
 	const struct torch_plan *tp; /* the preprocessor's torch decisions, or NULL */
-	/* Kernels with device line info (plan_line_info): bubblewrap, where they compile with
-	 * the project and the build dir at fixed paths, else NULL; the line plan shows about it,
-	 * or NULL when no kernel .cu has line info. */
+	/* Kernels and a torch extension's own .cu sources with device line info
+	 * (plan_line_info): bubblewrap, where they compile with the project and the build dir at
+	 * fixed paths, else NULL; the line plan shows about it, or NULL when no such .cu has line
+	 * info. */
 	const char *li_bwrap, *li_note;
-	/* The line plan shows about a torch extension's own .cu sources with line info (never at
-	 * fixed paths yet), or NULL. */
-	const char *li_ext_note;
 };
 
 /* Loads the config: the project's pyproject.toml, or --config FILE with the project in -C DIR
@@ -42,9 +40,10 @@ int plan_provision(struct cli *c, struct plan_ctx *pc);
 /* Finds ccache as the config asks (*ccache NULL: none, or ccache = "off"); CLI_FAIL after an
  * error on d when ccache = "on" and it is not on PATH. */
 int plan_ccache(struct cli *c, const struct config *cfg, struct diag *d, const char **ccache);
-/* Decides where kernels with device line info (-lineinfo, -G) compile: sets pc->li_bwrap
- * (bubblewrap works, and every kernel .cu and include dir lies in the project), pc->li_note
- * and pc->li_ext_note. Once; a later call keeps the first answer. */
+/* Decides where kernels and a torch extension's own .cu sources with device line info
+ * (-lineinfo, -G) compile: sets pc->li_bwrap (bubblewrap works, and every such source and
+ * include dir lies in the project) and pc->li_note. Once; a later call keeps the first
+ * answer. */
 void plan_line_info(struct cli *c, struct plan_ctx *pc);
 /* Resolves pc's plan as `cuwheel build` does (its default options), writing no build file,
  * into gp and *text, the plan document build writes to plan.json; sets pc->tp where the table

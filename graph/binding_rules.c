@@ -130,9 +130,14 @@ static void emit_torch_cu(struct gen *g, const struct cell *c, const struct exte
 	const char *src = x->files.v[i];
 	const struct binding_decision *bd = &te->srcs[i];
 	bool shared = !bd->python;
-	/* Device line info: the project by absolute path, as for the kernels. */
+	/* Device line info: the project at SANDBOX_CANON_PROJECT (rule nvcc_canon, as for the
+	 * kernels) where bubblewrap works, else by its absolute path. */
 	bool li = torchplan_ext_line_info(g->cfg, x);
-	const char *proj = li ? g->cfg->project_dir : g->proj;
+	const char *name;
+	const char *in = gen_source_input(g, src, true, &name);
+	bool own = li && !strcmp(in, gen_from_build(g, src));
+	bool canon = own && g->o->bwrap;
+	const char *proj = torchplan_cu_proj(g->cfg, x, canon ? g->o->bwrap : NULL, g->proj);
 	struct strv flags = {0};
 	/* Proven Python-free: the stand-ins first, as in the proof. */
 	if (shared)
@@ -141,10 +146,10 @@ static void emit_torch_cu(struct gen *g, const struct cell *c, const struct exte
 		                       &flags);
 	else
 		torchplan_cu_flags(g->a, g->cfg, x, c, tf, proj, te->link, BIND_CELL, &flags);
-	const char *name;
-	const char *in = gen_source_input(g, src, true, &name);
-	if (li && !strcmp(in, gen_from_build(g, src)))
-		in = src[0] == '/' ? src : os_join(g->a, g->cfg->project_dir, src);
+	/* The source as nvcc is given it (under rule nvcc_canon, $src; in stays ninja's). */
+	const char *at = !own ? in : src[0] == '/' ? src : os_join(g->a, proj, src);
+	if (own && !canon)
+		in = at;
 	const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
 	/* Each object in its own directory: -objtemp puts nvcc's temporaries there. */
 	const char *obj =
@@ -167,8 +172,13 @@ static void emit_torch_cu(struct gen *g, const struct cell *c, const struct exte
 	/* A shared object is no cell's step: the report shows it apart. */
 	long cell = g->cell;
 	g->cell = shared ? -1 : cell;
-	gen_emit_build(g, obj, "nvcc", in, shared ? "nvcc shared" : "nvcc binding");
+	gen_emit_build(g, obj, canon ? "nvcc_canon" : "nvcc", in,
+	               shared ? "nvcc shared" : "nvcc binding");
 	g->cell = cell;
+	if (canon) {
+		sb_puts(sb, "\n  src = ");
+		ninja_arg(sb, at);
+	}
 	sb_printf(sb, "\n  cuda = %s\n  nvcc = ", tp->cuda);
 	ninja_arg(sb, cmd.v[0]);
 	sb_puts(sb, "\n  flags =");

@@ -137,8 +137,8 @@ void gen_emit_header(struct gen *g)
 	sb_puts(sb, "\nproject = ");
 	ninja_arg(sb, g->proj);
 	if (g->o->bwrap) {
-		/* Kernels with device line info compile with the project and the build dir at
-		 * fixed paths (rule nvcc_canon). */
+		/* Kernels, and a torch extension's own .cu sources, with device line info compile
+		 * with the project and the build dir at fixed paths (rule nvcc_canon). */
 		sb_puts(sb, "\ncanon = ");
 		ninja_arg(sb, g->o->cuwheel);
 		gen_emit_opt(g, " internal canon --bwrap ", g->o->bwrap);

@@ -358,7 +358,8 @@ bool buildgraph_resolve(struct arena *a, struct diag *d, const struct plan *plan
 	                         : r->o.defer_proofs ? PROOF_DEFER
 	                                             : PROOF_RUN;
 	if (!torchplan_make(a, d, plan, r->build_dir, r->cxx, r->cc,
-	                    r->o.jobs > 0 ? r->o.jobs : r->ncpu, proofs, &r->tp))
+	                    r->o.jobs > 0 ? r->o.jobs : r->ncpu, proofs, r->o.bwrap, r->o.cuwheel,
+	                    &r->tp))
 		return false;
 	/* The proof's objects are copied, not compiled again, unless the graph is only shown
 	 * (--dry-run: no path into the scan cache). */

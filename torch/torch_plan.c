@@ -10,6 +10,7 @@
 
 #include "base/os-file.h"
 #include "base/path.h"
+#include "base/sandbox.h"
 #include "base/strbuf.h"
 #include "kernels/kernels_key.h"
 #include "standards/cuda_arch.h"
@@ -175,6 +176,26 @@ bool torchplan_ext_line_info(const struct config *cfg, const struct extension_cf
 	return line_info_in(ext_nvcc_flags(cfg, x));
 }
 
+const char *torchplan_cu_proj(const struct config *cfg, const struct extension_cfg *x,
+                              const char *bwrap, const char *rel)
+{
+	if (!torchplan_ext_line_info(cfg, x))
+		return rel;
+	return bwrap ? SANDBOX_CANON_PROJECT : cfg->project_dir;
+}
+
+/* Appends `cuwheel internal canon --bwrap B --project P --build-dir D --nvcc N --`: what runs
+ * a compile of nvcc N with the project P and the build dir D (absolute) at fixed paths. */
+static void canon_argv(struct arena *a, const char *cuwheel, const char *bwrap, const char *project,
+                       const char *build_dir, const char *nvcc, struct strv *out)
+{
+	const char *const argv[] = {cuwheel,   "internal",  "canon", "--bwrap",
+	                            bwrap,     "--project", project, "--build-dir",
+	                            build_dir, "--nvcc",    nvcc,    "--"};
+	for (size_t i = 0; i < sizeof(argv) / sizeof(*argv); i++)
+		strv_push(a, out, argv[i]);
+}
+
 void torchplan_shared_flags(struct arena *a, const struct config *cfg,
                             const struct extension_cfg *x, const struct cell *c,
                             const struct toolkit *tk, const struct torch_flags *tf,
@@ -319,7 +340,8 @@ static void with_standins(struct arena *a, const char *standins, const struct st
 static bool ext_pyfree(struct torch_plan *tp, const struct plan *plan,
                        const struct extension_cfg *x, const struct cell *c,
                        const struct torch_flags *tf, const char *link, const char *proj,
-                       const struct strv *with, const char *src, struct binding_decision *bd)
+                       const char *cproj, const struct strv *with, const char *src,
+                       struct binding_decision *bd)
 {
 	struct arena *a = tp->scan.a;
 	const struct config *cfg = plan->cfg;
@@ -345,14 +367,25 @@ static bool ext_pyfree(struct torch_plan *tp, const struct plan *plan,
 	for (size_t i = 0; i < flags.n; i++)
 		strv_push(a, &without, flags.v[i]);
 	/* The build's own compile, where the graph compiles the source by its name (one that
-	 * needs a stub to reach ninja or nvcc is proven by the front end alone). */
+	 * needs a stub to reach ninja or nvcc is proven by the front end alone); at fixed paths
+	 * (cproj SANDBOX_CANON_PROJECT) as the graph runs it, through `cuwheel internal canon`. */
 	bool object = !ninja_source_needs_stub(from_build(a, proj, src), cu);
+	bool canon = object && strcmp(cproj, proj) != 0;
+	const char *in = from_build(a, proj, src);
+	if (canon) {
+		flags.n = 0;
+		torchplan_shared_flags(a, cfg, x, c, tkp->tk, tf, cproj, link, tp->standins, cu,
+		                       &flags);
+		canon_argv(a, tp->cuwheel, tp->bwrap, cfg->project_dir, tp->scan.build_dir,
+		           tkp->tk->nvcc, &compile);
+		in = from_build(a, cproj, src);
+	}
 	if (object)
-		torchplan_compile_argv(a, tkp, tp->cxx, proj, src, cu, &flags, &compile);
+		torchplan_compile_argv(a, tkp, tp->cxx, cproj, src, cu, &flags, &compile);
 	else
 		pyfree_compile(a, &without, cu, tkp, &compile);
 	if (!torchscan_pyfree(&tp->scan, with, &without, &compile, object, from_build(a, proj, src),
-	                      bd))
+	                      in, bd))
 		return false;
 	tp->tentative |= bd->tentative;
 	if (bd->obj)
@@ -420,7 +453,7 @@ static bool kernel_pyfree(struct torch_plan *tp, const struct plan *plan, const 
 	with_standins(a, tp->standins, &shared, &without);
 	pyfree_compile(a, &without, cu, &plan->toolkits[rc->toolkit], &compile);
 	struct binding_decision bd = {.python = true};
-	if (!torchscan_pyfree(&tp->scan, &with, &without, &compile, false, in, &bd))
+	if (!torchscan_pyfree(&tp->scan, &with, &without, &compile, false, in, in, &bd))
 		return false;
 	if (bd.pyfree != PYFREE_PROVEN) {
 		torchscan_kernel_python(&tp->scan, in, python,
@@ -593,14 +626,17 @@ static bool scan_cu_source(struct torch_plan *tp, const struct plan *plan,
 {
 	struct arena *a = tp->scan.a;
 	struct strv cuf = {0};
-	/* The project as the graph's nvcc commands name it: absolute with device line info. */
-	const char *proj =
-	    torchplan_ext_line_info(plan->cfg, x) ? plan->cfg->project_dir : tp->scan.proj;
+	/* The project as the graph's nvcc commands name it (cproj): absolute with device line
+	 * info, SANDBOX_CANON_PROJECT where those compile at fixed paths; the preprocessor runs
+	 * here, so these name it by its own absolute path then (proj). */
+	const char *cproj = torchplan_cu_proj(plan->cfg, x, tp->bwrap, tp->scan.proj);
+	const char *proj = torchplan_cu_proj(plan->cfg, x, NULL, tp->scan.proj);
 	strv_push(a, &cuf, plan->toolkits[c->toolkit].tk->nvcc);
 	torchplan_cu_flags(a, plan->cfg, x, c, tf, proj, te->link, BIND_CELL, &cuf);
 	if (!torchscan_binding(&tp->scan, &cuf, from_build(a, proj, src), NULL, bd))
 		*ok = false;
-	else if (bd->python && !ext_pyfree(tp, plan, x, c, tf, te->link, proj, &cuf, src, bd))
+	else if (bd->python &&
+	         !ext_pyfree(tp, plan, x, c, tf, te->link, proj, cproj, &cuf, src, bd))
 		return false;
 	return true;
 }
@@ -632,8 +668,8 @@ static bool scan_sources(struct torch_plan *tp, const struct plan *plan,
 			*ok = false;
 			continue;
 		}
-		if (bd->python &&
-		    !ext_pyfree(tp, plan, x, c, tf, te->link, tp->scan.proj, flags, src, bd))
+		if (bd->python && !ext_pyfree(tp, plan, x, c, tf, te->link, tp->scan.proj,
+		                              tp->scan.proj, flags, src, bd))
 			return false;
 		if (!bd->torch_ext || !bd->python || x->pch == TRI_OFF)
 			continue;
@@ -810,25 +846,33 @@ static bool torchplan_decide(const struct plan *plan, const char *cxx, const cha
 struct prefill_ctx {
 	const struct plan *plan;
 	const char *cxx, *cc;
+	const char *bwrap, *cuwheel;
 };
 
 /* A prefill pass (torchscan_prefill): the decisions, taken and dropped. */
 static void prefill_pass(void *ctx, struct scan_ctx *s)
 {
 	const struct prefill_ctx *p = ctx;
-	struct torch_plan tp = {.scan = *s, .cxx = p->cxx};
+	struct torch_plan tp = {
+	    .scan = *s, .cxx = p->cxx, .bwrap = p->bwrap, .cuwheel = p->cuwheel};
 	(void)torchplan_decide(p->plan, p->cxx, p->cc, &tp);
 }
 
 bool torchplan_make(struct arena *a, struct diag *d, const struct plan *plan, const char *build_dir,
                     const char *cxx, const char *cc, int workers, enum proof_mode proofs,
-                    struct torch_plan *out)
+                    const char *bwrap, const char *cuwheel, struct torch_plan *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->scan = (struct scan_ctx){.a = a, .d = d, .build_dir = build_dir, .proofs = proofs};
 	out->scan.proj = path_relative(a, build_dir, plan->cfg->project_dir);
 	out->cxx = cxx;
-	struct prefill_ctx p = {.plan = plan, .cxx = cxx, .cc = cc};
+	if (bwrap && cuwheel) {
+		out->bwrap = bwrap;
+		out->cuwheel = cuwheel;
+		out->scan.canon_project = plan->cfg->project_dir;
+	}
+	struct prefill_ctx p = {
+	    .plan = plan, .cxx = cxx, .cc = cc, .bwrap = out->bwrap, .cuwheel = out->cuwheel};
 	/* Recording runs nothing: no scan to queue. */
 	if (proofs != PROOF_RECORD)
 		torchscan_prefill(&out->scan, workers > 0 ? (size_t)workers : 1, prefill_pass, &p);

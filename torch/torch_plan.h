@@ -33,9 +33,12 @@ struct torch_plan {
 	struct torch_plan_ext *exts;
 	size_t n_exts;
 	struct scan_ctx scan;
-	const char *cxx; /* the host C++ compiler the graph's binding compiles run */
-	bool tentative;  /* a source or kernel proven by the expansion alone: its compile in
-	                  * the build decides (torchplan_make's defer) */
+	const char *cxx;             /* the host C++ compiler the graph's binding compiles run */
+	const char *bwrap, *cuwheel; /* where .cu sources with device line info compile at fixed
+	                              * paths (torchplan_cu_proj): bubblewrap, and the binary
+	                              * whose `internal canon` runs them; else NULL */
+	bool tentative; /* a source or kernel proven by the expansion alone: its compile in
+	                 * the build decides (torchplan_make's defer) */
 };
 
 /* Decides for the selected, buildable cells of plan. proofs: what the Python-free proof does
@@ -46,11 +49,13 @@ struct torch_plan {
  * decisions again, from the cache, running nothing). build_dir is absolute; the scan cache
  * and the torch links go there. cxx/cc: the host compilers the graph uses. The scans the
  * decisions need run first on up to workers threads, each one once (torchscan_prefill); the
- * decisions are the same for any workers. False + diagnostic when a preprocessor run fails
- * or refuses PCH where pch = "on". */
+ * decisions are the same for any workers. bwrap, cuwheel: as build_opts names them (a torch
+ * extension's .cu sources with device line info then compile at fixed paths, the proof's
+ * compile of one too), or NULL. False + diagnostic when a preprocessor run fails or refuses
+ * PCH where pch = "on". */
 bool torchplan_make(struct arena *a, struct diag *d, const struct plan *plan, const char *build_dir,
                     const char *cxx, const char *cc, int workers, enum proof_mode proofs,
-                    struct torch_plan *out);
+                    const char *bwrap, const char *cuwheel, struct torch_plan *out);
 /* Returns the decisions for extension ext under torch version torch, or NULL. */
 const struct torch_plan_ext *torchplan_find(const struct torch_plan *tp, size_t ext,
                                             const char *torch);
@@ -86,6 +91,12 @@ void torchplan_cu_flags(struct arena *a, const struct config *cfg, const struct 
 bool torchplan_line_info(const struct kernels_cfg *k);
 /* torchplan_line_info for extension x's own .cu sources (their nvcc flags). */
 bool torchplan_ext_line_info(const struct config *cfg, const struct extension_cfg *x);
+/* The project as the compiles of extension x's .cu sources name it: rel (relative to the build
+ * dir) without device line info; with it, SANDBOX_CANON_PROJECT where bwrap is given (they
+ * then run through `cuwheel internal canon`), else the project's own
+ * absolute path. */
+const char *torchplan_cu_proj(const struct config *cfg, const struct extension_cfg *x,
+                              const char *bwrap, const char *rel);
 /* The flags of a source of extension x compiled once for every Python of cell c's (toolkit,
  * torch) (BIND_SHARED; torchplan_cu_flags for a .cu, else torchplan_binding_flags), with the
  * stand-in include dir first when standins is not NULL (proven Python-free). The proof of

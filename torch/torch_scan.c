@@ -13,6 +13,7 @@
 #include "base/os-file.h"
 #include "base/os-run.h"
 #include "base/pool.h"
+#include "base/sandbox.h"
 #include "base/strbuf.h"
 #include "standards/digest.h"
 
@@ -58,6 +59,9 @@ static char *hex_digest(struct arena *a, const void *data, size_t len)
 /* A path the compiler printed, as this process can stat it. */
 static const char *stat_path(struct scan_ctx *s, const char *p)
 {
+	static const char canon[] = SANDBOX_CANON_PROJECT "/";
+	if (s->canon_project && !strncmp(p, canon, sizeof(canon) - 1))
+		return os_join(s->a, s->canon_project, p + sizeof(canon) - 1);
 	return p[0] == '/' ? p : os_join(s->a, s->build_dir, p);
 }
 
@@ -650,8 +654,11 @@ static void batch_job(void *ctx, size_t i)
 	struct scan_job *j = &b->jobs[i];
 	struct arena a = {0};
 	struct diag quiet = {0};
-	struct scan_ctx s = {
-	    .a = &a, .d = &quiet, .build_dir = b->s->build_dir, .proj = b->s->proj};
+	struct scan_ctx s = {.a = &a,
+	                     .d = &quiet,
+	                     .build_dir = b->s->build_dir,
+	                     .proj = b->s->proj,
+	                     .canon_project = b->s->canon_project};
 	struct scan_closure out = {0};
 	const char *tmp = arena_printf(&a, "%s/scan/out-%ld-%zu.tmp", s.build_dir, b->pid, i);
 	bool ran =
@@ -1383,7 +1390,7 @@ static const char *pyfree_difference(struct scan_ctx *s, const struct scan_closu
 }
 
 bool torchscan_pyfree(struct scan_ctx *s, const struct strv *with, const struct strv *without,
-                      const struct strv *compile, bool object, const char *src,
+                      const struct strv *compile, bool object, const char *src, const char *csrc,
                       struct binding_decision *out)
 {
 	struct scan_closure x, y, c;
@@ -1421,7 +1428,7 @@ bool torchscan_pyfree(struct scan_ctx *s, const struct strv *with, const struct 
 		                 diff);
 		return true;
 	}
-	if (!scan_run(s, compile, src, object ? SCAN_OBJECT : SCAN_COMPILE, &y.files, &c))
+	if (!scan_run(s, compile, csrc, object ? SCAN_OBJECT : SCAN_COMPILE, &y.files, &c))
 		return false;
 	if (!c.ok) {
 		out->pyfree = PYFREE_COMPILE;

@@ -29,6 +29,9 @@ struct scan_ctx {
 	struct diag *d;
 	const char *build_dir; /* absolute; commands run here, the cache is build_dir/scan */
 	const char *proj;      /* the project dir relative to build_dir (as build.ninja names it) */
+	const char *canon_project;      /* the project's absolute path where a compile may see it at
+	                                 * SANDBOX_CANON_PROJECT (`cuwheel internal canon`): such
+	                                 * paths are read here below it; else NULL */
 	struct scan_batch *batch;       /* set in torchscan_prefill's passes: what the cache cannot
 	                                 * answer is queued, not run */
 	enum proof_mode proofs;         /* the proof's compile where the cache cannot answer it */
@@ -126,11 +129,13 @@ const char *torchscan_standins(struct scan_ctx *s, const struct strv *argv);
  * not run: the expansion alone proves it, out->tentative (the build's own compile decides);
  * with PROOF_RECORD it is answered as passed, in the cache (the build's compile passed), and a
  * later plan or build reads that answer: no object (out->obj NULL), the graph compiles the
- * source as the build did. Sets out->pyfree (and, proven, out->python = false) and pyfree_why;
+ * source as the build did. csrc: src as compile names it (src, or its path below
+ * SANDBOX_CANON_PROJECT when compile runs through `cuwheel internal canon`: s->canon_project
+ * set). Sets out->pyfree (and, proven, out->python = false) and pyfree_why;
  * every answer is cached like the scan. False + diagnostic only when a command cannot run or the
  * cache cannot be written. */
 bool torchscan_pyfree(struct scan_ctx *s, const struct strv *with, const struct strv *without,
-                      const struct strv *compile, bool object, const char *src,
+                      const struct strv *compile, bool object, const char *src, const char *csrc,
                       struct binding_decision *out);
 /* Fills the scan cache on up to workers threads before the decisions are taken: pass(ctx, s)
  * takes every decision with s (its own arena, a diagnostic sink that only counts, and
