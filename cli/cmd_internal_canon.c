@@ -84,10 +84,39 @@ static const char ptxas_shim[] =
     "done\n"
     "exec " CANON_PTXAS " \"$@\"\n";
 
-/* The ptxas of nvcc (beside its real path), and the shim written into the build dir: pushed
- * onto binds as (SRC, DEST) pairs. Nothing when that nvcc has no ptxas beside it (a
- * distribution's wrapper script): the sources' times then reach the line info. False +
- * diagnostic when the shim cannot be written. */
+/* The ptxas nvcc runs when none lies beside its real path (a distribution's layout: Debian's
+ * nvidia-cuda-toolkit has /usr/bin/nvcc, a script that runs
+ * /usr/lib/nvidia-cuda-toolkit/bin/nvcc, and ptxas in /usr/bin): the first one on the PATH
+ * nvcc runs its tools with, which `nvcc -dryrun` prints (`#$ PATH=...`: its nvcc.profile's
+ * dirs, then the caller's PATH), by its real path. NULL when there is none. */
+static char *ptxas_on_nvcc_path(struct cli *c, const char *nvcc)
+{
+	struct arena *a = &c->arena;
+	const char *argv[] = {nvcc, "-dryrun", "-E", "-x", "cu", "/dev/null", NULL};
+	struct os_run r = {.argv = argv, .capture = true, .timeout_s = 60};
+	struct strbuf out = {0};
+	struct diag quiet = {0}; /* no ptxas found: no shim, as before */
+	int status = 1;
+	bool ran = os_run(&quiet, &r, &out, &status);
+	const char *text = sb_to_arena(&out, a);
+	if (!ran || status != 0)
+		return NULL;
+	static const char key[] = "#$ PATH=";
+	const char *p = text;
+	while (p && strncmp(p, key, sizeof(key) - 1) != 0)
+		p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL;
+	if (!p)
+		return NULL;
+	p += sizeof(key) - 1;
+	const char *env[] = {arena_printf(a, "PATH=%.*s", (int)strcspn(p, "\r\n"), p), NULL};
+	char *ptxas = os_which(a, env, "ptxas");
+	return ptxas ? os_realpath(a, ptxas) : NULL;
+}
+
+/* The ptxas of nvcc (beside its real path, else on the PATH nvcc runs its tools with), and
+ * the shim written into the build dir: pushed onto binds as (SRC, DEST) pairs. Nothing when
+ * no ptxas is found: the sources' times then reach the line info. False + diagnostic when the
+ * shim cannot be written. */
 static bool ptxas_binds(struct cli *c, const char *nvcc, const char *build, struct strv *binds)
 {
 	struct arena *a = &c->arena;
@@ -96,6 +125,8 @@ static bool ptxas_binds(struct cli *c, const char *nvcc, const char *build, stru
 	if (real) {
 		char *dir = arena_strndup(a, real, (size_t)(strrchr(real, '/') - real));
 		ptxas = os_realpath(a, os_join(a, *dir ? dir : "/", "ptxas"));
+		if (!ptxas || !os_is_exec(ptxas))
+			ptxas = ptxas_on_nvcc_path(c, real);
 	}
 	if (!ptxas || !os_is_exec(ptxas))
 		return true;
