@@ -497,8 +497,13 @@ static int redecide(struct cli *c, const struct build_args *a, const struct plan
  * the compiles, as before. */
 static void record_proofs(struct cli *c, const struct build_args *a, const struct plan_ctx *pc)
 {
-	struct build_opts bo = {
-	    .jobs = a->jobs, .defer_proofs = true, .record_proofs = true, .no_write = true};
+	/* The canon step as the graph runs it: the recorded compiles are the graph's commands. */
+	struct build_opts bo = {.jobs = a->jobs,
+	                        .cuwheel = os_self_exe(&c->arena),
+	                        .bwrap = pc->li_bwrap,
+	                        .defer_proofs = true,
+	                        .record_proofs = true,
+	                        .no_write = true};
 	struct graph_plan r;
 	struct diag quiet = {0};
 	(void)buildgraph_resolve(&c->arena, &quiet, &pc->plan, &bo, &r);

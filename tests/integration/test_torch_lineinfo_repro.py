@@ -22,7 +22,8 @@ with a private CCACHE_DIR; no torch header is compiled, so it stays cheap):
    Pythons: the cp312 wheels must be byte-identical;
 3. k_free.cu's object is shared: in b1 the Python-free proof's (run by `plan` in b1, its
    object copied into shared/), in b2 the build's own compile; the module holds line info of both .cu under /cuwheel/project and no real path of a
-   project or build dir; ninja's deps name the real header.
+   project or build dir; ninja's deps name the real header; b2's build recorded its compile
+   of k_free.cu as the proof's answer, so a `plan` in b2 compiles nothing.
 
 Needs build/torch-pythons/py3.12 and py3.13 (examples/torchext/setup-pythons), CUDA 13.0,
 ccache and bubblewrap that can make a mount namespace; exits 77 (skipped) without them. Run by
@@ -163,6 +164,15 @@ def body(tmp):
         leaked = [p for p in (tmp, os.path.realpath(tmp), p1, p2, b1, b2) if p.encode() in so]
         check(not leaked and b"b1/" not in so and b"b2/" not in so,
               "%s: the module names no real project or build dir: %s" % (tag, leaked))
+    # b2's build compiled k_free.cu itself and recorded that as the proof's answer (the same
+    # command, through canon): plan in b2 then runs no compile of the proof (keeps no object).
+    scan = os.path.join(b2, "scan")
+    before = [n for n in os.listdir(scan) if n.endswith(".obj")]
+    rc, out = run([CUWHEEL, "-C", p2, "plan"], env=dict(env, CUWHEEL_BUILD_DIR=b2))
+    after = [n for n in os.listdir(scan) if n.endswith(".obj")]
+    check(rc == 0 and not before and not after,
+          "plan in b2 after its build runs no compile of the proof (the build recorded it): "
+          "objects kept %s -> %s" % (before, after))
     rc, out = run(["ninja", "-C", b2, "-t", "deps"])
     check(rc == 0 and os.path.join(p2, "csrc", "dev.cuh") in out and "/cuwheel/" not in out,
           "ninja's deps of b2 name the real header, not /cuwheel/...")
