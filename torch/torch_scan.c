@@ -435,6 +435,71 @@ static const char *scan_cache_path(struct scan_ctx *s, const struct strv *argv, 
 	return cache;
 }
 
+static const char *missing_header(struct arena *a, const char *err);
+static const char *include_dir_arg(const struct strv *argv, size_t *i);
+
+/* Splits a preprocessor's output run with -H: the headers it opened ("... path" lines, into
+ * files, each once) and the rest (its messages, returned). */
+static char *split_opened(struct arena *a, const char *msg, struct strv *files)
+{
+	struct strbuf rest = {0};
+	for (const char *p = msg; *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		size_t dots = 0;
+		while (dots < n && p[dots] == '.')
+			dots++;
+		if (dots && dots < n && p[dots] == ' ') {
+			char *f = arena_strndup(a, p + dots + 1, n - dots - 1);
+			if (!strv_contains(files, f))
+				strv_push(a, files, f);
+		} else {
+			sb_add(&rest, p, n);
+			sb_putc(&rest, '\n');
+		}
+		p += n + (nl ? 1 : 0);
+	}
+	return sb_to_arena(&rest, a);
+}
+
+/* A preprocessor run that failed: out->ok = false with its messages. A -M that stopped on a
+ * missing header (a kernel that includes Python.h, compiled without Python's include dir) is
+ * cached like an answer: that error line, against the source, every header it opened before
+ * (-H) and the include dirs it searched (a header added to one changes a dir's mtime), so a
+ * warm plan or build does not run it again. Other failures are not cached (reported). */
+static bool deps_failed(struct scan_ctx *s, const struct strv *argv, const char *src,
+                        enum scan_mode mode, struct strbuf *msg, const char *cache,
+                        struct scan_closure *out)
+{
+	struct arena *a = s->a;
+	out->ok = false;
+	if (!msg->len) {
+		out->error = arena_strdup(a, "no output");
+		return true;
+	}
+	struct strv opened = {0};
+	out->error = split_opened(a, sb_to_arena(msg, a), &opened);
+	const char *missing = missing_header(a, out->error);
+	if (mode != SCAN_DEPS || !missing)
+		return true;
+	const char *line = strstr(out->error, "fatal error: ");
+	while (line > out->error && line[-1] != '\n')
+		line--;
+	const char *nl = strchr(line, '\n');
+	struct scan_closure c = {
+	    .ok = false, .error = arena_strndup(a, line, nl ? (size_t)(nl - line) : strlen(line))};
+	strv_push(a, &c.files, src);
+	for (size_t i = 0; i < opened.n; i++)
+		if (!strv_contains(&c.files, opened.v[i]))
+			strv_push(a, &c.files, opened.v[i]);
+	for (size_t i = 1; i < argv->n; i++) {
+		const char *dir = include_dir_arg(argv, &i);
+		if (dir && !strv_contains(&c.files, dir))
+			strv_push(a, &c.files, dir);
+	}
+	return cache_write(s, cache, &c);
+}
+
 /* Runs argv on src as mode asks, with cwd = build dir and the output in tmp, fills out and
  * writes it to cache. False (diagnostic) when the command cannot start or the cache cannot be
  * written; a compiler error is out->ok = false. */
@@ -465,6 +530,14 @@ static bool scan_exec(struct scan_ctx *s, const struct strv *argv, const char *s
 	} else if (mode != SCAN_COMPILE) {
 		av[n++] = expand ? "-E" : "-M";
 	}
+	/* -H: every header the preprocessor opens, on stderr, a failed -M too (below). */
+	if (mode == SCAN_DEPS) {
+		const char *cc =
+		    strrchr(argv->v[0], '/') ? strrchr(argv->v[0], '/') + 1 : argv->v[0];
+		if (!strcmp(cc, "nvcc"))
+			av[n++] = "-Xcompiler";
+		av[n++] = "-H";
+	}
 	av[n++] = src;
 	av[n++] = "-o";
 	av[n++] = tmp;
@@ -490,10 +563,8 @@ static bool scan_exec(struct scan_ctx *s, const struct strv *argv, const char *s
 		return cache_write(s, cache, out);
 	}
 	if (status != 0) {
-		out->ok = false;
-		out->error = msg.len ? sb_to_arena(&msg, a) : arena_strdup(a, "no output");
 		os_unlink(tmp);
-		return true;
+		return deps_failed(s, argv, src, mode, &msg, cache, out);
 	}
 	sb_release(&msg);
 	struct source res;
@@ -614,7 +685,7 @@ static bool scan_run(struct scan_ctx *s, const struct strv *argv, const char *sr
 	               out))
 		return true;
 	bool compile = mode == SCAN_COMPILE || mode == SCAN_OBJECT;
-	/* A -M runs as ever: a failed one is not cached (a kernel that includes Python.h). */
+	/* A -M runs as ever when its answer is not cached. */
 	if (s->proofs == PROOF_RECORD && mode != SCAN_DEPS)
 		return scan_record(s, compile, closure, cache, out);
 	if (s->proofs == PROOF_DEFER && compile) {
@@ -663,8 +734,8 @@ static void batch_job(void *ctx, size_t i)
 	const char *tmp = arena_printf(&a, "%s/scan/out-%ld-%zu.tmp", s.build_dir, b->pid, i);
 	bool ran =
 	    scan_exec(&s, &j->argv, j->src, j->mode, &j->closure, j->cache, j->twin, tmp, &out);
-	/* A compile's failure is cached; a preprocessor's is not (its closure is unknown): kept
-	 * for this prefill and the decisions after it. */
+	/* A compile's failure is cached, a -M's on a missing header too (deps_failed); every
+	 * preprocessor failure is also kept for this prefill and the decisions after it. */
 	if (ran && !out.ok && out.error && j->mode != SCAN_COMPILE && j->mode != SCAN_OBJECT)
 		j->failed = strdup(out.error);
 	arena_free(&a);

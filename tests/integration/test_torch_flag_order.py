@@ -216,7 +216,8 @@ def python_kernel(tmp):
     """A kernel whose first include is torch/extension.h: its scan stops at Python.h (no
     Python include dir for kernels), so only the proof's scan through the stand-ins shows its
     torch headers; the kernels must still be compiled against torch (its include dirs and
-    defines beside the stand-ins), or nvcc fails on torch/all.h."""
+    defines beside the stand-ins), or nvcc fails on torch/all.h. A second dry run answers
+    every scan from build/scan, that failed -M too."""
     d = os.path.join(tmp, "pyk")
     project(d)
     write(os.path.join(d, "csrc", "k.cu"),
@@ -237,6 +238,13 @@ def python_kernel(tmp):
           and "-DTORCH_API_INCLUDE_EXTENSION_H" in flags,
           "python kernel: proven Python-free, compiled with the stand-ins and torch's include "
           "dirs and defines (%s)" % flags[-300:])
+    # Its -M failed on Python.h: that answer is cached too, so a warm plan runs nothing.
+    p = subprocess.run([CUWHEEL, "-C", d, "build", "--dry-run", "--no-test"],
+                       capture_output=True, text=True, env=env)
+    runs = [l for l in p.stderr.splitlines() if "torch sources" in l]
+    check(p.returncode == 0 and not runs,
+          "python kernel: a second build --dry-run runs no preprocessor (the kernel's -M that "
+          "stopped at Python.h is answered from build/scan): %s" % runs)
 
 
 def main():

@@ -19,7 +19,7 @@ from `cuwheel plan --json` and the table, and from the build.ninja of `cuwheel b
   - a second plan answers from build/scan (no preprocessor run) and says the same;
   - the scans run -j at a time before the decisions (the Python-free proof's compiles among
     them) decide what one at a time decides, and write the same graph; a kernel that includes
-    Python.h (its -M fails, a failure is not cached) has its proof run in those steps too,
+    Python.h (its -M fails on Python.h) has its proof run in those steps too,
     nothing one at a time after them.
 Needs build/torch-pythons/py3.12 (examples/torchext/setup-pythons) and CUDA 13.0; exits 77
 (skipped) without them. Run by CTest with $CUWHEEL set, from the source root.
@@ -309,7 +309,7 @@ def prefill_checks(d, env):
     check(one[3] <= par[3] and not par[4],
           "every scan -j 1 asked is answered in build/scan by the prefill (%d of %d), no "
           "temp file left (%s)" % (len(one[3] & par[3]), len(one[3]), par[4]))
-    # A failed -M (k/py.cu: Python.h, no Python include dir) is not cached but kept for the
+    # A failed -M (k/py.cu: Python.h, no Python include dir) is kept for the
     # passes after it: the kernel's proof runs in the steps too, nothing one at a time after.
     check("after the steps" not in par[6] and "one at a time" in one[6],
           "-j 3: every run in the steps, none one at a time after them (%s)"
