@@ -470,21 +470,22 @@ static bool line_info_users(struct cli *c, const struct config *cfg, const char 
 		if (!*why)
 			*why = li_outside(c, cfg->project_dir, &k->include_dirs, false);
 	}
-	size_t n_ext = 0;
+	struct strv mods = {0};
 	for (size_t e = 0; e < cfg->n_extensions; e++) {
 		const struct extension_cfg *x = &cfg->extensions[e];
 		if (x->kind != EXT_TORCH || !any_cu(&x->files) || !torchplan_ext_line_info(cfg, x))
 			continue;
-		sb_puts(&sb, n_ext    ? ", '"
-		             : sb.len ? " and the .cu sources of extension '"
-		                      : "the .cu sources of extension '");
-		sb_puts(&sb, x->module);
-		sb_putc(&sb, '\'');
-		n_ext++;
+		strv_push(&c->arena, &mods, x->module);
 		if (!*why)
 			*why = li_outside(c, cfg->project_dir, &x->files, true);
 		if (!*why)
 			*why = li_outside(c, cfg->project_dir, &x->include_dirs, true);
+	}
+	for (size_t i = 0; i < mods.n; i++) {
+		if (i == 0)
+			sb_printf(&sb, "%sthe .cu sources of extension%s ", sb.len ? " and " : "",
+			          mods.n > 1 ? "s" : "");
+		sb_printf(&sb, "%s'%s'", i ? ", " : "", mods.v[i]);
 	}
 	*what = sb.len ? sb_to_arena(&sb, &c->arena) : NULL;
 	sb_release(&sb);

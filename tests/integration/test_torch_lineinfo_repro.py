@@ -16,7 +16,8 @@ with a private CCACHE_DIR; no torch header is compiled, so it stays cheap):
 - csrc/k_py.cu uses PY_VERSION (compiled per Python), a kernel calling the same function;
 - binding/module.cpp, the module's init (per Python).
 
-1. `plan` in <tmp>/b1 says the extension's .cu sources compile at the fixed paths;
+1. `plan` in <tmp>/b1 says the extension's .cu sources compile at the fixed paths, and with a
+   bwrap that cannot run (CUWHEEL_BWRAP=/bin/false) that the project's own path is named;
 2. built in <tmp>/p1 into <tmp>/b1 with `--only` the cp312 cell; copied to <tmp>/x/y/p2 (its
    files dated 2001: ptxas records each source's time) and built into <tmp>/z/b2 with both
    Pythons: the cp312 wheels must be byte-identical;
@@ -140,6 +141,11 @@ def body(tmp):
           "project at /cuwheel/project" in out,
           "plan says the extension's .cu sources with line info compile at the fixed paths:\n"
           + "\n".join(ln for ln in out.splitlines() if "line info" in ln))
+    rc, out = run([CUWHEEL, "-C", p1, "plan", "--only", "*cp312*"],
+                  env=dict(env, CUWHEEL_BUILD_DIR=b1, CUWHEEL_BWRAP="/bin/false"))
+    check(rc == 0 and "line info: the .cu sources of extension 'tli._C' name the project by "
+          "its own path (%s)" % p1 in out and "false cannot make the sandbox here" in out,
+          "without a working bwrap, plan says the project's own path is named, and why")
     w1, _ = build(env, p1, b1, "proof_obj", "--only", "*cp312*")
     p2 = os.path.join(tmp, "x", "y", "p2")
     shutil.copytree(p1, p2)
