@@ -465,6 +465,24 @@ static bool kernel_pyfree(struct torch_plan *tp, const struct plan *plan, const 
 	return true;
 }
 
+/* Kernel src's scan command av with the flags torch adds to its compile (kernel_torch_flags),
+ * into seen; false (seen untouched) when those cannot be known. */
+static bool kernel_torch_argv(struct torch_plan *tp, const struct plan *plan, const struct cell *rc,
+                              const struct strv *av, const char *src, struct strv *seen)
+{
+	struct arena *a = tp->scan.a;
+	struct strv torchf = {0};
+	if (kernel_torch_flags(a, plan->cfg, rc, &plan->toolkits[rc->toolkit], is_cu(src), &torchf))
+		return false;
+	struct strv out = {0};
+	for (size_t i = 0; i < av->n; i++)
+		strv_push(a, &out, av->v[i]);
+	for (size_t i = 0; i < torchf.n; i++)
+		strv_push(a, &out, torchf.v[i]);
+	*seen = out;
+	return true;
+}
+
 /* Whether kernel src (scan command av; python: the Python header its scan reached, or NULL)
  * includes Python's headers as its compile sees them, and if so its proof. Kernels that
  * include torch headers are compiled with torch's defines (-DTORCH_API_INCLUDE_EXTENSION_H
@@ -477,25 +495,18 @@ static bool kernel_python(struct torch_plan *tp, const struct plan *plan, const 
 	struct arena *a = tp->scan.a;
 	const char *in = from_build(a, tp->scan.proj, src);
 	struct strv seen = *av;
-	if (tp->kernels_use_torch && rc) {
-		struct strv torchf = {0};
-		seen = (struct strv){0};
-		for (size_t i = 0; i < av->n; i++)
-			strv_push(a, &seen, av->v[i]);
-		if (!kernel_torch_flags(a, plan->cfg, rc, &plan->toolkits[rc->toolkit], is_cu(src),
-		                        &torchf)) {
-			for (size_t i = 0; i < torchf.n; i++)
-				strv_push(a, &seen, torchf.v[i]);
-			if (!torchscan_kernel(&tp->scan, &seen, in, tdirs, uses, which, &python))
-				return false;
-		}
-	}
+	if (tp->kernels_use_torch && rc && kernel_torch_argv(tp, plan, rc, av, src, &seen) &&
+	    !torchscan_kernel(&tp->scan, &seen, in, tdirs, uses, which, &python))
+		return false;
 	if (!python)
 		return true;
 	if (!kernel_pyfree(tp, plan, rc, av, src, python))
 		return false;
+	/* Its scan stopped at Python.h after torch headers: it uses torch, said. */
+	if (*uses)
+		return true;
 	/* Proven: what it includes, seen through the stand-ins (a kernel whose scan stopped at
-	 * Python.h shows its torch headers only here). */
+	 * Python.h before any torch header shows them only here). */
 	struct strv sv = {0};
 	with_standins(a, tp->standins, &seen, &sv);
 	return torchscan_kernel(&tp->scan, &sv, in, tdirs, uses, which, &python);
@@ -600,6 +611,17 @@ static bool kernels_decide(struct torch_plan *tp, const struct plan *plan, const
 			const char *in = from_build(a, tp->scan.proj, src);
 			if (!torchscan_kernel(&tp->scan, &av, in, &tdirs, &uses, &which, &pys[i]))
 				return false;
+			/* In a prefill pass, its scan with torch's flags too (kernel_python's,
+			 * should the kernels use torch): one step, not a second one after this
+			 * answer. Cheap where it includes no torch header: the flags are defines
+			 * and dirs. Its answer is taken, or its failure reported, where
+			 * kernel_python asks. */
+			struct strv seen;
+			bool su = false;
+			const char *sw = NULL, *sp = NULL;
+			if (tp->scan.batch && rc &&
+			    kernel_torch_argv(tp, plan, rc, &av, src, &seen))
+				(void)torchscan_kernel(&tp->scan, &seen, in, &tdirs, &su, &sw, &sp);
 			avs[i] = av;
 			if (uses && !tp->kernels_use_torch) {
 				tp->kernels_use_torch = true;

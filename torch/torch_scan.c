@@ -17,7 +17,7 @@
 #include "base/strbuf.h"
 #include "standards/digest.h"
 
-#define SCAN_FORMAT "cuwheel-scan 3"
+#define SCAN_FORMAT "cuwheel-scan 4"
 /* A source is read whole (its bytes key the answer; the preprocessor's -E output of it is
  * held too): at most what the sdist reader takes for a member (packager/sdist.c). */
 #define SCAN_SOURCE_MAX ((size_t)256 << 20)
@@ -492,10 +492,14 @@ static bool deps_failed(struct scan_ctx *s, const struct strv *argv, const char 
 	for (size_t i = 0; i < opened.n; i++)
 		if (!strv_contains(&c.files, opened.v[i]))
 			strv_push(a, &c.files, opened.v[i]);
+	out->files = c.files; /* what it read, as a cached answer gives it (less the dirs) */
+	/* A dir is named with a trailing '/' (stat then checks it is one), so that no reader
+	 * takes it for a file it opened. */
 	for (size_t i = 1; i < argv->n; i++) {
 		const char *dir = include_dir_arg(argv, &i);
-		if (dir && !strv_contains(&c.files, dir))
-			strv_push(a, &c.files, dir);
+		const char *slash = dir ? arena_printf(a, "%s/", dir) : NULL;
+		if (dir && !strv_contains(&c.files, slash))
+			strv_push(a, &c.files, slash);
 	}
 	return cache_write(s, cache, &c);
 }
@@ -940,6 +944,8 @@ static const char *first_lines(struct arena *a, const char *msg)
 static bool is_python_header(const char *f);
 static bool ends_with(const char *s, const char *suffix);
 static const char *shown(struct scan_ctx *s, const char *f);
+static void torch_file(const struct strv *files, const struct strv *torch_dirs, bool *uses,
+                       const char **which);
 
 void torchscan_kernel_python(struct scan_ctx *s, const char *src, const char *header,
                              const char *why)
@@ -968,7 +974,10 @@ bool torchscan_kernel(struct scan_ctx *s, const struct strv *argv, const char *s
 		/* No torch at hand to find its headers: a torch header is what was missing. */
 		const char *m = missing_header(s->a, c.error);
 		if (m && is_python_header(m)) {
+			/* It stopped at Python.h: the torch headers it opened before say it uses
+			 * torch (torch/extension.h first), without a scan through the stand-ins. */
 			*python = m;
+			torch_file(&c.files, torch_dirs, uses, which);
 			return true;
 		}
 		if (m && is_torch_name(m)) {
@@ -985,18 +994,29 @@ bool torchscan_kernel(struct scan_ctx *s, const struct strv *argv, const char *s
 			*python = c.files.v[i];
 			return true;
 		}
-	for (size_t i = 0; i < c.files.n; i++) {
-		const char *f = c.files.v[i];
+	torch_file(&c.files, torch_dirs, uses, which);
+	return true;
+}
+
+/* The first of files under one of torch_dirs: *uses = true, *which = its name there. A name
+ * with a trailing '/' is a dir a failed run searched (deps_failed), not a file it read. */
+static void torch_file(const struct strv *files, const struct strv *torch_dirs, bool *uses,
+                       const char **which)
+{
+	for (size_t i = 0; i < files->n; i++) {
+		const char *f = files->v[i];
+		size_t fl = strlen(f);
+		if (fl && f[fl - 1] == '/')
+			continue;
 		for (size_t d = 0; d < torch_dirs->n; d++) {
 			size_t l = strlen(torch_dirs->v[d]);
 			if (!strncmp(f, torch_dirs->v[d], l) && f[l] == '/') {
 				*uses = true;
 				*which = f + l + 1;
-				return true;
+				return;
 			}
 		}
 	}
-	return true;
 }
 
 static bool is_python_header(const char *f)

@@ -191,6 +191,10 @@ def two_names(tmp, d):
     if not check(p.returncode == 0, "two names: cuwheel build --dry-run exits 0"):
         print(p.stdout[-3000:], p.stderr[-3000:])
         return
+    # Its -M stops at Python.h after torch's headers (-H names them): the kernels use torch
+    # from that step on, and its scan with torch's flags ran beside it: two steps, not four.
+    steps = [l for l in p.stderr.splitlines() if "torch sources, step" in l]
+    check(len(steps) == 2, "python kernel: the torch scans take 2 steps: %s" % steps)
     _, ours = ninja_vars_and_edges(open(os.path.join(build, "build.ninja")).read())
     nv = [e for o, e in ours.items() if e["rule"] == "nvcc" and o.startswith("kernels/")]
     check(len(nv) == 1 and "TORCH_EXTENSION_NAME" not in nv[0]["flags"]
@@ -226,11 +230,15 @@ def python_kernel(tmp):
           'extern "C" void fo_launch(float *x) { fo_kernel<<<1, 32>>>(x); }\n')
     build = os.path.join(tmp, "build3")
     env = dict(os.environ, CUWHEEL_BUILD_DIR=build, CUWHEEL_DIST_DIR=os.path.join(tmp, "dist3"))
-    p = subprocess.run([CUWHEEL, "-C", d, "build", "--dry-run", "--no-test"],
+    p = subprocess.run([CUWHEEL, "-C", d, "build", "--dry-run", "--no-test", "-j", "2"],
                        capture_output=True, text=True, env=env)
     if not check(p.returncode == 0, "python kernel: cuwheel build --dry-run exits 0"):
         print(p.stdout[-3000:], p.stderr[-3000:])
         return
+    # Its -M stops at Python.h after torch's headers (-H names them): the kernels use torch
+    # from that step on, and its scan with torch's flags ran beside it: two steps, not four.
+    steps = [l for l in p.stderr.splitlines() if "torch sources, step" in l]
+    check(len(steps) == 2, "python kernel: the torch scans take 2 steps: %s" % steps)
     _, ours = ninja_vars_and_edges(open(os.path.join(build, "build.ninja")).read())
     nv = [e for o, e in ours.items() if e["rule"] == "nvcc" and o.startswith("kernels/")]
     flags = nv[0]["flags"] if len(nv) == 1 else ""
