@@ -885,7 +885,11 @@ bool torchplan_make(struct arena *a, struct diag *d, const struct plan *plan, co
                     const char *bwrap, const char *cuwheel, struct torch_plan *out)
 {
 	memset(out, 0, sizeof(*out));
-	out->scan = (struct scan_ctx){.a = a, .d = d, .build_dir = build_dir, .proofs = proofs};
+	out->scan = (struct scan_ctx){.a = a,
+	                              .d = d,
+	                              .build_dir = build_dir,
+	                              .proofs = proofs,
+	                              .mtimes = torchscan_mtimes(a)};
 	out->scan.proj = path_relative(a, build_dir, plan->cfg->project_dir);
 	out->cxx = cxx;
 	if (bwrap && cuwheel) {

@@ -122,6 +122,29 @@ static size_t filetab_find(struct filetab *t, const char *name, size_t len)
 	return t->n++;
 }
 
+struct filetab *torchscan_mtimes(struct arena *a)
+{
+	struct filetab *t = arena_calloc(a, 1, sizeof(*t));
+	t->a = a;
+	return t;
+}
+
+/* The mtime of a file an answer names (stat_path), from s->mtimes where statted before in this
+ * run (its pydigest slot marks it known, its digest slot holds it). */
+static int64_t answer_mtime(struct scan_ctx *s, const char *name)
+{
+	const char *path = stat_path(s, name);
+	struct filetab *t = s->mtimes;
+	if (!t)
+		return os_mtime_ns(path);
+	size_t i = filetab_find(t, path, strlen(path));
+	if (t->pydigest[i] != 1) {
+		t->digest[i] = (uint64_t)os_mtime_ns(path);
+		t->pydigest[i] = 1;
+	}
+	return (int64_t)t->digest[i];
+}
+
 /* Parses `# 12 "file" 1 3` (gcc's line markers); returns the unescaped name or NULL, and in
  * *flag 1 (a file entered), 2 (returned to) or 0. */
 static const char *line_marker(struct arena *a, const char *p, const char *end, size_t *len,
@@ -335,7 +358,7 @@ static bool cache_read(struct scan_ctx *s, const char *path, bool expand, const 
 		if (!cache_line(p, nl, &mt, dig, pydig, &used))
 			return false;
 		char *name = arena_strndup(s->a, p + used, (size_t)(nl - p) - used);
-		if (name[0] != '<' && os_mtime_ns(stat_path(s, name)) != (int64_t)mt)
+		if (name[0] != '<' && answer_mtime(s, name) != (int64_t)mt)
 			return false;
 		strv_push(s->a, &c.files, name);
 		if (expand) {

@@ -24,6 +24,8 @@ enum proof_mode {
 	               * answer is pending, and the proof behind it not recorded), a -M does */
 };
 
+struct filetab;
+
 struct scan_ctx {
 	struct arena *a;
 	struct diag *d;
@@ -38,7 +40,13 @@ struct scan_ctx {
 	struct strv failed, failed_why; /* preprocessor runs the prefill made that failed (a
 	                                 * failure is not cached): cache files and outputs */
 	size_t ran;                     /* runs made outside a prefill pass, one at a time */
+	struct filetab *mtimes;         /* the mtime of each file a cached answer names, statted
+	                                 * once per run (torchscan_mtimes), or NULL */
 };
+
+/* A table for scan_ctx.mtimes, in arena a: answers share most headers (torch's 5,700), each
+ * statted once per plan instead of once per answer. */
+struct filetab *torchscan_mtimes(struct arena *a);
 
 /* One preprocessor run: its include closure and, for -E runs, a digest of what each file
  * expanded to (parallel to files). */
