@@ -292,6 +292,18 @@ static void need_cross(struct cli *c, const struct plan_ctx *pc, const struct cr
 		strv_push(&c->arena, need, name);
 }
 
+/* Adds torch part p (an id: one wheel per Python) to need when it is not installed. */
+static void need_torch(struct cli *c, const struct plan_ctx *pc, const struct cross_target *t,
+                       const struct cross_part *p, struct strv *need)
+{
+	for (size_t i = 0; i < pc->ds.n_cross; i++)
+		if (!strcmp(pc->ds.cross[i].platform, t->platform) &&
+		    !strcmp(pc->ds.cross[i].id, p->id))
+			return;
+	if (!strv_contains(need, p->id))
+		strv_push(&c->arena, need, p->id);
+}
+
 /* The Python part a cross cell takes: its own minor, or for abi3 the oldest pinned at or above
  * its baseline. */
 static const char *cross_python_minor(const struct cross_target *t, const struct cell *cl)
@@ -320,12 +332,21 @@ static int provision_cross(struct cli *c, struct plan_ctx *pc, bool *any)
 		const struct cell *cl = &p->cells[i];
 		const struct toolkit_plan *tp = &p->toolkits[cl->toolkit];
 		const struct cross_target *ct = cross_target_find(pc->opts.cross, cl->platform);
-		if (!cl->selected || !tp->platform || !ct || cl->torch ||
-		    !discover_toolkit(&pc->ds, cl->cuda))
+		if (!cl->selected || !tp->platform || !ct || !discover_toolkit(&pc->ds, cl->cuda))
 			continue;
 		t = ct;
 		need_cross(c, pc, t, CROSS_COMPILER, NULL, &need);
 		need_cross(c, pc, t, CROSS_CUDA, cl->cuda, &need);
+		/* A torch cell: the target's torch wheel for its Python, and that Python. */
+		const struct cross_part *tw =
+		    cl->torch ? cross_torch_part(t, cl->torch, cl->python, cl->abi3) : NULL;
+		if (tw) {
+			need_torch(c, pc, t, tw, &need);
+			need_cross(c, pc, t, CROSS_PYTHON, tw->python, &need);
+			continue;
+		}
+		if (cl->torch)
+			continue;
 		const char *pm = cross_python_minor(t, cl);
 		if (pm)
 			need_cross(c, pc, t, CROSS_PYTHON, pm, &need);

@@ -59,8 +59,8 @@ static void emit_pch_rules(struct gen *g)
 
 /* The .gch of header (torch/all.h, torch/extension.h) built with flags in dir, once in the
  * graph. Returns the header to force first; the .gch lies beside it. */
-static const char *emit_pch(struct gen *g, const char *dir, const char *header, const char *what,
-                            const struct strv *flags)
+static const char *emit_pch(struct gen *g, const struct toolkit_plan *tp, const char *dir,
+                            const char *header, const char *what, const struct strv *flags)
 {
 	const char *base = strrchr(header, '/');
 	const char *stub = arena_printf(g->a, "%s/torch_%s", dir, base ? base + 1 : header);
@@ -79,7 +79,7 @@ static const char *emit_pch(struct gen *g, const char *dir, const char *header, 
 	struct strbuf *sb = &g->sb;
 	gen_emit_build(g, gch, "pch", stub, arena_printf(g->a, "pch %s", header));
 	sb_printf(sb, "\n  what = %s\n  header = %s\n  cc = ", what, header);
-	ninja_arg(sb, g->cxx);
+	ninja_arg(sb, torchplan_cxx(tp, g->cxx));
 	sb_puts(sb, "\n  flags =");
 	gen_emit_flags(g, NULL, flags, false);
 	sb_puts(sb, "\n\n");
@@ -245,7 +245,7 @@ static void emit_torch_source(struct gen *g, const struct cell *c, const struct 
 		gen_emit_build(g, obj, "cc", gen_from_build(g, src), "cc shared");
 		g->cell = cell;
 		sb_printf(sb, "\n  what = shared CUDA %s torch %s\n  cc = ", tp->cuda, te->torch);
-		ninja_arg(sb, g->cxx);
+		ninja_arg(sb, torchplan_cxx(tp, g->cxx));
 		sb_puts(sb, "\n  flags =");
 		gen_emit_flags(g, NULL, &flags, false);
 		sb_puts(sb, "\n");
@@ -261,14 +261,14 @@ static void emit_torch_source(struct gen *g, const struct cell *c, const struct 
 		long cell = g->cell;
 		g->cell = -1; /* the shared .gch is no cell's step */
 		stub = emit_pch(
-		    g,
+		    g, tp,
 		    arena_printf(g->a, "shared/cu%d%d-%s/pch/%s", tp->tk->major, tp->tk->minor,
 		                 shared_key(g, tp, &pch_flags), x->module),
 		    "torch/all.h",
 		    arena_printf(g->a, "shared CUDA %s torch %s", tp->cuda, te->torch), &pch_flags);
 		g->cell = cell;
 	} else if (pch) {
-		stub = emit_pch(g, arena_printf(g->a, "%s/pch/%s", cp->dir, x->module),
+		stub = emit_pch(g, tp, arena_printf(g->a, "%s/pch/%s", cp->dir, x->module),
 		                "torch/extension.h", c->id, &flags);
 	}
 	gen_emit_build(g, obj, stub ? "cc_pch" : "cc", gen_from_build(g, src), "cc binding");
@@ -277,7 +277,7 @@ static void emit_torch_source(struct gen *g, const struct cell *c, const struct 
 		ninja_path(sb, arena_printf(g->a, "%s.gch", stub));
 	}
 	sb_printf(sb, "\n  what = %s\n  cc = ", c->id);
-	ninja_arg(sb, g->cxx);
+	ninja_arg(sb, torchplan_cxx(tp, g->cxx));
 	sb_puts(sb, "\n  flags =");
 	if (stub) {
 		sb_puts(sb, " -include ");
@@ -382,9 +382,8 @@ void gen_emit_extension(struct gen *g, const struct cell *c, size_t e,
 	const struct torch_flags *tf =
 	    &g->r->ext_flags[(size_t)(c - g->plan->cells) * g->cfg->n_extensions + e];
 	struct strv objs = {0};
-	const struct torch_plan_ext *te = x->kind == EXT_TORCH && c->py->torch.version
-	                                      ? torchplan_find(g->tp, e, c->py->torch.version)
-	                                      : NULL;
+	const struct torch_plan_ext *te =
+	    x->kind == EXT_TORCH && c->py->torch.version ? torchplan_find(g->tp, e, c) : NULL;
 	for (size_t i = 0; i < x->files.n; i++) {
 		if (te && !gen_is_c(x->files.v[i]))
 			emit_torch_source(g, c, x, te, i, tf, cp, &objs);

@@ -162,6 +162,9 @@ static const struct interp *rd_interp(struct rd *r, json_t *o, const char *path)
 	py->torch.openmp = rd_int(r, to, p, "openmp", -1, 1);
 	rd_strv(r, to, p, "include_dirs", &py->torch.include_dirs);
 	rd_strv(r, to, p, "abi_flags", &py->torch.abi_flags);
+	/* A cross torch's (absent from every other plan). */
+	if (json_object_get(to, "platform"))
+		py->torch.platform = rd_opt(r, to, p, "platform");
 	return py;
 }
 
@@ -340,6 +343,8 @@ static void rd_torchplan(struct rd *r, json_t *doc, const struct config *cfg, st
 		te->ext = (size_t)rd_int(r, eo, ep, "ext", 0, (int)cfg->n_extensions - 1);
 		te->torch = rd_str(r, eo, ep, "torch");
 		te->link = rd_opt(r, eo, ep, "link");
+		if (json_object_get(eo, "platform"))
+			te->platform = rd_opt(r, eo, ep, "platform");
 		te->pch_shared = rd_bool(r, eo, ep, "pch_shared");
 		json_t *srcs = rd_arr(r, eo, ep, "srcs");
 		if (r->ok && (te->ext >= cfg->n_extensions ||

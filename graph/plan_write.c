@@ -41,6 +41,9 @@ static json_t *interp_json(const struct interp *py)
 	    json_pack("{s:b, s:o, s:i, s:i, s:o, s:o}", "present", ti->present, "version",
 	              jstr(ti->version), "cxx11_abi", ti->cxx11_abi, "openmp", ti->openmp,
 	              "include_dirs", jstrv(&ti->include_dirs), "abi_flags", jstrv(&ti->abi_flags));
+	/* Only for a cross torch, so that every other plan reads as before. */
+	if (ti->platform)
+		json_object_set_new(torch, "platform", json_string(ti->platform));
 	return json_pack("{s:o, s:o, s:i, s:i, s:o, s:o, s:o}", "path", jstr(py->path), "version",
 	                 jstr(py->version), "major", py->major, "minor", py->minor, "ext_suffix",
 	                 jstr(py->ext_suffix), "include_dir", jstr(py->include_dir), "torch",
@@ -162,10 +165,13 @@ static json_t *torchplan_json(const struct torch_plan *tp, const struct config *
 			}
 			json_array_append_new(srcs, so);
 		}
-		json_array_append_new(exts, json_pack("{s:I, s:s, s:s, s:o, s:b, s:o}", "ext",
-		                                      (json_int_t)te->ext, "module", x->module,
-		                                      "torch", te->torch, "link", jstr(te->link),
-		                                      "pch_shared", te->pch_shared, "srcs", srcs));
+		json_t *eo = json_pack("{s:I, s:s, s:s, s:o, s:b, s:o}", "ext", (json_int_t)te->ext,
+		                       "module", x->module, "torch", te->torch, "link",
+		                       jstr(te->link), "pch_shared", te->pch_shared, "srcs", srcs);
+		/* Only for a cross torch, so that every other plan reads as before. */
+		if (te->platform)
+			json_object_set_new(eo, "platform", json_string(te->platform));
+		json_array_append_new(exts, eo);
 	}
 	return json_pack("{s:b, s:o, s:b, s:o, s:o}", "kernels_use_torch", tp->kernels_use_torch,
 	                 "kernels_why", jstr(tp->kernels_why), "kernels_pyfree", tp->kernels_pyfree,

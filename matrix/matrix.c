@@ -265,6 +265,38 @@ static const char *torch_unpaired(struct arena *a, const struct plan *p, const s
 	                    what, nodot(a, c->torch), cmaj, cmin);
 }
 
+/* A torch cell of a platform this machine cross-builds: the target's torch wheel (a torch part
+ * of the cross lock) and the Python it is for. */
+static void describe_cross_torch(struct arena *a, struct plan *p, const struct cross_target *t,
+                                 struct cell *c)
+{
+	const struct interp *py =
+	    discover_cross_torch(a, p->ds, c->python, c->abi3, c->platform, c->torch);
+	if (!py) {
+		const struct cross_part *tp = cross_torch_part(t, c->torch, c->python, c->abi3);
+		c->why_not =
+		    tp ? arena_printf(a,
+		                      "the %s torch %s for Python %s is not installed: `cuwheel "
+		                      "build` provisions it (cuwheel cross install %s python-%s)",
+		                      c->platform, tp->set.version, tp->python, tp->id, tp->python)
+		       : arena_printf(a, "the cross lock pins no %s torch %s wheel for Python %s%s",
+		                      c->platform, c->torch, c->python, c->abi3 ? " or newer" : "");
+		return;
+	}
+	if (!py->torch.cuda || strcspn(py->torch.cuda, ".") != strcspn(c->cuda, ".") ||
+	    strncmp(py->torch.cuda, c->cuda, strcspn(c->cuda, ".")) != 0) {
+		c->why_not =
+		    arena_printf(a,
+		                 "torch %s for %s was built for CUDA %s; a CUDA %s toolkit "
+		                 "would not match its runtime (the CUDA majors must agree)",
+		                 py->torch.version, c->platform,
+		                 py->torch.cuda ? py->torch.cuda : "none", c->cuda);
+		return;
+	}
+	c->py = py;
+	c->buildable = true;
+}
+
 /* A cell of a platform this machine cross-builds (linux_aarch64 on x86_64): the host's
  * toolkit with the cross parts, and the target's Python headers. */
 static void describe_cross_cell(struct arena *a, struct plan *p, const struct matrix_opts *o,
@@ -272,10 +304,6 @@ static void describe_cross_cell(struct arena *a, struct plan *p, const struct ma
 {
 	const struct toolkit_plan *tp = &p->toolkits[c->toolkit];
 	const struct cross_target *t = cross_target_find(o->cross, c->platform);
-	if (c->torch) {
-		c->why_not = arena_printf(a, "torch cells for %s are not cross-built", c->platform);
-		return;
-	}
 	if (!(p->ds && discover_toolkit(p->ds, c->cuda))) {
 		c->why_not = arena_printf(a,
 		                          "CUDA %s not installed: the %s cells use this machine's "
@@ -297,6 +325,10 @@ static void describe_cross_cell(struct arena *a, struct plan *p, const struct ma
 	if (tp->n_archs == 0) {
 		c->why_not = arena_printf(a, "CUDA %s supports none of the requested archs (%s)",
 		                          c->cuda, p->cfg->kernels.archs_text);
+		return;
+	}
+	if (c->torch) {
+		describe_cross_torch(a, p, t, c);
 		return;
 	}
 	const struct interp *py = discover_cross_python(a, p->ds, c->python, c->abi3, c->platform);

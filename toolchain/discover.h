@@ -47,6 +47,9 @@ struct torch_info {
 	struct strv abi_flags;
 	bool abi_flags_known; /* false: cpp_extension could not be imported (no setuptools) */
 	const char *error;    /* why import torch failed, when it did and torch was asked for */
+	/* A cross torch (discover_cross_torch): the platform its wheel is for; NULL: this
+	 * machine's torch, probed. */
+	const char *platform;
 };
 
 struct interp {
@@ -138,6 +141,13 @@ const struct toolkit *discover_cross_toolkit(struct arena *a, const struct disco
 const struct interp *discover_cross_python(struct arena *a, const struct discovery *ds,
                                            const char *version, bool at_least,
                                            const char *platform);
+/* Returns the interpreter a platform's torch cell builds with: discover_cross_python's for the
+ * Python an installed torch part of torch ("2.11") is for (version itself, or with at_least the
+ * oldest at or above it), its torch the part's headers and libraries. NULL when no such torch
+ * part, or no Python part of its Python, is installed. */
+const struct interp *discover_cross_torch(struct arena *a, const struct discovery *ds,
+                                          const char *version, bool at_least, const char *platform,
+                                          const char *torch);
 /* Returns true when toolkit tk can generate code (SASS) for sm (e.g. 90). */
 bool toolkit_has_sm(const struct toolkit *tk, int sm);
 /* Returns the default cuwheel cache directory as env (base/env.h) says: $CUWHEEL_CACHE_DIR,

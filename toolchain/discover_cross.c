@@ -104,3 +104,47 @@ const struct interp *discover_cross_python(struct arena *a, const struct discove
 	py->torch.openmp = -1;
 	return py;
 }
+
+const struct interp *discover_cross_torch(struct arena *a, const struct discovery *ds,
+                                          const char *version, bool at_least, const char *platform,
+                                          const char *torch)
+{
+	const struct cross_installed *best = NULL;
+	for (size_t i = 0; i < ds->n_cross; i++) {
+		const struct cross_installed *p = &ds->cross[i];
+		if (p->kind != CROSS_TORCH || strcmp(p->platform, platform) != 0 ||
+		    strcmp(p->minor, torch) != 0 || !p->python[0] || !p->torch_version[0])
+			continue;
+		int c = version_dotted_cmp(p->python, version);
+		if ((at_least ? c < 0 : c != 0) ||
+		    !discover_cross_python(a, ds, p->python, false, platform))
+			continue;
+		if (!best || version_dotted_cmp(p->python, best->python) < 0 ||
+		    (!strcmp(p->python, best->python) &&
+		     version_dotted_cmp(p->version, best->version) > 0))
+			best = p;
+	}
+	if (!best)
+		return NULL;
+	const struct interp *base = discover_cross_python(a, ds, best->python, false, platform);
+	struct interp *py = arena_alloc(a, sizeof(*py));
+	*py = *base;
+	struct torch_info *ti = &py->torch;
+	ti->present = true;
+	ti->version = best->torch_version;
+	ti->version_short = best->minor;
+	ti->cuda = best->cuda[0] ? best->cuda : NULL;
+	ti->cxx11_abi = best->cxx11_abi;
+	ti->openmp = best->openmp;
+	/* cpp_extension's include_paths(): torch/include and its API headers. */
+	ti->include_dirs = (struct strv){0};
+	strv_push(a, &ti->include_dirs, os_join(a, best->root, "torch/include"));
+	strv_push(a, &ti->include_dirs,
+	          os_join(a, best->root, "torch/include/torch/csrc/api/include"));
+	ti->lib_dir = os_join(a, best->root, "torch/lib");
+	/* What cpp_extension adds besides cannot be asked here (the target's torch does not run
+	 * on this machine): the ABI define from the libraries' own ABI (torchflags.c). */
+	ti->abi_flags_known = false;
+	ti->platform = py->platform;
+	return py;
+}

@@ -26,7 +26,8 @@
 static const char *const cuda_libs[] = {"libcudart_static.a", "libcudadevrt.a", "libculibos.a"};
 #define CUDA_LIBS_NEEDED 2
 
-static const char *const kind_names[] = {"compiler", "cuda", "python"};
+static const char *const kind_names[] = {"compiler", "cuda", "python", "torch"};
+#define N_KINDS 4
 
 const char *cross_lock_path(struct arena *a, const char *const *env)
 {
@@ -52,6 +53,17 @@ static bool read_part(struct arena *a, struct diag *d, const char *path, const c
 		if (ok)
 			s->minor = arena_strdup(a, minor);
 	}
+	/* A torch part: the Python its wheel is for, the CUDA its build is. */
+	if (ok && kind == CROSS_TORCH) {
+		const char *py = provision_jstr(o, "python"), *cuda = provision_jstr(o, "cuda");
+		long parts[3];
+		ok = py && cuda && version_dotted_parts(py, parts, 3) == 2 &&
+		     version_dotted_parts(cuda, parts, 3) == 2 && pypi;
+		if (ok) {
+			p->python = arena_strdup(a, py);
+			p->cuda = arena_strdup(a, cuda);
+		}
+	}
 	if (ok && !pypi) {
 		const char *arch = provision_jstr(o, "arch");
 		ok = provision_debian_origin(
@@ -66,14 +78,24 @@ static bool read_part(struct arena *a, struct diag *d, const char *path, const c
 		diag_path(d, DIAG_ERROR, path,
 		          "%s: needs a MAJOR.MINOR.PATCH \"version\"%s, a non-empty \"packages\" "
 		          "array and either an \"index\" or a Debian \"suite\", \"components\" and "
-		          "\"arch\"",
-		          where, kind == CROSS_COMPILER ? "" : ", a MAJOR.MINOR \"minor\"");
+		          "\"arch\"%s",
+		          where, kind == CROSS_COMPILER ? "" : ", a MAJOR.MINOR \"minor\"",
+		          kind == CROSS_TORCH
+		              ? " (a torch part: an \"index\", MAJOR.MINOR \"python\" "
+		                "and \"cuda\")"
+		              : "");
 		return false;
 	}
 	if (!provision_set_pkgs(a, d, path, where, 0, pkgs, !pypi, s))
 		return false;
 	p->id =
 	    arena_printf(a, "%s-%s", kind == CROSS_COMPILER ? "gcc" : kind_names[kind], s->version);
+	/* One torch wheel per Python: "torch-2.11.0-cp313". */
+	if (kind == CROSS_TORCH) {
+		int pm = 0, pn = 0;
+		sscanf(p->python, "%d.%d", &pm, &pn);
+		p->id = arena_printf(a, "%s-cp%d%d", p->id, pm, pn);
+	}
 	return true;
 }
 
@@ -83,22 +105,23 @@ static bool read_target(struct arena *a, struct diag *d, const char *path, json_
 {
 	const char *plat = provision_jstr(o, "platform"), *trip = provision_jstr(o, "triplet");
 	json_t *cuda = json_object_get(o, "cuda"), *py = json_object_get(o, "pythons");
+	json_t *torch = json_object_get(o, "torch");
 	const struct platform *pf = plat ? platform_find(plat) : NULL;
 	if (!pf || pf->windows || !provision_is_token(trip, "-_") || !json_is_array(cuda) ||
-	    !json_is_array(py)) {
+	    !json_is_array(py) || (torch && !json_is_array(torch))) {
 		diag_path(d, DIAG_ERROR, path,
 		          "targets[%zu]: needs a Linux \"platform\" cuwheel knows, a \"triplet\", "
-		          "\"cuda\" and \"pythons\" arrays",
+		          "\"cuda\" and \"pythons\" arrays (and \"torch\", when given, an array)",
 		          i);
 		return false;
 	}
 	t->platform = arena_strdup(a, plat);
 	t->triplet = arena_strdup(a, trip);
 	t->n_parts = 0;
-	struct cross_part *parts =
-	    arena_calloc(a, 1 + json_array_size(cuda) + json_array_size(py), sizeof(*t->parts));
+	size_t total = 1 + json_array_size(cuda) + json_array_size(py) + json_array_size(torch);
+	struct cross_part *parts = arena_calloc(a, total, sizeof(*t->parts));
 	t->parts = parts;
-	for (size_t k = 0; k < 1 + json_array_size(cuda) + json_array_size(py); k++)
+	for (size_t k = 0; k < total; k++)
 		parts[k].target = t;
 	if (!read_part(a, d, path, arena_printf(a, "targets[%zu].compiler", i), root,
 	               json_object_get(o, "compiler"), CROSS_COMPILER, &parts[t->n_parts++]))
@@ -110,6 +133,10 @@ static bool read_target(struct arena *a, struct diag *d, const char *path, json_
 	for (size_t k = 0; k < json_array_size(py); k++)
 		if (!read_part(a, d, path, arena_printf(a, "targets[%zu].pythons[%zu]", i, k), root,
 		               json_array_get(py, k), CROSS_PYTHON, &parts[t->n_parts++]))
+			return false;
+	for (size_t k = 0; k < json_array_size(torch); k++)
+		if (!read_part(a, d, path, arena_printf(a, "targets[%zu].torch[%zu]", i, k), root,
+		               json_array_get(torch, k), CROSS_TORCH, &parts[t->n_parts++]))
 			return false;
 	return true;
 }
@@ -168,6 +195,25 @@ const struct cross_part *cross_part_for(const struct cross_target *t, enum cross
 	return best;
 }
 
+const struct cross_part *cross_torch_part(const struct cross_target *t, const char *torch,
+                                          const char *python, bool at_least)
+{
+	const struct cross_part *best = NULL;
+	for (size_t i = 0; t && i < t->n_parts; i++) {
+		const struct cross_part *p = &t->parts[i];
+		if (p->kind != CROSS_TORCH || strcmp(p->set.minor, torch) != 0)
+			continue;
+		int c = version_dotted_cmp(p->python, python);
+		if (at_least ? c < 0 : c != 0)
+			continue;
+		if (!best || version_dotted_cmp(p->python, best->python) < 0 ||
+		    (!strcmp(p->python, best->python) &&
+		     version_dotted_cmp(p->set.version, best->set.version) > 0))
+			best = p;
+	}
+	return best;
+}
+
 const struct cross_part *cross_resolve(struct arena *a, struct diag *d,
                                        const struct cross_target *t, const char *name)
 {
@@ -176,7 +222,7 @@ const struct cross_part *cross_resolve(struct arena *a, struct diag *d,
 	for (size_t i = 0; i < t->n_parts; i++)
 		if (strcmp(t->parts[i].id, name) == 0)
 			return &t->parts[i];
-	for (int k = CROSS_CUDA; k <= CROSS_PYTHON; k++) {
+	for (int k = CROSS_CUDA; k <= CROSS_TORCH; k++) {
 		size_t n = strlen(kind_names[k]);
 		if (strncmp(name, kind_names[k], n) == 0 && name[n] == '-') {
 			const struct cross_part *p =
@@ -461,6 +507,138 @@ static bool assemble_python(struct arena *a, struct diag *d, const struct provis
 	return true;
 }
 
+/* What <root>/torch/version.py says: __version__ ("2.11.0+cu130") and cuda ("13.0"; NULL: a CPU
+ * build), each a quoted string on its own `NAME = '...'` or `NAME: T = '...'` line. */
+static bool torch_version_py(struct arena *a, struct diag *d, const char *path,
+                             const char **version, const char **cuda)
+{
+	struct source src;
+	*version = *cuda = NULL;
+	if (!os_read_file(a, d, path, &src))
+		return false;
+	for (const char *l = src.text; l && *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t n = nl ? (size_t)(nl - l) : strlen(l);
+		const char **slot = !strncmp(l, "__version__", 11) ? version
+		                    : !strncmp(l, "cuda", 4) && strchr(" :=", l[4]) && l[4] ? cuda
+		                                                                            : NULL;
+		const char *eq = memchr(l, '=', n);
+		if (slot && eq) {
+			const char *q = eq + 1;
+			while (q < l + n && *q == ' ')
+				q++;
+			const char *end = q < l + n && (*q == '\'' || *q == '"')
+			                      ? memchr(q + 1, *q, (size_t)(l + n - q - 1))
+			                      : NULL;
+			if (end)
+				*slot = arena_strndup(a, q + 1, (size_t)(end - q - 1));
+		}
+		l = nl ? nl + 1 : NULL;
+	}
+	if (!*version)
+		diag_path(d, DIAG_ERROR, path, "names no __version__");
+	return *version != NULL;
+}
+
+/* Moves from/name to to/name, making to; false + an error naming what when from/name is
+ * missing. */
+static bool take(struct arena *a, struct diag *d, const char *from, const char *to,
+                 const char *name, const char *what)
+{
+	char *src = os_join(a, from, name);
+	if (!os_exists(src)) {
+		diag_path(d, DIAG_ERROR, what, "brought no %s", name);
+		return false;
+	}
+	if (!os_mkdir_p(d, to) || !os_rename(src, os_join(a, to, name))) {
+		diag_errno(d, src, "cannot move into place");
+		return false;
+	}
+	return true;
+}
+
+/* torch's wheel for the target (its headers, libraries and version.py: what a binding compiles
+ * and links against; torch's Python code is not kept) and the shared CUDA runtime a torch
+ * binding links (NVIDIA's nvidia-cuda-runtime wheel: its libcudart.so.N, whose soname the
+ * module records; at run time torch's own runtime package provides it). */
+static bool assemble_torch(struct arena *a, struct diag *d, const struct provision_opts *o,
+                           const struct cross_target *t, const struct cross_part *p,
+                           const char *staging)
+{
+	const struct provision_set *s = &p->set;
+	const char *python = o->python ? o->python : provision_python(a, o->env);
+	if (!python) {
+		diag_msg(d, DIAG_ERROR,
+		         "cannot provision the %s torch %s: no python3 with pip found to download "
+		         "the wheel",
+		         t->platform, s->version);
+		return false;
+	}
+	char *wheels = os_join(a, staging, ".wheels"), *unpack = os_join(a, staging, ".unpack");
+	if (!os_mkdir_p(d, wheels) ||
+	    !provision_pip_download(a, d, o, s, python, os_join(a, staging, ".req.txt"), wheels))
+		return false;
+	int cmaj = atoi(p->cuda);
+	for (size_t i = 0; i < s->n_pkgs; i++) {
+		const struct provision_pkg *k = &s->pkgs[i];
+		char *dest = arena_printf(a, "%s/%zu", unpack, i);
+		if (!wheel_extract(a, d, os_join(a, wheels, k->filename), dest, NULL))
+			return false;
+		bool ok;
+		if (!strcmp(k->name, "torch")) {
+			char *from = os_join(a, dest, "torch"), *to = os_join(a, staging, "torch");
+			ok = take(a, d, from, to, "include", k->filename) &&
+			     take(a, d, from, to, "lib", k->filename) &&
+			     take(a, d, from, to, "version.py", k->filename);
+		} else if (!strcmp(k->name, "nvidia-cuda-runtime")) {
+			char *sub = arena_printf(a, "nvidia/cu%d/lib", cmaj);
+			ok = take(a, d, os_join(a, dest, sub), os_join(a, staging, sub),
+			          arena_printf(a, "libcudart.so.%d", cmaj), k->filename);
+		} else {
+			diag_path(d, DIAG_ERROR, k->filename,
+			          "cuwheel does not know how to assemble it into a torch part");
+			ok = false;
+		}
+		if (!ok || !os_rm_rf(d, dest))
+			return false;
+	}
+	const char *version, *cuda;
+	char *vpy = os_join(a, staging, "torch/version.py");
+	if (!torch_version_py(a, d, vpy, &version, &cuda))
+		return false;
+	size_t vn = strlen(s->version);
+	if (strncmp(version, s->version, vn) != 0 || (version[vn] && version[vn] != '+') || !cuda ||
+	    strcmp(cuda, p->cuda) != 0) {
+		diag_path(d, DIAG_ERROR, vpy,
+		          "says torch %s for CUDA %s; the cross lock pins torch %s for CUDA %s",
+		          version, cuda ? cuda : "none", s->version, p->cuda);
+		return false;
+	}
+	return os_rm_rf(d, unpack) && os_rm_rf(d, wheels) &&
+	       os_rm_rf(d, os_join(a, staging, ".req.txt"));
+}
+
+/* A torch part's facts for its marker: version.py's, whether its libraries use the C++11 ABI
+ * (libc10.so's symbols name std::__cxx11) and whether torch brings its OpenMP runtime
+ * (torch/lib/libgomp.so.1: a build with OpenMP, as parallel_info() would say). */
+static bool torch_marker(struct arena *a, struct diag *d, const char *staging, json_t *m)
+{
+	const char *version, *cuda;
+	struct source c10;
+	if (!torch_version_py(a, d, os_join(a, staging, "torch/version.py"), &version, &cuda) ||
+	    !os_read_file_max(a, d, os_join(a, staging, "torch/lib/libc10.so"), (size_t)256 << 20,
+	                      "torch's libc10.so", &c10))
+		return false;
+	bool cxx11 = false;
+	for (size_t i = 0; !cxx11 && i + 10 <= c10.len; i++)
+		cxx11 = c10.text[i] == 'S' && memcmp(c10.text + i, "St7__cxx11", 10) == 0;
+	bool omp = os_exists(os_join(a, staging, "torch/lib/libgomp.so.1"));
+	json_object_set_new(m, "torch", json_string(version));
+	json_object_set_new(m, "cxx11_abi", json_integer(cxx11 ? 1 : 0));
+	json_object_set_new(m, "openmp", json_integer(omp ? 1 : -1));
+	return true;
+}
+
 /* The marker: the set's own, plus the platform, triplet and kind. */
 static bool write_marker(struct arena *a, struct diag *d, const char *staging,
                          const struct cross_target *t, const struct cross_part *p)
@@ -482,6 +660,14 @@ static bool write_marker(struct arena *a, struct diag *d, const char *staging,
 	json_object_set_new(m, "triplet", json_string(t->triplet));
 	json_object_set_new(m, "kind", json_string(kind_names[p->kind]));
 	json_object_set_new(m, "id", json_string(p->id));
+	if (p->kind == CROSS_TORCH) {
+		json_object_set_new(m, "python", json_string(p->python));
+		json_object_set_new(m, "cuda", json_string(p->cuda));
+		if (!torch_marker(a, d, staging, m)) {
+			json_decref(m);
+			return false;
+		}
+	}
 	char *text = json_dumps(m, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
 	json_decref(m);
 	bool ok = text && os_write_atomic(d, path, text, strlen(text), 0644);
@@ -525,6 +711,7 @@ enum provision_result cross_install(struct arena *a, struct diag *d, const struc
 		goto out;
 	bool ok = p->kind == CROSS_COMPILER ? assemble_compiler(a, d, o, t, p, staging)
 	          : p->kind == CROSS_CUDA   ? assemble_cuda(a, d, o, t, p, staging)
+	          : p->kind == CROSS_TORCH  ? assemble_torch(a, d, o, t, p, staging)
 	                                    : assemble_python(a, d, o, t, p, staging);
 	if (!ok || !write_marker(a, d, staging, t, p)) {
 		os_rm_rf(d, staging);
@@ -569,7 +756,7 @@ bool cross_list(struct arena *a, struct diag *d, const char *cache_dir,
 			                : json_load_file(marker, 0, &err);
 			const char *kind = m ? provision_jstr(m, "kind") : NULL;
 			int ki = -1;
-			for (int j = 0; kind && j < 3; j++)
+			for (int j = 0; kind && j < N_KINDS; j++)
 				if (strcmp(kind, kind_names[j]) == 0)
 					ki = j;
 			if (ki < 0 || !provision_jstr(m, "version") ||
@@ -590,6 +777,16 @@ bool cross_list(struct arena *a, struct diag *d, const char *cache_dir,
 			c->version = arena_strdup(a, provision_jstr(m, "version"));
 			const char *minor = provision_jstr(m, "minor");
 			c->minor = arena_strdup(a, minor ? minor : "");
+			const char *py = provision_jstr(m, "python"),
+			           *tv = provision_jstr(m, "torch"),
+			           *cu = provision_jstr(m, "cuda");
+			c->python = arena_strdup(a, py ? py : "");
+			c->torch_version = arena_strdup(a, tv ? tv : "");
+			c->cuda = arena_strdup(a, cu ? cu : "");
+			json_t *abi = json_object_get(m, "cxx11_abi"),
+			       *omp = json_object_get(m, "openmp");
+			c->cxx11_abi = json_is_integer(abi) ? (int)json_integer_value(abi) : -1;
+			c->openmp = json_is_integer(omp) ? (int)json_integer_value(omp) : -1;
 			char *root = os_join(a, dir, ents.v[k]);
 			char *real = os_realpath(a, root);
 			c->root = real ? real : root;

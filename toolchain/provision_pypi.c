@@ -8,6 +8,7 @@
 #include "base/os-file.h"
 #include "base/os-run.h"
 #include "base/strbuf.h"
+#include "standards/tags.h"
 #include "standards/wheel_read.h"
 #include "toolchain/provision_internal.h"
 
@@ -164,14 +165,34 @@ bool provision_pip_download(struct arena *a, struct diag *d, const struct provis
 				strv_push(a, &argv, t);
 			}
 	}
+	/* A CPython wheel (torch's cp313-cp313): pip takes its Python and ABI as given, not the
+	 * interpreter's that runs it. */
+	for (size_t i = 0; i < s->n_pkgs; i++) {
+		struct wheel_name wn;
+		const char *err;
+		struct python_tag pt;
+		if (!wheel_filename_parse(a, s->pkgs[i].filename, &wn, &err) || !wn.n_tags ||
+		    !tag_python_parse(wn.tags[0].python, &pt) || pt.kind != 'c' || pt.minor < 0)
+			continue;
+		const char *fixed_py[] = {"--python-version",
+		                          arena_printf(a, "%d.%d", pt.major, pt.minor),
+		                          "--implementation",
+		                          "cp",
+		                          "--abi",
+		                          wn.tags[0].abi};
+		for (size_t k = 0; k < sizeof(fixed_py) / sizeof(*fixed_py); k++)
+			strv_push(a, &argv, fixed_py[k]);
+		break;
+	}
 	if (o->wheels_dir) {
 		strv_push(a, &argv, "--no-index");
 		strv_push(a, &argv, "--find-links");
 		strv_push(a, &argv, o->wheels_dir);
 	}
 	strv_push(a, &argv, NULL);
-	diag_msg(d, DIAG_NOTE, "downloading %zu wheels (%.0f MB) for CUDA %s from %s", s->n_pkgs,
-	         (double)total / 1e6, s->version, o->wheels_dir ? o->wheels_dir : "PyPI");
+	diag_msg(d, DIAG_NOTE, "downloading %zu wheels (%.0f MB) for %s %s from %s", s->n_pkgs,
+	         (double)total / 1e6, strcmp(s->pkgs[0].name, "torch") ? "CUDA" : "torch",
+	         s->version, o->wheels_dir ? o->wheels_dir : "PyPI");
 	struct os_run r = {.argv = argv.v, .capture = true};
 	struct strbuf out = {0};
 	int status;

@@ -215,7 +215,7 @@ void torchplan_compile_argv(struct arena *a, const struct toolkit_plan *tkp, con
                             struct strv *out)
 {
 	if (!cu) {
-		strv_push(a, out, cxx);
+		strv_push(a, out, torchplan_cxx(tkp, cxx));
 	} else {
 		const struct toolkit *tk = tkp->tk;
 		strv_push(a, out, tk->nvcc);
@@ -232,6 +232,11 @@ void torchplan_compile_argv(struct arena *a, const struct toolkit_plan *tkp, con
 		int threads = tkp->n_archs < 16 ? (int)tkp->n_archs : 16;
 		toolchain_nvcc_args(a, tk->nvcc_lacks, tk->host.ccbin ? tk->host.cxx : NULL, name,
 		                    threads > 1 ? threads : 1, out);
+		/* A cross toolkit's nvcc reads the host's headers (the same for both targets). */
+		if (tk->target_dir) {
+			strv_push(a, out, "-target-dir");
+			strv_push(a, out, tk->target_dir);
+		}
 		/* " --generate-code=... --generate-code=...": one argument each. */
 		char *archs = cuda_arch_nvcc_flags(a, tkp->archs, tkp->n_archs, true);
 		char *save = NULL;
@@ -246,7 +251,7 @@ char *torchplan_shared_key(struct arena *a, const struct toolkit_plan *tkp, cons
                            const struct strv *flags)
 {
 	struct strbuf sb = {0};
-	sb_printf(&sb, "shared v1\n%s\n%s\n", tkp->tk->version, cxx);
+	sb_printf(&sb, "shared v1\n%s\n%s\n", tkp->tk->version, torchplan_cxx(tkp, cxx));
 	for (size_t i = 0; i < flags->n; i++)
 		sb_printf(&sb, "%s\x1f", flags->v[i]);
 	char *key = kernels_key_digest(a, &sb);
@@ -269,12 +274,20 @@ const char *torchplan_shared_obj(struct arena *a, const struct toolkit_plan *tkp
 }
 
 const struct torch_plan_ext *torchplan_find(const struct torch_plan *tp, size_t ext,
-                                            const char *torch)
+                                            const struct cell *c)
 {
 	for (size_t i = 0; i < tp->n_exts; i++)
-		if (tp->exts[i].ext == ext && !strcmp(tp->exts[i].torch, torch))
+		if (tp->exts[i].ext == ext && !strcmp(tp->exts[i].torch, c->py->torch.version) &&
+		    !tp->exts[i].platform == !c->py->torch.platform &&
+		    (!c->py->torch.platform ||
+		     !strcmp(tp->exts[i].platform, c->py->torch.platform)))
 			return &tp->exts[i];
 	return NULL;
+}
+
+const char *torchplan_cxx(const struct toolkit_plan *tkp, const char *cxx)
+{
+	return tkp && tkp->tk && tkp->tk->platform && tkp->tk->host.cxx ? tkp->tk->host.cxx : cxx;
 }
 
 static bool excluded(const struct extension_cfg *x, const char *src)
@@ -585,7 +598,10 @@ static bool kernels_decide(struct torch_plan *tp, const struct plan *plan, const
 			const char *src = k->files.v[i];
 			struct strv av = {0};
 			bool cu = is_cu(src);
-			strv_push(a, &av, cu ? tkp->tk->nvcc : is_c(src) ? cc : cxx);
+			strv_push(a, &av,
+			          cu          ? tkp->tk->nvcc
+			          : is_c(src) ? (tkp->tk->platform ? tkp->tk->host.cc : cc)
+			                      : torchplan_cxx(tkp, cxx));
 			if (!is_c(src))
 				strv_push(a, &av, torchflags_std(ti));
 			for (size_t d = 0; d < k->include_dirs.n; d++)
@@ -812,12 +828,13 @@ static bool plan_extension(struct torch_plan *tp, const struct plan *plan, const
 	te->ext = e;
 	te->torch = c->py->torch.version;
 	te->rep = c;
+	te->platform = c->py->torch.platform;
 	te->link = torchscan_link(&tp->scan, &c->py->torch);
 	if (!te->link)
 		return false;
 	te->srcs = arena_calloc(a, x->files.n + 1, sizeof(*te->srcs));
 	struct strv flags = {0};
-	strv_push(a, &flags, cxx);
+	strv_push(a, &flags, torchplan_cxx(&plan->toolkits[c->toolkit], cxx));
 	torchplan_binding_flags(a, cfg, x, c, tk, &tf, tp->scan.proj, te->link, BIND_CELL, &flags);
 	size_t n_cand = 0;
 	if (!scan_sources(tp, plan, x, c, &tf, te, &flags, &n_cand, ok))
@@ -856,7 +873,7 @@ static bool torchplan_decide(const struct plan *plan, const char *cxx, const cha
 		for (size_t i = 0; i < plan->n_cells; i++) {
 			const struct cell *c = &plan->cells[i];
 			if (!c->selected || !c->buildable || !c->py->torch.present ||
-			    !c->py->torch.version || torchplan_find(out, e, c->py->torch.version))
+			    !c->py->torch.version || torchplan_find(out, e, c))
 				continue;
 			if (!plan_extension(out, plan, cxx, e, c, &ok))
 				return false;

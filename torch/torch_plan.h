@@ -18,6 +18,7 @@ struct torch_plan_ext {
 	const char *torch;      /* the full version: "2.11.0+cu130" */
 	const char *link;       /* build-dir-relative link to that torch's package */
 	const struct cell *rep; /* the cell whose flags the preprocessor ran with */
+	const char *platform; /* a cross torch's platform (torch_info.platform); NULL: the host's */
 	bool pch_shared; /* the PCH is of torch/all.h, one per flag set; else of torch/extension.h,
 	                  * one per cell */
 	struct binding_decision *srcs; /* parallel to the extension's files */
@@ -56,9 +57,12 @@ struct torch_plan {
 bool torchplan_make(struct arena *a, struct diag *d, const struct plan *plan, const char *build_dir,
                     const char *cxx, const char *cc, int workers, enum proof_mode proofs,
                     const char *bwrap, const char *cuwheel, struct torch_plan *out);
-/* Returns the decisions for extension ext under torch version torch, or NULL. */
+/* Returns the decisions for extension ext of cell c (its torch version and platform), or NULL. */
 const struct torch_plan_ext *torchplan_find(const struct torch_plan *tp, size_t ext,
-                                            const char *torch);
+                                            const struct cell *c);
+/* The C++ compiler of toolkit tkp's torch sources: a cross toolkit's own (the target's g++),
+ * else cxx (the build's). */
+const char *torchplan_cxx(const struct toolkit_plan *tkp, const char *cxx);
 /* Which compile of a torch-kind binding source the flags are for. */
 enum bind_mode {
 	BIND_CELL,     /* per Python (torch through link, as in every mode) */

@@ -893,7 +893,10 @@ const char *torchscan_link(struct scan_ctx *s, const struct torch_info *ti)
 	char *dig = hex_digest(a, sb.buf ? sb.buf : "", sb.len);
 	sb_release(&sb);
 	dig[8] = '\0';
-	const char *rel = arena_printf(a, "torch/%s-%s", ti->version, dig);
+	/* Another platform's wheel of the same version is another torch. */
+	const char *rel = ti->platform
+	                      ? arena_printf(a, "torch/%s-%s-%s", ti->version, ti->platform, dig)
+	                      : arena_printf(a, "torch/%s-%s", ti->version, dig);
 	char *link = os_join(a, s->build_dir, rel);
 	char *inc = os_join(a, link, "include");
 	/* A link that still leads to a torch of this version stays: its headers are the same

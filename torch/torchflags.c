@@ -72,7 +72,9 @@ static const char *cudart_for_torch(struct arena *a, const struct torch_info *ti
 		return "-lcudart";
 	const char *so = arena_printf(a, "libcudart.so.%d", tk->major);
 	const char *site = os_join(a, ti->lib_dir, "../..");
-	const char *dirs[] = {ti->lib_dir, os_join(a, site, "nvidia/cuda_runtime/lib")};
+	/* nvidia-cuda-runtime-cu12's layout, then CUDA 13's nvidia-cuda-runtime's. */
+	const char *dirs[] = {ti->lib_dir, os_join(a, site, "nvidia/cuda_runtime/lib"),
+	                      os_join(a, site, arena_printf(a, "nvidia/cu%d/lib", tk->major))};
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(*dirs); i++) {
 		const char *p = os_join(a, dirs[i], so);
 		if (os_exists(p))
@@ -80,9 +82,10 @@ static const char *cudart_for_torch(struct arena *a, const struct torch_info *ti
 	}
 	*err = arena_printf(a,
 	                    "CUDA %s (%s) has no libcudart.so and torch %s brings no %s (looked in "
-	                    "%s and %s): -lcudart would link another CUDA's runtime from the "
+	                    "%s, %s and %s): -lcudart would link another CUDA's runtime from the "
 	                    "system; install nvidia-cuda-runtime-cu%d beside torch",
-	                    tk->version, tk->root, ti->version, so, dirs[0], dirs[1], tk->major);
+	                    tk->version, tk->root, ti->version, so, dirs[0], dirs[1], dirs[2],
+	                    tk->major);
 	return NULL;
 }
 

@@ -457,8 +457,11 @@ bool wheeltest_plan(struct arena *a, struct diag *d, const struct wheeltest_opts
 		for (size_t i = 0; i < n_pys; i++) {
 			const struct interp *ip = &pys[i];
 			bool fits = fit[i];
+			/* A cross Python has no torch: pip installs the one the wheel was built
+			 * against, and a stable-ABI wheel is tested with that one alone. */
+			bool cross_torch = torch && base.qemu && !ip->torch.present;
 			if (open) {
-				fits = fits && torch_tests_open(o->cfg, ip, torch);
+				fits = fits && (cross_torch || torch_tests_open(o->cfg, ip, torch));
 				for (size_t k = 0; k < i && fits; k++) /* one per (Python, torch) */
 					fits =
 					    !(fit[k] &&
@@ -484,9 +487,11 @@ bool wheeltest_plan(struct arena *a, struct diag *d, const struct wheeltest_opts
 			}
 			struct wheeltest_job j = base;
 			j.py = ip;
-			j.py_key = open ? arena_printf(a, "%s-torch%s", interp_key(a, ip),
-			                               ip->torch.version_short)
-			                : interp_key(a, ip);
+			j.py_key = open
+			               ? arena_printf(a, "%s-torch%s", interp_key(a, ip),
+			                              cross_torch ? torch : ip->torch.version_short)
+			               : interp_key(a, ip);
+			j.cross_torch = cross_torch ? torch : NULL;
 			push_job(a, &v, &n, &cap, &j);
 		}
 		if (n > before)
@@ -712,6 +717,8 @@ static size_t job_pip_steps(struct job_state *jr, struct strv steps[2])
 		wheel_requires_except_torch(a, jr->j->wheel, &reqs, NULL);
 	for (size_t i = 0; i < o->cfg->test.requires.n; i++)
 		strv_push(a, &reqs, o->cfg->test.requires.v[i]);
+	if (jr->j->cross_torch)
+		strv_push(a, &reqs, arena_printf(a, "torch==%s.*", jr->j->cross_torch));
 	for (size_t k = 0; k < 2; k++) {
 		bool deps_step = k == 0;
 		if (deps_step && jr->torch_site && !reqs.n)

@@ -32,6 +32,9 @@ struct wheeltest_job {
 	/* A wheel of another architecture, run by qemu-user (cross_venv.h): the qemu program
 	 * and the platform tag pip installs for; NULL for this machine's wheels. */
 	const char *qemu, *cross_platform;
+	/* A cross job of a torch wheel: the torch "MAJOR.MINOR" pip installs with it
+	 * (torch==2.11.*: the one it was built against; a cross Python has no torch of its own). */
+	const char *cross_torch;
 };
 
 struct wheeltest_opts {
