@@ -970,6 +970,24 @@ struct ktable {
 	bool def_set, openmp;
 };
 
+/* A torch project where some extension compiles its kernels with other flags (a _cpu/_cuda
+ * pair sharing a source with other defines): the kernel archive is linked into every
+ * extension, so the table's kernels would reach the extensions that do not list them, and
+ * twice those that compile them too. Every extension then keeps its kernels among its own
+ * sources (the torch plan compiles each once per toolkit, torch and flag set where it holds
+ * no Python header); the table keeps no source, only the archs and nvcc flags. */
+static void untable_kernels(struct arena *a, const struct capture *c, struct split *sp,
+                            const bool *tabled, struct ktable *k)
+{
+	for (size_t e = 0; e < c->n_exts; e++)
+		for (size_t i = 0; tabled[e] && i < sp[e].kernels.n; i++)
+			strv_push(a, &sp[e].binding, sp[e].kernels.v[i]);
+	k->src = (struct strv){0};
+	k->inc = (struct strv){0};
+	k->def = (struct strv){0};
+	k->cxx = NULL;
+}
+
 /* Groups the extensions' kernel sources into one table; a torch extension whose kernels need
  * other defines, C++ or nvcc flags keeps them among its own sources (sp[e].binding), with its
  * own nvcc-flags where they differ from the table's. False + an error naming both extensions
@@ -977,6 +995,8 @@ struct ktable {
 static bool group_kernels(struct arena *a, struct diag *d, const struct capture *c,
                           struct split *sp, const struct flags *fl, struct ktable *k)
 {
+	bool *tabled = arena_calloc(a, c->n_exts + 1, sizeof(*tabled));
+	bool moved = false;
 	for (size_t e = 0; e < c->n_exts; e++) {
 		const struct cap_ext *x = &c->exts[e];
 		bool has_cu = false, has_cxx = false;
@@ -1011,6 +1031,7 @@ static bool group_kernels(struct arena *a, struct diag *d, const struct capture 
 				k->nvcc = &fl[e], k->e_nvcc = e;
 			else if (has_cu)
 				sp[e].own_nvcc = nvcc_clash;
+			moved = true;
 			continue;
 		}
 		if (clash) {
@@ -1029,6 +1050,7 @@ static bool group_kernels(struct arena *a, struct diag *d, const struct capture 
 			    "different flags are built as separate projects");
 			return false;
 		}
+		tabled[e] = true;
 		for (size_t i = 0; i < sp[e].kernels.n; i++)
 			push_new(a, &k->src, sp[e].kernels.v[i]);
 		for (size_t i = 0; i < x->include_dirs.n; i++)
@@ -1040,6 +1062,8 @@ static bool group_kernels(struct arena *a, struct diag *d, const struct capture 
 		if (!k->def_set)
 			k->def = x->defines, k->def_set = true;
 	}
+	if (moved)
+		untable_kernels(a, c, sp, tabled, k);
 	return true;
 }
 
@@ -1050,13 +1074,21 @@ static void write_kernels(struct arena *a, struct diag *d, struct strbuf *sb,
 {
 	const struct capture *c = in->cap;
 	sb_puts(sb, "\n[tool.cuwheel.kernels]\n");
-	sb_puts(sb,
-	        "# Compiled once per toolkit: every .cu (plan proves one that includes a Python "
-	        "header\n# Python-free, or refuses it by name) and the .c/.cpp sources whose "
-	        "include closure\n# holds no Python header (the preprocessor's answer).\n");
+	if (!k->src.n)
+		sb_puts(sb, "# No kernel shared by every extension: each extension compiles its own "
+		            "kernels among\n# its sources, once per toolkit, torch and flag set; "
+		            "this table holds their archs\n# and nvcc flags.\n");
+	else
+		sb_puts(sb,
+		        "# Compiled once per toolkit: every .cu (plan proves one that includes a "
+		        "Python header\n# Python-free, or refuses it by name) and the .c/.cpp "
+		        "sources whose include closure\n# holds no Python header (the "
+		        "preprocessor's answer).\n");
 	struct strv globs = {0};
 	compact(a, in->project_dir, &k->src, &globs);
-	kv_arr(sb, "sources", &globs, at(a, c, c->exts[0].line_sources, "sources"));
+	kv_arr(sb, "sources", &globs,
+	       k->src.n ? at(a, c, c->exts[0].line_sources, "sources")
+	                : "each extension lists its own kernels");
 	if (k->inc.n)
 		kv_arr(sb, "include-dirs", &k->inc,
 		       at(a, c, c->exts[0].line_include_dirs, "include_dirs"));
@@ -1173,7 +1205,7 @@ bool init_config_write(struct arena *a, struct diag *d, const struct init_inputs
 	if (pyfiles)
 		sb_puts(&sb, pyfiles);
 
-	if (k.src.n)
+	if (k.src.n || k.nvcc)
 		write_kernels(a, d, &sb, in, &k);
 
 	for (size_t e = 0; e < c->n_exts; e++)
