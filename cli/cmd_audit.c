@@ -16,6 +16,7 @@ enum audit_option {
 	AUDIT_EXPORT_LIMIT,
 	AUDIT_CODES,
 	AUDIT_TORCH_ABI,
+	AUDIT_LIBRARY,
 };
 
 static const struct cli_option audit_options[] = {
@@ -34,12 +35,17 @@ static const struct cli_option audit_options[] = {
     {"torch-abi", 0, "stable", AUDIT_TORCH_ABI,
      "the modules are built for torch's stable ABI: refuse any torch, c10 or\n"
      "ATen C++ symbol (only the stable C shim may be used)"},
+    {"library", 0, "MODULE", AUDIT_LIBRARY,
+     "MODULE (dotted: pkg._ops) is a shared library its package loads by\n"
+     "path (torch.ops.load_library, ctypes), not imported: no PyInit_ is\n"
+     "asked of it, every other check stays (repeatable; the config's\n"
+     "loaded-by = \"path\")"},
     {0},
 };
 
 static const char audit_help_text[] =
     "usage: cuwheel audit WHEEL... [--json] [--min-manylinux TAG] [--require-arch LIST]\n"
-    "                     [--strict] [--export-limit N]\n"
+    "                     [--strict] [--export-limit N] [--library MODULE]...\n"
     "       cuwheel audit --codes\n"
     "\n"
     "Checks each WHEEL the way PyPI, pip and auditwheel would, before it ships:\n"
@@ -54,7 +60,8 @@ static const char audit_help_text[] =
     "  CUDA       libcuda.so.1 is the driver: a dependency, never bundled; libcudart and the\n"
     "             other toolkit libraries only with a Requires-Dist that provides them\n"
     "             (torch, or nvidia-* with an $ORIGIN RPATH); torch's libraries need torch\n"
-    "  modules    each extension exports PyInit_<name>, its suffix matches the wheel's ABI\n"
+    "  modules    each extension exports PyInit_<name> (not a --library), its suffix\n"
+    "             matches the wheel's ABI\n"
     "             tag (cpython-312 <-> cp312, .abi3.so <-> abi3); few other exports\n"
     "  archs      every architecture of --require-arch is in the fatbin (SASS, and PTX\n"
     "             for +PTX)\n"
@@ -115,7 +122,9 @@ static void print_result(const struct audit_result *r)
 
 int cmd_audit(struct cli *c, int argc, char **argv)
 {
-	struct audit_opts o = {.trace = env_nonempty(c->env, "CUWHEEL_AUDIT_TRACE")};
+	struct strv libraries = {0};
+	struct audit_opts o = {.trace = env_nonempty(c->env, "CUWHEEL_AUDIT_TRACE"),
+	                       .libraries = &libraries};
 	bool json = false;
 	int limit;
 	const char *err;
@@ -154,6 +163,9 @@ int cmd_audit(struct cli *c, int argc, char **argv)
 				return cli_usage(c, "audit", "--torch-abi: '%s' is not 'stable'",
 				                 p.value);
 			o.torch_stable = true;
+			break;
+		case AUDIT_LIBRARY:
+			strv_push(&c->arena, &libraries, p.value);
 			break;
 		case AUDIT_EXPORT_LIMIT:
 			if (!cli_parse_int(c, "audit", "--export-limit", p.value, &limit))

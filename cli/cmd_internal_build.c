@@ -35,6 +35,7 @@ enum internal_option {
 	FINISH_STRICT,
 	FINISH_DECLARE,
 	FINISH_TORCH_STABLE,
+	FINISH_LIBRARY,
 	TEST_CELL_PYTHON,
 	TEST_CELL_STAMP,
 	TEST_CELL_CONTEXT,
@@ -125,6 +126,7 @@ const struct cli_option internal_finish_options[] = {
      "a package or module the project ships at the wheel's root; with\n"
      "any, nothing else may be there and no .data (repeatable)"},
     {"torch-stable", 0, NULL, FINISH_TORCH_STABLE, "as cuwheel audit --torch-abi stable"},
+    {"library", 0, "MODULE", FINISH_LIBRARY, "as for cuwheel audit"},
     {"torch-requires-from", 0, "FILE", FINISH_TORCH_REQUIRES_FROM,
      "the placed wheel's Requires-Dist: torch is the range that\n"
      "`internal compat` proved (its compat.json)"},
@@ -135,7 +137,7 @@ int internal_finish(struct cli *c, int argc, char **argv)
 {
 	bool strict = false, torch_stable = false;
 	const char *dist = NULL, *stamp = NULL, *archs = NULL, *minml = NULL, *compat = NULL;
-	struct strv declared = {0};
+	struct strv declared = {0}, libraries = {0};
 	struct cli_args p;
 	cli_args_init(&p, c, "internal", internal_finish_options, CLI_ARGS_ANYWHERE, argc, argv);
 	int id;
@@ -162,6 +164,9 @@ int internal_finish(struct cli *c, int argc, char **argv)
 		case FINISH_TORCH_STABLE:
 			torch_stable = true;
 			break;
+		case FINISH_LIBRARY:
+			strv_push(&c->arena, &libraries, p.value);
+			break;
 		case FINISH_TORCH_REQUIRES_FROM:
 			compat = p.value;
 			break;
@@ -176,7 +181,8 @@ int internal_finish(struct cli *c, int argc, char **argv)
 	                        .strict = strict,
 	                        .torch_stable = torch_stable,
 	                        .trace = env_nonempty(c->env, "CUWHEEL_AUDIT_TRACE"),
-	                        .declared = declared.n ? &declared : NULL};
+	                        .declared = declared.n ? &declared : NULL,
+	                        .libraries = &libraries};
 	if (archs) {
 		struct arch *v;
 		size_t n;

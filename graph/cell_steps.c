@@ -170,6 +170,10 @@ static void emit_finish(struct gen *g, const struct cell *c, struct cell_paths *
 		if (m && !strchr(m, '.') && !strv_contains(&roots, m))
 			gen_emit_opt(g, " --declare ", m);
 	}
+	/* The libraries the package loads by path: no PyInit_ asked of them. */
+	for (size_t e = 0; e < cfg->n_extensions; e++)
+		if (cfg->extensions[e].loaded_by_path)
+			gen_emit_opt(g, " --library ", cfg->extensions[e].module);
 	if (cfg->audit.strict)
 		sb_puts(sb, " --strict");
 	if (c->torch_stable)

@@ -238,6 +238,7 @@ static void rd_extension(struct rd *r, json_t *o, const char *p, struct extensio
 	rd_strv(r, o, p, "ldflags", &x->ldflags);
 	rd_strv(r, o, p, "libraries", &x->libraries);
 	x->no_abi_suffix = rd_bool(r, o, p, "no_abi_suffix");
+	x->loaded_by_path = json_is_true(json_object_get(o, "loaded_by_path"));
 }
 
 static const struct config *rd_config(struct rd *r, json_t *doc)

@@ -98,6 +98,8 @@ static json_t *config_json(const struct config *cfg)
 		/* Only where the extension has its own (the kernels' otherwise). */
 		if (x->own_nvcc_flags)
 			json_object_set_new(xj, "nvcc_flags", jstrv(&x->nvcc_flags));
+		if (x->loaded_by_path)
+			json_object_set_new(xj, "loaded_by_path", json_true());
 		json_array_append_new(exts, xj);
 	}
 	json_t *kj =

@@ -73,6 +73,8 @@ struct extension_cfg {
 	struct strv ldflags;
 	struct strv libraries;
 	bool no_abi_suffix;      /* abi-suffix = false: "csrc.so", not "csrc.cpython-312-...so" */
+	bool loaded_by_path;     /* loaded-by = "path": a shared library its package loads by
+	                          * path (torch.ops.load_library), no PyInit_ needed */
 	enum tristate pch;       /* torch kind: force a precompiled torch/all.h first;
 	                          * auto = where the preprocessor says it keeps the meaning */
 	struct strv pch_exclude; /* globs of sources compiled without it */

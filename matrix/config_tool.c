@@ -17,9 +17,9 @@ static const char *const kernels_keys[] = {
     "archs",   "cudart",       "rdc",     "uses-torch", "cxx-flags",
 };
 static const char *const extension_keys[] = {
-    "module",      "kind",    "sources",   "include-dirs", "defines",
-    "cflags",      "ldflags", "libraries", "abi-suffix",   "pch",
-    "pch-exclude", "abi3",    "torch-abi", "python-free",  "nvcc-flags",
+    "module",    "kind",        "sources",    "include-dirs", "defines",     "cflags",
+    "ldflags",   "libraries",   "abi-suffix", "pch",          "pch-exclude", "abi3",
+    "torch-abi", "python-free", "nvcc-flags", "loaded-by",
 };
 static const char *const matrix_keys[] = {
     "python",  "cuda",  "torch", "platform",      "include",
@@ -419,6 +419,24 @@ static bool read_extension(struct cfg_reader *r, struct config *cfg, const struc
 		cfg_error(r, toml_get(t, "abi-suffix"),
 		          "abi-suffix = false cannot be used with abi3 = true (the .abi3.so name "
 		          "is what marks a stable-ABI module)");
+		ok = false;
+	}
+	static const char *const loaded_by_names[] = {"import", "path"};
+	int loaded_by = 0;
+	ok &= cfg_enum(r, t, "loaded-by", where, loaded_by_names, N(loaded_by_names), &loaded_by);
+	x->loaded_by_path = loaded_by == 1;
+	/* A stable-ABI module and a pybind11 module are Python modules by what they are: the
+	 * first is made for `import` by every Python, the second defines PyInit_ itself. */
+	if (x->loaded_by_path && (x->kind == EXT_ABI3 || x->kind == EXT_PYBIND11 || x->abi3)) {
+		cfg_error(r, toml_get(t, "loaded-by"),
+		          "loaded-by = \"path\" cannot be used with %s (%s): it is for a shared "
+		          "library the package loads by its path (torch.ops.load_library, "
+		          "ctypes.CDLL), of kind 'capi' or 'torch'",
+		          x->kind == EXT_PYBIND11 ? "kind 'pybind11'"
+		          : x->abi3               ? "abi3 = true"
+		                                  : "kind 'abi3'",
+		          x->kind == EXT_PYBIND11 ? "pybind11 defines the module's PyInit_ itself"
+		                                  : "a stable-ABI module is one Python imports");
 		ok = false;
 	}
 	int pch = TRI_AUTO;

@@ -59,6 +59,10 @@ struct audit_opts {
 	 * its top-level extension modules): anything else there, and any .data member, is an error.
 	 * NULL: an arbitrary wheel (.data/scripts and names top_level.txt lacks are warnings). */
 	const struct strv *declared;
+	/* The extensions that are shared libraries their package loads by path (dotted module
+	 * names, "pkg._ops": torch.ops.load_library, ctypes), not imported: no PyInit_ is asked
+	 * of them, every other check stays. NULL or empty: none. */
+	const struct strv *libraries;
 	const char *trace; /* a file the audit appends the wheel's path to, one line
 	                    * ($CUWHEEL_AUDIT_TRACE: tests count audits); NULL: none */
 };

@@ -441,7 +441,25 @@ static const char *exports_hint(struct audit_ctx *c, const struct elf_info *e, c
 	    vague, extra, torch, std, want, want);
 }
 
-/* Extension-module checks; returns the module name when member is one. */
+/* Whether member (a module file named mod) is one of opts->libraries: a shared library its
+ * package loads by path, named by its dotted module ("pkg._ops" for pkg/_ops.cpython-...so). */
+static bool is_library(struct audit_ctx *c, const char *member, const char *mod)
+{
+	const struct strv *libs = c->opts->libraries;
+	if (!libs || !libs->n)
+		return false;
+	const char *slash = strrchr(member, '/');
+	struct strbuf sb = {0};
+	for (const char *p = member; slash && p < slash; p++)
+		sb_putc(&sb, *p == '/' ? '.' : *p);
+	sb_printf(&sb, "%s%s", slash ? "." : "", mod);
+	bool hit = strv_contains(libs, sb_str(&sb));
+	sb_release(&sb);
+	return hit;
+}
+
+/* Extension-module checks; returns the module name when member is one. A library the
+ * package loads by path (opts->libraries) needs no PyInit_; every other check holds. */
 static const char *check_extension(struct audit_ctx *c, const struct audit_member *m)
 {
 	const char *member = m->zm->name, *base = base_of(member);
@@ -466,7 +484,8 @@ static const char *check_extension(struct audit_ctx *c, const struct audit_membe
 	if (!looks)
 		return NULL;
 	const char *want = arena_printf(c->a, "PyInit_%s", mod);
-	if (!strv_contains(&e->export_funcs, want)) {
+	bool library = is_library(c, member, mod);
+	if (!library && !strv_contains(&e->export_funcs, want)) {
 		if (any_init)
 			audit_add(c, AUDIT_ERROR, "pyinit-mismatch", member,
 			          arena_printf(c->a, "rename the file to %s%s or the module to %s",
@@ -526,7 +545,7 @@ static const char *check_extension(struct audit_ctx *c, const struct audit_membe
 		audit_add(c, AUDIT_WARNING, "exports", member, exports_hint(c, e, want, extra),
 		          "exports %zu symbols besides %s (%s, ...): they can clash with other "
 		          "extensions' symbols",
-		          extra, want, sb_str(&sb));
+		          extra, library ? "PyInit_ functions" : want, sb_str(&sb));
 	sb_release(&sb);
 	return mod;
 }

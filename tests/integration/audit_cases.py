@@ -291,6 +291,13 @@ def cases(b):
          [("pyinit-missing", "PyInit_mod")]),
         ("module-name-differs-from-pyinit", dict(files={**init, m: other_init}), [],
          [("pyinit-mismatch", "PyInit_other")]),
+        # A library the package loads by path (torch.ops.load_library): --library excuses
+        # the PyInit_ of that member alone, every other check stays.
+        ("library-flag-names-another-module", dict(files={**init, m: no_init}),
+         ["--library", "demo._other"], [("pyinit-missing", "PyInit_mod")]),
+        ("library-keeps-the-abi-check",
+         dict(files={**init, "demo/mod.cpython-311-x86_64-linux-gnu.so": no_init}),
+         ["--library", "demo.mod"], [("ext-python-abi", "cp311")]),
         ("missing-requested-arch", dict(files={**init, cu: cuda_static}),
          ["--require-arch", "75,86,90+PTX"], [("arch-missing", "sm_86")]),
         ("missing-requested-ptx", dict(files={**init, cu: cuda_static}),
@@ -364,6 +371,8 @@ def cases(b):
          dict(files={**init, EP: b"x = demo:f\n[g]\n"}), [],
          [("entry-points", "line 1: an entry before any [group]")]),
         # --- good wheels ---
+        ("good-library-loaded-by-path", dict(files={**init, m: no_init}),
+         ["--library", "demo.mod"], None),
         ("good-static-cudart", dict(files={**init, cu: cuda_static}),
          ["--require-arch", "7.5;9.0+PTX"], None),
         ("good-shared-cudart-with-torch",
