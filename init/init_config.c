@@ -9,6 +9,7 @@
 #include "base/os-file.h"
 #include "base/path.h"
 #include "base/strbuf.h"
+#include "init/module_init.h"
 #include "torch/torch_scan.h"
 
 #define COMMENT_COL   44
@@ -23,11 +24,6 @@ static const char *ext_of(const char *p)
 static bool is_cu(const char *p)
 {
 	return !strcmp(ext_of(p), ".cu");
-}
-
-static bool is_c(const char *p)
-{
-	return !strcmp(ext_of(p), ".c");
 }
 
 static void push_new(struct arena *a, struct strv *v, const char *s)
@@ -198,6 +194,7 @@ struct split {
 	struct strv kernels, binding; /* project-relative */
 	struct strv why_binding;      /* per binding source: the Python header reached */
 	bool own_nvcc;                /* its .cu among binding take its own nvcc flags */
+	bool library;                 /* no source defines its PyInit_: loaded by path */
 };
 
 static const char *from_build(struct arena *a, const char *proj, const char *rel)
@@ -205,38 +202,6 @@ static const char *from_build(struct arena *a, const char *proj, const char *rel
 	if (rel[0] == '/' || !strcmp(proj, "."))
 		return rel;
 	return os_join(a, proj, rel);
-}
-
-/* The host compiler's command for the scan of one C/C++ source of x. */
-static void scan_argv(struct arena *a, const struct init_inputs *in, const struct cap_ext *x,
-                      const char *proj, const char *src, struct strv *av)
-{
-	bool c = is_c(src);
-	strv_push(a, av, c ? in->cc : in->cxx);
-	if (!c)
-		strv_push(a, av, "-std=c++17");
-	for (size_t i = 0; i < x->include_dirs.n; i++)
-		strv_push(a, av,
-		          arena_printf(a, "-I%s", from_build(a, proj, x->include_dirs.v[i])));
-	if (in->py) {
-		for (size_t i = 0; i < in->py->torch.include_dirs.n; i++)
-			strv_push(a, av, arena_printf(a, "-I%s", in->py->torch.include_dirs.v[i]));
-		if (in->py->include_dir)
-			strv_push(a, av, arena_printf(a, "-I%s", in->py->include_dir));
-	}
-	if (in->tk && in->tk->include_dir)
-		strv_push(a, av, arena_printf(a, "-I%s", in->tk->include_dir));
-	for (size_t i = 0; i < x->defines.n; i++)
-		strv_push(a, av, arena_printf(a, "-D%s", x->defines.v[i]));
-	for (size_t i = 0; i < x->undefs.n; i++)
-		strv_push(a, av, arena_printf(a, "-U%s", x->undefs.v[i]));
-	if (x->args_per_compiler || !c)
-		for (size_t i = 0; i < x->cxx_args.n; i++)
-			if (!strncmp(x->cxx_args.v[i], "-D", 2) ||
-			    !strncmp(x->cxx_args.v[i], "-U", 2) ||
-			    !strncmp(x->cxx_args.v[i], "-I", 2) ||
-			    !strncmp(x->cxx_args.v[i], "-std", 4))
-				strv_push(a, av, x->cxx_args.v[i]);
 }
 
 static bool classify(struct arena *a, struct diag *d, const struct init_inputs *in,
@@ -252,7 +217,7 @@ static bool classify(struct arena *a, struct diag *d, const struct init_inputs *
 			continue;
 		}
 		struct strv av = {0};
-		scan_argv(a, in, x, s.proj, src, &av);
+		init_scan_argv(a, in, x, s.proj, src, &av);
 		struct binding_decision bd;
 		if (!os_mkdir_p(d, in->build_dir) ||
 		    !torchscan_binding(&s, &av, from_build(a, s.proj, src), NULL, &bd)) {
@@ -830,6 +795,12 @@ static void write_extension(struct arena *a, struct strbuf *sb, const struct ini
 		                              "build dir)",
 		                              at(a, c, x->line_library_dirs, "library_dirs"),
 		                              joined(a, &x->library_dirs)));
+	if (sp[e].library)
+		kv_str(sb, "loaded-by", "path",
+		       arena_printf(a,
+		                    "no source defines PyInit_%s (the preprocessor, with the "
+		                    "compile's defines): its package loads it by path",
+		                    strrchr(x->name, '.') ? strrchr(x->name, '.') + 1 : x->name));
 	if (c->no_abi_suffix)
 		kv_raw(sb, "abi-suffix", "false",
 		       at(a, c, c->line_cmdclass ? c->line_cmdclass : c->setup_line,
@@ -852,45 +823,55 @@ static void write_extension(struct arena *a, struct strbuf *sb, const struct ini
 	}
 }
 
+/* Whether m is dotted identifiers (the config refuses other module names). */
+static bool dotted_name(const char *m)
+{
+	bool ok = m && *m && !(*m >= '0' && *m <= '9') && *m != '.';
+	for (const char *p = m; ok && *p; p++)
+		ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		     (*p >= '0' && *p <= '9') || *p == '_' || (*p == '.' && p[1] && p[1] != '.');
+	return ok;
+}
+
 /* Appends [tool.cuwheel.test]: setup.py says no test, so the wheel is tested at least by
  * importing every module it builds; a module that cannot import fails its cell. A torch build
- * imports torch first, and only the modules whose file exports PyInit_<name>: a torch library
- * without it (the PyG family's ops, loaded by their package with torch.ops.load_library) is
- * loaded by importing its package, as a user's import does. Names that are not dotted
- * identifiers are left out (the config refuses them). */
-static void write_import_test(struct arena *a, struct strbuf *sb, const struct capture *c)
+ * imports torch first. A library loaded by path (loaded-by = "path": the PyG family's ops,
+ * which their package loads with torch.ops.load_library) is not a module to import: its
+ * package is imported instead, as a user's import does, and that loads it. Names that are
+ * not dotted identifiers are left out (the config refuses them). */
+static void write_import_test(struct arena *a, struct strbuf *sb, const struct capture *c,
+                              const struct split *sp)
 {
-	struct strbuf mods = {0};
-	size_t n = 0;
+	struct strv names = {0};
+	bool libs = false;
+	if (c->build_ext_torch)
+		strv_push(a, &names, "torch");
 	for (size_t e = 0; e < c->n_exts; e++) {
 		const char *m = c->exts[e].name;
-		bool ok = m && *m && !(*m >= '0' && *m <= '9') && *m != '.';
-		for (const char *p = m; ok && *p; p++)
-			ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-			     (*p >= '0' && *p <= '9') || *p == '_' ||
-			     (*p == '.' && p[1] && p[1] != '.');
-		if (!ok)
+		if (!dotted_name(m))
 			continue;
-		sb_printf(&mods, c->build_ext_torch ? "%s\"%s\"" : "%s%s", n ? ", " : "", m);
-		n++;
+		if (sp[e].library) {
+			libs = true;
+			const char *dot = strrchr(m, '.');
+			if (!dot)
+				continue; /* a top-level library: no package loads it */
+			m = arena_strndup(a, m, (size_t)(dot - m));
+		}
+		if (!strv_contains(&names, m))
+			strv_push(a, &names, m);
 	}
-	if (!n)
+	if (names.n == (c->build_ext_torch ? 1u : 0u))
 		return;
-	const char *cmd =
-	    !c->build_ext_torch
-	        ? arena_printf(a, "python -c 'import %s'", sb_to_arena(&mods, a))
-	        : arena_printf(a,
-	                       "python -c 'import importlib, importlib.util as u, torch; "
-	                       "[importlib.import_module(m) for m in (%s%s) if b\"PyInit_\" + "
-	                       "m.rpartition(\".\")[2].encode() + b\"\\0\" in "
-	                       "open(u.find_spec(m).origin, \"rb\").read()]'",
-	                       sb_to_arena(&mods, a), n == 1 ? "," : "");
+	struct strbuf cmd = {0};
+	sb_puts(&cmd, "python -c 'import ");
+	for (size_t i = 0; i < names.n; i++)
+		sb_printf(&cmd, "%s%s", i ? ", " : "", names.v[i]);
+	sb_putc(&cmd, '\'');
 	sb_puts(sb, "\n[tool.cuwheel.test]\n");
-	kv_str(sb, "command", cmd,
-	       c->build_ext_torch
-	           ? "setup.py names no test: every module built must import (with its "
-	             "package; a library without PyInit_ is loaded by its package)"
-	           : "setup.py names no test: every module built must import");
+	kv_str(sb, "command", sb_to_arena(&cmd, a),
+	       libs ? "setup.py names no test: every module built must import; a library "
+	              "loaded by path, its package (which loads it)"
+	            : "setup.py names no test: every module built must import");
 }
 
 /* Why a capture with no CUDA source looks like a switch not set: the project's .cu files and
@@ -1075,9 +1056,10 @@ static void write_kernels(struct arena *a, struct diag *d, struct strbuf *sb,
 	const struct capture *c = in->cap;
 	sb_puts(sb, "\n[tool.cuwheel.kernels]\n");
 	if (!k->src.n)
-		sb_puts(sb, "# No kernel shared by every extension: each extension compiles its own "
-		            "kernels among\n# its sources, once per toolkit, torch and flag set; "
-		            "this table holds their archs\n# and nvcc flags.\n");
+		sb_puts(sb,
+		        "# No kernel shared by every extension: each extension compiles its own "
+		        "kernels among\n# its sources, once per toolkit, torch and flag set; "
+		        "this table holds their archs\n# and nvcc flags.\n");
 	else
 		sb_puts(sb,
 		        "# Compiled once per toolkit: every .cu (plan proves one that includes a "
@@ -1159,6 +1141,18 @@ bool init_config_write(struct arena *a, struct diag *d, const struct init_inputs
 			return false;
 		}
 
+	for (size_t e = 0; e < c->n_exts; e++) {
+		const char *kind = kind_of(c, &c->exts[e], &sp[e]);
+		bool defined = true;
+		const char *why = NULL;
+		/* Objects and libraries setup.py links may hold the PyInit_: a module it stays. */
+		if ((!strcmp(kind, "capi") || !strcmp(kind, "torch")) &&
+		    !c->exts[e].extra_objects.n &&
+		    !init_module_defined(a, d, in, &c->exts[e], &defined, &why))
+			return false;
+		sp[e].library = !defined;
+	}
+
 	size_t n_cu = 0;
 	for (size_t e = 0; e < c->n_exts; e++)
 		for (size_t i = 0; i < c->exts[e].sources.n; i++)
@@ -1212,7 +1206,7 @@ bool init_config_write(struct arena *a, struct diag *d, const struct init_inputs
 		write_extension(a, &sb, in, e, sp, fl);
 
 	write_matrix(a, &sb, in, sp, n_cu > 0);
-	write_import_test(a, &sb, c);
+	write_import_test(a, &sb, c, sp);
 	*text = sb_to_arena(&sb, a);
 	return true;
 }
