@@ -207,7 +207,8 @@ def main():
               "shift's kernel keeps its own nvcc-flags in its extension (not refused)")
         for op in OPS:
             for suffix in ("cpu", "cuda"):
-                table = config.split('module = "pygops._%s_%s"' % (op, suffix))[-1].split("[")[0]
+                table = config.split('module = "pygops._%s_%s"' % (op, suffix))[-1]
+                table = table.split("\n[")[0]
                 check('loaded-by = "path"' in table and "no source defines PyInit__%s_%s"
                       % (op, suffix) in table,
                       "pygops._%s_%s: loaded-by = \"path\" (the preprocessor found no "
@@ -266,10 +267,12 @@ def main():
         # Without the switch setup.py sees no CUDA (no GPU here): plan says what it found.
         rc, out = run([CUWHEEL, "plan", "--setup-env", "FORCE_CUDA=0"] + ARCH, env=env, cwd=proj)
         print(out[-3000:])
-        check(rc == 0 and "warning: setup.py declared no CUDA source, though the project holds "
-              ".cu files (csrc/cuda/scale_cuda.cu csrc/cuda/shift_cuda.cu) and setup.py names "
-              "FORCE_CUDA: it decided on a CPU-only build with the switches it was given "
-              "(FORCE_CUDA=0" in out,
+        # setup.py's string constants name FORCE_CUDA and WITH_CUDA (its define_macros).
+        check(rc == 0 and re.search(
+              r"warning: setup\.py declared no CUDA source, though the project holds \.cu files "
+              r"\(csrc/cuda/scale_cuda\.cu csrc/cuda/shift_cuda\.cu\) and setup\.py names "
+              r"FORCE_CUDA( WITH_CUDA)?: it decided on a CPU-only build with the switches it "
+              r"was given \(FORCE_CUDA=0", out) is not None,
               "plan without the switch says setup.py declared no CUDA source, the .cu files "
               "and the switch")
         check("set the switch setup.py reads to build CUDA" in out, "plan says how to switch")
