@@ -81,8 +81,16 @@ def main():
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         ext = copy_example("torchext", os.path.join(tmp, "torchext"))
         cell = "cp313-pt211-cu130-linux_aarch64"
-        rc, out = run([CW, "-C", ext, "plan", "--only", "cp31[23]-pt211-cu130-linux_aarch64"],
-                      env=env)
+        only = ["--only", "cp31[23]-pt211-cu130-linux_aarch64"]
+        # An empty cache: the cross compiler and CUDA's aarch64 runtime are named first; once
+        # they are installed (as the hint says), the torch part a cell lacks.
+        rc, out = run([CW, "-C", ext, "plan"] + only, env=env)
+        expect(rc == 0 and "the linux_aarch64 cross parts are not installed: `cuwheel build` "
+               "provisions them (cuwheel cross install gcc cuda-13.0)" in out,
+               "plan, empty cache: the cross compiler and CUDA runtime it lacks", out)
+        rc, out = run([CW, "cross", "install", "gcc", "cuda-13.0"], env=env)
+        expect(rc == 0, "cuwheel cross install gcc cuda-13.0", out)
+        rc, out = run([CW, "-C", ext, "plan"] + only, env=env)
         expect(rc == 0 and "the linux_aarch64 torch 2.11.0 for Python 3.13 is not installed: "
                "`cuwheel build` provisions it (cuwheel cross install torch-2.11.0-cp313 "
                "python-3.13)" in out and
