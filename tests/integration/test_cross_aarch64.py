@@ -21,14 +21,13 @@ Needs deb.debian.org and PyPI (about 100 MB) and nvcc 13.0, else skips (77); 410
 import glob
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 import zipfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checks import check, failures, run  # noqa: E402
+from checks import elf_machine, expect, failures, online, run  # noqa: E402
 from testskip import skip  # noqa: E402
 
 CW = os.environ["CUWHEEL"]
@@ -102,25 +101,6 @@ static PyMethodDef methods[] = {{"device_count", count, METH_NOARGS, NULL}, {NUL
 static struct PyModuleDef mod = {PyModuleDef_HEAD_INIT, "_C", NULL, -1, methods};
 PyMODINIT_FUNC PyInit__C(void) { return PyModule_Create(&mod); }
 """
-
-
-def expect(cond, what, out=""):
-    """check(cond, what), printing the output's tail when it failed."""
-    if not check(cond, what) and out:
-        print(str(out)[-3000:], flush=True)
-
-
-def online():
-    for host, port in (("deb.debian.org", 80), ("pypi.org", 443)):
-        try:
-            socket.create_connection((host, port), timeout=10).close()
-        except OSError:
-            return False
-    return True
-
-
-def elf_machine(data):
-    return int.from_bytes(data[18:20], "little") if data[:4] == b"\x7fELF" else None
 
 
 def module_of(whl):

@@ -23,41 +23,21 @@ Needs deb.debian.org and PyPI (about 3.3 GB) and nvcc 13.0, else skips (77). Lab
 import glob
 import os
 import shutil
-import socket
 import sys
 import tempfile
 import zipfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checks import check, failures, run  # noqa: E402
+from checks import elf_machine, expect, failures, online, run  # noqa: E402
 from testskip import skip  # noqa: E402
 
 CW = os.environ["CUWHEEL"]
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def expect(cond, what, out=""):
-    """check(cond, what), printing the output's tail when it failed."""
-    if not check(cond, what) and out:
-        print(str(out)[-4000:], flush=True)
-
-
-def online():
-    for host, port in (("deb.debian.org", 80), ("pypi.org", 443)):
-        try:
-            socket.create_connection((host, port), timeout=10).close()
-        except OSError:
-            return False
-    return True
-
-
 def modules_of(whl):
     with zipfile.ZipFile(whl) as z:
         return {n: z.read(n) for n in z.namelist() if n.endswith(".so")}
-
-
-def elf_machine(data):
-    return int.from_bytes(data[18:20], "little") if data[:4] == b"\x7fELF" else None
 
 
 def copy_example(name, dest):
