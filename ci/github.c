@@ -17,10 +17,14 @@
 /* Where GitHub builds each platform of standards/platform.h; one without a row (win_arm64:
  * NVIDIA ships no CUDA toolkit for it) is left out of the workflow with a warning. */
 static const struct platform_info runners[] = {
-    {"linux_x86_64", "x86_64", "x86_64", "ubuntu-22.04", "ubuntu-24.04", false},
-    {"linux_aarch64", "sbsa", "aarch64", "ubuntu-22.04-arm", "ubuntu-24.04-arm", false},
-    {"win_amd64", "", "", "windows-2022", "windows-2022", true},
+    {"linux_x86_64", "x86_64", "x86_64", "ubuntu-22.04", "ubuntu-24.04", false, false},
+    {"linux_aarch64", "sbsa", "aarch64", "ubuntu-22.04-arm", "ubuntu-24.04-arm", false, false},
+    {"win_amd64", "", "", "windows-2022", "windows-2022", true, false},
 };
+/* [tool.cuwheel.ci] aarch64 = "cross": the linux_aarch64 cells on an x86_64 runner, no
+ * container (the cross parts are Debian's and NVIDIA's binaries for an x86_64 glibc host). */
+static const struct platform_info cross_aarch64 = {
+    "linux_aarch64", "sbsa", "aarch64", "ubuntu-24.04", "ubuntu-24.04", false, true};
 
 /* NVIDIA's packages of a CUDA release, by full version, as its rhel8 and ubuntu2204 network
  * repositories name them (cuda-nvcc-12-4-12.4.131-1, cuda-cudart-devel-12-4-12.4.127-1; on
@@ -114,6 +118,12 @@ static bool make_legs(struct emit *e, struct ci_github_stats *st)
 		if (!c->selected)
 			continue;
 		const struct platform_info *pi = runner_find(c->platform);
+		if (pi && e->o->aarch64_cross && !strcmp(pi->platform, cross_aarch64.platform))
+			pi = &cross_aarch64;
+		if (pi && pi->cross && !gh_cross_cell(e, c, NULL)) {
+			st->n_skipped++;
+			continue;
+		}
 		if (!pi) {
 			diag_msg(e->d, DIAG_WARNING,
 			         "%s left out of the workflow: NVIDIA ships no CUDA toolkit for %s",
@@ -138,6 +148,8 @@ static bool make_legs(struct emit *e, struct ci_github_stats *st)
 			l->gcc = "";
 			if (pi->windows)
 				l->toolkit = "network";
+			else if (pi->cross)
+				l->toolkit = "cuwheel"; /* its toolkit lock: PyPI's or Debian's */
 			else if (!strcmp(pi->platform, "linux_x86_64") && e->o->pypi_cuda &&
 			         strv_contains(e->o->pypi_cuda, c->cuda))
 				l->toolkit = "pypi";
@@ -145,9 +157,11 @@ static bool make_legs(struct emit *e, struct ci_github_stats *st)
 				l->toolkit = *e->image ? "rpm" : "apt";
 			if (!strcmp(l->toolkit, "rpm") || !strcmp(l->toolkit, "apt"))
 				l->packages = leg_packages(e, l);
-			if (*e->image)
+			if (*e->image && !pi->cross)
 				l->gcc = leg_gcc(l);
 		}
+		if (pi->cross)
+			gh_cross_cell(e, c, &l->parts);
 		l->cells[l->n++] = i;
 		st->n_cells++;
 	}

@@ -27,6 +27,8 @@ struct ci_source {
 	bool submodules;          /* the repository has a .gitmodules: check out submodules */
 };
 
+struct cross_lock;
+
 struct ci_github_opts {
 	bool per_cell;                /* one Linux wheel job per cell, not one per leg */
 	const char *gpu_label;        /* runner labels for GPU tests, comma-separated; NULL: the
@@ -34,6 +36,12 @@ struct ci_github_opts {
 	struct ci_cuwheel cuwheel;    /* where the jobs get cuwheel (a commit, or a wheel) */
 	const char *container;        /* Linux jobs' image; "" runs them on the runner itself */
 	const struct strv *pypi_cuda; /* CUDA minors `cuwheel toolkit install` can provision */
+	/* [tool.cuwheel.ci] aarch64 = "cross": linux_aarch64 legs on an x86_64 runner, with the
+	 * parts of cross (the cross lock; NULL: none) and a host toolkit of lock_cuda (the
+	 * minors the toolkit lock pins, from PyPI or Debian). */
+	bool aarch64_cross;
+	const struct cross_lock *cross;
+	const struct strv *lock_cuda;
 	struct ci_source src;
 	const struct strv *publish; /* "release", "pages", "pypi-sdist" */
 	const char *environment;    /* the publishing jobs' environment, or NULL */

@@ -27,6 +27,8 @@
 	X(source_args_sh)                                                                          \
 	X(jobs_from_memory_sh)                                                                     \
 	X(install_cuda_sh)                                                                         \
+	X(cross_packages_sh)                                                                       \
+	X(install_cross_sh)                                                                        \
 	X(build_kernels_sh)                                                                        \
 	X(build_wheels_sh)                                                                         \
 	X(test_wheels_sh)                                                                          \
@@ -55,6 +57,7 @@ struct platform_info {
 	const char *runner;   /* the runner when no container: Ubuntu 22.04, glibc 2.35 */
 	const char *host;     /* the runner that hosts the container */
 	bool windows;
+	bool cross; /* built on an x86_64 runner with cuwheel's cross parts, tested under qemu */
 };
 
 /* One (platform, toolkit): one chain of jobs; its cells. */
@@ -69,6 +72,7 @@ struct leg {
 	const char *packages; /* rpm/apt: the CUDA packages, pinned where known */
 	const char *gcc;      /* rpm: the gcc-toolset nvcc accepts; "" the image's own */
 	bool torch;           /* some cell has a torch: the jobs install it */
+	struct strv parts;    /* a cross leg: the cross parts its cells need ("gcc", ...) */
 };
 
 struct emit {
@@ -133,6 +137,9 @@ void gh_download(struct emit *e, const char *name, const char *pattern, const ch
 const char *gh_script(struct emit *e, const char *script);
 /* "uses: ACTION" of the pinned table, at indent ind, with its tag as a comment. */
 void gh_uses(struct emit *e, int ind, enum ci_action act, bool item);
+/* aarch64 = "cross": whether cell c can be cross-built with the parts cuwheel's locks pin (else
+ * a warning says why it is left out); adds the parts it needs to parts when not NULL. */
+bool gh_cross_cell(struct emit *e, const struct cell *c, struct strv *parts);
 /* Jobs of one leg: Linux (kernels, wheels, GPU test) and Windows (graph, build, pack, test). */
 void gh_linux_leg(struct emit *e, const struct leg *l);
 void gh_windows_leg(struct emit *e, const struct leg *l);

@@ -15,7 +15,7 @@
  * with its architecture swapped (manylinux_2_28_x86_64 -> manylinux_2_28_aarch64). */
 const char *gh_image_for(struct emit *e, const struct leg *l)
 {
-	if (!*e->image)
+	if (!*e->image || l->pi->cross)
 		return NULL;
 	const char *x = strstr(e->image, "x86_64");
 	if (l->pi->windows || !x || !strcmp(l->pi->img_arch, "x86_64"))
@@ -151,10 +151,38 @@ static void torch_step(struct emit *e, const struct leg *l, const char *venvs)
 	yaml_kv(sb, 10, "key", key);
 }
 
+/* A cross leg's: no container and no host Pythons or torch venvs (the cells build against the
+ * target's CPython and torch, cross parts); the runner's packages, then cuwheel's toolkit and
+ * parts. */
+static void cross_setup(struct emit *e, const struct leg *l)
+{
+	struct strbuf *sb = &e->sb;
+	gh_checkout(e);
+	yaml_step(sb, 6, "Free disk space");
+	yaml_run(sb, 8, CI_SCRIPT(free_disk_sh));
+	yaml_step(sb, 6, "ccache, qemu-user and what the cross compiler loads");
+	yaml_run(sb, 8, CI_SCRIPT(cross_packages_sh));
+	gh_install_cuwheel(e);
+	gh_sdist_step(e);
+	yaml_step(sb, 6,
+	          arena_printf(e->a, "CUDA %s (x86_64 nvcc) and the %s cross parts", l->cuda,
+	                       l->pi->platform));
+	yaml_key(sb, 8, "env");
+	struct strbuf parts = {0};
+	for (size_t i = 0; i < l->parts.n; i++)
+		sb_printf(&parts, "%s%s", i ? " " : "", l->parts.v[i]);
+	yaml_kv(sb, 10, "CROSS_PARTS", sb_to_arena(&parts, e->a));
+	yaml_run(sb, 8, CI_SCRIPT(install_cross_sh));
+}
+
 void gh_linux_setup(struct emit *e, const struct leg *l, bool cuda, const char *pythons,
                     const char *venvs)
 {
 	struct strbuf *sb = &e->sb;
+	if (l->pi->cross && cuda) {
+		cross_setup(e, l);
+		return;
+	}
 	gh_checkout(e);
 	if (pythons && !*e->image) {
 		gh_uses(e, 6, CI_ACTION_PYTHON, true);
@@ -255,7 +283,9 @@ static void kernels_job(struct emit *e, const struct leg *l)
 {
 	struct strbuf *sb = &e->sb;
 	const char *id = arena_printf(e->a, "kernels-%s", l->id);
-	gh_job_open(e, id, arena_printf(e->a, "kernels CUDA %s %s", l->cuda, l->pi->platform),
+	gh_job_open(e, id,
+	            arena_printf(e->a, "kernels CUDA %s %s%s", l->cuda, l->pi->platform,
+	                         l->pi->cross ? " (cross-built)" : ""),
 	            gh_host(e, l), NULL, gh_image_for(e, l), 180);
 	gh_leg_env(e, l, NULL);
 	sb_puts(sb, "    steps:\n");
@@ -292,8 +322,10 @@ static void wheels_job(struct emit *e, const struct leg *l)
 	const char *needs[] = {arena_printf(e->a, "kernels-%s", l->id), NULL};
 	bool per_cell = e->o->per_cell;
 	gh_job_open(e, id,
-	            per_cell ? "wheels ${{ matrix.cell }}"
-	                     : arena_printf(e->a, "wheels CUDA %s %s", l->cuda, l->pi->platform),
+	            per_cell
+	                ? "wheels ${{ matrix.cell }}"
+	                : arena_printf(e->a, "wheels CUDA %s %s%s", l->cuda, l->pi->platform,
+	                               l->pi->cross ? " (cross-built, tested under qemu)" : ""),
 	            gh_host(e, l), needs, gh_image_for(e, l), 120);
 	if (per_cell) {
 		sb_puts(sb,
@@ -304,7 +336,7 @@ static void wheels_job(struct emit *e, const struct leg *l)
 			yaml_scalar(sb, c->id);
 			sb_putc(sb, '\n');
 			yaml_kv(sb, 12, "python", c->python);
-			if (l->torch)
+			if (l->torch && !l->pi->cross)
 				yaml_kv(sb, 12, "torch_venvs",
 				        torch_venvs(e, l, &l->cells[k], 1, false));
 		}

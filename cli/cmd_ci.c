@@ -15,6 +15,7 @@
 #include "packager/sdist.h"
 #include "standards/digest.h"
 #include "toolchain/provision.h"
+#include "toolchain/provision_cross.h"
 
 enum ci_option {
 	CI_OUTPUT,
@@ -89,8 +90,9 @@ const struct cli_help cmd_ci_help = {
             "Exit status: 0 written, 1 error, 2 usage, 3 nothing selected.\n",
 };
 
-/* The CUDA minors the toolkit lock file provisions from PyPI ("13.0"); empty without a lock. */
-static void pypi_minors(struct cli *c, struct strv *out)
+/* The CUDA minors the toolkit lock file provisions from PyPI ("13.0") into out, and every minor
+ * it pins (PyPI's and Debian's) into all; empty without a lock. */
+static void lock_minors(struct cli *c, struct strv *out, struct strv *all)
 {
 	struct provision_lock lock;
 	/* A lock that cannot be read: a warning, and the workflow installs no toolkit from PyPI. */
@@ -98,10 +100,27 @@ static void pypi_minors(struct cli *c, struct strv *out)
 		return;
 	/* PyPI's only: the workflow installs those with `cuwheel toolkit install`; the Debian
 	 * source is not emitted to CI yet (runners' apt and keyrings differ). */
-	for (size_t i = 0; i < lock.n_sets; i++)
+	for (size_t i = 0; i < lock.n_sets; i++) {
 		if (lock.sets[i].source == PROVISION_PYPI &&
 		    !strv_contains(out, lock.sets[i].minor))
 			strv_push(&c->arena, out, lock.sets[i].minor);
+		if (!strv_contains(all, lock.sets[i].minor))
+			strv_push(&c->arena, all, lock.sets[i].minor);
+	}
+}
+
+/* aarch64 = "cross": the cross lock the legs' parts come from (NULL when there is none: every
+ * linux_aarch64 cell is then left out, saying so). False when it cannot be read. */
+static bool ci_cross_lock(struct cli *c, struct ci_github_opts *o)
+{
+	const char *path = cross_lock_path(&c->arena, c->env);
+	if (!path)
+		return true;
+	struct cross_lock *lock = arena_alloc(&c->arena, sizeof(*lock));
+	if (!cross_lock_load(&c->arena, &c->diag, path, lock))
+		return false;
+	o->cross = lock;
+	return true;
 }
 
 static bool all_hex(const char *s, size_t n)
@@ -411,9 +430,13 @@ int cmd_ci(struct cli *c, int argc, char **argv)
 	o.container = cfg.ci.container;
 	o.publish = &cfg.ci.publish;
 	o.environment = cfg.ci.environment;
-	struct strv pypi = {0};
-	pypi_minors(c, &pypi);
+	struct strv pypi = {0}, lock_cuda = {0};
+	lock_minors(c, &pypi, &lock_cuda);
 	o.pypi_cuda = &pypi;
+	o.lock_cuda = &lock_cuda;
+	o.aarch64_cross = cfg.ci.aarch64_cross;
+	if (o.aarch64_cross && !ci_cross_lock(c, &o))
+		return CLI_FAIL;
 	const char *root;
 	if (!ci_source(c, &cfg, sdist_spec, sha256, &root, &o.src))
 		return CLI_FAIL;

@@ -144,6 +144,8 @@ struct ci_cfg {
 	const char *container;     /* image the Linux CI jobs run in; "" none; NULL: the default */
 	struct strv publish;       /* "release", "pages", "pypi-sdist" (opt-in, in that order) */
 	const char *environment;   /* the publishing jobs' GitHub environment, or NULL */
+	bool aarch64_cross;        /* aarch64 = "cross": linux_aarch64 legs cross-built on x86_64
+	                            * runners and tested under qemu; default "native" (arm runners) */
 };
 
 struct config {

@@ -32,7 +32,8 @@ static const char *const test_torch_names[] = {"build", "index"};
 static const char *const torch_requires_names[] = {"build", "tested"};
 static const char *const cache_keys[] = {"ccache", "remote", "dir"};
 static const char *const audit_keys[] = {"min-manylinux", "strict"};
-static const char *const ci_keys[] = {"cuwheel", "container", "publish", "environment"};
+static const char *const ci_keys[] = {"cuwheel", "container", "publish", "environment", "aarch64"};
+static const char *const ci_aarch64_names[] = {"native", "cross"};
 static const char *const ci_cuwheel_keys[] = {"git", "rev", "url", "sha256"};
 static const char *const ci_publish_names[] = {"release", "pages", "pypi-sdist"};
 #define N(a) (sizeof(a) / sizeof(*(a)))
@@ -147,6 +148,9 @@ static bool read_ci(struct cfg_reader *r, struct config *cfg, const struct toml_
 	ok &= read_ci_cuwheel(r, t, &cfg->ci);
 	ok &= ci_string(r, t, "container", "._/:@-", &cfg->ci.container);
 	ok &= ci_string(r, t, "environment", "._-", &cfg->ci.environment);
+	int aarch64 = 0;
+	ok &= cfg_enum(r, t, "aarch64", w, ci_aarch64_names, N(ci_aarch64_names), &aarch64);
+	cfg->ci.aarch64_cross = aarch64 == 1;
 	struct strv pub = {0};
 	ok &= cfg_strv(r, t, "publish", w, true, &pub);
 	const struct toml_value *pv = toml_get(t, "publish");

@@ -491,11 +491,13 @@ def check_hygiene(name, doc, text, gpu):
               f"{name}: kernels-{leg} caches per (OS, toolkit, flags)")
         check(st["actions/cache/save"]["if"] == "github.event_name == 'push'",
               f"{name}: only pushes save caches")
+        cross = k["env"]["CUDA_TOOLKIT"] == "cuwheel"  # aarch64 = "cross": on the runner
         for j in (f"kernels-{leg}", f"wheels-{leg}"):
             job = doc["jobs"][j]
-            check(job.get("container", {}).get("image") ==
+            check("container" not in job if cross else job.get("container", {}).get("image") ==
                   "quay.io/pypa/manylinux_2_28_x86_64",
-                  f"{name}: {j} builds in the manylinux_2_28 image")
+                  f"{name}: {j} builds in the manylinux_2_28 image (a cross leg: on the "
+                  "x86_64 runner)")
             steps = "\n".join(s.get("run", "") for s in job["steps"])
             check("Free disk space" in [s.get("name") for s in job["steps"]] and
                   "/proc/meminfo" in steps, f"{name}: {j} frees disk, sizes -j by memory")
@@ -668,6 +670,62 @@ def goldens():
               f"(if the change is meant: {sys.argv[0]} --update)", diff[:6000])
 
 
+def check_cross(tmp):
+    """[tool.cuwheel.ci] aarch64 = "cross": the linux_aarch64 legs on an x86_64 runner without
+    a container, with the toolkit and the cross parts from cuwheel's locks, the same job shape;
+    the x86_64 legs as without the key; the cells the locks have no parts for left out, each
+    with why."""
+    proj = fixture(os.path.join(tmp, "cross"), """
+[tool.cuwheel.matrix]
+python = ["3.10", "3.11", "3.12", "3.13"]
+cuda = ["12.4", "13.0"]
+platform = ["linux_x86_64", "linux_aarch64"]
+abi3-per-python = true
+local-version = "cu{cuda_nodot}"
+""")
+    native, _ = emit(proj)
+    set_ci(proj, 'aarch64 = "native"')
+    check(emit(proj)[0] == native, 'aarch64 = "native" is the default')
+    set_ci(proj, 'aarch64 = "cross"')
+    text, err = emit(proj)
+    name = "aarch64 cross"
+    doc = validate(name, text)
+    gone = {f"cp3{m}-cu{c}-linux_aarch64" for m in (10, 12) for c in (124, 130)}
+    for i in sorted(gone):
+        check(f"{i} left out of the workflow: no linux_aarch64 CPython" in err and
+              'aarch64 = "cross"' in err, f"{name}: {i} left out, saying why", err)
+    plan, _ = plan_cells(proj)
+    plan = dict(plan, cells=[c for c in plan["cells"] if c["id"] not in gone])
+    check_graph(name, doc, plan, False, (), tmp)
+    check_hygiene(name, doc, text, ())
+    nat = load(native)["jobs"]
+    check(all(doc["jobs"][j] == nat[j] for j in nat if "x86_64" in j),
+          f"{name}: the x86_64 legs' jobs are the native workflow's")
+    for cu, minor in (("124", "12.4"), ("130", "13.0")):
+        for kind in ("kernels", "wheels"):
+            j = doc["jobs"][f"{kind}-cu{cu}-linux_aarch64"]
+            st = {s.get("name"): s for s in j["steps"]}
+            parts = st.get(f"CUDA {minor} (x86_64 nvcc) and the linux_aarch64 cross parts", {})
+            check("container" not in j and j["runs-on"] == "ubuntu-24.04" and
+                  parts.get("env", {}).get("CROSS_PARTS") ==
+                  f"gcc cuda-{minor} python-3.11 python-3.13" and
+                  'cuwheel toolkit install "$CUDA"' in parts.get("run", "") and
+                  'cuwheel cross install "${parts[@]}"' in parts.get("run", "") and
+                  "qemu-user-static" in st.get("ccache, qemu-user and what the cross compiler "
+                                               "loads", {}).get("run", "") and
+                  not any("setup-python" in s.get("uses", "") for s in j["steps"]),
+                  f"{name}: {kind}-cu{cu}-linux_aarch64 on ubuntu-24.04 with cuwheel's "
+                  "toolkit and cross parts", j)
+    check(doc["jobs"]["wheels-cu130-linux_aarch64"]["env"]["CELLS"] ==
+          "cp310-abi3-cu130-linux_aarch64 cp311-cu130-linux_aarch64 cp313-cu130-linux_aarch64",
+          f"{name}: the wheels job builds (and tests under qemu) the cells with parts")
+    set_ci(proj, 'aarch64 = "arm"')
+    p = run([CUWHEEL, "-C", proj, "ci", "github", "--stdout"], env=clean_env(), ok=(1,))
+    check(p.returncode == 1 and "pyproject.toml:" in p.stderr and
+          "aarch64 must be one of 'native', 'cross'" in p.stderr,
+          '[tool.cuwheel.ci] aarch64 = "arm": refused with file:line:col', p.stderr)
+
+
 def set_ci(proj, table):
     """Replaces the project's [tool.cuwheel.ci] table (None: removes it)."""
     path = os.path.join(proj, "pyproject.toml")
@@ -709,6 +767,8 @@ def main():
               k["runs-on"] == "ubuntu-24.04-arm" and k["env"]["CUDA_ARCH"] == "sbsa" and
               k["env"]["CUDA_TOOLKIT"] == "rpm",
               "aarch64: manylinux_2_28_aarch64 on an arm runner, CUDA from rhel8/sbsa", k)
+
+        check_cross(tmp)
 
         # -o writes the same text atomically (no temp file left beside it).
         out = os.path.join(tmp, "wf", "sub", "wheels.yml")

@@ -86,7 +86,8 @@ def main():
         data = b"".join(z.read(n) for n in names)
     ver = name.split("-")[1]
     for member in (f"cuwheel-{ver}.data/scripts/cuwheel",
-                   f"cuwheel-{ver}.data/data/share/cuwheel/toolkits.lock.json"):
+                   f"cuwheel-{ver}.data/data/share/cuwheel/toolkits.lock.json",
+                   f"cuwheel-{ver}.data/data/share/cuwheel/cross.lock.json"):
         check(member in names, f"the wheel holds {member}")
     libs = [n for n in names if "/data/lib/cuwheel/" in n]
     for lib in ("libzip.so.4", "libjansson.so.4", "libelf.so.1", "libcrypto.so.3", "libz.so.1"):
