@@ -25,6 +25,7 @@
 	X(find_python_sh)                                                                          \
 	X(install_torch_sh)                                                                        \
 	X(source_args_sh)                                                                          \
+	X(library_args_sh)                                                                         \
 	X(jobs_from_memory_sh)                                                                     \
 	X(install_cuda_sh)                                                                         \
 	X(cross_packages_sh)                                                                       \
@@ -135,6 +136,12 @@ void gh_sdist_step(struct emit *e);
 void gh_download(struct emit *e, const char *name, const char *pattern, const char *path);
 /* script (CI_SCRIPT) after the scripts its "# after:" line names ("# after: source_args.sh"). */
 const char *gh_script(struct emit *e, const char *script);
+/* For a project whose config has extensions with loaded-by = "path": "LIBRARIES: <their
+ * modules>" at indent ind of a step's env:; nothing for any other. */
+void gh_libraries_env(struct emit *e, int ind);
+/* script with each `cuwheel index` and `cuwheel retag` it runs given those libraries
+ * (library_args.sh before it, reading LIBRARIES); script itself for any other project. */
+const char *gh_with_libraries(struct emit *e, const char *script);
 /* "uses: ACTION" of the pinned table, at indent ind, with its tag as a comment. */
 void gh_uses(struct emit *e, int ind, enum ci_action act, bool item);
 /* aarch64 = "cross": whether cell c can be cross-built with the parts cuwheel's locks pin (else

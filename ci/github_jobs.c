@@ -624,7 +624,8 @@ void gh_index_job(struct emit *e)
 	yaml_step(sb, 6, "PEP 503/691 index of what exists, one sub-index per local variant");
 	yaml_key(sb, 8, "env");
 	yaml_kv(sb, 10, "DIST", e->dist);
-	yaml_run(sb, 8, CI_SCRIPT(index_site_sh));
+	gh_libraries_env(e, 10);
+	yaml_run(sb, 8, gh_with_libraries(e, CI_SCRIPT(index_site_sh)));
 	gh_uses(e, 6, CI_ACTION_UPLOAD, true);
 	sb_puts(sb, "        with:\n          name: site\n          path: site/\n"
 	            "          if-no-files-found: warn\n");

@@ -65,7 +65,8 @@ static void pages_job(struct emit *e)
 	yaml_key(&e->sb, 8, "env");
 	yaml_kv_expr(&e->sb, 10, "GH_TOKEN", "${{ github.token }}");
 	yaml_kv(&e->sb, 10, "SITE", "site");
-	yaml_run(&e->sb, 8, CI_SCRIPT(pages_site_sh));
+	gh_libraries_env(e, 10);
+	yaml_run(&e->sb, 8, gh_with_libraries(e, CI_SCRIPT(pages_site_sh)));
 	yaml_step(&e->sb, 6, "The site within GitHub Pages' 1 GB");
 	yaml_key(&e->sb, 8, "env");
 	yaml_kv(&e->sb, 10, "SITE", "site");

@@ -1,5 +1,6 @@
 /* github_steps.c: what every job writer of the workflow (github.c, github_jobs.c,
- * github_publish.c) uses: the pinned actions' `uses:` lines and a job's Pythons. */
+ * github_publish.c) uses: the pinned actions' `uses:` lines, a job's Pythons, and the libraries
+ * loaded by path that each `cuwheel index` and `retag` is given. */
 #include <stdio.h>
 #include <string.h>
 
@@ -7,6 +8,7 @@
 #include "ci/actions.h"
 #include "ci/github_internal.h"
 #include "ci/yaml.h"
+#include "matrix/config.h"
 #include "standards/version.h"
 
 const char gh_matrix_python[] = "${{ matrix.python }}";
@@ -101,6 +103,64 @@ const char *gh_script(struct emit *e, const char *script)
 		p += n + (p[n] == ' ');
 	}
 	sb_puts(&sb, script);
+	return sb_to_arena(&sb, e->a);
+}
+
+/* The config's libraries loaded by path, space-separated (module names: no space in one);
+ * NULL when there are none. */
+static const char *libraries_text(struct emit *e)
+{
+	struct strv mods = {0};
+	config_libraries(e->a, e->p->cfg, &mods);
+	if (!mods.n)
+		return NULL;
+	struct strbuf sb = {0};
+	for (size_t i = 0; i < mods.n; i++)
+		sb_printf(&sb, "%s%s", i ? " " : "", mods.v[i]);
+	return sb_to_arena(&sb, e->a);
+}
+
+void gh_libraries_env(struct emit *e, int ind)
+{
+	const char *text = libraries_text(e);
+	if (text)
+		yaml_kv(&e->sb, ind, "LIBRARIES", text);
+}
+
+/* The length of the command words of line up to and including `index` or `retag` when the
+ * line runs `cuwheel [GLOBAL OPTIONS] index|retag ...`; 0 for any other line. */
+static size_t audit_command_len(const char *line)
+{
+	const char *p = line + strspn(line, " ");
+	if (strncmp(p, "cuwheel ", 8))
+		return 0;
+	p += 8;
+	while (*p == '-' || *p == '"') { /* global options: -C "$PROJECT", "${src[@]}" */
+		size_t w = strcspn(p, " \n");
+		p += w + (p[w] == ' ');
+	}
+	if (!strncmp(p, "index ", 6) || !strncmp(p, "retag ", 6))
+		return (size_t)(p + 6 - line);
+	return 0;
+}
+
+const char *gh_with_libraries(struct emit *e, const char *script)
+{
+	if (!libraries_text(e))
+		return script;
+	struct strbuf sb = {0};
+	sb_puts(&sb, CI_SCRIPT(library_args_sh));
+	for (const char *line = script; *line;) {
+		size_t n = strcspn(line, "\n"), cmd = audit_command_len(line);
+		if (cmd)
+			sb_printf(&sb, "%.*s\"${library_args[@]}\" %.*s", (int)cmd, line,
+			          (int)(n - cmd), line + cmd);
+		else
+			sb_printf(&sb, "%.*s", (int)n, line);
+		if (line[n] == '\n')
+			sb_putc(&sb, '\n');
+		line += n + (line[n] == '\n');
+	}
 	return sb_to_arena(&sb, e->a);
 }
 

@@ -38,24 +38,25 @@ static const char *default_dist_dir(struct cli *c)
  * one that holds only setup-env (the capture's environment); -1 when it cannot be parsed or
  * (with setup_env) its setup-env is refused (reported). setup_env (or NULL) gets setup-env's
  * NAME=VALUE entries. */
-static int pyproject_state(struct cli *c, const char *dir, bool *project, struct strv *setup_env)
+static int pyproject_state(struct cli *c, struct diag *d, const char *dir, bool *project,
+                           struct strv *setup_env)
 {
 	*project = false;
 	const char *path = os_join(&c->arena, dir, "pyproject.toml");
 	if (!os_exists(path) || os_is_dir(path))
 		return 0;
 	struct source src;
-	if (!os_read_file(&c->arena, &c->diag, path, &src))
+	if (!os_read_file(&c->arena, d, path, &src))
 		return -1;
 	src.path = path;
-	struct toml_value *root = toml_parse(&c->arena, &c->diag, &src);
+	struct toml_value *root = toml_parse(&c->arena, d, &src);
 	if (!root)
 		return -1;
 	const struct toml_value *p = toml_get(root, "project");
 	*project = p && p->type == TOML_TABLE && !toml_get(p, "dynamic");
 	const struct toml_value *tool = toml_get(toml_get(root, "tool"), "cuwheel");
 	if (setup_env && tool && tool->type == TOML_TABLE &&
-	    !config_setup_env(&c->arena, &c->diag, &src, tool, setup_env))
+	    !config_setup_env(&c->arena, d, &src, tool, setup_env))
 		return -1;
 	if (!tool || tool->type != TOML_TABLE)
 		return tool ? 1 : 0;
@@ -72,8 +73,14 @@ bool cli_needs_capture(struct cli *c)
 	if (c->sdist)
 		return true;
 	bool project;
-	return pyproject_state(c, c->project_dir, &project, NULL) == 0 &&
+	return pyproject_state(c, &c->diag, c->project_dir, &project, NULL) == 0 &&
 	       os_exists(os_join(&c->arena, c->project_dir, "setup.py"));
+}
+
+bool cli_has_config(struct cli *c, struct diag *d)
+{
+	bool project;
+	return c->config_file || pyproject_state(c, d, c->project_dir, &project, NULL) == 1;
 }
 
 static int cmp_version(const void *x, const void *y)
@@ -213,7 +220,7 @@ static bool capture_given_env(struct cli *c, const struct capture_request *q, co
 	for (size_t i = 0; q->setenv && q->setenv[i]; i++)
 		strv_push(a, &given, q->setenv[i]);
 	size_t n_given = given.n;
-	if (pyproject_state(c, tree, pyproject_project, &given) < 0)
+	if (pyproject_state(c, &c->diag, tree, pyproject_project, &given) < 0)
 		return false;
 	for (size_t i = 0; i < given.n; i++) {
 		size_t n = strcspn(given.v[i], "=");

@@ -81,6 +81,34 @@ typedef int cli_cmd_fn(struct cli *c, int argc, char **argv);
 CLI_COMMANDS(X)
 #undef X
 
+/* The --library option of audit, index and retag: one spelling, one help text, one check
+ * (cli_library_add). */
+#define CLI_LIBRARY_OPTION(option_id)                                                              \
+	{                                                                                          \
+		"library", 0, "MODULE", (option_id),                                               \
+		    "MODULE (dotted: pkg._ops) is a shared library its package loads by\n"         \
+		    "path (torch.ops.load_library, ctypes), not imported: no PyInit_ is\n"         \
+		    "asked of it, every other check stays (repeatable; the config's\n"             \
+		    "loaded-by = \"path\")"                                                        \
+	}
+/* The paragraph of index's and retag's help on the libraries loaded by path. */
+#define CLI_LIBRARIES_HELP                                                                         \
+	"A shared library its package loads by path (torch.ops.load_library, ctypes) exports no\n" \
+	"PyInit_, which the audit asks of every extension module: --library names one, for "       \
+	"every\n"                                                                                  \
+	"wheel. In a project with a config (-C DIR's pyproject.toml with [tool.cuwheel], or\n"     \
+	"--config FILE; setup.py is never run for it), the modules of its extensions with\n"       \
+	"loaded-by = \"path\" are read too, for that project's wheels alone (a note says "         \
+	"which).\n"
+/* Adds module, the value of cmd's --library, to *libraries; a usage error (false) when it is
+ * no dotted Python module name. */
+bool cli_library_add(struct cli *c, const char *cmd, const char *module, struct strv *libraries);
+struct audit_libraries;
+/* For index and retag, which read no project unless there is a config: when --config names
+ * one or -C DIR's pyproject.toml has [tool.cuwheel] (setup.py is never run for it), sets
+ * out->project and out->own to its project and its loaded-by = "path" modules, and says so
+ * in a note. A config that cannot be loaded is reported as warnings and left out. */
+void cli_libraries_from_config(struct cli *c, struct audit_libraries *out);
 /* The diagnostic printer installed on c->diag (cuwheel: file:line:col: error: msg + caret). */
 void cli_print_diag(void *user, const struct diag_msg *m);
 struct audit_result;

@@ -35,11 +35,7 @@ static const struct cli_option audit_options[] = {
     {"torch-abi", 0, "stable", AUDIT_TORCH_ABI,
      "the modules are built for torch's stable ABI: refuse any torch, c10 or\n"
      "ATen C++ symbol (only the stable C shim may be used)"},
-    {"library", 0, "MODULE", AUDIT_LIBRARY,
-     "MODULE (dotted: pkg._ops) is a shared library its package loads by\n"
-     "path (torch.ops.load_library, ctypes), not imported: no PyInit_ is\n"
-     "asked of it, every other check stays (repeatable; the config's\n"
-     "loaded-by = \"path\")"},
+    CLI_LIBRARY_OPTION(AUDIT_LIBRARY),
     {0},
 };
 
@@ -165,7 +161,8 @@ int cmd_audit(struct cli *c, int argc, char **argv)
 			o.torch_stable = true;
 			break;
 		case AUDIT_LIBRARY:
-			strv_push(&c->arena, &libraries, p.value);
+			if (!cli_library_add(c, "audit", p.value, &libraries))
+				return CLI_USAGE;
 			break;
 		case AUDIT_EXPORT_LIMIT:
 			if (!cli_parse_int(c, "audit", "--export-limit", p.value, &limit))

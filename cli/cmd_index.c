@@ -7,9 +7,10 @@
 #include "base/escape.h"
 #include "base/os-file.h"
 #include "cli/cli.h"
+#include "packager/audit.h"
 #include "packager/index.h"
 
-enum index_option { INDEX_OUT, INDEX_COPY, INDEX_LINKS };
+enum index_option { INDEX_OUT, INDEX_COPY, INDEX_LINKS, INDEX_LIBRARY };
 
 static const struct cli_option index_options[] = {
     {"out", 'o', "SITE", INDEX_OUT, "where the index goes (required)"},
@@ -19,11 +20,12 @@ static const struct cli_option index_options[] = {
     {"links", 0, "URL", INDEX_LINKS,
      "list each wheel at URL/<its path under DIST> and put no wheel into SITE\n"
      "(DIST/v1.0/x.whl: URL/v1.0/x.whl, as GitHub serves a release's assets)"},
+    CLI_LIBRARY_OPTION(INDEX_LIBRARY),
     {0},
 };
 
 static const char index_help_text[] =
-    "usage: cuwheel index DIST --out SITE [--copy | --links URL]\n"
+    "usage: cuwheel index DIST --out SITE [--copy | --links URL] [--library MODULE]...\n"
     "\n"
     "Writes a simple repository for the wheels in DIST, readable by pip and uv as\n"
     "--index-url file://SITE/ or from any static web server:\n"
@@ -43,9 +45,9 @@ static const char index_help_text[] =
     "upload-time. A web server should send index.json to clients that ask for that type.\n"
     "\n"
     "Every wheel is read with the hardened zip reader: its file name, its METADATA and the\n"
-    "Name and Version there must agree. One refused wheel refuses the run, and nothing is\n"
-    "written.\n"
-    "\n"
+    "Name and Version there must agree, and audited as 'cuwheel audit' does. One refused\n"
+    "wheel refuses the run, and nothing is written.\n"
+    "\n" CLI_LIBRARIES_HELP "\n"
     "Updates are atomic: the new site is written into a hidden directory beside SITE and\n"
     "swapped in with one rename (renameat2 RENAME_EXCHANGE; where that is missing, two\n"
     "renames), then the old one is removed. A reader sees the old index or the new one, never a\n"
@@ -60,7 +62,10 @@ const struct cli_help cmd_index_help = {
 
 int cmd_index(struct cli *c, int argc, char **argv)
 {
-	struct index_opts o = {.audit_trace = env_nonempty(c->env, "CUWHEEL_AUDIT_TRACE")};
+	struct strv given = {0};
+	struct audit_libraries libs = {.any = &given};
+	struct index_opts o = {.audit_trace = env_nonempty(c->env, "CUWHEEL_AUDIT_TRACE"),
+	                       .libraries = &libs};
 	struct cli_args p;
 	cli_args_init(&p, c, "index", index_options, CLI_ARGS_ANYWHERE, argc, argv);
 	int id;
@@ -78,6 +83,10 @@ int cmd_index(struct cli *c, int argc, char **argv)
 				                 "--links wants an https:// or file:// URL");
 			o.links = p.value;
 			break;
+		case INDEX_LIBRARY:
+			if (!cli_library_add(c, "index", p.value, &given))
+				return CLI_USAGE;
+			break;
 		default:
 			return CLI_USAGE;
 		}
@@ -94,6 +103,7 @@ int cmd_index(struct cli *c, int argc, char **argv)
 		return cli_usage(c, "index", "--links stores no wheel: --copy goes without it");
 	if (!os_is_dir(o.dist_dir))
 		return cli_usage(c, "index", "%s: not a directory", o.dist_dir);
+	cli_libraries_from_config(c, &libs);
 
 	struct index_summary s;
 	if (!index_write(&c->arena, &c->diag, &o, &s))

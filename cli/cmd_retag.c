@@ -4,6 +4,7 @@
 #include "base/env.h"
 #include "base/escape.h"
 #include "cli/cli.h"
+#include "packager/audit.h"
 #include "packager/retag.h"
 
 enum retag_option {
@@ -16,6 +17,7 @@ enum retag_option {
 	RETAG_NO_BUILD,
 	RETAG_OUT_DIR,
 	RETAG_IN_PLACE,
+	RETAG_LIBRARY,
 };
 
 static const struct cli_option retag_options[] = {
@@ -30,20 +32,23 @@ static const struct cli_option retag_options[] = {
     {"out-dir", 'o', "DIR", RETAG_OUT_DIR,
      "write the new wheels into DIR (default: beside each WHEEL)"},
     {"in-place", 0, NULL, RETAG_IN_PLACE, "remove each original once its replacement is written"},
+    CLI_LIBRARY_OPTION(RETAG_LIBRARY),
     {0},
 };
 
 const struct cli_help cmd_retag_help = {
     .text = "usage: cuwheel retag WHEEL... [--local LABEL | --no-local] [--python P] [--abi A]\n"
             "                     [--platform P] [--build N | --no-build] [-o DIR] [--in-place]\n"
+            "                     [--library MODULE]...\n"
             "\n"
             "Writes a copy of each WHEEL with a new local version label and/or new tags. Payload\n"
             "members are copied still compressed (their CRC and RECORD hash are verified on the\n"
             "way); only WHEEL, RECORD and METADATA's Version line are rewritten, and the\n"
             ".dist-info (and .data) directory is renamed when the version changes. Hostile\n"
             "archives (path traversal, absolute names, symlinks, duplicates, bad CRCs, lying\n"
-            "sizes, zip bombs) are refused before anything is written. Prints the path of each\n"
-            "wheel written.\n",
+            "sizes, zip bombs) are refused before anything is written, and so is a wheel that\n"
+            "'cuwheel audit' refuses. Prints the path of each wheel written.\n"
+            "\n" CLI_LIBRARIES_HELP,
     .groups = {{NULL, retag_options}},
     .more = "Examples:\n"
             "  cuwheel retag dist/pkg-1.0+cu130-cp312-cp312-linux_x86_64.whl \\\n"
@@ -53,7 +58,10 @@ const struct cli_help cmd_retag_help = {
 
 int cmd_retag(struct cli *c, int argc, char **argv)
 {
-	struct retag_opts o = {.audit_trace = env_nonempty(c->env, "CUWHEEL_AUDIT_TRACE")};
+	struct strv given = {0};
+	struct audit_libraries libs = {.any = &given};
+	struct retag_opts o = {.audit_trace = env_nonempty(c->env, "CUWHEEL_AUDIT_TRACE"),
+	                       .libraries = &libs};
 	const char *out = NULL;
 	struct cli_args p;
 	cli_args_init(&p, c, "retag", retag_options, CLI_ARGS_ANYWHERE, argc, argv);
@@ -87,6 +95,10 @@ int cmd_retag(struct cli *c, int argc, char **argv)
 		case RETAG_IN_PLACE:
 			o.remove_original = true;
 			break;
+		case RETAG_LIBRARY:
+			if (!cli_library_add(c, "retag", p.value, &given))
+				return CLI_USAGE;
+			break;
 		default:
 			return CLI_USAGE;
 		}
@@ -95,6 +107,7 @@ int cmd_retag(struct cli *c, int argc, char **argv)
 		return cli_usage(c, "retag", "--local and --no-local conflict");
 	if (p.next >= argc)
 		return cli_usage(c, "retag", "missing WHEEL");
+	cli_libraries_from_config(c, &libs);
 	int rc = CLI_OK;
 	for (int i = p.next; i < argc; i++) {
 		char *path;

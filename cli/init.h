@@ -41,6 +41,10 @@ bool cli_capture_config(struct cli *c, const struct capture_request *q, struct c
 /* True when the command has no --config and the project has no [tool.cuwheel] (an sdist, or a
  * directory whose pyproject.toml lacks it, with a setup.py). */
 bool cli_needs_capture(struct cli *c);
+/* True when the command has a config that needs no capture: --config, or a pyproject.toml
+ * in -C DIR with a [tool.cuwheel] table (more than setup-env); one that cannot be read is
+ * reported on d. */
+bool cli_has_config(struct cli *c, struct diag *d);
 /* For build/plan without config: unpacks the sdist (if any), captures, writes the config into
  * <build dir>/init/cuwheel.toml and says so in one line; *tree and *config are then what
  * config_load_with takes. False after diagnostics. */

@@ -26,6 +26,8 @@ struct plan_ctx {
 /* Loads the config: the project's pyproject.toml, or --config FILE with the project in -C DIR
  * or unpacked from the SDIST argument (into the build dir's sdist/). False after diagnostics. */
 bool cli_config_load(struct cli *c, struct config *cfg);
+/* A path given on the command line (p), as if cuwheel had started in -C DIR. */
+const char *cli_from_dir(struct cli *c, const char *p);
 /* Loads the toolkit lock file, where there is one, for what it can provision: false when there
  * is none (quietly) or it cannot be read (a warning: nothing is provisioned from it). */
 bool cli_provision_lock_quiet(struct cli *c, struct provision_lock *lock);

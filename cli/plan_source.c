@@ -14,8 +14,7 @@ bool cli_is_sdist(const char *arg)
 	       (n > 4 && !strcmp(arg + n - 4, ".tgz"));
 }
 
-/* A path given on the command line, as if cuwheel had started in -C DIR. */
-static const char *from_dir(struct cli *c, const char *p)
+const char *cli_from_dir(struct cli *c, const char *p)
 {
 	if (p[0] == '/' || !strcmp(c->project_dir, "."))
 		return p;
@@ -61,19 +60,19 @@ bool cli_config_load(struct cli *c, struct config *cfg)
 		const char *tree, *config;
 		if (!cli_capture_on_the_fly(c, &tree, &config))
 			return false;
-		const char *sdist = c->sdist ? os_realpath(a, from_dir(c, c->sdist)) : NULL;
+		const char *sdist = c->sdist ? os_realpath(a, cli_from_dir(c, c->sdist)) : NULL;
 		return config_load_with(a, &c->diag, tree, config, sdist, c->env, cfg);
 	}
 	if (!c->config_file && !c->sdist)
 		return config_load(a, &c->diag, c->project_dir, c->env, cfg);
-	const char *config = from_dir(c, c->config_file);
+	const char *config = cli_from_dir(c, c->config_file);
 	if (!os_realpath(a, config)) {
 		diag_errno(&c->diag, config, "cannot open the config file");
 		return false;
 	}
 	if (!c->sdist)
 		return config_load_with(a, &c->diag, c->project_dir, config, NULL, c->env, cfg);
-	const char *sdist = from_dir(c, c->sdist);
+	const char *sdist = cli_from_dir(c, c->sdist);
 	const char *build_dir = early_build_dir(c, config);
 	if (!build_dir)
 		return false;

@@ -212,6 +212,11 @@ bool config_load_sdist(struct arena *a, struct diag *d, const char *tree, const 
  * Returns false after a located error (src's file:line:col) for each refused entry. */
 bool config_setup_env(struct arena *a, struct diag *d, const struct source *src,
                       const struct toml_value *tool, struct strv *out);
+/* True when m is a dotted Python module name ("pkg._C": identifiers joined by '.'). */
+bool config_module_name_valid(const char *m);
+/* Appends to out (once each) the dotted modules of cfg's extensions with loaded-by = "path":
+ * the shared libraries their package loads by path, of which the audit asks no PyInit_. */
+void config_libraries(struct arena *a, const struct config *cfg, struct strv *out);
 /* Returns the name of a tristate: "auto", "on" or "off". */
 const char *tristate_name(enum tristate t);
 

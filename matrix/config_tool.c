@@ -337,7 +337,7 @@ static bool read_kernels(struct cfg_reader *r, struct config *cfg, const struct 
 	return ok;
 }
 
-static bool module_name_valid(const char *m)
+bool config_module_name_valid(const char *m)
 {
 	if (!*m)
 		return false;
@@ -357,6 +357,14 @@ static bool module_name_valid(const char *m)
 	return !start;
 }
 
+void config_libraries(struct arena *a, const struct config *cfg, struct strv *out)
+{
+	for (size_t e = 0; e < cfg->n_extensions; e++)
+		if (cfg->extensions[e].loaded_by_path &&
+		    !strv_contains(out, cfg->extensions[e].module))
+			strv_push(a, out, cfg->extensions[e].module);
+}
+
 static bool read_extension(struct cfg_reader *r, struct config *cfg, const struct toml_value *t,
                            const char *where, struct extension_cfg *x)
 {
@@ -367,7 +375,7 @@ static bool read_extension(struct cfg_reader *r, struct config *cfg, const struc
 		cfg_error(r, t, "%s needs 'module', the dotted import name (e.g. \"pkg._C\")",
 		          where);
 		ok = false;
-	} else if (!module_name_valid(x->module)) {
+	} else if (!config_module_name_valid(x->module)) {
 		cfg_error(r, toml_get(t, "module"), "'%s' is not a dotted Python module name",
 		          x->module);
 		ok = false;

@@ -98,12 +98,24 @@ json_t *audit_result_to_json(const struct audit_result *r);
 /* Reads back what audit_result_to_json wrote (strings copied into the arena). Returns false
  * when o is not such an object. */
 bool audit_result_from_json(struct arena *a, const json_t *o, struct audit_result *out);
+/* The libraries loaded by path that the gate of retag and index tells the audit of
+ * (audit_opts.libraries): those named for every wheel (--library), and those of one project
+ * (its config's loaded-by = "path"), which only that project's wheels get: a wheel of another
+ * project is audited without them. */
+struct audit_libraries {
+	const struct strv *any; /* every wheel's (dotted modules); NULL: none */
+	const char *project;    /* the project whose wheels get own (any spelling: compared
+	                         * PEP 503-normalised with the wheel file name's); NULL: none */
+	const struct strv *own; /* that project's; NULL: none */
+};
+
 /* The check retag and index run before they pass a wheel on: the audit with default options
- * (what `cuwheel audit WHEEL` refuses, they refuse), traced to trace (audit_opts; NULL: none).
- * True when it passes; else false + one diagnostic per error, "refused to <verb>: the audit
- * fails: <member>: <message> (<code>)". */
+ * (what `cuwheel audit WHEEL` refuses, they refuse) but for the libraries libs names for this
+ * wheel (NULL: none), traced to trace (audit_opts; NULL: none). True when it passes; else
+ * false + one diagnostic per error, "refused to <verb>: the audit fails: <member>: <message>
+ * (<code>)", followed by the finding's hint when it has one. */
 bool audit_gate(struct arena *a, struct diag *d, const char *wheel_path, const char *verb,
-                const char *trace);
+                const struct audit_libraries *libs, const char *trace);
 /* Renders results as JSON text (an array of objects with stable keys); never NULL. */
 char *audit_results_json(struct arena *a, const struct audit_result *r, size_t n);
 /* Returns "error", "warning" or "note". */

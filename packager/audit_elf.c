@@ -441,21 +441,24 @@ static const char *exports_hint(struct audit_ctx *c, const struct elf_info *e, c
 	    vague, extra, torch, std, want, want);
 }
 
-/* Whether member (a module file named mod) is one of opts->libraries: a shared library its
- * package loads by path, named by its dotted module ("pkg._ops" for pkg/_ops.cpython-...so). */
-static bool is_library(struct audit_ctx *c, const char *member, const char *mod)
+/* The dotted module of member, a module file named mod ("pkg._ops" for
+ * pkg/_ops.cpython-...so): what --library and loaded-by name it by. */
+static const char *dotted_module(struct audit_ctx *c, const char *member, const char *mod)
 {
-	const struct strv *libs = c->opts->libraries;
-	if (!libs || !libs->n)
-		return false;
 	const char *slash = strrchr(member, '/');
 	struct strbuf sb = {0};
 	for (const char *p = member; slash && p < slash; p++)
 		sb_putc(&sb, *p == '/' ? '.' : *p);
 	sb_printf(&sb, "%s%s", slash ? "." : "", mod);
-	bool hit = strv_contains(libs, sb_str(&sb));
-	sb_release(&sb);
-	return hit;
+	return sb_to_arena(&sb, c->a);
+}
+
+/* Whether member (a module file named mod) is one of opts->libraries: a shared library its
+ * package loads by path. */
+static bool is_library(struct audit_ctx *c, const char *member, const char *mod)
+{
+	const struct strv *libs = c->opts->libraries;
+	return libs && libs->n && strv_contains(libs, dotted_module(c, member, mod));
 }
 
 /* Extension-module checks; returns the module name when member is one. A library the
@@ -494,11 +497,18 @@ static const char *check_extension(struct audit_ctx *c, const struct audit_membe
 			          "for %s and the import fails",
 			          any_init, mod, want);
 		else
-			audit_add(
-			    c, AUDIT_ERROR, "pyinit-missing", member,
-			    "define the module with PyMODINIT_FUNC PyInit_<name>(void) and keep it "
-			    "exported",
-			    "extension module exports no %s: 'import %s' will fail", want, mod);
+			audit_add(c, AUDIT_ERROR, "pyinit-missing", member,
+			          arena_printf(
+			              c->a,
+			              "define the module with PyMODINIT_FUNC %s(void) and keep it "
+			              "exported; or, when its package loads it by path "
+			              "(torch.ops.load_library, ctypes.CDLL), it is a library: "
+			              "--library %s (cuwheel audit, index, retag), set for a "
+			              "project's wheels by loaded-by = \"path\" in its "
+			              "[[tool.cuwheel.extension]]",
+			              want, dotted_module(c, member, mod)),
+			          "extension module exports no %s: 'import %s' will fail", want,
+			          mod);
 	}
 	const char *abi, *triplet;
 	if (c->name_ok && tag_soabi_parse(c->a, tag, &abi, &triplet)) {

@@ -70,9 +70,9 @@ static char *index_html_escape(struct arena *a, const char *s)
 }
 
 /* Reads one wheel: its name, METADATA (agreeing with the name) and hashes; the audit gate
- * appends to audit_trace (NULL: none). */
+ * (told of o's libraries) appends to o's audit_trace (NULL: none). */
 static bool read_wheel(struct arena *a, struct diag *d, const char *path, const char *filename,
-                       const char *audit_trace, struct index_file *f)
+                       const struct index_opts *o, struct index_file *f)
 {
 	struct wheel_name wn;
 	const char *err;
@@ -142,7 +142,7 @@ static bool read_wheel(struct arena *a, struct diag *d, const char *path, const 
 		return false;
 	}
 	/* Whatever `cuwheel audit` refuses, the index does not publish: one verdict. */
-	if (!audit_gate(a, d, path, "publish", audit_trace))
+	if (!audit_gate(a, d, path, "publish", o->libraries, o->audit_trace))
 		return false;
 	f->path = path;
 	f->filename = filename;
@@ -470,8 +470,7 @@ bool index_write(struct arena *a, struct diag *d, const struct index_opts *o,
 				          os_join(a, o->dist_dir, files[k].rel));
 				ok = false;
 			}
-		if (ok &&
-		    read_wheel(a, d, os_join(a, o->dist_dir, rel), nm, o->audit_trace, &files[n]))
+		if (ok && read_wheel(a, d, os_join(a, o->dist_dir, rel), nm, o, &files[n]))
 			files[n++].rel = rel;
 		else
 			ok = false;

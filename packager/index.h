@@ -12,6 +12,7 @@
 
 #include "base/arena.h"
 #include "base/diag.h"
+#include "packager/audit.h"
 
 struct index_opts {
 	const char *dist_dir;    /* the wheels (*.whl, hidden files ignored) */
@@ -20,6 +21,9 @@ struct index_opts {
 	const char *links;       /* URL: each wheel is listed at LINKS/<its path under dist_dir>
 	                          * and none is put into the site; NULL: the site holds them */
 	const char *audit_trace; /* the gate's audit_opts.trace; NULL: none */
+	/* The libraries loaded by path the gate tells the audit of (no PyInit_ asked of them);
+	 * NULL: none. */
+	const struct audit_libraries *libraries;
 };
 
 /* One wheel as the index lists it. */

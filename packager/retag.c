@@ -253,7 +253,7 @@ bool wheel_retag(struct arena *a, struct diag *d, const char *wheel_path,
 	}
 	/* Whatever else `cuwheel audit` refuses (a WHEEL of another version, tags that are not
 	 * the file name's, ...), retag refuses too: one verdict. */
-	if (!o->audited && !audit_gate(a, d, wheel_path, "retag", o->audit_trace))
+	if (!o->audited && !audit_gate(a, d, wheel_path, "retag", o->libraries, o->audit_trace))
 		goto out;
 	size_t nw_len, nm_len;
 	char *nw = metadata_wheel_retag(a, d, arena_printf(a, "%s: %s", wheel_path, whl->name),

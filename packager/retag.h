@@ -6,6 +6,7 @@
 
 #include "base/arena.h"
 #include "base/diag.h"
+#include "packager/audit.h"
 #include "standards/wheel_read.h"
 
 struct retag_opts {
@@ -19,7 +20,10 @@ struct retag_opts {
 	const struct extract_limits *limits; /* NULL: defaults */
 	bool audited; /* the caller has just audited wheel_path (default checks or stricter) and it
 	               * passed: the gate is not run twice (the build's finish step) */
-	const char *audit_trace;       /* the gate's audit_opts.trace; NULL: none */
+	const char *audit_trace; /* the gate's audit_opts.trace; NULL: none */
+	/* The libraries loaded by path the gate tells the audit of (no PyInit_ asked of them);
+	 * NULL: none. */
+	const struct audit_libraries *libraries;
 	const char *torch_requirement; /* replaces METADATA's Requires-Dist: torch...; NULL: keep */
 };
 
