@@ -89,7 +89,11 @@ static bool pack_cell(struct cli *c, const struct plan *p, const struct cell *ce
 	if (!wheel_pack(a, &c->diag, &po, &wheel))
 		return false;
 	const char *trace = env_nonempty(c->env, "CUWHEEL_AUDIT_TRACE");
-	struct audit_opts ao = {.strict = cfg->audit.strict, .trace = trace};
+	/* The libraries the package loads by path (loaded-by = "path"), as the Linux audit step
+	 * is given them: no PyInit_ is asked of them, here and in retag's gate. */
+	struct strv libs = {0};
+	config_libraries(a, cfg, &libs);
+	struct audit_opts ao = {.strict = cfg->audit.strict, .trace = trace, .libraries = &libs};
 	struct audit_result r;
 	if (!audit_wheel(a, &c->diag, wheel, &ao, &r)) {
 		cli_report_findings(c, &r);
@@ -97,7 +101,9 @@ static bool pack_cell(struct cli *c, const struct plan *p, const struct cell *ce
 		          r.wheel, cfg->dist_dir);
 		return false;
 	}
-	struct retag_opts ro = {.platform = r.platform_tag, .audit_trace = trace};
+	struct retag_opts ro = {.platform = r.platform_tag,
+	                        .audit_trace = trace,
+	                        .libraries = &(struct audit_libraries){.any = &libs}};
 	char *final;
 	if (!os_mkdir_p(&c->diag, cfg->dist_dir) ||
 	    !wheel_retag(a, &c->diag, wheel, &ro, cfg->dist_dir, &final))

@@ -404,8 +404,9 @@ static void emit_cell(struct wgen *g, const struct cell *c, const char *archive)
 		else
 			sb_printf(sb, " python%s.lib", nodot(g->a, c->python));
 		/* setuptools exports PyInit_<mod>; cpp_extension's get_export_symbols leaves it
-		 * out (pybind11 declares it dllexport). */
-		if (!torch) {
+		 * out (pybind11 declares it dllexport), and so does setuptools for a Library: a
+		 * library its package loads by path (loaded-by = "path") defines no PyInit_. */
+		if (!torch && !x->loaded_by_path) {
 			const char *dot = strrchr(x->module, '.');
 			win_arg_sp(
 			    sb, arena_printf(g->a, "/EXPORT:PyInit_%s", dot ? dot + 1 : x->module));

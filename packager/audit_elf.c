@@ -441,26 +441,6 @@ static const char *exports_hint(struct audit_ctx *c, const struct elf_info *e, c
 	    vague, extra, torch, std, want, want);
 }
 
-/* The dotted module of member, a module file named mod ("pkg._ops" for
- * pkg/_ops.cpython-...so): what --library and loaded-by name it by. */
-static const char *dotted_module(struct audit_ctx *c, const char *member, const char *mod)
-{
-	const char *slash = strrchr(member, '/');
-	struct strbuf sb = {0};
-	for (const char *p = member; slash && p < slash; p++)
-		sb_putc(&sb, *p == '/' ? '.' : *p);
-	sb_printf(&sb, "%s%s", slash ? "." : "", mod);
-	return sb_to_arena(&sb, c->a);
-}
-
-/* Whether member (a module file named mod) is one of opts->libraries: a shared library its
- * package loads by path. */
-static bool is_library(struct audit_ctx *c, const char *member, const char *mod)
-{
-	const struct strv *libs = c->opts->libraries;
-	return libs && libs->n && strv_contains(libs, dotted_module(c, member, mod));
-}
-
 /* Extension-module checks; returns the module name when member is one. A library the
  * package loads by path (opts->libraries) needs no PyInit_; every other check holds. */
 static const char *check_extension(struct audit_ctx *c, const struct audit_member *m)
@@ -487,7 +467,7 @@ static const char *check_extension(struct audit_ctx *c, const struct audit_membe
 	if (!looks)
 		return NULL;
 	const char *want = arena_printf(c->a, "PyInit_%s", mod);
-	bool library = is_library(c, member, mod);
+	bool library = audit_is_library(c, member, mod);
 	if (!library && !strv_contains(&e->export_funcs, want)) {
 		if (any_init)
 			audit_add(c, AUDIT_ERROR, "pyinit-mismatch", member,
@@ -498,15 +478,12 @@ static const char *check_extension(struct audit_ctx *c, const struct audit_membe
 			          any_init, mod, want);
 		else
 			audit_add(c, AUDIT_ERROR, "pyinit-missing", member,
-			          arena_printf(
-			              c->a,
-			              "define the module with PyMODINIT_FUNC %s(void) and keep it "
-			              "exported; or, when its package loads it by path "
-			              "(torch.ops.load_library, ctypes.CDLL), it is a library: "
-			              "--library %s (cuwheel audit, index, retag), set for a "
-			              "project's wheels by loaded-by = \"path\" in its "
-			              "[[tool.cuwheel.extension]]",
-			              want, dotted_module(c, member, mod)),
+			          audit_pyinit_hint(c, member, mod,
+			                            arena_printf(c->a,
+			                                         "define the module with "
+			                                         "PyMODINIT_FUNC %s(void) and "
+			                                         "keep it exported",
+			                                         want)),
 			          "extension module exports no %s: 'import %s' will fail", want,
 			          mod);
 	}

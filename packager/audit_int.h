@@ -41,6 +41,14 @@ struct audit_ctx {
 /* Records a finding (message formatted into the arena). */
 void audit_add(struct audit_ctx *c, enum audit_level lvl, const char *code, const char *member,
                const char *hint, const char *fmt, ...) CW_PRINTF(6, 7);
+/* Whether member, the module file of module mod (pkg/_ops.cpython-...so, pkg/_ops.cp312-...pyd:
+ * "_ops"), is one of opts->libraries: a shared library its package loads by path, named by its
+ * dotted module ("pkg._ops"), of which no PyInit_ is asked. */
+bool audit_is_library(struct audit_ctx *c, const char *member, const char *mod);
+/* The hint of a pyinit-missing finding on that member: define, how to define PyInit_<mod>, or
+ * else the option and the config key that name it a library. */
+const char *audit_pyinit_hint(struct audit_ctx *c, const char *member, const char *mod,
+                              const char *define);
 /* Checks the archive's bytes as PyPI does: EOCD, comment, trailing data, methods, data
  * descriptors, local/central agreement, names, duplicates. False when it is not a zip at all,
  * with *why saying which: empty, truncated (a zip's start without its end), or not a zip. */

@@ -323,20 +323,25 @@ static const char *machine_text(struct audit_ctx *c, const struct pe_info *pe)
 	return pe->arch ? pe->arch : arena_printf(c->a, "machine 0x%04x", (unsigned)pe->machine);
 }
 
-/* The .pyd's own checks: PyInit_<module>, its tag against the wheel's. */
+/* The .pyd's own checks: PyInit_<module> (unless it is a library loaded by path), its tag
+ * against the wheel's. */
 static void check_pyd(struct audit_ctx *c, const struct audit_member *m, const char *mod,
                       const char *tag)
 {
 	const char *member = m->zm->name;
 	const char *want = arena_printf(c->a, "PyInit_%s", mod);
-	if (!strv_contains(&m->pe.exports, want)) {
+	/* A library its package loads by path (opts->libraries) needs no PyInit_. */
+	if (!audit_is_library(c, member, mod) && !strv_contains(&m->pe.exports, want)) {
 		const char *other = NULL;
 		for (size_t i = 0; i < m->pe.exports.n && !other; i++)
 			if (strncmp(m->pe.exports.v[i], "PyInit_", 7) == 0)
 				other = m->pe.exports.v[i];
+		const char *define = arena_printf(c->a,
+		                                  "define the module with PyMODINIT_FUNC %s(void) "
+		                                  "(MSVC: link with /EXPORT:%s)",
+		                                  want, want);
 		audit_add(c, AUDIT_ERROR, other ? "pyinit-mismatch" : "pyinit-missing", member,
-		          "define the module with PyMODINIT_FUNC PyInit_<name>(void) (MSVC: "
-		          "link with /EXPORT:PyInit_<name>)",
+		          other ? define : audit_pyinit_hint(c, member, mod, define),
 		          "exports no %s%s%s: 'import %s' fails with: ImportError: dynamic module "
 		          "does not define module export function (%s)",
 		          want, other ? ", only " : "", other ? other : "", mod, want);

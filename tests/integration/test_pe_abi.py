@@ -111,7 +111,17 @@ def cases(b):
     A3 = "cp310-abi3-win_amd64"
     S = ["--torch-abi", "stable"]
     T = ["torch>=2.10"]
+    # A library its package loads by path (loaded-by = "path"): a .pyd exporting no PyInit_.
+    lib312 = b.helper("lib312/_m.pyd", [], [], export="scale")[0]
+    P312 = "cp312-cp312-win_amd64"
     return [
+        ("library-without-pyinit", P312, {"demo/_m.cp312-win_amd64.pyd": lib312}, [], [],
+         [("pyinit-missing", "demo/_m.cp312-win_amd64.pyd", "exports no PyInit__m")]),
+        ("library-flag-names-another-module", P312, {"demo/_m.cp312-win_amd64.pyd": lib312},
+         [], ["--library", "demo._other"],
+         [("pyinit-missing", "demo/_m.cp312-win_amd64.pyd", "exports no PyInit__m")]),
+        ("good-library-loaded-by-path", P312, {"demo/_m.cp312-win_amd64.pyd": lib312}, [],
+         ["--library", "demo._m"], None),
         ("abi3-helper-private-symbol", A3,
          {"demo/_m.pyd": mod("m_private", h_private_p), "demo/helper.dll": h_private}, [], [],
          [("limited-api", "demo/helper.dll", "imports _PyLong_AsInt from python310.dll, which "

@@ -12,7 +12,9 @@
 3. `--stage win-pack --import DIR`, after mingw-built stand-ins for the .pyd the runner
    would link are placed in DIR/stage/<cell>/: win_amd64 wheels in dist/ that pass the audit;
    a .pyd importing cudart64_13.dll fails its cell (nothing placed) with the DLL load error;
-   a missing .pyd fails its cell. (Part 3 is skipped without mingw-w64.)
+   a missing .pyd fails its cell; a library loaded by path (loaded-by = "path") is linked
+   without /EXPORT:PyInit_ and its .pyd, which defines none, is packed and placed. (Part 3 is
+   skipped without mingw-w64.)
 Exit 77 when ninja is missing."""
 import glob
 import json
@@ -200,6 +202,50 @@ def win_pack(work, out):
     return True
 
 
+def win_pack_library(work):
+    """A library its package loads by path on Windows (loaded-by = "path", kind capi): its link
+    exports no PyInit_ (as setuptools' Library), and win-pack places its wheel though the .pyd
+    defines none, the audit and retag's gate told of it as the Linux audit step is."""
+    cc = "x86_64-w64-mingw32-gcc"
+    if not shutil.which(cc):
+        print("skip win-pack of a library: no mingw-w64")
+        return
+    proj = capi_copy(os.path.join(work, "lib"))
+    path = os.path.join(proj, "pyproject.toml")
+    text = open(path).read().replace('module = "tinyraster._C"',
+                                     'module = "tinyraster._C"\nloaded-by = "path"', 1)
+    open(path, "w").write(text)
+    out = os.path.join(work, "lib-export")
+    env = {"CUWHEEL_MATRIX_PLATFORM": "win_amd64", "CUWHEEL_MATRIX_CUDA": "13.0",
+           "CUWHEEL_MATRIX_PYTHON": "3.12", "CUWHEEL_BUILD_DIR": os.path.join(work, "lib-b"),
+           "CUWHEEL_DIST_DIR": os.path.join(work, "lib-dist")}
+    r = run([CUWHEEL, "-C", proj, "build", "--stage", "win-graph", "--export", out], env)
+    if not check("loaded-by = \"path\": win-graph export", r.returncode == 0, r.stderr):
+        return
+    ninja = open(os.path.join(out, "build.ninja")).read()
+    check("loaded-by = \"path\": the link exports no PyInit_",
+          "/IMPLIB:obj/cp312-cu130-win_amd64/tinyraster._C.lib" in ninja and
+          "/EXPORT:PyInit" not in ninja, ninja[-2000:])
+    pyd = os.path.join(out, "stage", "cp312-cu130-win_amd64", "tinyraster",
+                       "_C.cp312-win_amd64.pyd")
+    src = os.path.join(work, "lib.c")
+    open(src, "w").write("__declspec(dllexport) int scale(int x) { return 2 * x; }\n")
+    subprocess.run([cc, "-shared", "-s", "-o", pyd, src], check=True)
+    r = run([CUWHEEL, "-C", proj, "build", "--stage", "win-pack", "--import", out], env)
+    wheel = os.path.join(work, "lib-dist", "tinyraster-0.1.0+cu130-cp312-cp312-win_amd64.whl")
+    check("loaded-by = \"path\": win-pack places the wheel of a .pyd without PyInit_",
+          r.returncode == 0 and os.path.exists(wheel), r.stdout + r.stderr)
+    if not os.path.exists(wheel):
+        return
+    a = run([CUWHEEL, "audit", wheel])
+    check("loaded-by = \"path\": audit without --library refuses it, naming the fix",
+          a.returncode == 1 and "exports no PyInit__C" in a.stdout and
+          "--library tinyraster._C" in a.stdout, a.stdout)
+    a = run([CUWHEEL, "audit", wheel, "--library", "tinyraster._C"])
+    check("loaded-by = \"path\": audit --library tinyraster._C passes it", a.returncode == 0,
+          a.stdout)
+
+
 def main():
     if not shutil.which("ninja"):
         print("SKIP: ninja not found")
@@ -276,6 +322,7 @@ def main():
                 {"CUWHEEL_MATRIX_PLATFORM": "linux_x86_64"}, cwd=TINYRASTER)
         check("win-graph with no win_amd64 cell exits 3", r.returncode == 3, r.stderr)
         win_pack(work, tr)
+        win_pack_library(work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if FAILS:
