@@ -557,6 +557,7 @@ int plan_resolve(struct cli *c, struct plan_ctx *pc, struct graph_plan *gp, char
 	    !(*text = buildgraph_plan_text(&c->arena, &c->diag, gp)))
 		return CLI_FAIL;
 	pc->tp = plan_shows_torch(pc) ? &gp->tp : NULL;
+	pc->decided = &gp->tp;
 	return CLI_OK;
 }
 
@@ -599,6 +600,8 @@ static void print_torch(const struct plan_ctx *pc, struct arena *a, FILE *f)
 	for (size_t i = 0; i < tp->n_exts; i++) {
 		const struct torch_plan_ext *te = &tp->exts[i];
 		const struct extension_cfg *x = &pc->cfg.extensions[te->ext];
+		if (!te->torch)
+			continue; /* print_plain's */
 		fprintf(f, "  %s, torch %s (flags of %s):\n", x->module, te->torch, te->rep->id);
 		size_t w = 0;
 		for (size_t k = 0; k < x->files.n; k++)
@@ -606,6 +609,40 @@ static void print_torch(const struct plan_ctx *pc, struct arena *a, FILE *f)
 		for (size_t k = 0; k < x->files.n; k++)
 			fprintf(f, "    %-*s  %s\n", (int)w, x->files.v[k],
 			        torch_src_line(a, &te->srcs[k]));
+	}
+}
+
+/* The sources of the extensions of other kinds than torch that the preprocessor decided: a .cu
+ * or a kernel .c/.cpp compiled once per (toolkit, flags), or per Python. */
+static void print_plain(const struct plan_ctx *pc, struct arena *a, FILE *f)
+{
+	const struct torch_plan *tp = pc->decided;
+	bool head = false;
+	for (size_t i = 0; tp && i < tp->n_exts; i++) {
+		const struct torch_plan_ext *te = &tp->exts[i];
+		const struct extension_cfg *x = &pc->cfg.extensions[te->ext];
+		if (te->torch)
+			continue;
+		if (!head)
+			fprintf(f, "\nSources (decided by the preprocessor with the real flags)\n");
+		head = true;
+		fprintf(f, "  %s, CUDA %s (flags of %s):\n", esc_str(a, ESC_TERM, x->module),
+		        pc->plan.toolkits[te->toolkit].cuda, te->rep->id);
+		size_t w = 0;
+		for (size_t k = 0; k < x->files.n; k++)
+			w = strlen(x->files.v[k]) > w ? strlen(x->files.v[k]) : w;
+		for (size_t k = 0; k < x->files.n; k++) {
+			const struct binding_decision *bd = &te->srcs[k];
+			const char *via = bd->python_via ? strrchr(bd->python_via, '/') : NULL;
+			fprintf(f, "    %-*s  %s%s\n", (int)w, esc_str(a, ESC_TERM, x->files.v[k]),
+			        bd->python ? "per Python: its closure includes "
+			                   : "shared: once per (toolkit, flags); no Python.h or "
+			                     "pybind11 in its include closure",
+			        !bd->python      ? ""
+			        : via            ? esc_str(a, ESC_TERM, via + 1)
+			        : bd->python_via ? esc_str(a, ESC_TERM, bd->python_via)
+			                         : "Python.h");
+		}
 	}
 }
 
@@ -717,6 +754,7 @@ void plan_print_table(const struct plan_ctx *pc, FILE *f)
 	}
 	if (pc->tp)
 		print_torch(pc, &a, f);
+	print_plain(pc, &a, f);
 	fprintf(f,
 	        "\nThe platform tag linux_* is replaced by the manylinux tag the audit finds.\n");
 #undef E

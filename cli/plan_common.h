@@ -14,8 +14,10 @@ struct plan_ctx {
 	struct config cfg;
 	struct discovery ds;
 	struct plan plan;
-	struct matrix_opts opts;     /* as given, plus the provisionable CUDA minors */
-	const struct torch_plan *tp; /* the preprocessor's torch decisions, or NULL */
+	struct matrix_opts opts;          /* as given, plus the provisionable CUDA minors */
+	const struct torch_plan *tp;      /* the preprocessor's torch decisions, or NULL */
+	const struct torch_plan *decided; /* all of its decisions (also those of the extensions
+	                                   * of other kinds), or NULL before plan_resolve */
 	/* Kernels and a torch extension's own .cu sources with device line info
 	 * (plan_line_info): bubblewrap, where they compile with the project and the build dir at
 	 * fixed paths, else NULL; the line plan shows about it, or NULL when no such .cu has line

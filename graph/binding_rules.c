@@ -10,11 +10,11 @@
 
 #include "base/os-file.h"
 #include "base/path.h"
-#include "kernels/buildflags.h"
 #include "kernels/kernels_key.h"
 #include "standards/json_values.h"
 #include "standards/ninja.h"
 #include "standards/toml.h"
+#include "torch/plainflags.h"
 #include "torch/torch_plan.h"
 #include "torch/torchflags.h"
 
@@ -159,9 +159,10 @@ static void emit_torch_cu(struct gen *g, const struct cell *c, const struct exte
 		return;
 	struct strv cmd = {0};
 	torchplan_compile_argv(g->a, tp, g->cxx, proj, name, true, &flags, &cmd);
-	if (shared && emit_proof_object(
-	                  g, bd, obj,
-	                  arena_printf(g->a, "shared CUDA %s torch %s", tp->cuda, te->torch), &cmd))
+	if (shared && te->torch &&
+	    emit_proof_object(g, bd, obj,
+	                      arena_printf(g->a, "shared CUDA %s torch %s", tp->cuda, te->torch),
+	                      &cmd))
 		return;
 	/* A shared torch .cu (torch's headers, every arch: often the build's longest step) goes
 	 * with the .gch edges, before every other edge: ninja 1.11 starts ready edges in the
@@ -289,40 +290,53 @@ static void emit_torch_source(struct gen *g, const struct cell *c, const struct 
 }
 
 /* Source i of extension x compiled for cell c by the host compiler with the cell's Python
- * headers (any source of a C or pybind11 extension, a .c of a torch one). Appends its object
- * to objs. */
+ * headers (any source of a C or pybind11 extension that is no kernel, a .c of a torch one).
+ * Appends its object to objs. */
 static void emit_cell_source(struct gen *g, const struct cell *c, const struct extension_cfg *x,
                              size_t i, const struct torch_flags *tf, const struct cell_paths *cp,
                              struct strv *objs)
 {
 	struct strbuf *sb = &g->sb;
 	const struct toolkit_plan *tp = &g->plan->toolkits[c->toolkit];
-	bool cxx_kind = x->kind == EXT_TORCH || x->kind == EXT_PYBIND11;
 	const char *src;
 	const char *in = gen_source_input(g, x->files.v[i], false, &src);
-	bool cxx = gen_is_cxx(src) || (cxx_kind && !gen_is_c(src));
 	/* Per extension: two extensions may compile one source with other flags. */
 	char *obj = arena_printf(g->a, "%s/obj/%s/%s.o", cp->dir, x->module, src);
 	strv_push(g->a, objs, obj);
 	gen_emit_build(g, obj, "cc", in, "cc binding");
 	sb_printf(sb, "\n  what = %s\n  cc = ", c->id);
-	ninja_arg(sb, gen_host_cc(g, tp, cxx));
-	sb_puts(sb, "\n  flags = -O2 -DNDEBUG -fPIC -fvisibility=hidden ");
-	ninja_arg(sb, gen_prefix_map(g));
-	gen_emit_includes(g, &x->include_dirs);
-	sb_putc(sb, ' ');
-	ninja_arg(sb, arena_printf(g->a, "-I%s", tp->tk->include_dir));
-	sb_puts(sb, " -isystem ");
-	ninja_arg(sb, c->py->include_dir);
-	if (c->abi3 && !(cxx_kind && cxx)) /* C++ torch sources: in tf.cflags */
-		sb_printf(sb, " -DPy_LIMITED_API=%s", buildgraph_limited_api(g->a, c->python));
-	if (cxx_kind && cxx)
-		gen_emit_flags(g, NULL, &tf->cflags, false);
-	gen_emit_flags(g, "-D", &x->defines, false);
-	struct strv hf = {0};
-	buildflags_host(g->a, g->cfg, &c->py->torch, false, &hf);
-	gen_emit_flags(g, NULL, &hf, false);
-	gen_emit_flags(g, NULL, &x->cflags, false);
+	ninja_arg(sb, plainflags_cc(tp->tk, x, src, g->cc, g->cxx));
+	struct strv flags = {0};
+	plainflags_host(g->a, g->cfg, x, c, tp->tk, tf, g->proj, src, false, &flags);
+	sb_puts(sb, "\n  flags =");
+	gen_emit_flags(g, NULL, &flags, false);
+	sb_puts(sb, "\n");
+}
+
+/* Source i of extension x (of another kind than torch) whose include closure holds no Python
+ * header (a kernel the extension lists itself): compiled once per (toolkit, flags) into
+ * shared/, for every Python of the toolkit (plainflags.h). Appends its object to objs. */
+static void emit_plain_shared(struct gen *g, const struct cell *c, const struct extension_cfg *x,
+                              size_t i, const struct torch_flags *tf, struct strv *objs)
+{
+	struct strbuf *sb = &g->sb;
+	const struct toolkit_plan *tp = &g->plan->toolkits[c->toolkit];
+	const char *src;
+	const char *in = gen_source_input(g, x->files.v[i], false, &src);
+	const char *cc = plainflags_cc(tp->tk, x, src, g->cc, g->cxx);
+	struct strv flags = {0};
+	plainflags_host(g->a, g->cfg, x, c, tp->tk, tf, g->proj, src, true, &flags);
+	const char *obj = torchplan_shared_obj(g->a, tp, cc, x->module, src, false, &flags);
+	if (!claim_object(g, obj, objs))
+		return;
+	long cell = g->cell;
+	g->cell = -1; /* no cell's step: the report shows it apart */
+	gen_emit_build(g, obj, "cc", in, "cc shared");
+	g->cell = cell;
+	sb_printf(sb, "\n  what = shared CUDA %s\n  cc = ", tp->cuda);
+	ninja_arg(sb, cc);
+	sb_puts(sb, "\n  flags =");
+	gen_emit_flags(g, NULL, &flags, false);
 	sb_puts(sb, "\n");
 }
 
@@ -382,11 +396,18 @@ void gen_emit_extension(struct gen *g, const struct cell *c, size_t e,
 	const struct torch_flags *tf =
 	    &g->r->ext_flags[(size_t)(c - g->plan->cells) * g->cfg->n_extensions + e];
 	struct strv objs = {0};
-	const struct torch_plan_ext *te =
-	    x->kind == EXT_TORCH && c->py->torch.version ? torchplan_find(g->tp, e, c) : NULL;
+	bool torch = x->kind == EXT_TORCH;
+	/* Another kind's decisions: its .cu by nvcc (shared, or per Python where it includes
+	 * Python's headers), a .c/.cpp without Python's headers shared, the rest per Python. */
+	const struct torch_plan_ext *te = !torch                 ? torchplan_find_plain(g->tp, e, c)
+	                                  : c->py->torch.version ? torchplan_find(g->tp, e, c)
+	                                                         : NULL;
 	for (size_t i = 0; i < x->files.n; i++) {
-		if (te && !gen_is_c(x->files.v[i]))
+		const char *f = x->files.v[i];
+		if (te && (torch ? !gen_is_c(f) : gen_is_cu(f)))
 			emit_torch_source(g, c, x, te, i, tf, cp, &objs);
+		else if (te && !torch && !te->srcs[i].python)
+			emit_plain_shared(g, c, x, i, tf, &objs);
 		else
 			emit_cell_source(g, c, x, i, tf, cp, &objs);
 	}

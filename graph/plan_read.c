@@ -342,7 +342,9 @@ static void rd_torchplan(struct rd *r, json_t *doc, const struct config *cfg, st
 		const char *ep = at(r, p, "exts", e);
 		struct torch_plan_ext *te = &tp->exts[e];
 		te->ext = (size_t)rd_int(r, eo, ep, "ext", 0, (int)cfg->n_extensions - 1);
-		te->torch = rd_str(r, eo, ep, "torch");
+		te->torch = rd_opt(r, eo, ep, "torch");
+		if (!te->torch) /* an extension of another kind: decided per toolkit */
+			te->toolkit = (size_t)rd_int(r, eo, ep, "toolkit", 0, INT_MAX);
 		te->link = rd_opt(r, eo, ep, "link");
 		if (json_object_get(eo, "platform"))
 			te->platform = rd_opt(r, eo, ep, "platform");

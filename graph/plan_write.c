@@ -167,9 +167,13 @@ static json_t *torchplan_json(const struct torch_plan *tp, const struct config *
 			}
 			json_array_append_new(srcs, so);
 		}
-		json_t *eo = json_pack("{s:I, s:s, s:s, s:o, s:b, s:o}", "ext", (json_int_t)te->ext,
-		                       "module", x->module, "torch", te->torch, "link",
+		json_t *eo = json_pack("{s:I, s:s, s:o, s:o, s:b, s:o}", "ext", (json_int_t)te->ext,
+		                       "module", x->module, "torch", jstr(te->torch), "link",
 		                       jstr(te->link), "pch_shared", te->pch_shared, "srcs", srcs);
+		/* An extension of another kind: decided per toolkit (only then, so that torch
+		 * plans read as before). */
+		if (!te->torch)
+			json_object_set_new(eo, "toolkit", json_integer((json_int_t)te->toolkit));
 		/* Only for a cross torch, so that every other plan reads as before. */
 		if (te->platform)
 			json_object_set_new(eo, "platform", json_string(te->platform));

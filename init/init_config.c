@@ -755,8 +755,12 @@ static void write_extension(struct arena *a, struct strbuf *sb, const struct ini
 		                          "Then its %zu kernel source(s), whose defines, C++ or "
 		                          "nvcc flags differ from the kernels table's:",
 		                          sp[e].binding.n - sp[e].why_binding.n));
-		comment_line(sb, "compiled with its own flags, once per (toolkit, torch, flags) "
-		                 "where they hold no Python header.");
+		comment_line(sb,
+		             c->build_ext_torch
+		                 ? "compiled with its own flags, once per (toolkit, torch, flags) "
+		                   "where they hold no Python header."
+		                 : "compiled with its own flags, once per (toolkit, flags) where "
+		                   "they hold no Python header.");
 	}
 	kv_str(sb, "module", x->name, at(a, c, x->line_name, "name"));
 	kv_str(sb, "kind", kind_of(c, x, &sp[e]),
@@ -951,12 +955,12 @@ struct ktable {
 	bool def_set, openmp;
 };
 
-/* A torch project where some extension compiles its kernels with other flags (a _cpu/_cuda
- * pair sharing a source with other defines): the kernel archive is linked into every
- * extension, so the table's kernels would reach the extensions that do not list them, and
- * twice those that compile them too. Every extension then keeps its kernels among its own
- * sources (the torch plan compiles each once per toolkit, torch and flag set where it holds
- * no Python header); the table keeps no source, only the archs and nvcc flags. */
+/* A project where some extension compiles its kernels with other flags (a _cpu/_cuda pair
+ * sharing a source with other defines): the kernel archive is linked into every extension, so
+ * the table's kernels would reach the extensions that do not list them, and twice those that
+ * compile them too. Every extension then keeps its kernels among its own sources (the plan
+ * compiles each once per toolkit and flag set, and torch, where it holds no Python header);
+ * the table keeps no source, only the archs and nvcc flags. */
 static void untable_kernels(struct arena *a, const struct capture *c, struct split *sp,
                             const bool *tabled, struct ktable *k)
 {
@@ -969,12 +973,12 @@ static void untable_kernels(struct arena *a, const struct capture *c, struct spl
 	k->cxx = NULL;
 }
 
-/* Groups the extensions' kernel sources into one table; a torch extension whose kernels need
- * other defines, C++ or nvcc flags keeps them among its own sources (sp[e].binding), with its
- * own nvcc-flags where they differ from the table's. False + an error naming both extensions
- * when kernels need other flags or defines outside torch. */
-static bool group_kernels(struct arena *a, struct diag *d, const struct capture *c,
-                          struct split *sp, const struct flags *fl, struct ktable *k)
+/* Groups the extensions' kernel sources into one table; an extension whose kernels need other
+ * defines, C++ or nvcc flags keeps them among its own sources (sp[e].binding), with its own
+ * nvcc-flags where they differ from the table's, and so then does every other one
+ * (untable_kernels). */
+static void group_kernels(struct arena *a, const struct capture *c, struct split *sp,
+                          const struct flags *fl, struct ktable *k)
 {
 	bool *tabled = arena_calloc(a, c->n_exts + 1, sizeof(*tabled));
 	bool moved = false;
@@ -988,21 +992,15 @@ static bool group_kernels(struct arena *a, struct diag *d, const struct capture 
 		k->openmp |= fl[e].openmp;
 		if (!sp[e].kernels.n)
 			continue;
-		const char *clash = NULL;
-		bool nvcc_clash = false;
-		if (has_cu && k->nvcc && !strv_eq(&k->nvcc->nvcc, &fl[e].nvcc))
-			clash = arena_printf(a, "extra_compile_args[\"nvcc\"] (%s, and %s)",
-			                     joined(a, &k->nvcc->nvcc), joined(a, &fl[e].nvcc)),
-			nvcc_clash = true;
-		else if (has_cxx && k->cxx && !strv_eq(&k->cxx->cxx, &fl[e].cxx))
-			clash = arena_printf(a, "extra_compile_args[\"cxx\"] (%s, and %s)",
-			                     joined(a, &k->cxx->cxx), joined(a, &fl[e].cxx));
-		else if (k->def_set && !strv_eq(&k->def, &x->defines))
-			clash = "define_macros";
-		/* A torch extension compiles such kernels among its own sources, with its own
-		 * defines, C++ and nvcc flags: once per (toolkit, torch, flags) where they hold no
-		 * Python header (docs/manual/torch.md). The kernels table keeps one flag set. */
-		if (clash && c->build_ext_torch) {
+		bool nvcc_clash = has_cu && k->nvcc && !strv_eq(&k->nvcc->nvcc, &fl[e].nvcc);
+		bool clash = nvcc_clash ||
+		             (has_cxx && k->cxx && !strv_eq(&k->cxx->cxx, &fl[e].cxx)) ||
+		             (k->def_set && !strv_eq(&k->def, &x->defines));
+		/* Such an extension compiles its kernels among its own sources, with its own
+		 * defines, C++ and nvcc flags: once per (toolkit, flags) where they hold no Python
+		 * header (per torch too for a torch extension: docs/manual/torch.md). The kernels
+		 * table keeps one flag set. */
+		if (clash) {
 			for (size_t i = 0; i < sp[e].kernels.n; i++)
 				strv_push(a, &sp[e].binding, sp[e].kernels.v[i]);
 			/* An extension's .cu takes the kernels' nvcc flags (and archs): the first
@@ -1014,22 +1012,6 @@ static bool group_kernels(struct arena *a, struct diag *d, const struct capture 
 				sp[e].own_nvcc = nvcc_clash;
 			moved = true;
 			continue;
-		}
-		if (clash) {
-			diag_path(d, DIAG_ERROR, at(a, c, x->line, ""),
-			          "extension '%s' compiles its kernels with other %s than '%s': "
-			          "a project without torch has one kernel archive per toolkit, "
-			          "compiled with one set of flags and defines",
-			          x->name, clash, c->exts[has_cu ? k->e_nvcc : k->e_cxx].name);
-			diag_msg(
-			    d, DIAG_HINT,
-			    "write [tool.cuwheel] by hand (docs/manual/init.md, \"What still "
-			    "needs a config\"): one [tool.cuwheel.kernels] table with the kernel "
-			    "sources of both extensions and one set of nvcc-flags, cxx-flags "
-			    "and defines that suits them all, and each extension's binding "
-			    "sources in its [[tool.cuwheel.extension]]; kernels that need "
-			    "different flags are built as separate projects");
-			return false;
 		}
 		tabled[e] = true;
 		for (size_t i = 0; i < sp[e].kernels.n; i++)
@@ -1045,7 +1027,6 @@ static bool group_kernels(struct arena *a, struct diag *d, const struct capture 
 	}
 	if (moved)
 		untable_kernels(a, c, sp, tabled, k);
-	return true;
 }
 
 /* Appends [tool.cuwheel.kernels]: its sources, dirs, defines, flags and archs (the
@@ -1057,9 +1038,13 @@ static void write_kernels(struct arena *a, struct diag *d, struct strbuf *sb,
 	sb_puts(sb, "\n[tool.cuwheel.kernels]\n");
 	if (!k->src.n)
 		sb_puts(sb,
-		        "# No kernel shared by every extension: each extension compiles its own "
-		        "kernels among\n# its sources, once per toolkit, torch and flag set; "
-		        "this table holds their archs\n# and nvcc flags.\n");
+		        c->torch && c->build_ext_torch
+		            ? "# No kernel shared by every extension: each extension compiles its "
+		              "own kernels among\n# its sources, once per toolkit, torch and flag "
+		              "set; this table holds their archs\n# and nvcc flags.\n"
+		            : "# No kernel shared by every extension: each extension compiles its "
+		              "own kernels among\n# its sources, once per toolkit and flag set; "
+		              "this table holds their archs\n# and nvcc flags.\n");
 	else
 		sb_puts(sb,
 		        "# Compiled once per toolkit: every .cu (plan proves one that includes a "
@@ -1124,8 +1109,9 @@ bool init_config_write(struct arena *a, struct diag *d, const struct init_inputs
 		split_flags(a, &c->exts[e], &fl[e]);
 	}
 	struct ktable k = {0};
-	if (!ok || !group_kernels(a, d, c, sp, fl, &k))
+	if (!ok)
 		return false;
+	group_kernels(a, c, sp, fl, &k);
 	bool openmp = k.openmp;
 	for (size_t e = 0; e < c->n_exts; e++)
 		if (!sp[e].binding.n) {

@@ -67,8 +67,8 @@ struct extension_cfg {
 	struct strv include_dirs;
 	struct strv defines;
 	struct strv cflags;
-	struct strv nvcc_flags; /* torch kind, own_nvcc_flags: its own .cu sources' nvcc flags,
-	                         * in place of [tool.cuwheel.kernels] nvcc-flags */
+	struct strv nvcc_flags; /* own_nvcc_flags: its own .cu sources' nvcc flags, in place
+	                         * of [tool.cuwheel.kernels] nvcc-flags */
 	bool own_nvcc_flags;    /* nvcc-flags was given (an empty list is a flag set too) */
 	struct strv ldflags;
 	struct strv libraries;

@@ -419,7 +419,7 @@ static bool read_extension(struct cfg_reader *r, struct config *cfg, const struc
 	ok &= cfg_enum(r, t, "python-free", where, python_free_names, N(python_free_names),
 	               &python_free);
 	x->python_free_off = python_free == 1;
-	static const char *const torch_only[] = {"abi3", "torch-abi", "python-free", "nvcc-flags"};
+	static const char *const torch_only[] = {"abi3", "torch-abi", "python-free"};
 	for (size_t i = 0; i < N(torch_only); i++)
 		if (toml_get(t, torch_only[i]) && x->kind != EXT_TORCH) {
 			cfg_error(r, toml_get(t, torch_only[i]),

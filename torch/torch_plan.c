@@ -16,6 +16,7 @@
 #include "standards/cuda_arch.h"
 #include "standards/ninja.h"
 #include "toolchain/toolchain.h"
+#include "torch/plainflags.h"
 #include "torch/torchflags.h"
 
 static bool is_cu(const char *path)
@@ -140,6 +141,10 @@ void torchplan_cu_flags(struct arena *a, const struct config *cfg, const struct 
                         const struct cell *c, const struct torch_flags *tf, const char *proj,
                         const char *link, enum bind_mode mode, struct strv *out)
 {
+	if (x->kind != EXT_TORCH) {
+		plainflags_cu(a, cfg, x, c, proj, mode == BIND_SHARED, out);
+		return;
+	}
 	const struct strv *nv = ext_nvcc_flags(cfg, x);
 	/* nvcc finds CUDA's headers itself: no toolkit include dir. */
 	ext_include_flags(a, x, c, NULL, tf, proj, link, mode, out);
@@ -277,10 +282,21 @@ const struct torch_plan_ext *torchplan_find(const struct torch_plan *tp, size_t 
                                             const struct cell *c)
 {
 	for (size_t i = 0; i < tp->n_exts; i++)
-		if (tp->exts[i].ext == ext && !strcmp(tp->exts[i].torch, c->py->torch.version) &&
+		if (tp->exts[i].ext == ext && tp->exts[i].torch &&
+		    !strcmp(tp->exts[i].torch, c->py->torch.version) &&
 		    !tp->exts[i].platform == !c->py->torch.platform &&
 		    (!c->py->torch.platform ||
 		     !strcmp(tp->exts[i].platform, c->py->torch.platform)))
+			return &tp->exts[i];
+	return NULL;
+}
+
+const struct torch_plan_ext *torchplan_find_plain(const struct torch_plan *tp, size_t ext,
+                                                  const struct cell *c)
+{
+	for (size_t i = 0; i < tp->n_exts; i++)
+		if (tp->exts[i].ext == ext && !tp->exts[i].torch &&
+		    tp->exts[i].toolkit == c->toolkit)
 			return &tp->exts[i];
 	return NULL;
 }
@@ -856,6 +872,72 @@ static bool plan_extension(struct torch_plan *tp, const struct plan *plan, const
 	return true;
 }
 
+/* Extension e of another kind than torch under cell c's toolkit (c: its first selected cell):
+ * each source through the preprocessor with the flags the graph compiles it with per Python
+ * (nvcc's for a .cu), added to tp->exts when a source holds no Python header or is a .cu (the
+ * graph compiles those by these decisions; the others per Python, as ever). *ok = false where
+ * a preprocessor run failed. */
+static void plan_plain(struct torch_plan *tp, const struct plan *plan, const char *cxx,
+                       const char *cc, size_t e, const struct cell *c, bool *ok)
+{
+	struct arena *a = tp->scan.a;
+	const struct config *cfg = plan->cfg;
+	const struct extension_cfg *x = &cfg->extensions[e];
+	const struct toolkit *tk = plan->toolkits[c->toolkit].tk;
+	struct torch_flags tf = {0};
+	const char *err = NULL;
+	if (x->kind == EXT_PYBIND11 && !torchflags_for(a, x, c->py, tk, &tf, &err))
+		return; /* buildgraph reports it */
+	struct torch_plan_ext te = {.ext = e, .toolkit = c->toolkit, .rep = c};
+	te.srcs = arena_calloc(a, x->files.n + 1, sizeof(*te.srcs));
+	bool keep = false;
+	for (size_t f = 0; f < x->files.n; f++) {
+		const char *src = x->files.v[f];
+		struct strv argv = {0};
+		const char *proj = tp->scan.proj;
+		if (is_cu(src)) {
+			proj = torchplan_cu_proj(cfg, x, NULL, tp->scan.proj);
+			strv_push(a, &argv, tk->nvcc);
+			plainflags_cu(a, cfg, x, c, proj, false, &argv);
+		} else {
+			strv_push(a, &argv, plainflags_cc(tk, x, src, cc, cxx));
+			plainflags_host(a, cfg, x, c, tk, &tf, proj, src, false, &argv);
+		}
+		if (!torchscan_binding(&tp->scan, &argv, from_build(a, proj, src), NULL,
+		                       &te.srcs[f]))
+			*ok = false;
+		keep |= is_cu(src) || !te.srcs[f].python;
+	}
+	if (keep)
+		tp->exts[tp->n_exts++] = te;
+}
+
+/* The sources of the extensions of other kinds than torch that may hold a kernel (more than one
+ * source, or a .cu), once per toolkit, with the flags of its first selected cell. */
+static bool plain_decide(struct torch_plan *tp, const struct plan *plan, const char *cxx,
+                         const char *cc)
+{
+	const struct config *cfg = plan->cfg;
+	bool ok = true;
+	for (size_t e = 0; e < cfg->n_extensions; e++) {
+		const struct extension_cfg *x = &cfg->extensions[e];
+		bool cu = false;
+		for (size_t f = 0; f < x->files.n; f++)
+			cu |= is_cu(x->files.v[f]);
+		if (x->kind == EXT_TORCH || (x->files.n < 2 && !cu))
+			continue;
+		bool *done = arena_calloc(tp->scan.a, plan->n_toolkits + 1, sizeof(*done));
+		for (size_t i = 0; i < plan->n_cells; i++) {
+			const struct cell *c = &plan->cells[i];
+			if (!c->selected || !c->buildable || !c->py || done[c->toolkit])
+				continue;
+			done[c->toolkit] = true;
+			plan_plain(tp, plan, cxx, cc, e, c, &ok);
+		}
+	}
+	return ok;
+}
+
 /* The decisions, into out (its scan context set). */
 static bool torchplan_decide(const struct plan *plan, const char *cxx, const char *cc,
                              struct torch_plan *out)
@@ -879,7 +961,7 @@ static bool torchplan_decide(const struct plan *plan, const char *cxx, const cha
 				return false;
 		}
 	}
-	return ok;
+	return plain_decide(out, plan, cxx, cc) && ok;
 }
 
 struct prefill_ctx {

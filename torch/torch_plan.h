@@ -12,10 +12,12 @@
 #include "torch/torch_scan.h"
 #include "torch/torchflags.h"
 
-/* The sources of one torch-kind extension, decided for one torch version. */
+/* The sources of one torch-kind extension, decided for one torch version; or of an extension of
+ * another kind (torch NULL), decided for one toolkit. */
 struct torch_plan_ext {
 	size_t ext;             /* index into cfg->extensions */
-	const char *torch;      /* the full version: "2.11.0+cu130" */
+	const char *torch;      /* the full version: "2.11.0+cu130"; NULL: not a torch extension */
+	size_t toolkit;         /* torch NULL: the toolkit (plan->toolkits) decided for */
 	const char *link;       /* build-dir-relative link to that torch's package */
 	const struct cell *rep; /* the cell whose flags the preprocessor ran with */
 	const char *platform; /* a cross torch's platform (torch_info.platform); NULL: the host's */
@@ -60,6 +62,13 @@ bool torchplan_make(struct arena *a, struct diag *d, const struct plan *plan, co
 /* Returns the decisions for extension ext of cell c (its torch version and platform), or NULL. */
 const struct torch_plan_ext *torchplan_find(const struct torch_plan *tp, size_t ext,
                                             const struct cell *c);
+/* Returns the decisions for extension ext, not of kind torch, in cell c's toolkit, or NULL: an
+ * extension of one source that is no .cu (its binding) is not asked, and one whose sources all
+ * include Python's headers keeps none. Sources it says hold no Python header (a .cu, or a
+ * .c/.cpp kernel among the extension's sources) are compiled once per (toolkit, flags) for
+ * every Python (plainflags.h); a .cu that holds one is compiled per Python by nvcc. */
+const struct torch_plan_ext *torchplan_find_plain(const struct torch_plan *tp, size_t ext,
+                                                  const struct cell *c);
 /* The C++ compiler of toolkit tkp's torch sources: a cross toolkit's own (the target's g++),
  * else cxx (the build's). */
 const char *torchplan_cxx(const struct toolkit_plan *tkp, const char *cxx);

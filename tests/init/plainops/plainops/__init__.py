@@ -1,0 +1,1 @@
+"""plainops: a _cpu and a _cuda extension module, each with its own build of csrc/variant.cpp."""
