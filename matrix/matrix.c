@@ -265,24 +265,68 @@ static const char *torch_unpaired(struct arena *a, const struct plan *p, const s
 	                    what, nodot(a, c->torch), cmaj, cmin);
 }
 
-/* A torch cell of a platform this machine cross-builds: the target's torch wheel (a torch part
- * of the cross lock) and the Python it is for. */
-static void describe_cross_torch(struct arena *a, struct plan *p, const struct cross_target *t,
-                                 struct cell *c)
+/* The arm64 CPython part a cell of Python c->python takes (the first from it on for abi3),
+ * NULL when the lock pins none; PINNED (may be NULL) gets the pinned minors, comma-separated. */
+static const struct cross_part *cross_python_part(const struct cross_target *t,
+                                                  const struct cell *c, struct strbuf *pinned)
+{
+	const struct cross_part *pp = NULL;
+	for (size_t i = 0; t && i < t->n_parts; i++) {
+		const struct cross_part *q = &t->parts[i];
+		if (q->kind != CROSS_PYTHON)
+			continue;
+		if (pinned)
+			sb_printf(pinned, "%s%s", pinned->len ? ", " : "", q->set.minor);
+		if (!pp && (c->abi3 ? version_dotted_cmp(q->set.minor, c->python) >= 0
+		                    : !strcmp(q->set.minor, c->python)))
+			pp = q;
+	}
+	return pp;
+}
+
+/* The cross parts a cell lacks besides the compiler and CUDA runtime: its torch wheel and the
+ * Python it is for, or its Python headers; appended to NEED as `cuwheel cross install` takes
+ * them, and to WHAT in words. The reason the cell cannot be built when the lock pins none goes
+ * to c->why_not. */
+static void cross_target_parts(struct arena *a, struct plan *p, const struct cross_target *t,
+                               struct cell *c, struct strbuf *need, struct strbuf *what)
+{
+	if (c->torch) {
+		if (discover_cross_torch(a, p->ds, c->python, c->abi3, c->platform, c->torch))
+			return;
+		const struct cross_part *tp = cross_torch_part(t, c->torch, c->python, c->abi3);
+		if (tp) {
+			sb_printf(need, " %s python-%s", tp->id, tp->python);
+			sb_printf(what, "%storch %s for Python %s", what->len ? ", " : "",
+			          tp->set.version, tp->python);
+		} else
+			c->why_not = arena_printf(
+			    a, "the cross lock pins no %s torch %s wheel for Python %s%s",
+			    c->platform, c->torch, c->python, c->abi3 ? " or newer" : "");
+		return;
+	}
+	if (discover_cross_python(a, p->ds, c->python, c->abi3, c->platform))
+		return;
+	struct strbuf pinned = {0};
+	const struct cross_part *pp = cross_python_part(t, c, &pinned);
+	if (pp) {
+		sb_printf(need, " python-%s", pp->set.minor);
+		sb_printf(what, "%sPython %s headers", what->len ? ", " : "", pp->set.minor);
+	} else
+		c->why_not =
+		    arena_printf(a,
+		                 "no %s CPython %s headers: Debian has none for arm64 (the "
+		                 "cross lock pins %s); the abi3 wheel covers it",
+		                 c->platform, c->python, pinned.len ? pinned.buf : "none");
+	sb_release(&pinned);
+}
+
+/* A torch cell of a platform this machine cross-builds, its parts installed: the target's
+ * torch wheel must be for the toolkit's CUDA major. */
+static void describe_cross_torch(struct arena *a, struct plan *p, struct cell *c)
 {
 	const struct interp *py =
 	    discover_cross_torch(a, p->ds, c->python, c->abi3, c->platform, c->torch);
-	if (!py) {
-		const struct cross_part *tp = cross_torch_part(t, c->torch, c->python, c->abi3);
-		c->why_not =
-		    tp ? arena_printf(a,
-		                      "the %s torch %s for Python %s is not installed: `cuwheel "
-		                      "build` provisions it (cuwheel cross install %s python-%s)",
-		                      c->platform, tp->set.version, tp->python, tp->id, tp->python)
-		       : arena_printf(a, "the cross lock pins no %s torch %s wheel for Python %s%s",
-		                      c->platform, c->torch, c->python, c->abi3 ? " or newer" : "");
-		return;
-	}
 	if (!py->torch.cuda || strcspn(py->torch.cuda, ".") != strcspn(c->cuda, ".") ||
 	    strncmp(py->torch.cuda, c->cuda, strcspn(c->cuda, ".")) != 0) {
 		c->why_not =
@@ -298,7 +342,8 @@ static void describe_cross_torch(struct arena *a, struct plan *p, const struct c
 }
 
 /* A cell of a platform this machine cross-builds (linux_aarch64 on x86_64): the host's
- * toolkit with the cross parts, and the target's Python headers. */
+ * toolkit with the cross parts, and the target's Python headers (or torch wheel). A cell that
+ * lacks parts names every one of them in one `cuwheel cross install` command. */
 static void describe_cross_cell(struct arena *a, struct plan *p, const struct matrix_opts *o,
                                 struct cell *c)
 {
@@ -311,52 +356,36 @@ static void describe_cross_cell(struct arena *a, struct plan *p, const struct ma
 		                          c->cuda, c->platform, c->cuda);
 		return;
 	}
-	if (!tp->tk) {
-		bool pinned = cross_part_for(t, CROSS_CUDA, c->cuda) != NULL;
-		c->why_not =
-		    pinned ? arena_printf(a,
-		                          "the %s cross parts are not installed: `cuwheel build` "
-		                          "provisions them (cuwheel cross install gcc cuda-%s)",
-		                          c->platform, c->cuda)
-		           : arena_printf(a, "the cross lock pins no %s CUDA %s runtime",
+	if (!tp->tk && !cross_part_for(t, CROSS_CUDA, c->cuda)) {
+		c->why_not = arena_printf(a, "the cross lock pins no %s CUDA %s runtime",
 		                          c->platform, c->cuda);
 		return;
 	}
-	if (tp->n_archs == 0) {
+	if (tp->tk && tp->n_archs == 0) {
 		c->why_not = arena_printf(a, "CUDA %s supports none of the requested archs (%s)",
 		                          c->cuda, p->cfg->kernels.archs_text);
 		return;
 	}
+	struct strbuf need = {0}, what = {0};
+	if (!tp->tk) {
+		sb_printf(&need, " gcc cuda-%s", c->cuda);
+		sb_printf(&what, "the cross compiler, the CUDA %s runtime", c->cuda);
+	}
+	cross_target_parts(a, p, t, c, &need, &what);
+	if (!c->why_not && need.len)
+		c->why_not = arena_printf(a,
+		                          "the %s cross parts are not installed (%s): `cuwheel "
+		                          "build` provisions them (cuwheel cross install%s)",
+		                          c->platform, what.buf, need.buf);
+	sb_release(&need);
+	sb_release(&what);
+	if (c->why_not)
+		return;
 	if (c->torch) {
-		describe_cross_torch(a, p, t, c);
+		describe_cross_torch(a, p, c);
 		return;
 	}
-	const struct interp *py = discover_cross_python(a, p->ds, c->python, c->abi3, c->platform);
-	if (!py) {
-		const struct cross_part *pp = NULL;
-		for (size_t i = 0; t && i < t->n_parts && !pp; i++)
-			if (t->parts[i].kind == CROSS_PYTHON &&
-			    (c->abi3 ? version_dotted_cmp(t->parts[i].set.minor, c->python) >= 0
-			             : !strcmp(t->parts[i].set.minor, c->python)))
-				pp = &t->parts[i];
-		struct strbuf pinned = {0};
-		for (size_t i = 0; t && i < t->n_parts; i++)
-			if (t->parts[i].kind == CROSS_PYTHON)
-				sb_printf(&pinned, "%s%s", pinned.len ? ", " : "",
-				          t->parts[i].set.minor);
-		c->why_not =
-		    pp ? arena_printf(a,
-		                      "the %s Python %s headers are not installed: `cuwheel build` "
-		                      "provisions them (cuwheel cross install python-%s)",
-		                      c->platform, pp->set.minor, pp->set.minor)
-		       : arena_printf(a,
-		                      "no %s CPython %s headers: Debian has none for arm64 (the "
-		                      "cross lock pins %s); the abi3 wheel covers it",
-		                      c->platform, c->python, pinned.len ? pinned.buf : "none");
-		sb_release(&pinned);
-		return;
-	}
-	c->py = py;
+	c->py = discover_cross_python(a, p->ds, c->python, c->abi3, c->platform);
 	c->buildable = true;
 }
 

@@ -62,18 +62,21 @@ def main():
         ext = copy_example("torchext", os.path.join(tmp, "torchext"))
         cell = "cp313-pt211-cu130-linux_aarch64"
         only = ["--only", "cp31[23]-pt211-cu130-linux_aarch64"]
-        # An empty cache: the cross compiler and CUDA's aarch64 runtime are named first; once
-        # they are installed (as the hint says), the torch part a cell lacks.
+        # An empty cache: every part the cell lacks is named in one command (the cross
+        # compiler, CUDA's aarch64 runtime, torch's wheel and its Python); once the first two
+        # are installed, the torch part alone.
         rc, out = run([CW, "-C", ext, "plan"] + only, env=env)
-        expect(rc == 0 and "the linux_aarch64 cross parts are not installed: `cuwheel build` "
-               "provisions them (cuwheel cross install gcc cuda-13.0)" in out,
-               "plan, empty cache: the cross compiler and CUDA runtime it lacks", out)
+        expect(rc == 0 and "the linux_aarch64 cross parts are not installed (the cross "
+               "compiler, the CUDA 13.0 runtime, torch 2.11.0 for Python 3.13): `cuwheel build` "
+               "provisions them (cuwheel cross install gcc cuda-13.0 torch-2.11.0-cp313 "
+               "python-3.13)" in out,
+               "plan, empty cache: every part the cell lacks, in one command", out)
         rc, out = run([CW, "cross", "install", "gcc", "cuda-13.0"], env=env)
         expect(rc == 0, "cuwheel cross install gcc cuda-13.0", out)
         rc, out = run([CW, "-C", ext, "plan"] + only, env=env)
-        expect(rc == 0 and "the linux_aarch64 torch 2.11.0 for Python 3.13 is not installed: "
-               "`cuwheel build` provisions it (cuwheel cross install torch-2.11.0-cp313 "
-               "python-3.13)" in out and
+        expect(rc == 0 and "the linux_aarch64 cross parts are not installed (torch 2.11.0 for "
+               "Python 3.13): `cuwheel build` provisions them (cuwheel cross install "
+               "torch-2.11.0-cp313 python-3.13)" in out and
                "the cross lock pins no linux_aarch64 torch 2.11 wheel for Python 3.12" in out,
                "plan: the torch part a cell lacks, and the Python none is pinned for", out)
         rc, out = run([CW, "-C", ext, "build", "--only", cell, "-j", "2"], env=env)
