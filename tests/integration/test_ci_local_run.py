@@ -96,6 +96,23 @@ def pack_cuwheel(work):
     return wheel, hashlib.sha256(open(wheel, "rb").read()).hexdigest()
 
 
+def tinyraster_project(work, wheel, digest, ci_more=""):
+    """A copy of examples/tinyraster in WORK/project whose [tool.cuwheel.ci] installs cuwheel
+    from WHEEL by DIGEST (and holds the lines CI_MORE); returns its path."""
+    project = os.path.join(work, "project")
+    os.makedirs(project)
+    for d in ("kernels", "bindings", "python"):
+        shutil.copytree(os.path.join(ROOT, "examples", "tinyraster", d), os.path.join(project, d),
+                        ignore=shutil.ignore_patterns("__pycache__", "*.so"))
+    shutil.copy(os.path.join(ROOT, "examples", "tinyraster", "LICENSE"), project)
+    with open(os.path.join(ROOT, "examples", "tinyraster", "pyproject.toml")) as f:
+        text = f.read()
+    with open(os.path.join(project, "pyproject.toml"), "w") as f:
+        f.write(text.rstrip("\n") + f'\n\n[tool.cuwheel.ci]\ncuwheel = {{url = "file://{wheel}", '
+                f'sha256 = "{digest}"}}\n{ci_more}')
+    return project
+
+
 def workflow_of_sdist(yaml, work, sdist, config, what):
     """The workflow `cuwheel ci github SDIST --config CONFIG` writes (into WORK/wheels.yml, with
     no CUWHEEL_* variable of this shell), loaded; exits 1 when it fails (checked as WHAT)."""
@@ -357,17 +374,7 @@ def main():
     keep = os.environ.get("KEEP_CI_LOCAL_RUN")
     try:
         wheel, digest = pack_cuwheel(work)
-        project = os.path.join(work, "project")
-        os.makedirs(project)
-        for d in ("kernels", "bindings", "python"):
-            shutil.copytree(os.path.join(ROOT, "examples", "tinyraster", d), os.path.join(project, d),
-                            ignore=shutil.ignore_patterns("__pycache__", "*.so"))
-        shutil.copy(os.path.join(ROOT, "examples", "tinyraster", "LICENSE"), project)
-        with open(os.path.join(ROOT, "examples", "tinyraster", "pyproject.toml")) as f:
-            text = f.read()
-        with open(os.path.join(project, "pyproject.toml"), "w") as f:
-            f.write(text.rstrip("\n") + f'\n\n[tool.cuwheel.ci]\ncuwheel = {{url = "file://{wheel}", '
-                    f'sha256 = "{digest}"}}\n')
+        project = tinyraster_project(work, wheel, digest)
         env = {k: v for k, v in os.environ.items() if not k.startswith("CUWHEEL")}
         env["CUWHEEL_MATRIX_CUDA"] = "13.0"
         # The harness's setup-python is pyenv's interpreters, which stop at 3.13 here (cp314
