@@ -719,6 +719,11 @@ local-version = "cu{cuda_nodot}"
     check(doc["jobs"]["wheels-cu130-linux_aarch64"]["env"]["CELLS"] ==
           "cp310-abi3-cu130-linux_aarch64 cp311-cu130-linux_aarch64 cp313-cu130-linux_aarch64",
           f"{name}: the wheels job builds (and tests under qemu) the cells with parts")
+    # A platform only the environment adds is not the jobs' (they plan from the file).
+    _, err = emit(proj, over={"CUWHEEL_MATRIX_PLATFORM": "linux_x86_64 linux_aarch64 win_amd64"})
+    check("CUWHEEL_MATRIX_PLATFORM adds win_amd64, which the config's" in err and
+          "adds linux_aarch64" not in err and 'add "win_amd64" to platform' in err,
+          "a platform only CUWHEEL_MATRIX_PLATFORM names: warned, the file's are not", err)
     set_ci(proj, 'aarch64 = "arm"')
     p = run([CUWHEEL, "-C", proj, "ci", "github", "--stdout"], env=clean_env(), ok=(1,))
     check(p.returncode == 1 and "pyproject.toml:" in p.stderr and
