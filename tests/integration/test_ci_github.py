@@ -719,6 +719,25 @@ local-version = "cu{cuda_nodot}"
     check(doc["jobs"]["wheels-cu130-linux_aarch64"]["env"]["CELLS"] ==
           "cp310-abi3-cu130-linux_aarch64 cp311-cu130-linux_aarch64 cp313-cu130-linux_aarch64",
           f"{name}: the wheels job builds (and tests under qemu) the cells with parts")
+    # examples/torchext: its aarch64 torch cell gets torch's aarch64 wheel, a cross part.
+    te = os.path.join(tmp, "cross-torchext")
+    shutil.copytree(TORCHEXT, te, ignore=shutil.ignore_patterns("build", "dist", "__pycache__"))
+    with open(os.path.join(te, "pyproject.toml")) as f:
+        text = f.read()
+    with open(os.path.join(te, "pyproject.toml"), "w") as f:
+        f.write(text.replace("[tool.cuwheel.matrix]\n",
+                             '[tool.cuwheel.matrix]\nplatform = ["linux_x86_64", "linux_aarch64"]\n', 1))
+    set_ci(te, 'aarch64 = "cross"')
+    ttext, terr = emit(te)
+    tdoc = validate("torchext aarch64 cross", ttext)
+    tw = tdoc["jobs"].get("wheels-cu130-linux_aarch64", {})
+    tparts = [s.get("env", {}).get("CROSS_PARTS") for s in tw.get("steps", [])]
+    check(tw.get("env", {}).get("CELLS") == "cp313-pt211-cu130-linux_aarch64" and
+          "gcc cuda-13.0 torch-2.11.0-cp313 python-3.13" in tparts and
+          "cp312-pt211-cu130-linux_aarch64 left out of the workflow: the cross lock pins no "
+          "linux_aarch64 torch 2.11 wheel for Python 3.12" in terr,
+          "torchext aarch64 cross: the cp313 torch 2.11 cell with torch's aarch64 wheel, the "
+          "others left out saying why", f"{tw.get('env')}\n{tparts}\n{terr}")
     # A platform only the environment adds is not the jobs' (they plan from the file).
     _, err = emit(proj, over={"CUWHEEL_MATRIX_PLATFORM": "linux_x86_64 linux_aarch64 win_amd64"})
     check("CUWHEEL_MATRIX_PLATFORM adds win_amd64, which the config's" in err and
