@@ -13,6 +13,7 @@
 #include "standards/ninja.h"
 #include "packager/stage.h"
 #include "torch/torchflags.h"
+#include "toolchain/toolchain.h"
 #include "toolchain/win_probe.h"
 
 /* torch.utils.cpp_extension (torch 2.11), its Windows code path, by name:
@@ -192,23 +193,25 @@ static void emit_rules(struct wgen *g)
 	        "#   ninja             (writes stage/<cell>/.../*.pyd)\n"
 	        "ninja_required_version = 1.10\n"
 	        "msvc_deps_prefix = Note: including file:\n"
-	        "include paths.ninja\n\n"
-	        "rule nvcc\n"
-	        "  command = $nvcc $flags -c $in -o $out\n"
-	        "  description = kernels CUDA $cuda: nvcc $in\n\n"
-	        "rule nvcc_cell\n"
-	        "  command = $nvcc $flags -c $in -o $out\n"
-	        "  description = $what: nvcc $in\n\n"
-	        "rule cl\n"
-	        "  command = $cl /nologo /showIncludes $flags /c $in /Fo$out\n"
-	        "  deps = msvc\n"
-	        "  description = $what: cl $in\n\n"
-	        "rule lib\n"
-	        "  command = $lib /nologo /OUT:$out $in\n"
-	        "  description = lib $out\n\n"
-	        "rule link\n"
-	        "  command = $link /nologo /DLL /OUT:$out $in $ldflags\n"
-	        "  description = link $out\n\n");
+	        "include paths.ninja\n\n");
+	/* The kernels' rule, where the kernels table lists sources (its $cuda is theirs). */
+	if (g->cfg->kernels.files.n)
+		sb_puts(&g->sb, "rule nvcc\n"
+		                "  command = $nvcc $flags -c $in -o $out\n"
+		                "  description = kernels CUDA $cuda: nvcc $in\n\n");
+	sb_puts(&g->sb, "rule nvcc_cell\n"
+	                "  command = $nvcc $flags -c $in -o $out\n"
+	                "  description = $what: nvcc $in\n\n"
+	                "rule cl\n"
+	                "  command = $cl /nologo /showIncludes $flags /c $in /Fo$out\n"
+	                "  deps = msvc\n"
+	                "  description = $what: cl $in\n\n"
+	                "rule lib\n"
+	                "  command = $lib /nologo /OUT:$out $in\n"
+	                "  description = lib $out\n\n"
+	                "rule link\n"
+	                "  command = $link /nologo /DLL /OUT:$out $in $ldflags\n"
+	                "  description = link $out\n\n");
 }
 
 /* The kernels of one toolkit: nvcc per .cu, cl per .c/.cpp, lib.exe into one archive. */
@@ -315,6 +318,47 @@ static void emit_torch_cu(struct wgen *g, const struct cell *c, const struct ext
 	sb_puts(sb, "\n");
 }
 
+/* A .cu among the sources of an extension of another kind than torch (a kernel it lists
+ * itself), per cell: nvcc as the kernels' edges call it (-O3 unless its nvcc flags give an
+ * -O level, --use-local-env, /MD and /O2 for MSVC, the archs), then what the Linux graph
+ * gives such a source (plainflags_cu): the extension's include dirs, the cell's Python include
+ * dir, its defines, the kernels' host-flags through -Xcompiler, its own nvcc-flags (else the
+ * kernels'), -std=c++17 unless those name a standard. Per cell, not once per toolkit: whether
+ * the source reads Python's headers is the Linux preprocessor's answer on the build machine,
+ * which this graph, a pure function of the plan, does not take. */
+static void emit_plain_cu(struct wgen *g, const struct cell *c, const struct extension_cfg *x,
+                          const char *src, const char *obj)
+{
+	struct strbuf *sb = &g->sb;
+	const struct toolkit_plan *tp = &g->plan->toolkits[c->toolkit];
+	const struct kernels_cfg *k = &g->cfg->kernels;
+	const struct strv *nv = x->own_nvcc_flags ? &x->nvcc_flags : &k->nvcc_flags;
+	const char *cu = nodot(g->a, c->cuda), *pk = py_key(g->a, c);
+	sb_puts(sb, "build ");
+	ninja_path(sb, obj);
+	sb_puts(sb, ": nvcc_cell ");
+	ninja_path(sb, arena_printf(g->a, "src/%s", src));
+	sb_printf(sb, "\n  what = %s\n  nvcc = $nvcc_%s\n  flags =", c->id, cu);
+	if (!toolchain_nvcc_own_opt(nv))
+		sb_puts(sb, " -O3");
+	sb_puts(sb, " --use-local-env -Xcompiler=/MD -Xcompiler=/O2");
+	const struct arch *archs = tp->n_archs ? tp->archs : k->archs;
+	size_t n_archs = tp->n_archs ? tp->n_archs : k->n_archs;
+	sb_puts(sb, cuda_arch_nvcc_flags(g->a, archs, n_archs, true));
+	emit_includes(g, "-I", &x->include_dirs);
+	sb_printf(sb, " \"-I$py_inc_%s\"", pk);
+	emit_defines(g, "-D", &x->defines);
+	emit_msvc_flags(g, &k->host_flags, true);
+	bool own_std = false;
+	for (size_t f = 0; f < nv->n; f++) {
+		win_arg_sp(sb, nv->v[f]);
+		own_std |= !strncmp(nv->v[f], "-std=", 5);
+	}
+	if (!own_std)
+		sb_puts(sb, " -std=c++17");
+	sb_puts(sb, "\n");
+}
+
 /* One cell: the binding compiled with cl.exe, linked with link.exe /DLL into the staged tree. */
 static void emit_cell(struct wgen *g, const struct cell *c, const char *archive)
 {
@@ -332,8 +376,11 @@ static void emit_cell(struct wgen *g, const struct cell *c, const char *archive)
 			bool cxx = !ext_of(src, ".c");
 			char *obj = arena_printf(g->a, "obj/%s/%s/%s.obj", c->id, x->module, src);
 			strv_push(g->a, &objs, obj);
-			if (torch && ext_of(src, ".cu")) {
-				emit_torch_cu(g, c, x, src, obj);
+			if (ext_of(src, ".cu")) {
+				if (torch)
+					emit_torch_cu(g, c, x, src, obj);
+				else
+					emit_plain_cu(g, c, x, src, obj);
 				continue;
 			}
 			sb_puts(sb, "build ");

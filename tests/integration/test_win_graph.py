@@ -15,6 +15,10 @@
    a missing .pyd fails its cell; a library loaded by path (loaded-by = "path") is linked
    without /EXPORT:PyInit_ and its .pyd, which defines none, is packed and placed. (Part 3 is
    skipped without mingw-w64.)
+4. Kernels an extension lists itself (tests/init/plainops with the config init writes, a capi
+   _cpu/_cuda pair, _cuda with nvcc-flags of its own): golden plainops.ninja; scale.cu is
+   compiled by nvcc per cell with _cuda's nvcc flags (the kernels table's without them), the
+   arch and MSVC's host flags, and linked only into _cuda; probe.py and ninja -n as in 2.
 Exit 77 when ninja is missing."""
 import glob
 import json
@@ -130,6 +134,121 @@ def probe_and_plan(name, out, pythons, work):
     check(f"{name}: commands use the probed paths", cmds and all(
         fake in c for c in cmds if c.split()[0].endswith(("cl", "link.exe", "nvcc.exe"))),
         cmds[:3])
+
+
+PLAINOPS_CONFIG = """
+[project]
+name = "plainops"
+version = "0.1.0"
+requires-python = ">=3.10"
+
+[tool.cuwheel]
+packages = "find"
+
+[tool.cuwheel.kernels]
+sources = []
+nvcc-flags = ["-O2"]
+archs = "7.5"
+
+[[tool.cuwheel.extension]]
+module = "plainops._cpu"
+kind = "capi"
+sources = ["csrc/cpu_module.c", "csrc/variant.cpp"]
+include-dirs = ["csrc"]
+defines = ["PLAINOPS_CPU"]
+cflags = ["-O2"]
+
+[[tool.cuwheel.extension]]
+module = "plainops._cuda"
+kind = "capi"
+sources = ["csrc/cuda_module.c", "csrc/variant.cpp", "csrc/scale.cu"]
+include-dirs = ["csrc"]
+defines = ["WITH_CUDA"]
+cflags = ["-O2"]
+nvcc-flags = ["-O1", "--expt-relaxed-constexpr"]
+
+[tool.cuwheel.matrix]
+python = ["3.12", "3.13"]
+cuda = ["13.0"]
+"""
+
+
+def ninja_edges(text):
+    """{output: (rule, explicit inputs, the edge's variable lines)} of a build.ninja's text."""
+    out, cur = {}, None
+    for line in text.splitlines():
+        if line.startswith("build "):
+            head, _, rest = line[6:].partition(": ")
+            rule, _, ins = rest.partition(" ")
+            cur = head
+            out[cur] = (rule, ins.split(" | ")[0].split(), "")
+        elif cur and line.startswith("  "):
+            r, i, v = out[cur]
+            out[cur] = (r, i, v + line + "\n")
+        else:
+            cur = None
+    return out
+
+
+def plain_kernels(work, env):
+    """tests/init/plainops with the config `cuwheel init` writes for it (a _cpu/_cuda pair of
+    capi extensions that list their kernels among their sources), _cuda with nvcc-flags of its
+    own: golden plainops.ninja, scale.cu compiled by nvcc per cell with _cuda's nvcc flags
+    (else, without them, the kernels table's), the archs and MSVC's host flags, linked only
+    into _cuda; variant.cpp by cl once per extension and cell; no kernel archive."""
+    proj = os.path.join(work, "plainops")
+    shutil.copytree(os.path.join(ROOT, "tests", "init", "plainops"), proj)
+    with open(os.path.join(proj, "pyproject.toml"), "w") as f:
+        f.write(PLAINOPS_CONFIG)
+    env = dict(env, CUWHEEL_MATRIX_PYTHON="3.12 3.13")
+    first = os.path.join(work, "plainops-export")
+    text = export("plainops", proj, env, first)
+    if text is None or UPDATE:
+        return
+    py = {v: find_python(v) for v in ("3.12", "3.13")}
+    if py["3.12"] and py["3.13"]:
+        probe_and_plan("plainops", first, {"CUWHEEL_PYTHON_3_12": py["3.12"],
+                                           "CUWHEEL_PYTHON_3_13": py["3.13"]}, work)
+    es = ninja_edges(text)
+    cells = ("cp312-cu130-win_amd64", "cp313-cu130-win_amd64")
+    scale = sorted(o for o, (r, ins, _) in es.items() if "src/csrc/scale.cu" in ins)
+    want = [f"obj/{c}/plainops._cuda/csrc/scale.cu.obj" for c in cells]
+    check("plainops: scale.cu compiled once per cell, under _cuda", scale == want, scale)
+    for o in scale:
+        rule, _, v = es[o]
+        flags = v.split("flags = ", 1)[-1].split()
+        check(f"plainops: {o} by nvcc with _cuda's own nvcc flags, its define, the arch and "
+              "MSVC's host flags",
+              rule == "nvcc_cell" and "--expt-relaxed-constexpr" in flags and
+              "-O1" in flags and "-O2" not in flags and "-O3" not in flags and "-DWITH_CUDA" in flags and
+              "-DPLAINOPS_CPU" not in flags and "-Xcompiler=/MD" in flags and
+              "--use-local-env" in flags and "-std=c++17" in flags and "-Isrc/csrc" in flags
+              and any("sm_75" in f for f in flags), v)
+    variant = sorted(o for o, (r, ins, _) in es.items() if "src/csrc/variant.cpp" in ins)
+    check("plainops: variant.cpp by cl for each extension and cell",
+          len(variant) == 4 and all(es[o][0] == "cl" for o in variant), variant)
+    links = {o: ins for o, (r, ins, _) in es.items() if r == "link"}
+    check("plainops: four modules linked", len(links) == 4, sorted(links))
+    for mod, ins in links.items():
+        own = "plainops._cpu" if "/_cpu." in mod else "plainops._cuda"
+        check(f"plainops: {mod} links only its own objects, scale.cu only into _cuda",
+              all(f"/{own}/" in i for i in ins) and
+              (own == "plainops._cuda") == any(i.endswith("/scale.cu.obj") for i in ins), ins)
+    check("plainops: no kernel archive (the kernels table lists no source)",
+          "kernels/" not in text and "/WHOLEARCHIVE" not in text)
+    # Without nvcc-flags of its own, the .cu takes the kernels table's (whose -O2 replaces
+    # cuwheel's -O3, as on Linux).
+    with open(os.path.join(proj, "pyproject.toml"), "w") as f:
+        f.write(PLAINOPS_CONFIG.replace('nvcc-flags = ["-O1", "--expt-relaxed-constexpr"]\n', ""))
+    out = os.path.join(work, "plainops-export-2")
+    r = run([CUWHEEL, "-C", proj, "build", "--stage", "win-graph", "--export", out], env)
+    if check("plainops without its own nvcc-flags: export", r.returncode == 0, r.stderr):
+        es = ninja_edges(open(os.path.join(out, "build.ninja")).read())
+        _, _, v = es[want[0]]
+        flags = v.split("flags = ", 1)[-1].split()
+        check("plainops without its own nvcc-flags: scale.cu takes the kernels' -O2 (no -O3)",
+              "-O2" in flags and "-O3" not in flags and "--expt-relaxed-constexpr" not in flags,
+              v)
 
 
 def win_pack(work, out):
@@ -266,6 +385,7 @@ def main():
                # 2.6 is a CPU build), so they are left out of the Windows graph.
                {"CUWHEEL_MATRIX_PLATFORM": "win_amd64", "CUWHEEL_MATRIX_CUDA": "13.0",
                 "CUWHEEL_MATRIX_TORCH": "2.11", "CUWHEEL_MATRIX_PYTHON": "3.12,3.13"}, te)
+        plain_kernels(work, env)
         if UPDATE:
             return 0
         for f in ("src/kernels/rasterize.cu", "src/kernels/tinyraster.h",
