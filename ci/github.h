@@ -45,6 +45,12 @@ struct ci_github_opts {
 	struct ci_source src;
 	const struct strv *publish; /* "release", "pages", "pypi-sdist" */
 	const char *environment;    /* the publishing jobs' environment, or NULL */
+	/* The axes CUWHEEL_MATRIX_PYTHON, _TORCH and _PLATFORM set when the workflow is written
+	 * (space-separated; NULL: the config's axis), pinned in its env so every job plans the
+	 * same cells. The CUDA axis is always pinned, as the plan expanded it. */
+	struct {
+		const char *python, *torch, *platform;
+	} matrix_env;
 };
 
 /* What the workflow holds, for the command's summary line. */

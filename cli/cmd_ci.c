@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/env.h"
 #include "base/escape.h"
 #include "base/os-file.h"
 #include "base/path.h"
@@ -14,7 +15,6 @@
 #include "cli/plan_common.h"
 #include "packager/sdist.h"
 #include "standards/digest.h"
-#include "standards/toml.h"
 #include "toolchain/provision.h"
 #include "toolchain/provision_cross.h"
 
@@ -316,39 +316,17 @@ static int ci_plan(struct cli *c, const struct config *cfg, struct plan *plan)
 	return torch_builds_pair(&c->arena, &c->diag, plan) ? CLI_OK : CLI_FAIL;
 }
 
-/* The jobs plan from the config file and carry only the CUDA axis as written: a platform only the
- * environment added (CUWHEEL_MATRIX_PLATFORM) is not theirs, and its legs would find no cell. */
-static void warn_env_platforms(struct cli *c, const struct config *cfg, const struct plan *plan)
+/* The axis the environment set (CUWHEEL_MATRIX_PYTHON, _TORCH, _PLATFORM), as the config read
+ * it, space-separated; NULL when the config's own axis is in effect. */
+static const char *env_axis(struct cli *c, const struct config *cfg, const char *name,
+                            const struct strv *axis)
 {
-	const struct toml_value *m =
-	    toml_get(toml_get(toml_get(cfg->root, "tool"), "cuwheel"), "matrix");
-	const struct toml_value *v = toml_get(m, "platform");
-	struct strv file = {0}, warned = {0};
-	if (!v)
-		strv_push(&c->arena, &file, "linux_x86_64");
-	else if (v->type == TOML_STRING)
-		strv_push(&c->arena, &file, v->u.str.s);
-	for (size_t i = 0; v && v->type == TOML_ARRAY && i < v->u.array.len; i++)
-		if (v->u.array.items[i]->type == TOML_STRING)
-			strv_push(&c->arena, &file, v->u.array.items[i]->u.str.s);
-	for (size_t i = 0; i < cfg->matrix.n_include; i++)
-		if (cfg->matrix.include[i].platform)
-			strv_push(&c->arena, &file, cfg->matrix.include[i].platform);
-	for (size_t i = 0; i < plan->n_cells; i++) {
-		const char *pl = plan->cells[i].platform;
-		if (!plan->cells[i].selected || strv_contains(&file, pl) ||
-		    strv_contains(&warned, pl))
-			continue;
-		strv_push(&c->arena, &warned, pl);
-		diag_msg(
-		    &c->diag, DIAG_WARNING,
-		    "CUWHEEL_MATRIX_PLATFORM adds %s, which the config's [tool.cuwheel.matrix] "
-		    "platform does not name: the workflow's jobs plan from the config, so its %s "
-		    "legs would find no cell",
-		    esc_str(&c->arena, ESC_TERM, pl), esc_str(&c->arena, ESC_TERM, pl));
-		diag_msg(&c->diag, DIAG_HINT, "add \"%s\" to platform in the config",
-		         esc_str(&c->arena, ESC_TERM, pl));
-	}
+	if (!env_value(cfg->env, name))
+		return NULL;
+	struct strbuf sb = {0};
+	for (size_t i = 0; i < axis->n; i++)
+		sb_printf(&sb, "%s%s", i ? " " : "", axis->v[i]);
+	return sb_to_arena(&sb, &c->arena);
 }
 
 static int write_out(struct cli *c, const char *root, const char *output, bool to_stdout,
@@ -491,7 +469,10 @@ int cmd_ci(struct cli *c, int argc, char **argv)
 		return CLI_FAIL;
 	}
 
-	warn_env_platforms(c, &cfg, &plan);
+	/* The jobs plan the matrix this file is written for, not the config's alone. */
+	o.matrix_env.python = env_axis(c, &cfg, "CUWHEEL_MATRIX_PYTHON", &cfg.matrix.python);
+	o.matrix_env.torch = env_axis(c, &cfg, "CUWHEEL_MATRIX_TORCH", &cfg.matrix.torch);
+	o.matrix_env.platform = env_axis(c, &cfg, "CUWHEEL_MATRIX_PLATFORM", &cfg.matrix.platform);
 	char *text;
 	struct ci_github_stats st;
 	if (!ci_github_emit(&c->arena, &c->diag, &plan, &o, &text, &st))

@@ -164,9 +164,36 @@ def emit(proj, *opts, over=None, cuwheel=True):
     return p.stdout, p.stderr
 
 
-def plan_cells(proj, *opts):
-    p = run([CUWHEEL, "-C", proj, "plan", "--json", *opts], env=clean_env(), ok=(0, 3))
+def plan_cells(proj, *opts, over=None):
+    p = run([CUWHEEL, "-C", proj, "plan", "--json", *opts], env=clean_env(over), ok=(0, 3))
     return json.loads(p.stdout)["matrix"], p.returncode
+
+
+def check_jobs_plan(name, doc, proj, over):
+    """The jobs plan the matrix the workflow was written for: it pins every CUWHEEL_MATRIX_*
+    override in effect when `ci github` ran (over) in its top-level env, and each leg's
+    `cuwheel plan --only "*-LEG"` run as a job runs it (the workflow's env, not the writer's)
+    selects exactly that leg's cells of the writer's plan, every cell the workflow lists among
+    them."""
+    wf = {k: str(v) for k, v in doc["env"].items() if k.startswith("CUWHEEL_MATRIX_")}
+    for k, v in over.items():
+        if k.startswith("CUWHEEL_MATRIX_") and k != "CUWHEEL_MATRIX_CUDA":
+            check(wf.get(k) == " ".join(v.replace(",", " ").split()),
+                  f"{name}: the workflow's env pins {k}={v!r}", doc["env"])
+    check(not set(wf) - set(over) - {"CUWHEEL_MATRIX_CUDA"},
+          f"{name}: the workflow pins no axis the environment left alone", wf)
+    want, _ = plan_cells(proj, over=over)
+    sel = [s for s in doc["jobs"]["index"]["steps"] if s.get("name") == "Wheels present and missing"]
+    listed = {ln.split()[0] for ln in sel[0]["env"]["CELLS"].splitlines()} if sel else set()
+    for leg in leg_jobs(doc):
+        p = run([CUWHEEL, "-C", proj, "plan", "--json", "--only", f"*-{leg}"], env=clean_env(wf),
+                ok=(0, 1, 2, 3))
+        got = ({c["id"] for c in json.loads(p.stdout)["matrix"]["cells"] if c["selected"]}
+               if p.returncode == 0 else set())
+        mine = {c["id"] for c in want["cells"] if c["selected"] and c["id"].endswith("-" + leg)}
+        check(p.returncode == 0 and got == mine and {i for i in listed if i.endswith(leg)} <= got,
+              f"{name}: leg {leg}'s jobs plan its cells (--only \"*-{leg}\", the workflow's env)",
+              f"exit {p.returncode}: {p.stderr.strip()[-400:]}\n{sorted(got)}\n{sorted(mine)}")
 
 
 def load(text):
@@ -738,11 +765,15 @@ local-version = "cu{cuda_nodot}"
           "linux_aarch64 torch 2.11 wheel for Python 3.12" in terr,
           "torchext aarch64 cross: the cp313 torch 2.11 cell with torch's aarch64 wheel, the "
           "others left out saying why", f"{tw.get('env')}\n{tparts}\n{terr}")
-    # A platform only the environment adds is not the jobs' (they plan from the file).
-    _, err = emit(proj, over={"CUWHEEL_MATRIX_PLATFORM": "linux_x86_64 linux_aarch64 win_amd64"})
-    check("CUWHEEL_MATRIX_PLATFORM adds win_amd64, which the config's" in err and
-          "adds linux_aarch64" not in err and 'add "win_amd64" to platform' in err,
-          "a platform only CUWHEEL_MATRIX_PLATFORM names: warned, the file's are not", err)
+    # A platform only the environment adds (win_amd64), a Python axis it narrows: the
+    # workflow pins both, so its Windows legs' jobs find their cells.
+    over = {"CUWHEEL_MATRIX_PLATFORM": "linux_x86_64,linux_aarch64 win_amd64",
+            "CUWHEEL_MATRIX_PYTHON": "3.11 3.13"}
+    wtext, _ = emit(proj, over=over)
+    wdoc = validate(f"{name}, environment axes", wtext)
+    check(any(j.endswith("-win_amd64") for j in wdoc["jobs"]),
+          f"{name}, environment axes: Windows legs", sorted(wdoc["jobs"]))
+    check_jobs_plan(f"{name}, environment axes", wdoc, proj, over)
     set_ci(proj, 'aarch64 = "arm"')
     p = run([CUWHEEL, "-C", proj, "ci", "github", "--stdout"], env=clean_env(), ok=(1,))
     check(p.returncode == 1 and "pyproject.toml:" in p.stderr and
@@ -784,8 +815,19 @@ def main():
               "no cuwheel source given: refused, naming the key to set", p.stderr)
 
         # aarch64 legs: the aarch64 image, an arm runner, NVIDIA's sbsa repository.
-        arm, _ = emit(tinyraster(), over={"CUWHEEL_MATRIX_PLATFORM": "linux_aarch64",
-                                  "CUWHEEL_MATRIX_CUDA": "12.4"})
+        arm_over = {"CUWHEEL_MATRIX_PLATFORM": "linux_aarch64", "CUWHEEL_MATRIX_CUDA": "12.4"}
+        arm, _ = emit(tinyraster(), over=arm_over)
+        check_jobs_plan("aarch64", load(arm), tinyraster(), arm_over)
+        # The golden mixed.yml: win_amd64 and the x86_64 legs only the environment names.
+        with open(os.path.join(GOLDEN, "mixed.yml")) as f:
+            check_jobs_plan("golden mixed.yml", load(f.read()), tinyraster(), MIXED)
+        # Widened by the environment (win_amd64, linux_aarch64 beside the file's x86_64, a
+        # Python the file does not list) and narrowed (the other Pythons gone).
+        wide = {"CUWHEEL_MATRIX_PLATFORM": "linux_x86_64 linux_aarch64 win_amd64",
+                "CUWHEEL_MATRIX_PYTHON": "3.13,3.14t", "CUWHEEL_MATRIX_CUDA": "13.0"}
+        wtext, _ = emit(tinyraster(), over=wide)
+        check_jobs_plan("environment axes", validate("environment axes", wtext), tinyraster(),
+                        wide)
         k = load(arm)["jobs"]["kernels-cu124-linux_aarch64"]
         check(k["container"]["image"] == "quay.io/pypa/manylinux_2_28_aarch64" and
               k["runs-on"] == "ubuntu-24.04-arm" and k["env"]["CUDA_ARCH"] == "sbsa" and
