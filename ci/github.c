@@ -209,20 +209,15 @@ static void header(struct emit *e, struct ci_github_stats *st)
 	for (size_t i = 0; i < e->p->n_toolkits; i++)
 		sb_printf(&cu, "%s%s", i ? " " : "", e->p->toolkits[i].cuda);
 	yaml_kv(sb, 2, "CUWHEEL_MATRIX_CUDA", sb_to_arena(&cu, e->a));
-	const char *axes[][2] = {{"CUWHEEL_MATRIX_PYTHON", e->o->matrix_env.python},
-	                         {"CUWHEEL_MATRIX_TORCH", e->o->matrix_env.torch},
-	                         {"CUWHEEL_MATRIX_PLATFORM", e->o->matrix_env.platform}};
-	for (size_t i = 0, said = 0; i < sizeof(axes) / sizeof(*axes); i++) {
-		if (!axes[i][1])
-			continue;
-		if (!said++) {
+	for (size_t i = 0; i < e->o->n_pins; i++) {
+		if (!i) {
 			yaml_comment(sb, 2,
-			             "The axes the environment of `cuwheel ci github` set, so "
-			             "every job plans");
-			yaml_comment(sb, 2,
-			             "the matrix this file was written for, not the config's.");
+			             "The overrides the environment of `cuwheel ci github` set, so "
+			             "every job");
+			yaml_comment(
+			    sb, 2, "plans the cells, wheels and flags this file was written for.");
 		}
-		yaml_kv(sb, 2, axes[i][0], axes[i][1]);
+		yaml_kv(sb, 2, e->o->pins[i].name, e->o->pins[i].value);
 	}
 	const struct ci_cuwheel *cw = &e->o->cuwheel;
 	if (cw->git) {

@@ -29,6 +29,9 @@ struct ci_source {
 
 struct cross_lock;
 
+/* How many environment overrides a workflow can pin (cli/cmd_ci.c's table). */
+#define CI_GITHUB_MAX_PINS 16
+
 struct ci_github_opts {
 	bool per_cell;                /* one Linux wheel job per cell, not one per leg */
 	const char *gpu_label;        /* runner labels for GPU tests, comma-separated; NULL: the
@@ -45,12 +48,15 @@ struct ci_github_opts {
 	struct ci_source src;
 	const struct strv *publish; /* "release", "pages", "pypi-sdist" */
 	const char *environment;    /* the publishing jobs' environment, or NULL */
-	/* The axes CUWHEEL_MATRIX_PYTHON, _TORCH and _PLATFORM set when the workflow is written
-	 * (space-separated; NULL: the config's axis), pinned in its env so every job plans the
-	 * same cells. The CUDA axis is always pinned, as the plan expanded it. */
+	/* The overrides of the plan set when the workflow is written (CUWHEEL_MATRIX_PYTHON,
+	 * _TORCH, _PLATFORM, CUWHEEL_BUILD, _SKIP, _LOCAL_VERSION, _ARCHS, ...; each value as the
+	 * config read it, lists space-separated), pinned in its env in this order so every job
+	 * plans the same cells, wheel names and flags. The CUDA axis is always pinned, as the
+	 * plan expanded it. */
 	struct {
-		const char *python, *torch, *platform;
-	} matrix_env;
+		const char *name, *value;
+	} pins[CI_GITHUB_MAX_PINS];
+	size_t n_pins;
 };
 
 /* What the workflow holds, for the command's summary line. */

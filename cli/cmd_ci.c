@@ -316,17 +316,83 @@ static int ci_plan(struct cli *c, const struct config *cfg, struct plan *plan)
 	return torch_builds_pair(&c->arena, &c->diag, plan) ? CLI_OK : CLI_FAIL;
 }
 
-/* The axis the environment set (CUWHEEL_MATRIX_PYTHON, _TORCH, _PLATFORM), as the config read
- * it, space-separated; NULL when the config's own axis is in effect. */
-static const char *env_axis(struct cli *c, const struct config *cfg, const char *name,
-                            const struct strv *axis)
+/* The overrides of [tool.cuwheel] that shape what the jobs plan and make (cells, wheel names,
+ * archs, flags, tests), in the order the workflow pins them, with the key that keeps each in the
+ * config. The machine's own (CUWHEEL_BUILD_DIR, _DIST_DIR, _PYTHONS: paths; CUWHEEL_CCACHE,
+ * _CACHE_REMOTE: the workflow sets its jobs' caches itself) are not carried. */
+static const struct {
+	const char *name, *key;
+} plan_env[] = {
+    {"CUWHEEL_MATRIX_PYTHON", "[tool.cuwheel.matrix] python"},
+    {"CUWHEEL_MATRIX_TORCH", "[tool.cuwheel.matrix] torch"},
+    {"CUWHEEL_MATRIX_PLATFORM", "[tool.cuwheel.matrix] platform"},
+    {"CUWHEEL_BUILD", "[tool.cuwheel.matrix] build"},
+    {"CUWHEEL_SKIP", "[tool.cuwheel.matrix] skip"},
+    {"CUWHEEL_LOCAL_VERSION", "[tool.cuwheel.matrix] local-version"},
+    {"CUWHEEL_ARCHS", "[tool.cuwheel.kernels] archs"},
+    {"CUWHEEL_CUDART", "[tool.cuwheel.kernels] cudart"},
+    {"CUWHEEL_COMPRESSION", "[tool.cuwheel] compression"},
+    {"CUWHEEL_MIN_MANYLINUX", "[tool.cuwheel.audit] min-manylinux"},
+    {"CUWHEEL_TEST_COMMAND", "[tool.cuwheel.test] command"},
+    {"CUWHEEL_TEST_REQUIRES", "[tool.cuwheel.test] requires"},
+    {"CUWHEEL_TEST_TORCH_COMPAT", "[tool.cuwheel.test] torch-compat"},
+    {"CUWHEEL_TEST_TORCH_REQUIRES", "[tool.cuwheel.test] torch-requires"},
+};
+
+/* Pins in o every override of plan_env the environment set, as the config read it (a list
+ * space-separated), so each job's `cuwheel` plans what this workflow lists. An empty value is
+ * refused: GitHub's runner can leave an empty variable unset in a container job
+ * (actions/runner#3043, open), and its jobs would plan the config's value instead. */
+static bool env_pins(struct cli *c, const struct config *cfg, struct ci_github_opts *o)
 {
-	if (!env_value(cfg->env, name))
-		return NULL;
-	struct strbuf sb = {0};
-	for (size_t i = 0; i < axis->n; i++)
-		sb_printf(&sb, "%s%s", i ? " " : "", axis->v[i]);
-	return sb_to_arena(&sb, &c->arena);
+	const struct strv *lists[] = {&cfg->matrix.python,
+	                              &cfg->matrix.torch,
+	                              &cfg->matrix.platform,
+	                              &cfg->matrix.build,
+	                              &cfg->matrix.skip,
+	                              NULL,
+	                              NULL,
+	                              NULL,
+	                              NULL,
+	                              NULL,
+	                              NULL,
+	                              &cfg->test.requires,
+	                              &cfg->test.torch_compat,
+	                              NULL};
+	_Static_assert(sizeof(lists) / sizeof(*lists) == sizeof(plan_env) / sizeof(*plan_env),
+	               "one list (or NULL) per plan_env entry");
+	_Static_assert(sizeof(plan_env) / sizeof(*plan_env) <= CI_GITHUB_MAX_PINS,
+	               "CI_GITHUB_MAX_PINS holds plan_env");
+	bool ok = true;
+	o->n_pins = 0;
+	for (size_t i = 0; i < sizeof(plan_env) / sizeof(*plan_env); i++) {
+		const char *val = env_value(cfg->env, plan_env[i].name);
+		if (!val)
+			continue;
+		if (lists[i]) {
+			struct strbuf sb = {0};
+			for (size_t k = 0; k < lists[i]->n; k++)
+				sb_printf(&sb, "%s%s", k ? " " : "", lists[i]->v[k]);
+			val = sb_to_arena(&sb, &c->arena);
+		} else if (!strcmp(plan_env[i].name, "CUWHEEL_COMPRESSION")) {
+			val = arena_printf(&c->arena, "%d", cfg->compression);
+		}
+		if (!val[0]) {
+			diag_msg(
+			    &c->diag, DIAG_ERROR,
+			    "%s is set but empty, and GitHub's runner can leave an empty variable "
+			    "unset in a container job (actions/runner#3043): the workflow cannot "
+			    "pin it, and its jobs would plan the config's value",
+			    plan_env[i].name);
+			diag_msg(&c->diag, DIAG_HINT, "put it in the config (%s) and unset %s",
+			         plan_env[i].key, plan_env[i].name);
+			ok = false;
+			continue;
+		}
+		o->pins[o->n_pins].name = plan_env[i].name;
+		o->pins[o->n_pins++].value = val;
+	}
+	return ok;
 }
 
 static int write_out(struct cli *c, const char *root, const char *output, bool to_stdout,
@@ -470,9 +536,8 @@ int cmd_ci(struct cli *c, int argc, char **argv)
 	}
 
 	/* The jobs plan the matrix this file is written for, not the config's alone. */
-	o.matrix_env.python = env_axis(c, &cfg, "CUWHEEL_MATRIX_PYTHON", &cfg.matrix.python);
-	o.matrix_env.torch = env_axis(c, &cfg, "CUWHEEL_MATRIX_TORCH", &cfg.matrix.torch);
-	o.matrix_env.platform = env_axis(c, &cfg, "CUWHEEL_MATRIX_PLATFORM", &cfg.matrix.platform);
+	if (!env_pins(c, &cfg, &o))
+		return CLI_FAIL;
 	char *text;
 	struct ci_github_stats st;
 	if (!ci_github_emit(&c->arena, &c->diag, &plan, &o, &text, &st))

@@ -169,31 +169,57 @@ def plan_cells(proj, *opts, over=None):
     return json.loads(p.stdout)["matrix"], p.returncode
 
 
+# The overrides that shape the plan, which the workflow pins (cli/cmd_ci.c's plan_env); the
+# lists among them as the config reads them (space-separated).
+PINNED = ["CUWHEEL_MATRIX_PYTHON", "CUWHEEL_MATRIX_TORCH", "CUWHEEL_MATRIX_PLATFORM",
+          "CUWHEEL_BUILD", "CUWHEEL_SKIP", "CUWHEEL_LOCAL_VERSION", "CUWHEEL_ARCHS",
+          "CUWHEEL_CUDART", "CUWHEEL_COMPRESSION", "CUWHEEL_MIN_MANYLINUX",
+          "CUWHEEL_TEST_COMMAND", "CUWHEEL_TEST_REQUIRES", "CUWHEEL_TEST_TORCH_COMPAT",
+          "CUWHEEL_TEST_TORCH_REQUIRES"]
+PINNED_LISTS = {"CUWHEEL_MATRIX_PYTHON", "CUWHEEL_MATRIX_TORCH", "CUWHEEL_MATRIX_PLATFORM",
+                "CUWHEEL_BUILD", "CUWHEEL_SKIP", "CUWHEEL_TEST_REQUIRES",
+                "CUWHEEL_TEST_TORCH_COMPAT"}
+
+
 def check_jobs_plan(name, doc, proj, over):
-    """The jobs plan the matrix the workflow was written for: it pins every CUWHEEL_MATRIX_*
-    override in effect when `ci github` ran (over) in its top-level env, and each leg's
+    """The jobs plan what the workflow was written for: it pins every plan-shaping override in
+    effect when `ci github` ran (over) in its top-level env, and each leg's
     `cuwheel plan --only "*-LEG"` run as a job runs it (the workflow's env, not the writer's)
-    selects exactly that leg's cells of the writer's plan, every cell the workflow lists among
-    them."""
-    wf = {k: str(v) for k, v in doc["env"].items() if k.startswith("CUWHEEL_MATRIX_")}
+    selects exactly that leg's cells of the writer's plan, with the same wheel names (the
+    index's expected names among them), archs and config, every cell the workflow lists
+    among them."""
+    wf = {k: str(v) for k, v in doc["env"].items()
+          if k.startswith("CUWHEEL_MATRIX_") or k in PINNED}
     for k, v in over.items():
-        if k.startswith("CUWHEEL_MATRIX_") and k != "CUWHEEL_MATRIX_CUDA":
-            check(wf.get(k) == " ".join(v.replace(",", " ").split()),
-                  f"{name}: the workflow's env pins {k}={v!r}", doc["env"])
+        if k in PINNED:
+            v = " ".join(v.replace(",", " ").split()) if k in PINNED_LISTS else v
+            check(wf.get(k) == v, f"{name}: the workflow's env pins {k}={v!r}", doc["env"])
     check(not set(wf) - set(over) - {"CUWHEEL_MATRIX_CUDA"},
-          f"{name}: the workflow pins no axis the environment left alone", wf)
-    want, _ = plan_cells(proj, over=over)
+          f"{name}: the workflow pins no override the environment left alone", wf)
+    p = run([CUWHEEL, "-C", proj, "plan", "--json"], env=clean_env(over), ok=(0, 3))
+    wdoc = json.loads(p.stdout)
+    want = wdoc["matrix"]
     sel = [s for s in doc["jobs"]["index"]["steps"] if s.get("name") == "Wheels present and missing"]
-    listed = {ln.split()[0] for ln in sel[0]["env"]["CELLS"].splitlines()} if sel else set()
+    listed = {ln.split()[0]: ln.split()[1]
+              for ln in sel[0]["env"]["CELLS"].splitlines()} if sel else {}
     for leg in leg_jobs(doc):
         p = run([CUWHEEL, "-C", proj, "plan", "--json", "--only", f"*-{leg}"], env=clean_env(wf),
                 ok=(0, 1, 2, 3))
-        got = ({c["id"] for c in json.loads(p.stdout)["matrix"]["cells"] if c["selected"]}
-               if p.returncode == 0 else set())
-        mine = {c["id"] for c in want["cells"] if c["selected"] and c["id"].endswith("-" + leg)}
-        check(p.returncode == 0 and got == mine and {i for i in listed if i.endswith(leg)} <= got,
-              f"{name}: leg {leg}'s jobs plan its cells (--only \"*-{leg}\", the workflow's env)",
-              f"exit {p.returncode}: {p.stderr.strip()[-400:]}\n{sorted(got)}\n{sorted(mine)}")
+        jdoc = json.loads(p.stdout) if p.returncode == 0 else {"matrix": {"cells": []}}
+        got = {c["id"]: c["wheel"] for c in jdoc["matrix"]["cells"] if c["selected"]}
+        mine = {c["id"]: c["wheel"] for c in want["cells"]
+                if c["selected"] and c["id"].endswith("-" + leg)}
+        check(p.returncode == 0 and got == mine and
+              all(i in got and got[i].startswith(w) for i, w in listed.items()
+                  if i.endswith("-" + leg)),
+              f"{name}: leg {leg}'s jobs plan its cells and wheel names (--only \"*-{leg}\", "
+              "the workflow's env)",
+              f"exit {p.returncode}: {p.stderr.strip()[-400:]}\n{sorted(got.items())}\n"
+              f"{sorted(mine.items())}\n{sorted(listed.items())}")
+        check(p.returncode != 0 or (jdoc["matrix"]["archs"] == want["archs"] and
+                                    jdoc["config"] == wdoc["config"]),
+              f"{name}: leg {leg}'s jobs plan the archs and config the workflow was written for",
+              f"{jdoc['matrix'].get('archs')} / {want['archs']}")
 
 
 def load(text):
@@ -828,6 +854,25 @@ def main():
         wtext, _ = emit(tinyraster(), over=wide)
         check_jobs_plan("environment axes", validate("environment axes", wtext), tinyraster(),
                         wide)
+        # The other plan-shaping overrides: another local version (the index's expected wheel
+        # names), other archs, a skip, a compression and a test command, pinned as set.
+        envs = {"CUWHEEL_MATRIX_CUDA": "12.4 13.0", "CUWHEEL_LOCAL_VERSION": "cu{cuda_nodot}.gh",
+                "CUWHEEL_ARCHS": "8.6;9.0+PTX", "CUWHEEL_SKIP": "cp310-* , *-cu124-*",
+                "CUWHEEL_COMPRESSION": "3", "CUWHEEL_TEST_COMMAND": "python -c 'import tinyraster'"}
+        wtext, _ = emit(tinyraster(), over=envs)
+        check_jobs_plan("environment overrides", validate("environment overrides", wtext),
+                        tinyraster(), envs)
+        check("cu130.gh-" in wtext and "cu124" not in wtext.split("\njobs:")[1],
+              "environment overrides: the index expects the local version set, no skipped leg",
+              wtext[-2000:])
+        # An empty override cannot reach a container job (actions/runner#3043): refused.
+        for k in ("CUWHEEL_LOCAL_VERSION", "CUWHEEL_SKIP"):
+            p = run([CUWHEEL, "-C", tinyraster(), "ci", "github", "--stdout", "--cuwheel",
+                     CUWHEEL_SPEC],
+                    env=clean_env({"CUWHEEL_MATRIX_CUDA": "13.0", k: ""}), ok=(1,))
+            check(p.returncode == 1 and not p.stdout and f"{k} is set but empty" in p.stderr and
+                  "put it in the config" in p.stderr,
+                  f"{k}=\"\": refused, naming the variable and the config", p.stderr)
         k = load(arm)["jobs"]["kernels-cu124-linux_aarch64"]
         check(k["container"]["image"] == "quay.io/pypa/manylinux_2_28_aarch64" and
               k["runs-on"] == "ubuntu-24.04-arm" and k["env"]["CUDA_ARCH"] == "sbsa" and
