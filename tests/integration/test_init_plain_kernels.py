@@ -26,11 +26,10 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import zipfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checks import check, run, failures  # noqa: E402
+from checks import check, in_tmp, run  # noqa: E402
 from testskip import skip  # noqa: E402
 
 ROOT = os.getcwd()
@@ -129,54 +128,48 @@ def check_wheels(dist, tmp):
     return whls
 
 
+def body(tmp):
+    proj, env = project_env(tmp, "plainops")
+    rc, out = run([CUWHEEL, "init", "-o", "-"] + ARCH, cwd=proj, env=env)
+    check(rc == 0 and "one kernel archive per toolkit" not in out,
+          "init writes a config for kernels with other defines per extension")
+    check('sources = ["csrc/cpu_module.c", "csrc/variant.cpp"]' in out and
+          'sources = ["csrc/cuda_module.c", "csrc/variant.cpp", "csrc/scale.cu"]' in out
+          and "sources = []" in out and 'kind = "capi"' in out,
+          "each extension lists its own kernels, the kernels table none")
+    check("once per (toolkit, flags) where they hold no Python header" in out,
+          "the config's comment says how they are compiled")
+
+    rc, out = run([CUWHEEL, "build", "-j", "2"] + ARCH, cwd=proj, env=env)
+    print(out[-3000:])
+    check(rc == 0, "build with no config of Python 3.12 and 3.13 exits 0")
+    build, dist = env["CUWHEEL_BUILD_DIR"], env["CUWHEEL_DIST_DIR"]
+    check_graph(build)
+    whls = check_wheels(dist, tmp)
+
+    rc, out = run([CUWHEEL, "plan"] + ARCH, cwd=proj, env=env)
+    check(rc == 0 and re.search(r"csrc/variant\.cpp +shared: once per \(toolkit, flags\)",
+                                out) is not None
+          and re.search(r"csrc/cpu_module\.c +per Python: its closure includes Python\.h",
+                        out) is not None,
+          "plan says which sources are shared and which per Python")
+
+    # Another directory, another build dir, one Python: the same cp312 wheel.
+    other, oenv = project_env(tmp, "elsewhere")
+    rc, out = run([CUWHEEL, "build", "-j", "2", "--only", "cp312*"] + ARCH, cwd=other,
+                  env=oenv)
+    check(rc == 0, "build --only 'cp312*' of a copy elsewhere exits 0")
+    w = [n for n in whls if "-cp312-" in n]
+    o = os.path.join(oenv["CUWHEEL_DIST_DIR"], w[0]) if w else ""
+    check(w and os.path.exists(o) and
+          open(o, "rb").read() == open(os.path.join(dist, w[0]), "rb").read(),
+          "the cp312 wheel's bytes do not depend on the directories or the selection")
+
+
 def main():
     if not all(os.path.exists(os.path.join(v, "python")) for v in VENVS.values()):
         skip("no Python venvs at build/torch-pythons (examples/torchext/setup-pythons)")
-    tmp = tempfile.mkdtemp(prefix="cuwheel-init-plain-")
-    try:
-        proj, env = project_env(tmp, "plainops")
-        rc, out = run([CUWHEEL, "init", "-o", "-"] + ARCH, cwd=proj, env=env)
-        check(rc == 0 and "one kernel archive per toolkit" not in out,
-              "init writes a config for kernels with other defines per extension")
-        check('sources = ["csrc/cpu_module.c", "csrc/variant.cpp"]' in out and
-              'sources = ["csrc/cuda_module.c", "csrc/variant.cpp", "csrc/scale.cu"]' in out
-              and "sources = []" in out and 'kind = "capi"' in out,
-              "each extension lists its own kernels, the kernels table none")
-        check("once per (toolkit, flags) where they hold no Python header" in out,
-              "the config's comment says how they are compiled")
-
-        rc, out = run([CUWHEEL, "build", "-j", "2"] + ARCH, cwd=proj, env=env)
-        print(out[-3000:])
-        check(rc == 0, "build with no config of Python 3.12 and 3.13 exits 0")
-        build, dist = env["CUWHEEL_BUILD_DIR"], env["CUWHEEL_DIST_DIR"]
-        check_graph(build)
-        whls = check_wheels(dist, tmp)
-
-        rc, out = run([CUWHEEL, "plan"] + ARCH, cwd=proj, env=env)
-        check(rc == 0 and re.search(r"csrc/variant\.cpp +shared: once per \(toolkit, flags\)",
-                                    out) is not None
-              and re.search(r"csrc/cpu_module\.c +per Python: its closure includes Python\.h",
-                            out) is not None,
-              "plan says which sources are shared and which per Python")
-
-        # Another directory, another build dir, one Python: the same cp312 wheel.
-        other, oenv = project_env(tmp, "elsewhere")
-        rc, out = run([CUWHEEL, "build", "-j", "2", "--only", "cp312*"] + ARCH, cwd=other,
-                      env=oenv)
-        check(rc == 0, "build --only 'cp312*' of a copy elsewhere exits 0")
-        w = [n for n in whls if "-cp312-" in n]
-        o = os.path.join(oenv["CUWHEEL_DIST_DIR"], w[0]) if w else ""
-        check(w and os.path.exists(o) and
-              open(o, "rb").read() == open(os.path.join(dist, w[0]), "rb").read(),
-              "the cp312 wheel's bytes do not depend on the directories or the selection")
-    finally:
-        if failures:
-            print("kept %s" % tmp)
-        else:
-            shutil.rmtree(tmp, ignore_errors=True)
-    if failures:
-        print("%d check(s) failed" % len(failures))
-        sys.exit(1)
+    sys.exit(in_tmp("init-plain", body))
 
 
 if __name__ == "__main__":
