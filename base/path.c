@@ -1,6 +1,8 @@
 /* path.c: '/'-separated path arithmetic on strings, without asking the file system. */
 #include "base/path.h"
 
+#include <string.h>
+
 #include "base/strbuf.h"
 
 char *path_relative(struct arena *a, const char *from, const char *to)
@@ -42,4 +44,12 @@ const char *path_next(const char **p, size_t *len)
 	*len = (size_t)(e - s);
 	*p = *e ? e + 1 : e;
 	return s;
+}
+
+const char *path_under(struct arena *a, const char *dir, const char *rel)
+{
+	if (rel[0] == '/' || !strcmp(dir, "."))
+		return rel;
+	size_t n = strlen(dir);
+	return arena_printf(a, n && dir[n - 1] == '/' ? "%s%s" : "%s/%s", dir, rel);
 }

@@ -13,4 +13,8 @@ char *path_relative(struct arena *a, const char *from, const char *to);
  * and "b". */
 const char *path_next(const char **p, size_t *len);
 
+/* Returns rel as a compiler run in the build dir names it, where dir is the project as seen from
+ * there: rel itself when it is absolute or dir is ".", else dir/rel. */
+const char *path_under(struct arena *a, const char *dir, const char *rel);
+
 #endif

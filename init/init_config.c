@@ -197,13 +197,6 @@ struct split {
 	bool library;                 /* no source defines its PyInit_: loaded by path */
 };
 
-static const char *from_build(struct arena *a, const char *proj, const char *rel)
-{
-	if (rel[0] == '/' || !strcmp(proj, "."))
-		return rel;
-	return os_join(a, proj, rel);
-}
-
 static bool classify(struct arena *a, struct diag *d, const struct init_inputs *in,
                      const struct cap_ext *x, struct split *out)
 {
@@ -220,7 +213,7 @@ static bool classify(struct arena *a, struct diag *d, const struct init_inputs *
 		init_scan_argv(a, in, x, s.proj, src, &av);
 		struct binding_decision bd;
 		if (!os_mkdir_p(d, in->build_dir) ||
-		    !torchscan_binding(&s, &av, from_build(a, s.proj, src), NULL, &bd)) {
+		    !torchscan_binding(&s, &av, path_under(a, s.proj, src), NULL, &bd)) {
 			ok = false;
 			continue;
 		}

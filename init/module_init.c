@@ -21,13 +21,6 @@ static const char *ext_of(const char *p)
 	return dot && (!slash || dot > slash) ? dot : "";
 }
 
-static const char *from_build(struct arena *a, const char *proj, const char *rel)
-{
-	if (rel[0] == '/' || !strcmp(proj, "."))
-		return rel;
-	return os_join(a, proj, rel);
-}
-
 /* The -I of the dirs every compile of x sees besides its own: torch's, Python's, CUDA's. */
 static void common_includes(struct arena *a, const struct init_inputs *in, struct strv *av)
 {
@@ -64,7 +57,7 @@ void init_scan_argv(struct arena *a, const struct init_inputs *in, const struct 
 		strv_push(a, av, "-std=c++17");
 	for (size_t i = 0; i < x->include_dirs.n; i++)
 		strv_push(a, av,
-		          arena_printf(a, "-I%s", from_build(a, proj, x->include_dirs.v[i])));
+		          arena_printf(a, "-I%s", path_under(a, proj, x->include_dirs.v[i])));
 	common_includes(a, in, av);
 	defines(a, x, x->args_per_compiler || !c ? &x->cxx_args : NULL, av);
 }

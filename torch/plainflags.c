@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/os-file.h"
+#include "base/path.h"
 #include "kernels/buildflags.h"
 #include "toolchain/toolchain.h"
 
@@ -22,14 +22,6 @@ static bool as_cxx(const struct extension_cfg *x, const char *src)
 	bool cxx_kind = x->kind == EXT_TORCH || x->kind == EXT_PYBIND11;
 	return !strcmp(s, ".cpp") || !strcmp(s, ".cc") || !strcmp(s, ".cxx") ||
 	       (cxx_kind && strcmp(s, ".c") != 0);
-}
-
-/* Project-relative path as seen from the build dir (proj). */
-static const char *from_build(struct arena *a, const char *proj, const char *rel)
-{
-	if (rel[0] == '/' || !strcmp(proj, "."))
-		return rel;
-	return os_join(a, proj, rel);
 }
 
 const char *plainflags_cc(const struct toolkit *tk, const struct extension_cfg *x, const char *src,
@@ -54,7 +46,7 @@ void plainflags_host(struct arena *a, const struct config *cfg, const struct ext
 	strv_push(a, out, arena_printf(a, "-ffile-prefix-map=%s=.", proj));
 	for (size_t i = 0; i < x->include_dirs.n; i++)
 		strv_push(a, out,
-		          arena_printf(a, "-I%s", from_build(a, proj, x->include_dirs.v[i])));
+		          arena_printf(a, "-I%s", path_under(a, proj, x->include_dirs.v[i])));
 	strv_push(a, out, arena_printf(a, "-I%s", tk->include_dir));
 	if (!shared) {
 		strv_push(a, out, "-isystem");
@@ -82,7 +74,7 @@ void plainflags_cu(struct arena *a, const struct config *cfg, const struct exten
 	const struct strv *nv = x->own_nvcc_flags ? &x->nvcc_flags : &cfg->kernels.nvcc_flags;
 	for (size_t i = 0; i < x->include_dirs.n; i++)
 		strv_push(a, out,
-		          arena_printf(a, "-I%s", from_build(a, proj, x->include_dirs.v[i])));
+		          arena_printf(a, "-I%s", path_under(a, proj, x->include_dirs.v[i])));
 	if (!shared) {
 		strv_push(a, out, "-isystem");
 		strv_push(a, out, c->py->include_dir);

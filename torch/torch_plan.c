@@ -8,7 +8,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "base/os-file.h"
 #include "base/path.h"
 #include "base/sandbox.h"
 #include "base/strbuf.h"
@@ -29,14 +28,6 @@ static bool is_c(const char *path)
 {
 	const char *dot = strrchr(path, '.');
 	return dot && !strcmp(dot, ".c");
-}
-
-/* Project-relative path as seen from the build dir. */
-static const char *from_build(struct arena *a, const char *proj, const char *rel)
-{
-	if (rel[0] == '/' || !strcmp(proj, "."))
-		return rel;
-	return os_join(a, proj, rel);
 }
 
 /* CPython up to 3.11 passes -fwrapv to extensions, from 3.12 -fno-strict-overflow. */
@@ -91,7 +82,7 @@ static void ext_include_flags(struct arena *a, const struct extension_cfg *x, co
 		strv_push(a, out, arena_printf(a, "-D%s", x->defines.v[i]));
 	for (size_t i = 0; i < x->include_dirs.n; i++)
 		strv_push(a, out,
-		          arena_printf(a, "-I%s", from_build(a, proj, x->include_dirs.v[i])));
+		          arena_printf(a, "-I%s", path_under(a, proj, x->include_dirs.v[i])));
 	/* torch's headers through link in every mode: their paths reach the object (__FILE__
 	 * in torch's checks), and the venv that provided torch must not. */
 	torchplan_relink(a, &tf->incs, &c->py->torch, link, out);
@@ -398,22 +389,22 @@ static bool ext_pyfree(struct torch_plan *tp, const struct plan *plan,
 	/* The build's own compile, where the graph compiles the source by its name (one that
 	 * needs a stub to reach ninja or nvcc is proven by the front end alone); at fixed paths
 	 * (cproj SANDBOX_CANON_PROJECT) as the graph runs it, through `cuwheel internal canon`. */
-	bool object = !ninja_source_needs_stub(from_build(a, proj, src), cu);
+	bool object = !ninja_source_needs_stub(path_under(a, proj, src), cu);
 	bool canon = object && strcmp(cproj, proj) != 0;
-	const char *in = from_build(a, proj, src);
+	const char *in = path_under(a, proj, src);
 	if (canon) {
 		flags.n = 0;
 		torchplan_shared_flags(a, cfg, x, c, tkp->tk, tf, cproj, link, tp->standins, cu,
 		                       &flags);
 		canon_argv(a, tp->cuwheel, tp->bwrap, cfg->project_dir, tp->scan.build_dir,
 		           tkp->tk->nvcc, &compile);
-		in = from_build(a, cproj, src);
+		in = path_under(a, cproj, src);
 	}
 	if (object)
 		torchplan_compile_argv(a, tkp, tp->cxx, cproj, src, cu, &flags, &compile);
 	else
 		pyfree_compile(a, &without, cu, tkp, &compile);
-	if (!torchscan_pyfree(&tp->scan, with, &without, &compile, object, from_build(a, proj, src),
+	if (!torchscan_pyfree(&tp->scan, with, &without, &compile, object, path_under(a, proj, src),
 	                      in, bd))
 		return false;
 	tp->tentative |= bd->tentative;
@@ -457,7 +448,7 @@ static bool kernel_pyfree(struct torch_plan *tp, const struct plan *plan, const 
 	bool off = false;
 	for (size_t e = 0; e < cfg->n_extensions; e++)
 		off |= cfg->extensions[e].kind == EXT_TORCH && cfg->extensions[e].python_free_off;
-	const char *in = from_build(a, tp->scan.proj, src);
+	const char *in = path_under(a, tp->scan.proj, src);
 	if (!rc || off) {
 		torchscan_kernel_python(&tp->scan, in, python,
 		                        off ? "python-free = \"off\"" : NULL);
@@ -522,7 +513,7 @@ static bool kernel_python(struct torch_plan *tp, const struct plan *plan, const 
                           const char *python, bool *uses, const char **which)
 {
 	struct arena *a = tp->scan.a;
-	const char *in = from_build(a, tp->scan.proj, src);
+	const char *in = path_under(a, tp->scan.proj, src);
 	struct strv seen = *av;
 	if (tp->kernels_use_torch && rc && kernel_torch_argv(tp, plan, rc, av, src, &seen) &&
 	    !torchscan_kernel(&tp->scan, &seen, in, tdirs, uses, which, &python))
@@ -624,7 +615,7 @@ static bool kernels_decide(struct torch_plan *tp, const struct plan *plan, const
 				strv_push(a, &av,
 				          arena_printf(
 				              a, "-I%s",
-				              from_build(a, tp->scan.proj, k->include_dirs.v[d])));
+				              path_under(a, tp->scan.proj, k->include_dirs.v[d])));
 			if (!cu)
 				strv_push(a, &av, arena_printf(a, "-I%s", tkp->tk->include_dir));
 			for (size_t d = 0; d < k->defines.n; d++)
@@ -640,7 +631,7 @@ static bool kernels_decide(struct torch_plan *tp, const struct plan *plan, const
 				strv_push(a, &av, arena_printf(a, "-I%s", tdirs.v[d]));
 			bool uses = false;
 			const char *which = NULL;
-			const char *in = from_build(a, tp->scan.proj, src);
+			const char *in = path_under(a, tp->scan.proj, src);
 			if (!torchscan_kernel(&tp->scan, &av, in, &tdirs, &uses, &which, &pys[i]))
 				return false;
 			/* In a prefill pass, its scan with torch's flags too (kernel_python's,
@@ -687,7 +678,7 @@ static bool scan_cu_source(struct torch_plan *tp, const struct plan *plan,
 	const char *proj = torchplan_cu_proj(plan->cfg, x, NULL, tp->scan.proj);
 	strv_push(a, &cuf, plan->toolkits[c->toolkit].tk->nvcc);
 	torchplan_cu_flags(a, plan->cfg, x, c, tf, proj, te->link, BIND_CELL, &cuf);
-	if (!torchscan_binding(&tp->scan, &cuf, from_build(a, proj, src), NULL, bd))
+	if (!torchscan_binding(&tp->scan, &cuf, path_under(a, proj, src), NULL, bd))
 		*ok = false;
 	else if (bd->python &&
 	         !ext_pyfree(tp, plan, x, c, tf, te->link, proj, cproj, &cuf, src, bd))
@@ -717,7 +708,7 @@ static bool scan_sources(struct torch_plan *tp, const struct plan *plan,
 				return false;
 			continue;
 		}
-		if (!torchscan_binding(&tp->scan, flags, from_build(a, tp->scan.proj, src), NULL,
+		if (!torchscan_binding(&tp->scan, flags, path_under(a, tp->scan.proj, src), NULL,
 		                       bd)) {
 			*ok = false;
 			continue;
@@ -781,7 +772,7 @@ static bool scan_pch(struct torch_plan *tp, const struct config *cfg, const stru
 			continue;
 		enum pyfree_state pf = bd->pyfree;
 		const char *pf_why = bd->pyfree_why;
-		if (!torchscan_binding(&tp->scan, flags, from_build(a, tp->scan.proj, src), header,
+		if (!torchscan_binding(&tp->scan, flags, path_under(a, tp->scan.proj, src), header,
 		                       bd)) {
 			ok = false;
 			continue;
@@ -903,7 +894,7 @@ static void plan_plain(struct torch_plan *tp, const struct plan *plan, const cha
 			strv_push(a, &argv, plainflags_cc(tk, x, src, cc, cxx));
 			plainflags_host(a, cfg, x, c, tk, &tf, proj, src, false, &argv);
 		}
-		if (!torchscan_binding(&tp->scan, &argv, from_build(a, proj, src), NULL,
+		if (!torchscan_binding(&tp->scan, &argv, path_under(a, proj, src), NULL,
 		                       &te.srcs[f]))
 			*ok = false;
 		keep |= is_cu(src) || !te.srcs[f].python;

@@ -82,6 +82,18 @@ static void path_relative_walks_up_and_down(void **state)
 	arena_free(&a);
 }
 
+/* path_under names a project file from the build dir: absolute paths and "." leave it alone. */
+static void path_under_joins_relative_only(void **state)
+{
+	(void)state;
+	struct arena a = {0};
+	assert_string_equal(path_under(&a, "..", "csrc/k.cu"), "../csrc/k.cu");
+	assert_string_equal(path_under(&a, "../", "csrc"), "../csrc");
+	assert_string_equal(path_under(&a, ".", "csrc/k.cu"), "csrc/k.cu");
+	assert_string_equal(path_under(&a, "..", "/usr/include"), "/usr/include");
+	arena_free(&a);
+}
+
 /* path_next yields every component, empty ones included; the callers decide what they allow. */
 static void path_next_yields_every_component(void **state)
 {
@@ -170,6 +182,7 @@ int main(void)
 	    cmocka_unit_test(ninja_paths_escapes_each_path_after_a_space),
 	    cmocka_unit_test(ninja_path_ok_rejects_newlines),
 	    cmocka_unit_test(path_relative_walks_up_and_down),
+	    cmocka_unit_test(path_under_joins_relative_only),
 	    cmocka_unit_test(path_next_yields_every_component),
 	    cmocka_unit_test(limited_api_from_the_abi3_baseline),
 	    cmocka_unit_test(local_label_template_fields),
