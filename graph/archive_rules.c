@@ -77,8 +77,10 @@ static void emit_kernel_nvcc(struct gen *g, const struct toolkit_plan *tp, const
 	 * nvcc warn "incompatible redefinition for option 'optimize'" on every kernel. */
 	bool own_opt = toolchain_nvcc_own_opt(&k->nvcc_flags);
 	sb_puts(sb, own_opt ? "\n  flags = " : "\n  flags = -O3 ");
-	sb_puts(sb, torch ? "-Xcompiler=-fPIC -Xcompiler=-fvisibility=hidden "
-	                  : "-std=c++17 -Xcompiler=-fPIC -Xcompiler=-fvisibility=hidden ");
+	/* Likewise the project's own standard: nvcc takes the last -std and warns on two. */
+	if (!torch && !toolchain_nvcc_own_std(&k->nvcc_flags))
+		sb_puts(sb, "-std=c++17 ");
+	sb_puts(sb, "-Xcompiler=-fPIC -Xcompiler=-fvisibility=hidden ");
 	ninja_arg(sb, gen_xcompiler(g->a, gen_prefix_map(g)));
 	if (li) {
 		sb_putc(sb, ' ');

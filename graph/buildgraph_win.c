@@ -235,10 +235,14 @@ static char *emit_archive(struct wgen *g, const struct toolkit_plan *tp)
 		sb_puts(sb, ext_of(src, ".cu") ? ": nvcc " : ": cl ");
 		ninja_path(sb, arena_printf(g->a, "src/%s", src));
 		if (ext_of(src, ".cu")) {
-			sb_printf(sb,
-			          "\n  cuda = %s\n  nvcc = $nvcc_%s\n  flags = -O3 -std=c++17 "
-			          "--use-local-env -Xcompiler=/MD -Xcompiler=/O2",
-			          tp->cuda, key);
+			/* The project's own -O level and standard stand alone, as on Linux: nvcc
+			 * takes the last of two and warns "incompatible redefinition" on each. */
+			sb_printf(sb, "\n  cuda = %s\n  nvcc = $nvcc_%s\n  flags =", tp->cuda, key);
+			if (!toolchain_nvcc_own_opt(&k->nvcc_flags))
+				sb_puts(sb, " -O3");
+			if (!toolchain_nvcc_own_std(&k->nvcc_flags))
+				sb_puts(sb, " -std=c++17");
+			sb_puts(sb, " --use-local-env -Xcompiler=/MD -Xcompiler=/O2");
 			if (k->rdc)
 				sb_puts(sb, " -rdc=true");
 			sb_puts(sb, cuda_arch_nvcc_flags(g->a, archs, n_archs, true));
@@ -248,8 +252,11 @@ static char *emit_archive(struct wgen *g, const struct toolkit_plan *tp)
 			for (size_t f = 0; f < k->nvcc_flags.n; f++)
 				win_arg_sp(sb, k->nvcc_flags.v[f]);
 		} else {
-			sb_printf(sb, "\n  what = kernels CUDA %s\n  flags = /O2 /MD /DNDEBUG%s",
-			          tp->cuda, ext_of(src, ".c") ? "" : " /EHsc /std:c++17");
+			/* cl.exe takes the last /std: too (warning D9025): host-flags' stands. */
+			sb_printf(sb, "\n  what = kernels CUDA %s\n  flags = /O2 /MD /DNDEBUG%s%s",
+			          tp->cuda, ext_of(src, ".c") ? "" : " /EHsc",
+			          ext_of(src, ".c") || has_std(&k->host_flags) ? ""
+			                                                       : " /std:c++17");
 			emit_includes(g, "/I", &k->include_dirs);
 			sb_printf(sb, " \"/I$cuda_inc_%s\"", key);
 			emit_defines(g, "/D", &k->defines);
@@ -349,12 +356,9 @@ static void emit_plain_cu(struct wgen *g, const struct cell *c, const struct ext
 	sb_printf(sb, " \"-I$py_inc_%s\"", pk);
 	emit_defines(g, "-D", &x->defines);
 	emit_msvc_flags(g, &k->host_flags, true);
-	bool own_std = false;
-	for (size_t f = 0; f < nv->n; f++) {
+	for (size_t f = 0; f < nv->n; f++)
 		win_arg_sp(sb, nv->v[f]);
-		own_std |= !strncmp(nv->v[f], "-std=", 5);
-	}
-	if (!own_std)
+	if (!toolchain_nvcc_own_std(nv))
 		sb_puts(sb, " -std=c++17");
 	sb_puts(sb, "\n");
 }
@@ -405,7 +409,7 @@ static void emit_cell(struct wgen *g, const struct cell *c, const char *archive)
 				win_arg_sp(sb, arena_printf(g->a, "-DTORCH_EXTENSION_NAME=%s",
 				                            torchflags_extension_name(x->module)));
 			} else if (cxx) {
-				sb_puts(sb, " /EHsc /std:c++17");
+				sb_puts(sb, has_std(&x->cflags) ? " /EHsc" : " /EHsc /std:c++17");
 			}
 			emit_includes(g, "/I", &x->include_dirs);
 			if (torch)

@@ -14,6 +14,7 @@
 #include "graph/buildgraph.h"
 #include "standards/ninja.h"
 #include "standards/toml.h"
+#include "toolchain/toolchain.h"
 
 struct res {
 	struct arena *a;
@@ -149,9 +150,7 @@ static void kernels_torch_flags(struct res *g, const struct toolkit_plan *tp,
 	ktf->incs = inc;
 	/* The kernels' own -std= (nvcc-flags) stands, as BuildExtension's would. */
 	struct strv post = {0};
-	bool own_std = false;
-	for (size_t f = 0; f < k->nvcc_flags.n; f++)
-		own_std |= !strncmp(k->nvcc_flags.v[f], "-std=", 5);
+	bool own_std = toolchain_nvcc_own_std(&k->nvcc_flags);
 	for (size_t f = 0; f < ktf->post.n; f++)
 		if (!own_std || strncmp(ktf->post.v[f], "-std=", 5) != 0)
 			strv_push(g->a, &post, ktf->post.v[f]);

@@ -149,24 +149,42 @@ void toolchain_pick_host(struct arena *a, const char *const *env, const char *in
 	out->ccbin = true;
 }
 
-/* nvcc pastes -Xcompiler values unquoted into the shell command that runs the host compiler,
- * after splitting them at commas: a value with anything but characters sh reads as themselves
- * (a space in a project path, ';', '|', '&', '(', '<', '*', '#', '~'...) or with a comma must
- * carry its own double quotes, which nvcc keeps; inside them sh treats all but '"', '\\', '$'
- * and '`' literally, and those are escaped. */
+/* Whether the word before flags->v[i] takes it as its value (-Xcompiler x, -Xptxas x...). */
+static bool nvcc_option_value(const struct strv *flags, size_t i)
+{
+	const char *prev = i ? flags->v[i - 1] : "";
+	return !strncmp(prev, "-X", 2) || !strncmp(prev, "--compiler-options", 18) ||
+	       !strncmp(prev, "--ptxas-options", 15) || !strncmp(prev, "--linker-options", 16);
+}
+
 bool toolchain_nvcc_own_opt(const struct strv *flags)
 {
 	for (size_t i = 0; i < flags->n; i++) {
-		const char *f = flags->v[i], *prev = i ? flags->v[i - 1] : "";
-		bool value = !strncmp(prev, "-X", 2) || !strncmp(prev, "--compiler-options", 18) ||
-		             !strncmp(prev, "--ptxas-options", 15) ||
-		             !strncmp(prev, "--linker-options", 16);
-		if (!value && !strncmp(f, "-O", 2) && strcmp(f, "-O3") != 0)
+		const char *f = flags->v[i];
+		if (!nvcc_option_value(flags, i) && !strncmp(f, "-O", 2) && strcmp(f, "-O3") != 0)
 			return true;
 	}
 	return false;
 }
 
+bool toolchain_nvcc_own_std(const struct strv *flags)
+{
+	for (size_t i = 0; i < flags->n; i++) {
+		const char *f = flags->v[i];
+		if (nvcc_option_value(flags, i))
+			continue;
+		if (!strncmp(f, "-std=", 5) || !strncmp(f, "--std=", 6) ||
+		    ((!strcmp(f, "-std") || !strcmp(f, "--std")) && i + 1 < flags->n))
+			return true;
+	}
+	return false;
+}
+
+/* nvcc pastes -Xcompiler values unquoted into the shell command that runs the host compiler,
+ * after splitting them at commas: a value with anything but characters sh reads as themselves
+ * (a space in a project path, ';', '|', '&', '(', '<', '*', '#', '~'...) or with a comma must
+ * carry its own double quotes, which nvcc keeps; inside them sh treats all but '"', '\\', '$'
+ * and '`' literally, and those are escaped. */
 char *toolchain_xcompiler(struct arena *a, const char *flag)
 {
 	if (ninja_shell_plain(flag) && !strchr(flag, ','))

@@ -41,6 +41,11 @@ char *toolchain_xcompiler(struct arena *a, const char *flag);
  * option 'optimize'" on every source. A value of -Xcompiler/-Xptxas (the next word) is not
  * nvcc's own level. */
 bool toolchain_nvcc_own_opt(const struct strv *flags);
+/* True when flags (a project's nvcc flags) name a C++ standard (-std=, --std=, or -std/--std
+ * and the next word): then cuwheel adds no -std=c++17 of its own, as nvcc takes the last of two
+ * and warns "incompatible redefinition for option 'std'" on every source. A value of
+ * -Xcompiler/-Xptxas (the next word) is not nvcc's own. */
+bool toolchain_nvcc_own_std(const struct strv *flags);
 /* Appends the options cuwheel gives every nvcc compile of a toolkit whose missing options are
  * lacks (TOOLCHAIN_LACKS_*): -ccbin ccbin (when not NULL), --threads threads, -objtemp (the
  * temporaries beside the object: nvcc names them after it), -frandom-seed=src and cudafe++'s

@@ -83,11 +83,8 @@ void plainflags_cu(struct arena *a, const struct config *cfg, const struct exten
 		strv_push(a, out, arena_printf(a, "-D%s", x->defines.v[i]));
 	for (size_t i = 0; i < cfg->kernels.host_flags.n; i++)
 		strv_push(a, out, toolchain_xcompiler(a, cfg->kernels.host_flags.v[i]));
-	bool own_std = false;
-	for (size_t i = 0; i < nv->n; i++) {
+	for (size_t i = 0; i < nv->n; i++)
 		strv_push(a, out, nv->v[i]);
-		own_std |= !strncmp(nv->v[i], "-std=", 5);
-	}
-	if (!own_std)
+	if (!toolchain_nvcc_own_std(nv))
 		strv_push(a, out, "-std=c++17");
 }

@@ -141,11 +141,9 @@ void torchplan_cu_flags(struct arena *a, const struct config *cfg, const struct 
 	ext_include_flags(a, x, c, NULL, tf, proj, link, mode, out);
 	for (size_t i = 0; i < tf->nvcc_common.n; i++)
 		strv_push(a, out, tf->nvcc_common.v[i]);
-	bool own_std = false;
-	for (size_t i = 0; i < nv->n; i++) {
+	bool own_std = toolchain_nvcc_own_std(nv);
+	for (size_t i = 0; i < nv->n; i++)
 		strv_push(a, out, nv->v[i]);
-		own_std |= !strncmp(nv->v[i], "-std=", 5);
-	}
 	for (size_t i = 0; i < tf->post.n; i++)
 		if (!own_std || strncmp(tf->post.v[i], "-std=", 5) != 0)
 			strv_push(a, out, tf->post.v[i]);

@@ -19,6 +19,8 @@
    _cpu/_cuda pair, _cuda with nvcc-flags of its own): golden plainops.ninja; scale.cu is
    compiled by nvcc per cell with _cuda's nvcc flags (the kernels table's without them), the
    arch and MSVC's host flags, and linked only into _cuda; probe.py and ninja -n as in 2.
+5. A project naming its own C++ standard (nvcc-flags, host-flags, cflags): each nvcc and cl
+   edge of a C++ source carries it alone, not cuwheel's C++17 as well; -O2 alone likewise.
 Exit 77 when ninja is missing."""
 import glob
 import json
@@ -251,6 +253,57 @@ def plain_kernels(work, env):
               v)
 
 
+def one_std(flags, prefix):
+    """The C++ standards flags name (-std=..., /std:...), in order."""
+    return [f for f in flags if f.startswith(prefix)]
+
+
+def own_standard(work, env):
+    """A project that names its own C++ standard (C++20) in the kernels' nvcc-flags and
+    host-flags and in an extension's cflags: each nvcc and cl edge of a C++ source carries that
+    standard alone, never cuwheel's C++17 as well (nvcc takes the last -std and warns
+    "incompatible redefinition for option 'std'", cl.exe the last /std: with warning D9025);
+    the kernels' -O2 stands alone too (no -O3). Without them, cuwheel's C++17 and -O3, once."""
+    proj = os.path.join(work, "ownstd")
+    shutil.copytree(os.path.join(ROOT, "tests", "init", "plainops"), proj)
+    config = PLAINOPS_CONFIG.replace(
+        'sources = []\nnvcc-flags = ["-O2"]',
+        'sources = ["csrc/scale.cu", "csrc/variant.cpp"]\n'
+        'nvcc-flags = ["-std=c++20", "-O2"]\nhost-flags = ["-std=c++20"]').replace(
+        'cflags = ["-O2"]\n\n[[tool.cuwheel.extension]]', 'cflags = ["-O2", "-std=c++20"]\n\n'
+        '[[tool.cuwheel.extension]]').replace(
+        '"csrc/variant.cpp", "csrc/scale.cu"]', '"csrc/variant.cpp"]').replace(
+        'nvcc-flags = ["-O1", "--expt-relaxed-constexpr"]\n', "")
+    if config.count("c++20") != 3:
+        sys.exit("FAIL: PLAINOPS_CONFIG no longer has the lines own_standard edits")
+    cell = "cp312-cu130-win_amd64"
+    want = {"kernels/cu130/obj/csrc/scale.cu.obj": ("-std=", ["-std=c++20"]),
+            "kernels/cu130/obj/csrc/variant.cpp.obj": ("/std:", ["/std:c++20"]),
+            f"obj/{cell}/plainops._cpu/csrc/variant.cpp.obj": ("/std:", ["/std:c++20"]),
+            f"obj/{cell}/plainops._cuda/csrc/variant.cpp.obj": ("/std:", ["/std:c++17"])}
+    for named in (True, False):
+        label = "own standard" if named else "no standard named"
+        with open(os.path.join(proj, "pyproject.toml"), "w") as f:
+            f.write(config if named else config.replace('"-std=c++20"', '"-DX"'))
+        out = os.path.join(work, f"ownstd-export-{named}")
+        r = run([CUWHEEL, "-C", proj, "build", "--stage", "win-graph", "--export", out], env)
+        if not check(f"{label}: export", r.returncode == 0, r.stdout + r.stderr):
+            continue
+        es = ninja_edges(open(os.path.join(out, "build.ninja")).read())
+        for obj, (prefix, stds) in want.items():
+            if not check(f"{label}: {obj} is built", obj in es, sorted(es)):
+                continue
+            flags = es[obj][2].split("flags = ", 1)[-1].split()
+            if not named:
+                stds = [prefix + "c++17"]
+            check(f"{label}: {obj} names {' '.join(stds)} alone", one_std(flags, prefix) == stds
+                  and not any(f.startswith(("-Xcompiler=-std", "-Xcompiler=/std")) and
+                              f != "-Xcompiler=/std:c++20" for f in flags), flags)
+        flags = es["kernels/cu130/obj/csrc/scale.cu.obj"][2].split("flags = ", 1)[-1].split()
+        check(f"{label}: the kernels' .cu takes their -O2 alone (no -O3)",
+              "-O2" in flags and "-O3" not in flags, flags)
+
+
 def win_pack(work, out):
     """Part 3: stand-in .pyd files, then --stage win-pack."""
     cc = "x86_64-w64-mingw32-gcc"
@@ -386,6 +439,8 @@ def main():
                {"CUWHEEL_MATRIX_PLATFORM": "win_amd64", "CUWHEEL_MATRIX_CUDA": "13.0",
                 "CUWHEEL_MATRIX_TORCH": "2.11", "CUWHEEL_MATRIX_PYTHON": "3.12,3.13"}, te)
         plain_kernels(work, env)
+        if not UPDATE:
+            own_standard(work, env)
         if UPDATE:
             return 0
         for f in ("src/kernels/rasterize.cu", "src/kernels/tinyraster.h",

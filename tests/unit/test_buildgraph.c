@@ -15,6 +15,7 @@
 #include "matrix/matrix.h"
 #include "standards/cuda_arch.h"
 #include "standards/ninja.h"
+#include "toolchain/toolchain.h"
 
 static char *path_of(void (*fn)(struct strbuf *, const char *), const char *in)
 {
@@ -174,6 +175,36 @@ static void arch_list_compact_round_trips_through_the_audit_grammar(void **state
 	arena_free(&a);
 }
 
+/* Whether flags (words separated by spaces) name nvcc's C++ standard, or its -O level. */
+static bool own_std_of(const char *words, bool opt)
+{
+	struct arena a = {0};
+	struct strv v = {0};
+	char *copy = arena_strdup(&a, words);
+	for (char *w = strtok(copy, " "); w; w = strtok(NULL, " "))
+		strv_push(&a, &v, w);
+	bool own = opt ? toolchain_nvcc_own_opt(&v) : toolchain_nvcc_own_std(&v);
+	arena_free(&a);
+	return own;
+}
+
+static void nvcc_own_std_and_opt_in_every_spelling(void **state)
+{
+	(void)state;
+	assert_true(own_std_of("-std=c++20", false));
+	assert_true(own_std_of("--expt-relaxed-constexpr --std=c++20", false));
+	assert_true(own_std_of("-std c++20", false));
+	assert_true(own_std_of("--std c++17", false));
+	/* A host compiler's or ptxas's value, a trailing word, other options: not nvcc's. */
+	assert_false(own_std_of("-Xcompiler -std=c++20", false));
+	assert_false(own_std_of("--compiler-options -std=c++20", false));
+	assert_false(own_std_of("-std", false));
+	assert_false(own_std_of("-Xcompiler=-std=c++20 -stdlib=libc++", false));
+	assert_false(own_std_of("", false));
+	assert_true(own_std_of("-O2", true));
+	assert_false(own_std_of("-O3 -Xptxas -O1", true));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -188,6 +219,7 @@ int main(void)
 	    cmocka_unit_test(local_label_template_fields),
 	    cmocka_unit_test(arch_names_as_nvcc_spells_them),
 	    cmocka_unit_test(arch_list_compact_round_trips_through_the_audit_grammar),
+	    cmocka_unit_test(nvcc_own_std_and_opt_in_every_spelling),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
