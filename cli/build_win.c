@@ -90,10 +90,16 @@ static bool pack_cell(struct cli *c, const struct plan *p, const struct cell *ce
 		return false;
 	const char *trace = env_nonempty(c->env, "CUWHEEL_AUDIT_TRACE");
 	/* The libraries the package loads by path (loaded-by = "path"), as the Linux audit step
-	 * is given them: no PyInit_ is asked of them, here and in retag's gate. */
-	struct strv libs = {0};
+	 * is given them: no PyInit_ is asked of them, here and in retag's gate. And what the wheel
+	 * may hold at its root, as that step's --declare: a file the runner's artifact added
+	 * beside the packages, or any .data, fails the cell. */
+	struct strv libs = {0}, declared = {0};
 	config_libraries(a, cfg, &libs);
-	struct audit_opts ao = {.strict = cfg->audit.strict, .trace = trace, .libraries = &libs};
+	config_declared(a, cfg, &declared);
+	struct audit_opts ao = {.strict = cfg->audit.strict,
+	                        .trace = trace,
+	                        .declared = declared.n ? &declared : NULL,
+	                        .libraries = &libs};
 	struct audit_result r;
 	if (!audit_wheel(a, &c->diag, wheel, &ao, &r)) {
 		cli_report_findings(c, &r);

@@ -148,28 +148,10 @@ static void emit_finish(struct gen *g, const struct cell *c, struct cell_paths *
 		gen_emit_opt(g, " --require-arch ",
 		             cuda_arch_list_compact(g->a, tp->archs, tp->n_archs));
 	/* What the wheel may hold at its root: the packages and the top-level modules. */
-	for (size_t p = 0; p < cfg->packages.n; p++) {
-		const char *base = strrchr(cfg->packages.v[p], '/');
-		gen_emit_opt(g, " --declare ", base ? base + 1 : cfg->packages.v[p]);
-	}
-	struct strv roots = {0};
-	for (size_t f = 0; f < cfg->python_files.n; f++) {
-		const char *k = cfg->python_files.v[f].key, *slash = strchr(k, '/');
-		size_t n = strlen(k);
-		const char *root = slash ? arena_strndup(g->a, k, (size_t)(slash - k))
-		                   : (n > 3 && !strcmp(k + n - 3, ".py"))
-		                       ? arena_strndup(g->a, k, strcspn(k, "."))
-		                       : k;
-		if (!strv_contains(&roots, root)) {
-			strv_push(g->a, &roots, root);
-			gen_emit_opt(g, " --declare ", root);
-		}
-	}
-	for (size_t e = 0; e < cfg->n_extensions; e++) {
-		const char *m = cfg->extensions[e].module;
-		if (m && !strchr(m, '.') && !strv_contains(&roots, m))
-			gen_emit_opt(g, " --declare ", m);
-	}
+	struct strv declared = {0};
+	config_declared(g->a, cfg, &declared);
+	for (size_t d = 0; d < declared.n; d++)
+		gen_emit_opt(g, " --declare ", declared.v[d]);
 	/* The libraries the package loads by path: no PyInit_ asked of them. */
 	for (size_t e = 0; e < cfg->n_extensions; e++)
 		if (cfg->extensions[e].loaded_by_path)

@@ -217,6 +217,11 @@ bool config_module_name_valid(const char *m);
 /* Appends to out (once each) the dotted modules of cfg's extensions with loaded-by = "path":
  * the shared libraries their package loads by path, of which the audit asks no PyInit_. */
 void config_libraries(struct arena *a, const struct config *cfg, struct strv *out);
+/* Appends to out (once each) what a wheel of cfg may hold at its root: its packages' names (the
+ * last part of each path), the top-level names of its python-files, its extension modules that
+ * have no package; the audit's declared names (audit_opts.declared, `internal finish
+ * --declare`). */
+void config_declared(struct arena *a, const struct config *cfg, struct strv *out);
 /* Returns the name of a tristate: "auto", "on" or "off". */
 const char *tristate_name(enum tristate t);
 

@@ -365,6 +365,34 @@ void config_libraries(struct arena *a, const struct config *cfg, struct strv *ou
 			strv_push(a, out, cfg->extensions[e].module);
 }
 
+static void push_once(struct arena *a, struct strv *out, const char *name)
+{
+	if (!strv_contains(out, name))
+		strv_push(a, out, name);
+}
+
+void config_declared(struct arena *a, const struct config *cfg, struct strv *out)
+{
+	for (size_t p = 0; p < cfg->packages.n; p++) {
+		const char *base = strrchr(cfg->packages.v[p], '/');
+		push_once(a, out, base ? base + 1 : cfg->packages.v[p]);
+	}
+	for (size_t f = 0; f < cfg->python_files.n; f++) {
+		const char *k = cfg->python_files.v[f].key, *slash = strchr(k, '/');
+		size_t n = strlen(k);
+		push_once(a, out,
+		          slash ? arena_strndup(a, k, (size_t)(slash - k))
+		          : (n > 3 && !strcmp(k + n - 3, ".py"))
+		              ? arena_strndup(a, k, strcspn(k, "."))
+		              : k);
+	}
+	for (size_t e = 0; e < cfg->n_extensions; e++) {
+		const char *m = cfg->extensions[e].module;
+		if (m && !strchr(m, '.'))
+			push_once(a, out, m);
+	}
+}
+
 static bool read_extension(struct cfg_reader *r, struct config *cfg, const struct toml_value *t,
                            const char *where, struct extension_cfg *x)
 {

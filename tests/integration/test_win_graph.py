@@ -13,8 +13,10 @@
    would link are placed in DIR/stage/<cell>/: win_amd64 wheels in dist/ that pass the audit;
    a .pyd importing cudart64_13.dll fails its cell (nothing placed) with the DLL load error;
    a missing .pyd fails its cell; a library loaded by path (loaded-by = "path") is linked
-   without /EXPORT:PyInit_ and its .pyd, which defines none, is packed and placed. (Part 3 is
-   skipped without mingw-w64.)
+   without /EXPORT:PyInit_ and its .pyd, which defines none, is packed and placed; a module or
+   a file the project does not declare, found at the root of a cell's stage, fails that cell
+   (the audit's declared names, as the Linux audit step's --declare). (Part 3 is skipped
+   without mingw-w64.)
 4. Kernels an extension lists itself (tests/init/plainops with the config init writes, a capi
    _cpu/_cuda pair, _cuda with nvcc-flags of its own): golden plainops.ninja; scale.cu is
    compiled by nvcc per cell with _cuda's nvcc flags (the kernels table's without them), the
@@ -371,6 +373,23 @@ def win_pack(work, out):
                   {"member": m} for m in subprocess.run(
                       ["unzip", "-Z1", w], capture_output=True, text=True).stdout.split()]),
               a.stdout[-400:])
+    # What the runner's artifact brought beside the packages (a module, a file at the stage's
+    # root): the audit refuses it, as the Linux audit step told --declare does, and dist/ keeps
+    # the cell's wheel it held (the abi3 cell's is packed and placed again).
+    placed = os.path.join(work, "dist", "tinyraster-0.1.0+cu130-cp312-cp312-win_amd64.whl")
+    held = open(placed, "rb").read()
+    for stray, what in (("stray.py", "the module or package 'stray'"),
+                        ("notes.txt", "the file 'notes.txt'")):
+        path = os.path.join(stage, "cp312-cu130-win_amd64", stray)
+        open(path, "w").write("x = 1\n")
+        r = run([CUWHEEL, "build", "--stage", "win-pack", "--import", out], env, cwd=TINYRASTER)
+        now = open(placed, "rb").read() if os.path.exists(placed) else None
+        check(f"win-pack: {stray} in the stage fails its cell (undeclared), dist/ unchanged",
+              r.returncode == 1 and f"puts {what} at the top of site-packages, which the "
+              "project does not declare" in r.stdout + r.stderr and
+              "audit failed: tinyraster-0.1.0+cu130-cp312-cp312-win_amd64.whl" in r.stderr
+              and now == held, r.stdout + r.stderr)
+        os.remove(path)
     return True
 
 
