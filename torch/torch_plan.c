@@ -996,7 +996,7 @@ bool torchplan_make(struct arena *a, struct diag *d, const struct plan *plan, co
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	/* What the prefill could not run (all of it with one worker): said, not silent. */
 	if (out->scan.ran)
-		diag_msg(d, DIAG_NOTE, "torch sources: %zu run%s%s, one at a time, in %.1f s",
+		diag_msg(d, DIAG_NOTE, "source scan: %zu run%s%s, one at a time, in %.1f s",
 		         out->scan.ran, out->scan.ran == 1 ? "" : "s",
 		         workers > 1 ? " after the steps" : "",
 		         (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);

@@ -827,7 +827,7 @@ void torchscan_prefill(struct scan_ctx *s, size_t workers,
 		b.n = 0;
 		pass(ctx, &ps);
 		size_t n = b.n;
-		/* Made only when there is a run: a plan without torch sources writes nothing. */
+		/* Made only when there is a run: a plan with nothing to scan writes nothing. */
 		if (n && !os_mkdir_p(&quiet, os_join(s->a, s->build_dir, "scan"))) {
 			arena_free(&pa);
 			break;
@@ -839,7 +839,7 @@ void torchscan_prefill(struct scan_ctx *s, size_t workers,
 			for (size_t i = 0; i < n; i++)
 				k[b.jobs[i].mode]++;
 			diag_msg(s->d, DIAG_NOTE,
-			         "torch sources, step %d: %zu preprocessor run%s (-M %zu, -E %zu), "
+			         "source scan, step %d: %zu preprocessor run%s (-M %zu, -E %zu), "
 			         "%zu compile%s of the Python-free proof, %zu at a time: %s",
 			         round + 1, k[0] + k[1] + k[2], k[0] + k[1] + k[2] == 1 ? "" : "s",
 			         k[0], k[1] + k[2], k[3] + k[4], k[3] + k[4] == 1 ? "" : "s",
@@ -859,7 +859,7 @@ void torchscan_prefill(struct scan_ctx *s, size_t workers,
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (total)
-		diag_msg(s->d, DIAG_NOTE, "torch sources: %zu run%s in %.1f s", total,
+		diag_msg(s->d, DIAG_NOTE, "source scan: %zu run%s in %.1f s", total,
 		         total == 1 ? "" : "s",
 		         (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
 	arena_free(&b.a);

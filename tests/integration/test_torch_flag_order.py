@@ -193,7 +193,7 @@ def two_names(tmp, d):
         return
     # Its -M stops at Python.h after torch's headers (-H names them): the kernels use torch
     # from that step on, and its scan with torch's flags ran beside it: two steps, not four.
-    steps = [l for l in p.stderr.splitlines() if "torch sources, step" in l]
+    steps = [l for l in p.stderr.splitlines() if "source scan, step" in l]
     check(len(steps) == 2, "python kernel: the torch scans take 2 steps: %s" % steps)
     _, ours = ninja_vars_and_edges(open(os.path.join(build, "build.ninja")).read())
     nv = [e for o, e in ours.items() if e["rule"] == "nvcc" and o.startswith("kernels/")]
@@ -237,7 +237,7 @@ def python_kernel(tmp):
         return
     # Its -M stops at Python.h after torch's headers (-H names them): the kernels use torch
     # from that step on, and its scan with torch's flags ran beside it: two steps, not four.
-    steps = [l for l in p.stderr.splitlines() if "torch sources, step" in l]
+    steps = [l for l in p.stderr.splitlines() if "source scan, step" in l]
     check(len(steps) == 2, "python kernel: the torch scans take 2 steps: %s" % steps)
     _, ours = ninja_vars_and_edges(open(os.path.join(build, "build.ninja")).read())
     nv = [e for o, e in ours.items() if e["rule"] == "nvcc" and o.startswith("kernels/")]
@@ -249,7 +249,7 @@ def python_kernel(tmp):
     # Its -M failed on Python.h: that answer is cached too, so a warm plan runs nothing.
     p = subprocess.run([CUWHEEL, "-C", d, "build", "--dry-run", "--no-test"],
                        capture_output=True, text=True, env=env)
-    runs = [l for l in p.stderr.splitlines() if "torch sources" in l]
+    runs = [l for l in p.stderr.splitlines() if "source scan" in l]
     check(p.returncode == 0 and not runs,
           "python kernel: a second build --dry-run runs no preprocessor (the kernel's -M that "
           "stopped at Python.h is answered from build/scan): %s" % runs)

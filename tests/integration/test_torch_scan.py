@@ -313,7 +313,7 @@ def prefill_checks(d, env):
     # passes after it: the kernel's proof runs in the steps too, nothing one at a time after.
     check("after the steps" not in par[6] and "one at a time" in one[6],
           "-j 3: every run in the steps, none one at a time after them (%s)"
-          % [l for l in par[6].splitlines() if "torch sources" in l])
+          % [l for l in par[6].splitlines() if "source scan" in l])
     print("cold plan: -j 1 %.1fs, -j 3 %.1fs" % (one[5], par[5]))
 
 
