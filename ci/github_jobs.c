@@ -151,9 +151,50 @@ static void torch_step(struct emit *e, const struct leg *l, const char *venvs)
 	yaml_kv(sb, 10, "key", key);
 }
 
+/* The key of the cache of what `cuwheel KIND install WHAT` puts in cuwheel's cache for leg l.
+ * What decides those bytes: the cuwheel the jobs run (its lock files pin every package by
+ * sha256, and its code assembles them: the emitter's own locks may be older or newer), WHAT,
+ * and where the job runs (the runner or an image: the archive holds the path from the
+ * workspace). The runner's OS and architecture are read in the job. No restore-keys: an entry
+ * is whole or absent. */
+static const char *provision_key(struct emit *e, const struct leg *l, const char *kind,
+                                 const char *what)
+{
+	const struct ci_cuwheel *cw = &e->o->cuwheel;
+	const char *img = gh_image_for(e, l);
+	const char *in = arena_printf(e->a, "%s@%s\n%s\n%s\n", cw->git ? cw->git : cw->url,
+	                              cw->git ? cw->rev : cw->sha256, img ? img : "runner", what);
+	char hex[65];
+	mem_sha256_hex(in, strlen(in), hex);
+	return arena_printf(e->a, "%s${{ runner.os }}-${{ runner.arch }}-%.12s",
+	                    yaml_inert(e->a, arena_printf(e->a, "cuwheel-%s-%s-", kind, l->id)),
+	                    hex);
+}
+
+/* Restores (save: saves, on pushes, unless restored) cuwheel's cache dir sub (as
+ * ci/install_cross.sh and ci/install_cuda.sh export it) under key, around the step that
+ * installs into it: the save follows at once, so the later jobs of the run find it. */
+static void provision_cache(struct emit *e, const char *id, const char *sub, const char *key,
+                            bool save)
+{
+	struct strbuf *sb = &e->sb;
+	gh_uses(e, 6, save ? CI_ACTION_CACHE_SAVE : CI_ACTION_CACHE_RESTORE, true);
+	if (save)
+		yaml_kv(sb, 8, "if",
+		        arena_printf(e->a,
+		                     "github.event_name == 'push' && "
+		                     "steps.%s.outputs.cache-hit != 'true'",
+		                     id));
+	else
+		yaml_kv(sb, 8, "id", id);
+	sb_puts(sb, "        with:\n");
+	yaml_kv(sb, 10, "path", arena_printf(e->a, "~/.cache/cuwheel/%s", sub));
+	yaml_kv_expr(sb, 10, "key", key);
+}
+
 /* A cross leg's: no container and no host Pythons or torch venvs (the cells build against the
  * target's CPython and torch, cross parts); the runner's packages, then cuwheel's toolkit and
- * parts. */
+ * parts, the parts cached. */
 static void cross_setup(struct emit *e, const struct leg *l)
 {
 	struct strbuf *sb = &e->sb;
@@ -164,15 +205,20 @@ static void cross_setup(struct emit *e, const struct leg *l)
 	yaml_run(sb, 8, CI_SCRIPT(cross_packages_sh));
 	gh_install_cuwheel(e);
 	gh_sdist_step(e);
+	struct strbuf ps = {0};
+	for (size_t i = 0; i < l->parts.n; i++)
+		sb_printf(&ps, "%s%s", i ? " " : "", l->parts.v[i]);
+	const char *parts = sb_to_arena(&ps, e->a);
+	const char *cross = arena_printf(e->a, "cross/%s", l->pi->platform);
+	const char *cross_key = provision_key(e, l, "cross", parts);
+	provision_cache(e, "cross-parts", cross, cross_key, false);
 	yaml_step(sb, 6,
 	          arena_printf(e->a, "CUDA %s (x86_64 nvcc) and the %s cross parts", l->cuda,
 	                       l->pi->platform));
 	yaml_key(sb, 8, "env");
-	struct strbuf parts = {0};
-	for (size_t i = 0; i < l->parts.n; i++)
-		sb_printf(&parts, "%s%s", i ? " " : "", l->parts.v[i]);
-	yaml_kv(sb, 10, "CROSS_PARTS", sb_to_arena(&parts, e->a));
+	yaml_kv(sb, 10, "CROSS_PARTS", parts);
 	yaml_run(sb, 8, CI_SCRIPT(install_cross_sh));
+	provision_cache(e, "cross-parts", cross, cross_key, true);
 }
 
 void gh_linux_setup(struct emit *e, const struct leg *l, bool cuda, const char *pythons,

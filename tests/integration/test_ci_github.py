@@ -723,6 +723,51 @@ def goldens():
               f"(if the change is meant: {sys.argv[0]} --update)", diff[:6000])
 
 
+def provision_cache(name, job, install, sub, step_id):
+    """The cache of what job's step install puts in cuwheel's cache dir sub: restored (step
+    step_id) before the step, saved right after it on pushes unless restored, both at
+    ~/.cache/cuwheel/SUB under one key of the leg, the runner's OS and architecture; the step
+    exports CUWHEEL_CACHE_DIR (for itself and, through GITHUB_ENV, the later steps) as the
+    directory cuwheel then reads SUB from. Returns the key."""
+    steps = job["steps"]
+    at = next((i for i, s in enumerate(steps) if s.get("name") == install), None)
+    if not check(at is not None, f"{name}: a step {install!r}", [s.get("name") for s in steps]):
+        return None
+    rest = [s for s in steps[:at] if "actions/cache/restore@" in s.get("uses", "") and
+            s.get("id") == step_id]
+    save = steps[at + 1] if at + 1 < len(steps) else {}
+    path = f"~/.cache/cuwheel/{sub}"
+    key = rest[0].get("with", {}).get("key", "") if len(rest) == 1 else ""
+    leg = job["env"]["LEG"]
+    check(len(rest) == 1 and rest[0]["with"] == {"path": path, "key": key} and
+          key.startswith(f"cuwheel-{sub.split('/')[0]}-{leg}-") and
+          "${{ runner.os }}-${{ runner.arch }}-" in key and
+          "actions/cache/save@" in save.get("uses", "") and save.get("with") == rest[0]["with"] and
+          save.get("if") == f"github.event_name == 'push' && "
+                            f"steps.{step_id}.outputs.cache-hit != 'true'",
+          f"{name}: {path} restored before {install!r} and saved right after it on a push "
+          "when the key missed", steps)
+    script = steps[at].get("run", "")
+    export = 'export CUWHEEL_CACHE_DIR="$HOME/.cache/cuwheel"\n'
+    check(export in script and
+          'echo "CUWHEEL_CACHE_DIR=$CUWHEEL_CACHE_DIR" >> "$GITHUB_ENV"' in script and
+          script.index(export) < script.index("cuwheel toolkit install"),
+          f"{name}: {install!r} installs into the cached directory, and the later steps read "
+          "it", script)
+    # That directory is the one cuwheel reads: the script's export, with HOME as the runner's
+    # (~ in actions/cache), is where `cuwheel cross list` looks.
+    if sub.startswith("cross/"):
+        home = tempfile.mkdtemp(prefix="cuwheel-ci-home-")
+        env = dict(clean_env({"HOME": home}), XDG_CACHE_HOME=os.path.join(home, "xdg"))
+        p = run(["bash", "-c", export + f'exec "{CUWHEEL}" cross list'], env=env)
+        want = os.path.dirname(path.replace("~", home, 1))
+        check(p.stdout.strip() == f"no cross parts in {want}",
+              f"{name}: cuwheel reads its cross parts from {os.path.dirname(path)}",
+              p.stdout + p.stderr)
+        shutil.rmtree(home, True)
+    return key
+
+
 def check_cross(tmp):
     """[tool.cuwheel.ci] aarch64 = "cross": the linux_aarch64 legs on an x86_64 runner without
     a container, with the toolkit and the cross parts from cuwheel's locks, the same job shape;
@@ -754,6 +799,7 @@ local-version = "cu{cuda_nodot}"
     nat = load(native)["jobs"]
     check(all(doc["jobs"][j] == nat[j] for j in nat if "x86_64" in j),
           f"{name}: the x86_64 legs' jobs are the native workflow's")
+    keys = {}
     for cu, minor in (("124", "12.4"), ("130", "13.0")):
         for kind in ("kernels", "wheels"):
             j = doc["jobs"][f"{kind}-cu{cu}-linux_aarch64"]
@@ -769,6 +815,22 @@ local-version = "cu{cuda_nodot}"
                   not any("setup-python" in s.get("uses", "") for s in j["steps"]),
                   f"{name}: {kind}-cu{cu}-linux_aarch64 on ubuntu-24.04 with cuwheel's "
                   "toolkit and cross parts", j)
+            keys.setdefault(cu, set()).add(provision_cache(
+                f"{name}: {kind}-cu{cu}-linux_aarch64", j,
+                f"CUDA {minor} (x86_64 nvcc) and the linux_aarch64 cross parts",
+                "cross/linux_aarch64", "cross-parts"))
+    # The wheels job reuses the parts its kernels job installed; each leg has its own.
+    check(all(len(k) == 1 and None not in k for k in keys.values()) and
+          keys["124"] != keys["130"],
+          f"{name}: one cross parts key per leg, the same in its kernels and wheels jobs", keys)
+    # The key follows the cuwheel the jobs run: its locks pin the parts the names resolve to.
+    other = CUWHEEL_SPEC[:-40] + "0" * 40
+    p = run([CUWHEEL, "-C", proj, "ci", "github", "--stdout", "--cuwheel", other],
+            env=clean_env())
+    okeys = {s["with"]["key"] for s in load(p.stdout)["jobs"]["kernels-cu124-linux_aarch64"]
+             ["steps"] if s.get("id") == "cross-parts"} if p.returncode == 0 else set()
+    check(len(okeys) == 1 and okeys != keys["124"],
+          f"{name}: another cuwheel commit, another cross parts key", f"{okeys} {keys}")
     check(doc["jobs"]["wheels-cu130-linux_aarch64"]["env"]["CELLS"] ==
           "cp310-abi3-cu130-linux_aarch64 cp311-cu130-linux_aarch64 cp313-cu130-linux_aarch64",
           f"{name}: the wheels job builds (and tests under qemu) the cells with parts")
@@ -785,6 +847,9 @@ local-version = "cu{cuda_nodot}"
     tdoc = validate("torchext aarch64 cross", ttext)
     tw = tdoc["jobs"].get("wheels-cu130-linux_aarch64", {})
     tparts = [s.get("env", {}).get("CROSS_PARTS") for s in tw.get("steps", [])]
+    provision_cache("torchext aarch64 cross: wheels-cu130-linux_aarch64", tw,
+                    "CUDA 13.0 (x86_64 nvcc) and the linux_aarch64 cross parts",
+                    "cross/linux_aarch64", "cross-parts")
     check(tw.get("env", {}).get("CELLS") == "cp313-pt211-cu130-linux_aarch64" and
           "gcc cuda-13.0 torch-2.11.0-cp313 python-3.13" in tparts and
           "cp312-pt211-cu130-linux_aarch64 left out of the workflow: the cross lock pins no "

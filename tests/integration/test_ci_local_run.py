@@ -63,6 +63,39 @@ def yaml_module():
     return yaml
 
 
+def cache_path(w, ws, env):
+    """An actions/cache path: ~ is the job's HOME, a relative path the workspace's."""
+    p = w["path"]
+    return os.path.join(env["HOME"], p[2:]) if p.startswith("~/") else os.path.join(ws, p)
+
+
+def save_tree(src, dest):
+    """A cache entry of src. Hard links where they can be made: cuwheel's cache under ~ is
+    this machine's (gigabytes), and neither side is written to afterwards."""
+    def link(a, b):
+        try:
+            os.link(a, b)
+        except OSError:
+            shutil.copy2(a, b)
+    shutil.copytree(src, dest, symlinks=True, copy_function=link)
+
+
+def restore_tree(entry, dest):
+    """entry's files at dest; a file dest already has is left as it is (this machine's cuwheel
+    cache under ~ holds the same parts: it is not rewritten)."""
+    for root, dirs, files in os.walk(entry):
+        to = os.path.join(dest, os.path.relpath(root, entry))
+        os.makedirs(to, exist_ok=True)
+        for f in files + [d for d in dirs if os.path.islink(os.path.join(root, d))]:
+            a, b = os.path.join(root, f), os.path.join(to, f)
+            if os.path.lexists(b):
+                continue
+            if os.path.islink(a):
+                os.symlink(os.readlink(a), b)
+            else:
+                shutil.copy2(a, b)
+
+
 def pyenv_python(version):
     found = sorted(glob.glob(os.path.expanduser(f"~/.pyenv/versions/{version}.*/bin/python3")))
     if not found:
@@ -160,6 +193,8 @@ class Runner:
             return ctx["github"][m.group(1)]
         if e == "runner.temp":
             return ctx["runner_temp"]
+        if e in ("runner.os", "runner.arch"):  # the runner's: Linux, X64
+            return {"runner.os": "Linux", "runner.arch": "X64"}[e]
         m = re.fullmatch(r"matrix\.([\w-]+)", e)
         if m:
             return str(ctx["matrix"][m.group(1)])
@@ -178,8 +213,14 @@ class Runner:
         c = str(c).strip()
         m = re.fullmatch(r"\$\{\{(.*)\}\}", c)
         c = m.group(1).strip() if m else c
+        if "&&" in c:
+            return all(self.cond(part, ctx) for part in c.split("&&"))
         if c in ("always()", "!cancelled()"):
             return True
+        m = re.fullmatch(r"steps\.([\w-]+)\.outputs\.([\w-]+) (==|!=) '([^']*)'", c)
+        if m:  # an output of an earlier step of the job, "" when it did not run
+            v = ctx["steps"].get(m.group(1), {}).get(m.group(2), "")
+            return (v == m.group(4)) == (m.group(3) == "==")
         if c == "github.event_name == 'push'":
             return ctx["github"]["event_name"] == "push"
         m = re.fullmatch(r"startsWith\(github\.ref, '([^']*)'\)", c)
@@ -226,15 +267,17 @@ class Runner:
             for k in keys:
                 hits = sorted(d for d in os.listdir(self.caches) if d.startswith(k))
                 if hits:
-                    shutil.copytree(os.path.join(self.caches, hits[-1]),
-                                    os.path.join(ws, w["path"]), dirs_exist_ok=True)
-                    break
+                    restore_tree(os.path.join(self.caches, hits[-1]), cache_path(w, ws, env))
+                    # "a boolean value to indicate an exact match was found for the key"
+                    return {"cache-hit": "true" if hits[-1] == w["key"] else "false"}
+            return {"cache-hit": "false"}
         elif action == "actions/cache/save":
-            src = os.path.join(ws, w["path"])
-            if os.path.isdir(src):
-                shutil.copytree(src, os.path.join(self.caches, w["key"]), dirs_exist_ok=True)
+            src, dest = cache_path(w, ws, env), os.path.join(self.caches, w["key"])
+            if os.path.isdir(src) and not os.path.exists(dest):  # a key is saved once
+                save_tree(src, dest)
         else:
             raise ValueError(f"action the harness does not replace: {action}")
+        return {}
 
     def run_job(self, jid, job, matrix):
         label = jid + (f" ({', '.join(f'{k}={v}' for k, v in matrix.items())})" if matrix else "")
@@ -248,7 +291,8 @@ class Runner:
         needs = job.get("needs", [])
         ctx = {"github": {"workspace": ws, "sha": "0123456789abcdef", "event_name": "push",
                           "ref": "refs/heads/main", "run_id": "1"},
-               "matrix": matrix, "needs": needs, "project": self.project, "runner_temp": temp}
+               "matrix": matrix, "needs": needs, "project": self.project, "runner_temp": temp,
+               "steps": {}}
         env = {k: v for k, v in os.environ.items() if not k.startswith(("CUWHEEL", "CCACHE"))}
         env.update(CI="true", GITHUB_ACTIONS="true", GITHUB_WORKSPACE=ws, RUNNER_TEMP=temp,
                    RUNNER_OS="Linux", RUNNER_ENVIRONMENT="self-hosted",
@@ -278,7 +322,9 @@ class Runner:
             senv.update({k: self.subst(v, ctx) for k, v in st.get("env", {}).items()})
             try:
                 if "uses" in st:
-                    self.uses(st, ctx, env)
+                    out = self.uses(st, ctx, env)
+                    if st.get("id"):
+                        ctx["steps"][st["id"]] = out
                     rc = 0
                 else:
                     shell = st.get("shell") or job.get("defaults", {}).get("run", {}).get(
@@ -316,6 +362,7 @@ class Runner:
                         k, v = ln.rstrip("\n").split("=", 1)
                         env[k] = v
             open(files["env"], "w").close()
+        self.steps[label] = ctx["steps"]
         self.summaries[jid] = open(files["summary"]).read()
         self.workspaces[jid] = ws
         self.entries[label] = ok
@@ -327,6 +374,7 @@ class Runner:
     def run(self, project, linux_only=True):
         self.project = project
         self.summaries, self.workspaces = {}, {}
+        self.steps = {}  # per job: the outputs of its steps with an id
         # Per job and matrix entry ("testpairs-LEG (python=3.12, torch=2.11)"): whether it
         # succeeded, and each run: step's (name, exit status, output).
         self.entries, self.logs = {}, {}

@@ -176,6 +176,14 @@ def main():
         lr.check_jobs(results)
         lr.check(any(c.startswith(f"ccache-{LEG}-") for c in os.listdir(runner.caches)),
                  "the kernels job saved its leg's compile cache (a push)")
+        # The cross parts: the kernels job finds no entry and saves one; the wheels job
+        # restores that key whole (here over the same parts, this machine's cache).
+        hit = {j: runner.steps.get(f"{j}-{LEG}", {}).get("cross-parts", {}).get("cache-hit")
+               for j in ("kernels", "wheels")}
+        lr.check(hit == {"kernels": "false", "wheels": "true"} and
+                 sum(c.startswith(f"cuwheel-cross-{LEG}-") for c in os.listdir(runner.caches))
+                 == 1, "the wheels job restores the cross parts the kernels job saved",
+                 f"{hit} {sorted(os.listdir(runner.caches))}")
         check_built(runner)
         lr.check_index(runner, len(CELLS), "cu130")
         got = sorted(os.listdir(os.path.join(runner.workspaces.get("index", work), "dist")))
