@@ -17,8 +17,8 @@ const struct cli_help cmd_internal_help = {
         "usage: cuwheel internal toml-decode < FILE.toml\n"
         "       cuwheel internal render-ninja PLAN.json\n"
         "\n"
-        "       cuwheel internal stage|finish|compat|test-cell|canon ...   (the steps build.ninja "
-        "runs)\n"
+        "       cuwheel internal stage|finish|compat|test-cell|canon|nvcc-overlap ...   (the "
+        "steps build.ninja runs)\n"
         "\n"
         "toml-decode  read a TOML document on stdin and print it as toml-test's tagged JSON\n"
         "             on stdout (exit 0), or a located error on stderr (exit 1).\n"
@@ -31,7 +31,11 @@ const struct cli_help cmd_internal_help = {
         "canon        run a compile with device line info with the project and the build dir\n"
         "             at fixed paths (" SANDBOX_CANON_PROJECT ", " SANDBOX_CANON_BUILD
         ") in a bubblewrap\n"
-        "             mount namespace, and name the real ones in its depfile after.\n",
+        "             mount namespace, and name the real ones in its depfile after.\n"
+        "nvcc-overlap run an nvcc compile (-- NVCC ARGS...) as the steps `nvcc --dryrun` lists,\n"
+        "             the host's front end beside each device pass; the same object and depfile\n"
+        "             as nvcc's. CUWHEEL_NVCC_OVERLAP=off runs nvcc whole; =explain says why a\n"
+        "             command runs whole.\n",
     .groups = {{"stage", internal_stage_options},
                {"finish", internal_finish_options},
                {"compat", internal_compat_options},
@@ -104,6 +108,8 @@ int cmd_internal(struct cli *c, int argc, char **argv)
 		return internal_compat(c, argc - 1, argv + 1);
 	if (strcmp(argv[1], "canon") == 0)
 		return internal_canon(c, argc - 1, argv + 1);
+	if (strcmp(argv[1], "nvcc-overlap") == 0)
+		return internal_nvcc_overlap(c, argc - 1, argv + 1);
 	if (strcmp(argv[1], "test-cell") == 0)
 		return internal_test_cell(c, argc - 1, argv + 1);
 	return cli_usage(c, "internal", "unknown tool '%s'", argv[1]);

@@ -10,6 +10,7 @@
 #include "base/sandbox.h"
 #include "base/strbuf.h"
 #include "cli/internal.h"
+#include "standards/ninja.h"
 
 enum canon_option { CANON_BWRAP, CANON_PROJECT, CANON_BUILD_DIR, CANON_DEPFILE, CANON_NVCC };
 
@@ -21,18 +22,6 @@ const struct cli_option internal_canon_options[] = {
     {"nvcc", 0, "PATH", CANON_NVCC, "the nvcc the command runs: its ptxas gets the shim"},
     {0},
 };
-
-/* dir as a depfile (make syntax, as ninja reads it) names it: a space, '#' and '$' escaped. */
-static void dep_path(struct strbuf *sb, const char *dir)
-{
-	for (const char *p = dir; *p; p++) {
-		if (*p == ' ' || *p == '#' || *p == '\\')
-			sb_putc(sb, '\\');
-		else if (*p == '$')
-			sb_putc(sb, '$');
-		sb_putc(sb, *p);
-	}
-}
 
 /* The depfile written in the canonical places, rewritten to name the real ones: a path that
  * starts with SANDBOX_CANON_PROJECT "/" names the project (absolute), one that starts with
@@ -49,7 +38,7 @@ static bool canon_depfile(struct cli *c, const char *depfile, const char *projec
 		bool start = i == 0 || strchr(" \t\n", src.text[i - 1]);
 		if (start && src.len - i >= sizeof(proj) - 1 &&
 		    !memcmp(src.text + i, proj, sizeof(proj) - 1)) {
-			dep_path(&sb, project);
+			ninja_depfile_path(&sb, project);
 			sb_putc(&sb, '/');
 			i += sizeof(proj) - 1;
 		} else if (start && src.len - i >= sizeof(build) - 1 &&

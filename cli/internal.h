@@ -18,6 +18,10 @@ int internal_compat(struct cli *c, int argc, char **argv);
  * CMD with the project and the build dir at fixed paths (a compile with device line info) */
 int internal_canon(struct cli *c, int argc, char **argv);
 
+/* internal nvcc-overlap -- NVCC ARGS...: runs the compile as nvcc's own steps, the host's
+ * front end beside the device's (cli/cmd_internal_nvcc.c) */
+int internal_nvcc_overlap(struct cli *c, int argc, char **argv);
+
 /* The option tables of the steps above, parsed by them and listed by `cuwheel internal --help`. */
 extern const struct cli_option internal_stage_options[];
 extern const struct cli_option internal_finish_options[];

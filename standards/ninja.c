@@ -155,3 +155,56 @@ char *ninja_stub_name(struct arena *a, const char *path)
 	}
 	return sb_to_arena(&sb, a);
 }
+
+void ninja_depfile_path(struct strbuf *sb, const char *path)
+{
+	for (const char *p = path; *p; p++) {
+		if (*p == ' ' || *p == '#' || *p == '\\')
+			sb_putc(sb, '\\');
+		else if (*p == '$')
+			sb_putc(sb, '$');
+		sb_putc(sb, *p);
+	}
+}
+
+void ninja_depfile_prereqs(struct arena *a, const char *text, size_t len, struct strv *deps)
+{
+	struct strbuf w = {0};
+	bool targets = true;
+	for (size_t i = 0; i <= len;) {
+		char ch = i < len ? text[i] : '\n';
+		if (ch == '\\' && i + 1 < len && (text[i + 1] == '\n' || text[i + 1] == '\r')) {
+			i += 2 + (text[i + 1] == '\r' && i + 2 < len && text[i + 2] == '\n');
+			ch = ' ';
+		} else if (ch == '\\' && i + 1 < len && strchr(" #\\", text[i + 1])) {
+			sb_putc(&w, text[i + 1]);
+			i += 2;
+			continue;
+		} else if (ch == '$' && i + 1 < len && text[i + 1] == '$') {
+			sb_putc(&w, '$');
+			i += 2;
+			continue;
+		} else {
+			i++;
+		}
+		if (ch != ' ' && ch != '\t' && ch != '\n' && ch != '\r') {
+			sb_putc(&w, ch);
+			continue;
+		}
+		/* A word ends; "target:" (or a lone ':') ends the targets, a newline starts them.
+		 */
+		if (w.len && targets && w.buf[w.len - 1] == ':') {
+			targets = false;
+		} else if (w.len == 0 || targets) {
+			;
+		} else {
+			const char *dep = arena_strndup(a, w.buf, w.len);
+			if (!strv_contains(deps, dep))
+				strv_push(a, deps, dep);
+		}
+		sb_reset(&w);
+		if (ch == '\n')
+			targets = true;
+	}
+	sb_release(&w);
+}

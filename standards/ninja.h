@@ -38,5 +38,11 @@ struct arena;
 char *ninja_stub_name(struct arena *a, const char *path);
 /* True when a path can be written to build.ninja at all (no newline or NUL). */
 bool ninja_path_ok(const char *path);
+/* Appends a path as a depfile (make syntax, as ninja reads it) names it: a space, '#' and '\\'
+ * escaped by a backslash, '$' doubled. */
+void ninja_depfile_path(struct strbuf *sb, const char *path);
+/* Appends to deps, each once and in order, the prerequisites of the depfile text (gcc -MD's
+ * make syntax: "target: dep dep \\\n dep", '\\ ' and '\\#' escapes, "$$"). */
+void ninja_depfile_prereqs(struct arena *a, const char *text, size_t len, struct strv *deps);
 
 #endif
