@@ -127,6 +127,15 @@ void gen_emit_header(struct gen *g)
 		sb_putc(sb, ' ');
 		ninja_arg(sb, launcher);
 	}
+	/* nvcc's compiles run through ccache when it is on; else as nvcc's own steps, the host's
+	 * front end beside the device's (cuwheel internal nvcc-overlap: the same object). */
+	sb_puts(sb, "\nnvcc_launcher = ");
+	if (*launcher) {
+		sb_puts(sb, "$launcher");
+	} else {
+		ninja_arg(sb, g->o->cuwheel);
+		sb_puts(sb, " internal nvcc-overlap --");
+	}
 	sb_puts(sb, "\ncuwheel = ");
 	ninja_arg(sb, g->o->cuwheel);
 	if (g->cfg->config_file) {
@@ -147,7 +156,7 @@ void gen_emit_header(struct gen *g)
 	}
 	sb_puts(sb, "\n\n"
 	            "rule nvcc\n"
-	            "  command = $launcher $nvcc $flags -MD -MF $out.d -c $in -o $out\n"
+	            "  command = $nvcc_launcher $nvcc $flags -MD -MF $out.d -c $in -o $out\n"
 	            "  depfile = $out.d\n"
 	            "  deps = gcc\n"
 	            "  description = kernels CUDA $cuda: nvcc $in\n\n"
@@ -166,12 +175,13 @@ void gen_emit_header(struct gen *g)
 	            "  command = $cuwheel -C $project $args\n"
 	            "  description = $desc\n\n");
 	if (g->o->bwrap)
-		sb_puts(sb, "rule nvcc_canon\n"
-		            "  command = $canon --depfile $out.d --nvcc $nvcc -- $launcher $nvcc "
-		            "$flags -MD -MF $out.d -c $src -o $out\n"
-		            "  depfile = $out.d\n"
-		            "  deps = gcc\n"
-		            "  description = kernels CUDA $cuda: nvcc $in\n\n");
+		sb_puts(sb,
+		        "rule nvcc_canon\n"
+		        "  command = $canon --depfile $out.d --nvcc $nvcc -- $nvcc_launcher $nvcc "
+		        "$flags -MD -MF $out.d -c $src -o $out\n"
+		        "  depfile = $out.d\n"
+		        "  deps = gcc\n"
+		        "  description = kernels CUDA $cuda: nvcc $in\n\n");
 }
 
 char *gen_xcompiler(struct arena *a, const char *flag)

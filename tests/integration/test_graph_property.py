@@ -236,7 +236,7 @@ def refusals(label, proj, env, fields, files, toolkit):
 
 
 RULES = {"nvcc", "cc", "ar", "link", "cuwheel"}
-TOP = ("ninja_required_version = ", "launcher =", "cuwheel = ", "project = ")
+TOP = ("ninja_required_version = ", "launcher =", "nvcc_launcher = ", "cuwheel = ", "project = ")
 INNER = {"command", "depfile", "deps", "description", "cuda", "nvcc", "flags", "what", "cc",
          "ld", "ldflags", "args", "desc"}
 
@@ -274,7 +274,10 @@ def check_dry(label, proj, out, fields, accepted):
         if line.startswith("cuwheel:"):
             continue
         try:
-            cmds.append(shlex.split(line))
+            argv = shlex.split(line)
+            if argv[1:3] == ["internal", "nvcc-overlap"]:  # nvcc's steps side by side
+                argv = argv[argv.index("--") + 1:]
+            cmds.append(argv)
         except ValueError as e:
             check(f"{label}: every command is valid sh", False, f"{e}: {line!r}")
     nvcc = [c for c in cmds if any(x.endswith("/nvcc") for x in c[:2]) and "-c" in c]
