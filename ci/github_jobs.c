@@ -194,7 +194,7 @@ static void provision_cache(struct emit *e, const char *id, const char *sub, con
 
 /* A cross leg's: no container and no host Pythons or torch venvs (the cells build against the
  * target's CPython and torch, cross parts); the runner's packages, then cuwheel's toolkit and
- * parts, the parts cached. */
+ * parts, both cached. */
 static void cross_setup(struct emit *e, const struct leg *l)
 {
 	struct strbuf *sb = &e->sb;
@@ -211,6 +211,8 @@ static void cross_setup(struct emit *e, const struct leg *l)
 	const char *parts = sb_to_arena(&ps, e->a);
 	const char *cross = arena_printf(e->a, "cross/%s", l->pi->platform);
 	const char *cross_key = provision_key(e, l, "cross", parts);
+	const char *toolkit_key = provision_key(e, l, "toolkit", l->cuda);
+	provision_cache(e, "cuda-toolkit", "toolkits", toolkit_key, false);
 	provision_cache(e, "cross-parts", cross, cross_key, false);
 	yaml_step(sb, 6,
 	          arena_printf(e->a, "CUDA %s (x86_64 nvcc) and the %s cross parts", l->cuda,
@@ -218,6 +220,7 @@ static void cross_setup(struct emit *e, const struct leg *l)
 	yaml_key(sb, 8, "env");
 	yaml_kv(sb, 10, "CROSS_PARTS", parts);
 	yaml_run(sb, 8, CI_SCRIPT(install_cross_sh));
+	provision_cache(e, "cuda-toolkit", "toolkits", toolkit_key, true);
 	provision_cache(e, "cross-parts", cross, cross_key, true);
 }
 
@@ -246,8 +249,15 @@ void gh_linux_setup(struct emit *e, const struct leg *l, bool cuda, const char *
 	gh_install_cuwheel(e);
 	gh_sdist_step(e);
 	if (cuda) {
+		/* `cuwheel toolkit install`'s toolkit is cached like a cross leg's. */
+		bool pypi = !strcmp(l->toolkit, "pypi");
+		const char *key = pypi ? provision_key(e, l, "toolkit", l->cuda) : NULL;
+		if (pypi)
+			provision_cache(e, "cuda-toolkit", "toolkits", key, false);
 		yaml_step(sb, 6, arena_printf(e->a, "CUDA %s (%s)", l->cuda, l->toolkit));
 		yaml_run(sb, 8, CI_SCRIPT(install_cuda_sh));
+		if (pypi)
+			provision_cache(e, "cuda-toolkit", "toolkits", key, true);
 	}
 	if (venvs && *venvs)
 		torch_step(e, l, venvs);

@@ -20,7 +20,11 @@ apt)
   echo "/usr/local/cuda-$CUDA/bin" >> "$GITHUB_PATH"
   ;;
 pypi)
-  # NVIDIA's wheels from PyPI, pinned with their hashes in cuwheel's lock file.
+  # NVIDIA's wheels from PyPI, pinned with their hashes in cuwheel's lock file, into cuwheel's
+  # cache where the cache steps restore and save it (~ is $HOME there), for this step and the
+  # later ones, whatever XDG_CACHE_HOME says; a toolkit installed is not fetched.
+  export CUWHEEL_CACHE_DIR="$HOME/.cache/cuwheel"
+  echo "CUWHEEL_CACHE_DIR=$CUWHEEL_CACHE_DIR" >> "$GITHUB_ENV"
   cuwheel toolkit install "$CUDA"
   ;;
 esac

@@ -724,48 +724,76 @@ def goldens():
 
 
 def provision_cache(name, job, install, sub, step_id):
-    """The cache of what job's step install puts in cuwheel's cache dir sub: restored (step
-    step_id) before the step, saved right after it on pushes unless restored, both at
-    ~/.cache/cuwheel/SUB under one key of the leg, the runner's OS and architecture; the step
-    exports CUWHEEL_CACHE_DIR (for itself and, through GITHUB_ENV, the later steps) as the
-    directory cuwheel then reads SUB from. Returns the key."""
+    """The cache of what job's step install puts in cuwheel's cache dir sub (toolkits,
+    cross/PLATFORM): restored (step step_id) before the step, saved right after it on pushes
+    unless restored, both at ~/.cache/cuwheel/SUB under one key of the leg, the runner's OS and
+    architecture; the step exports CUWHEEL_CACHE_DIR (for itself and, through GITHUB_ENV, the
+    later steps) as the directory cuwheel then reads SUB from. Returns the key."""
     steps = job["steps"]
     at = next((i for i, s in enumerate(steps) if s.get("name") == install), None)
     if not check(at is not None, f"{name}: a step {install!r}", [s.get("name") for s in steps]):
         return None
     rest = [s for s in steps[:at] if "actions/cache/restore@" in s.get("uses", "") and
             s.get("id") == step_id]
-    save = steps[at + 1] if at + 1 < len(steps) else {}
+    after = []  # the saves right after the step
+    for s in steps[at + 1:]:
+        if "actions/cache/save@" not in s.get("uses", ""):
+            break
+        after.append(s)
     path = f"~/.cache/cuwheel/{sub}"
     key = rest[0].get("with", {}).get("key", "") if len(rest) == 1 else ""
-    leg = job["env"]["LEG"]
+    save = [s for s in after if s.get("with", {}).get("path") == path]
+    kind = "cross" if sub.startswith("cross/") else "toolkit"
     check(len(rest) == 1 and rest[0]["with"] == {"path": path, "key": key} and
-          key.startswith(f"cuwheel-{sub.split('/')[0]}-{leg}-") and
+          key.startswith(f"cuwheel-{kind}-{job['env']['LEG']}-") and
           "${{ runner.os }}-${{ runner.arch }}-" in key and
-          "actions/cache/save@" in save.get("uses", "") and save.get("with") == rest[0]["with"] and
-          save.get("if") == f"github.event_name == 'push' && "
-                            f"steps.{step_id}.outputs.cache-hit != 'true'",
+          len(save) == 1 and save[0]["with"] == rest[0]["with"] and
+          save[0].get("if") == f"github.event_name == 'push' && "
+                               f"steps.{step_id}.outputs.cache-hit != 'true'",
           f"{name}: {path} restored before {install!r} and saved right after it on a push "
           "when the key missed", steps)
     script = steps[at].get("run", "")
     export = 'export CUWHEEL_CACHE_DIR="$HOME/.cache/cuwheel"\n'
     check(export in script and
           'echo "CUWHEEL_CACHE_DIR=$CUWHEEL_CACHE_DIR" >> "$GITHUB_ENV"' in script and
-          script.index(export) < script.index("cuwheel toolkit install"),
+          script.index(export) < script.index('cuwheel toolkit install "$CUDA"'),
           f"{name}: {install!r} installs into the cached directory, and the later steps read "
           "it", script)
     # That directory is the one cuwheel reads: the script's export, with HOME as the runner's
-    # (~ in actions/cache), is where `cuwheel cross list` looks.
-    if sub.startswith("cross/"):
-        home = tempfile.mkdtemp(prefix="cuwheel-ci-home-")
-        env = dict(clean_env({"HOME": home}), XDG_CACHE_HOME=os.path.join(home, "xdg"))
-        p = run(["bash", "-c", export + f'exec "{CUWHEEL}" cross list'], env=env)
-        want = os.path.dirname(path.replace("~", home, 1))
-        check(p.stdout.strip() == f"no cross parts in {want}",
-              f"{name}: cuwheel reads its cross parts from {os.path.dirname(path)}",
-              p.stdout + p.stderr)
-        shutil.rmtree(home, True)
+    # (~ in actions/cache), is where `cuwheel cross list` and `toolkit list` look.
+    home = tempfile.mkdtemp(prefix="cuwheel-ci-home-")
+    env = dict(clean_env({"HOME": home}), XDG_CACHE_HOME=os.path.join(home, "xdg"))
+    cmd = "cross list" if kind == "cross" else "toolkit list"
+    p = run(["bash", "-c", export + f'exec "{CUWHEEL}" {cmd}'], env=env)
+    want = path.replace("~", home, 1)
+    want = (f"no cross parts in {os.path.dirname(want)}" if kind == "cross"
+            else f"no provisioned toolkits in {want}")
+    check(p.stdout.splitlines()[:1] == [want], f"{name}: `cuwheel {cmd}` reads {path}",
+          p.stdout + p.stderr)
+    shutil.rmtree(home, True)
     return key
+
+
+def check_toolkit_caches(name, doc):
+    """Each Linux job that installs its toolkit with `cuwheel toolkit install` (CUDA_TOOLKIT
+    pypi, or a cross leg's) caches it, under one key per leg; an rpm or apt leg's installs
+    from NVIDIA's repository and has no such cache."""
+    keys = {}
+    for jid, job in doc["jobs"].items():
+        tk = job.get("env", {}).get("CUDA_TOOLKIT")
+        names = [s.get("name", "") for s in job.get("steps", [])]
+        install = next((n for n in names if re.fullmatch(r"CUDA \S+ \((pypi|x86_64 nvcc).*", n)),
+                       None)
+        if tk in ("pypi", "cuwheel") and install:
+            keys.setdefault(job["env"]["LEG"], set()).add(
+                provision_cache(f"{name}: {jid}", job, install, "toolkits", "cuda-toolkit"))
+        elif tk:
+            check(not any(s.get("id") == "cuda-toolkit" for s in job.get("steps", [])),
+                  f"{name}: {jid} ({tk}) caches no cuwheel toolkit")
+    check(all(len(k) == 1 and None not in k for k in keys.values()) and
+          len({next(iter(k)) for k in keys.values()}) == len(keys),
+          f"{name}: one toolkit key per leg, the same in all its jobs", keys)
+    return keys
 
 
 def check_cross(tmp):
@@ -819,6 +847,9 @@ local-version = "cu{cuda_nodot}"
                 f"{name}: {kind}-cu{cu}-linux_aarch64", j,
                 f"CUDA {minor} (x86_64 nvcc) and the linux_aarch64 cross parts",
                 "cross/linux_aarch64", "cross-parts"))
+    check(sorted(check_toolkit_caches(name, doc)) ==
+          ["cu124-linux_aarch64", "cu130-linux_aarch64", "cu130-linux_x86_64"],
+          f"{name}: the toolkits of the cross legs and of the x86_64 PyPI leg cached")
     # The wheels job reuses the parts its kernels job installed; each leg has its own.
     check(all(len(k) == 1 and None not in k for k in keys.values()) and
           keys["124"] != keys["130"],
@@ -1112,6 +1143,10 @@ remote = "redis://cache.example.org:6379"
             with open(os.path.join(GOLDEN, fname)) as f:
                 gtext = f.read()
             check_pins(f"golden {fname}", load(gtext), gtext)
+            tks = check_toolkit_caches(f"golden {fname}", load(gtext))
+            check("cu130-linux_x86_64" in tks,
+                  f"golden {fname}: the CUDA 13.0 x86_64 leg (PyPI's toolkit) caches it",
+                  sorted(tks))
         # A torch not in the table is refused, with the fix.
         with tempfile.TemporaryDirectory() as d:
             tx = os.path.join(d, "tx")

@@ -444,6 +444,15 @@ def main():
             check(r == "success", f"job {jid}: {r}")
         check(any(c.startswith("ccache-cu130-linux_x86_64-") for c in os.listdir(runner.caches)),
               "the kernels job saved its leg's compile cache (a push)")
+        # `cuwheel toolkit install 13.0` (PyPI's toolkit): the kernels job finds no entry and
+        # saves one; the wheels job restores that key whole (here over this machine's cache).
+        hit = {j: runner.steps.get(f"{j}-cu130-linux_x86_64", {}).get("cuda-toolkit", {})
+               .get("cache-hit") for j in ("kernels", "wheels")}
+        check(hit == {"kernels": "false", "wheels": "true"} and
+              sum(c.startswith("cuwheel-toolkit-cu130-linux_x86_64-")
+                  for c in os.listdir(runner.caches)) == 1,
+              "the wheels job restores the toolkit the kernels job saved",
+              f"{hit} {sorted(os.listdir(runner.caches))}")
         check_index(runner, 5, "cu130")
         site = os.path.join(runner.artifacts, "site")
         wheels = sorted(os.listdir(os.path.join(runner.workspaces["index"], "dist")))

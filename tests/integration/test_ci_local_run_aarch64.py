@@ -176,14 +176,16 @@ def main():
         lr.check_jobs(results)
         lr.check(any(c.startswith(f"ccache-{LEG}-") for c in os.listdir(runner.caches)),
                  "the kernels job saved its leg's compile cache (a push)")
-        # The cross parts: the kernels job finds no entry and saves one; the wheels job
-        # restores that key whole (here over the same parts, this machine's cache).
-        hit = {j: runner.steps.get(f"{j}-{LEG}", {}).get("cross-parts", {}).get("cache-hit")
-               for j in ("kernels", "wheels")}
-        lr.check(hit == {"kernels": "false", "wheels": "true"} and
-                 sum(c.startswith(f"cuwheel-cross-{LEG}-") for c in os.listdir(runner.caches))
-                 == 1, "the wheels job restores the cross parts the kernels job saved",
-                 f"{hit} {sorted(os.listdir(runner.caches))}")
+        # The toolkit and the cross parts: the kernels job finds no entry and saves one; the
+        # wheels job restores that key whole (here over the same files, this machine's cache).
+        for step, kind in (("cuda-toolkit", "toolkit"), ("cross-parts", "cross")):
+            hit = {j: runner.steps.get(f"{j}-{LEG}", {}).get(step, {}).get("cache-hit")
+                   for j in ("kernels", "wheels")}
+            lr.check(hit == {"kernels": "false", "wheels": "true"} and
+                     sum(c.startswith(f"cuwheel-{kind}-{LEG}-")
+                         for c in os.listdir(runner.caches)) == 1,
+                     f"the wheels job restores the {kind} entry the kernels job saved",
+                     f"{hit} {sorted(os.listdir(runner.caches))}")
         check_built(runner)
         lr.check_index(runner, len(CELLS), "cu130")
         got = sorted(os.listdir(os.path.join(runner.workspaces.get("index", work), "dist")))

@@ -188,6 +188,9 @@ def main():
         doc = validate("gsplat sdist", text)
         check_hygiene("gsplat sdist", doc, text, ())
         check_pins("gsplat sdist", doc, text)
+        check("cu130-linux_x86_64" in tcg.check_toolkit_caches("gsplat sdist", doc),
+              "gsplat sdist: the CUDA 13.0 leg caches the toolkit `cuwheel toolkit install` "
+              "provisions")
         env = doc["env"]
         check(env["SDIST"] == f"sdist/{SDIST}" and env["CONFIG"] == "gsplat.cuwheel.toml" and
               env["DIST"] == "dist" and env["PROJECT"] == "." and
