@@ -13,3 +13,5 @@ if [ "${#pkgs[@]}" -gt 0 ]; then
   $sudo apt-get install -y -q --no-install-recommends "${pkgs[@]}"
 fi
 qemu-aarch64-static --version | head -n 1
+# ccache's directory, the cache steps' .ccache (as system_packages.sh).
+echo "CCACHE_DIR=$GITHUB_WORKSPACE/.ccache" >> "$GITHUB_ENV"

@@ -142,8 +142,6 @@ static void torch_step(struct emit *e, const struct leg *l, const char *venvs)
 	yaml_step(sb, 6, "torch for each Python of the job (pinned builds)");
 	yaml_key(sb, 8, "env");
 	gh_kv(e, 10, "TORCH_VENVS", venvs);
-	yaml_kv_expr(sb, 10, "TORCH_VENV_DIR", "${{ runner.temp }}/torch-venvs");
-	yaml_kv_expr(sb, 10, "PIP_CACHE_DIR", "${{ github.workspace }}/.pip-torch");
 	yaml_run(sb, 8, CI_SCRIPT(install_torch_sh));
 	gh_uses(e, 6, CI_ACTION_CACHE_SAVE, true);
 	yaml_kv(sb, 8, "if", "github.event_name == 'push'");
@@ -272,7 +270,6 @@ void gh_leg_env(struct emit *e, const struct leg *l, const char *cells)
 	yaml_kv(sb, 6, "CUDA_TOOLKIT", l->toolkit);
 	yaml_kv(sb, 6, "CUDA_ARCH", l->pi->arch);
 	yaml_kv(sb, 6, "CUDA_PACKAGES", l->packages ? l->packages : "");
-	yaml_kv_expr(sb, 6, "CCACHE_DIR", "${{ github.workspace }}/.ccache");
 	if (cells)
 		gh_kv(e, 6, "CELLS", cells);
 	if (cells && e->o->gpu_label)

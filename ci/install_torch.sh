@@ -1,6 +1,11 @@
 # install_torch.sh: one venv per (Python, torch build) of TORCH_VENVS, torch pinned (PyPI's
 # build for the release's default CUDA, PyTorch's per-CUDA index for the others), named to
 # cuwheel through CUWHEEL_PYTHONS. A venv with torch takes about 5 GB: the disk is checked first.
+# pip's downloads go to the cache steps' .pip-torch, the venvs to the job's temporary dir: from
+# the runner's variables, because in a container job the expressions github.workspace and
+# runner.temp are the host's paths, which the container does not have.
+export PIP_CACHE_DIR="$GITHUB_WORKSPACE/.pip-torch"
+venvs="$RUNNER_TEMP/torch-venvs"
 need=$(( $(grep -c . <<< "$TORCH_VENVS") * 5 + 10 ))
 avail=$(df -Pk . | awk 'NR == 2 {print int($4 / 1048576)}')
 if [ "$avail" -lt "$need" ]; then
@@ -11,7 +16,7 @@ fi
 pythons=
 while read -r py torch index; do
   if [ -z "$py" ]; then continue; fi
-  venv="$TORCH_VENV_DIR/py$py-pt$torch-$index"
+  venv="$venvs/py$py-pt$torch-$index"
   if [ ! -x "$venv/bin/python" ]; then
     base=
     for cand in "python$py" "/opt/python/cp${py//./}-cp${py//./}/bin/python"; do

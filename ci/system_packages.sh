@@ -13,3 +13,6 @@ elif ! command -v ccache >/dev/null; then
   $sudo apt-get update -q
   $sudo apt-get install -y -q --no-install-recommends ccache
 fi
+# ccache's directory, the cache steps' .ccache: from $GITHUB_WORKSPACE, because in a container
+# job the expression github.workspace is the host's path, which the container does not have.
+echo "CCACHE_DIR=$GITHUB_WORKSPACE/.ccache" >> "$GITHUB_ENV"

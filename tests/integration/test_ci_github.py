@@ -522,6 +522,16 @@ def check_hygiene(name, doc, text, gpu):
                 check(m.group(2) == f"'\"%CUWHEEL_{m.group(1).upper()}%\"'",
                       f"{name}: {jname}: {{{m.group(1)}}} reaches the shell as a variable",
                       m.group(0))
+        # In a container job the expressions github.workspace, runner.temp and
+        # runner.workspace are the host's paths, which the container does not have
+        # (actions/runner#2058): a directory a step or a cache action uses comes from
+        # $GITHUB_WORKSPACE or $RUNNER_TEMP in a script, or is relative to the workspace.
+        if job.get("container"):
+            used = json.dumps([job.get("env", {})] + [[st.get("env", {}), st.get("with", {})]
+                                                       for st in job["steps"]])
+            check(not re.search(r"\$\{\{\s*(github\.workspace|runner\.(temp|workspace))", used),
+                  f"{name}: {jname} (in a container) names no host path through an expression",
+                  used[:2000])
         for s in job["steps"]:
             if "CUWHEEL_CACHE_REMOTE" in s.get("env", {}):
                 check('cuwheel "${src[@]}" build' in s.get("run", ""),
@@ -544,6 +554,16 @@ def check_hygiene(name, doc, text, gpu):
               f"{name}: kernels-{leg} caches per (OS, toolkit, flags)")
         check(st["actions/cache/save"]["if"] == "github.event_name == 'push'",
               f"{name}: only pushes save caches")
+        # ccache writes where the cache steps' path (.ccache, the workspace's) is, in the
+        # container too: CCACHE_DIR is set from $GITHUB_WORKSPACE before the compile.
+        line = 'echo "CCACHE_DIR=$GITHUB_WORKSPACE/.ccache" >> "$GITHUB_ENV"'
+        sets = [i for i, x in enumerate(k["steps"]) if line in x.get("run", "")]
+        comp = [i for i, x in enumerate(k["steps"]) if "--stage kernels" in x.get("run", "")]
+        check(st["actions/cache/save"]["with"]["path"] == ".ccache" and
+              "CCACHE_DIR" not in json.dumps(k.get("env", {})) and
+              len(sets) == 1 and comp and sets[0] < comp[0],
+              f"{name}: kernels-{leg}: CCACHE_DIR is the workspace's .ccache the cache steps save",
+              [x.get("name") or x.get("uses") for x in k["steps"]])
         cross = k["env"]["CUDA_TOOLKIT"] == "cuwheel"  # aarch64 = "cross": on the runner
         for j in (f"kernels-{leg}", f"wheels-{leg}"):
             job = doc["jobs"][j]
