@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/env.h"
 #include "base/escape.h"
@@ -21,23 +22,35 @@
 /* One compile being run: the steps, each one's argv as run, and each chain's outcome. */
 struct overlap {
 	struct nvcc_steps s;
-	const char ***run;  /* per step: the argv run (a resolved tool, -MD -MF added) */
-	const char **dep;   /* per step: the depfile a preprocessing step writes, or NULL */
-	struct strbuf *out; /* per chain: the output of its steps */
-	int *status;        /* per chain: 0, or the failed step's exit status */
-	size_t *failed;     /* per chain: the step that failed */
-	const char **env;   /* nvcc's variables for its tools */
-	bool explain;       /* CUWHEEL_NVCC_OVERLAP=explain: the schedule said on stderr */
+	const char ***run;   /* per step: the argv run (a resolved tool, -MD -MF added) */
+	const char **dep;    /* per step: the depfile a preprocessing step writes, or NULL */
+	struct strbuf *out;  /* per chain: the output of its steps */
+	int *status;         /* per chain: 0, or the failed step's exit status */
+	size_t *failed;      /* per chain: the step that failed */
+	const char **env;    /* nvcc's variables for its tools */
+	bool explain;        /* CUWHEEL_NVCC_OVERLAP=explain: the schedule said on stderr */
+	long *began, *ended; /* per step: when it last ran, ms after the first step began */
+	long start;
 };
 
-/* Runs one step, its output appended to out; its exit status (127: it could not start). */
-static int run_step(const char *const *argv, const char *const *env, struct strbuf *out)
+static long now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* Runs step i (argv: how), its output appended to out; its exit status (127: it could not
+ * start). */
+static int run_step(struct overlap *o, size_t i, const char *const *argv, struct strbuf *out)
 {
 	struct diag quiet = {0}; /* a tool that cannot start is reported by its status */
-	struct os_run r = {.argv = argv, .env = env, .capture = out != NULL};
+	struct os_run r = {.argv = argv, .env = o->env, .capture = out != NULL};
 	int status = 127;
+	o->began[i] = now_ms() - o->start;
 	if (!os_run(&quiet, &r, out, &status))
-		return 127;
+		status = 127;
+	o->ended[i] = now_ms() - o->start;
 	return status;
 }
 
@@ -47,7 +60,7 @@ static void chain_job(void *ctx, size_t k)
 	struct overlap *o = ctx;
 	for (size_t i = 0; i < o->s.n && !o->status[k]; i++)
 		if (o->s.steps[i].chain == k) {
-			o->status[k] = run_step(o->run[i], o->env, &o->out[k]);
+			o->status[k] = run_step(o, i, o->run[i], &o->out[k]);
 			o->failed[k] = i;
 		}
 }
@@ -88,7 +101,7 @@ static int agree_module_ids(struct arena *a, struct overlap *o, size_t *failed)
 		for (size_t j = i; j < o->s.n; j++) {
 			if (o->s.steps[j].chain != st->chain)
 				continue;
-			int status = run_step(o->run[j], o->env, NULL);
+			int status = run_step(o, j, o->run[j], NULL);
 			if (status) {
 				*failed = j;
 				return status;
@@ -139,6 +152,8 @@ static bool prepare(struct arena *a, struct overlap *o, const char **why)
 	o->out = arena_calloc(a, nc, sizeof(*o->out));
 	o->status = arena_calloc(a, nc, sizeof(*o->status));
 	o->failed = arena_calloc(a, nc, sizeof(*o->failed));
+	o->began = arena_calloc(a, n, sizeof(*o->began));
+	o->ended = arena_calloc(a, n, sizeof(*o->ended));
 	for (size_t i = 0; i < n; i++) {
 		struct nvcc_step *st = &o->s.steps[i];
 		char *tool = os_which(a, o->env, st->argv[0]);
@@ -181,7 +196,7 @@ static int run_steps(struct arena *a, struct overlap *o)
 		status = agree_module_ids(a, o, &failed);
 	for (size_t i = 0; !status && i < o->s.n; i++)
 		if (o->s.steps[i].chain == NVCC_JOIN) {
-			status = run_step(o->run[i], o->env, NULL);
+			status = run_step(o, i, o->run[i], NULL);
 			failed = i;
 		}
 	if (status)
@@ -190,20 +205,21 @@ static int run_steps(struct arena *a, struct overlap *o)
 	return status;
 }
 
-/* CUWHEEL_NVCC_OVERLAP=explain: each step's chain, on stderr. */
+/* CUWHEEL_NVCC_OVERLAP=explain: each step's chain and when it ran, on stderr. */
 static void explain(struct arena *a, const struct overlap *o)
 {
 	for (size_t i = 0; i < o->s.n; i++) {
 		const struct nvcc_step *st = &o->s.steps[i];
 		const char *base = strrchr(o->run[i][0], '/');
+		char chain[48];
 		if (st->chain == NVCC_JOIN)
-			fprintf(stderr, "cuwheel: nvcc step %zu, %s: after the chains%s\n", i,
-			        esc_str(a, ESC_TERM, base ? base + 1 : o->run[i][0]),
-			        st->own_id ? ", its own module id" : "");
+			snprintf(chain, sizeof(chain), "after the chains");
 		else
-			fprintf(stderr, "cuwheel: nvcc step %zu, %s: chain %zu%s\n", i,
-			        esc_str(a, ESC_TERM, base ? base + 1 : o->run[i][0]), st->chain,
-			        st->own_id ? ", its own module id" : "");
+			snprintf(chain, sizeof(chain), "chain %zu", st->chain);
+		fprintf(stderr, "cuwheel: nvcc step %zu, %s: %s%s, %.1f-%.1f s\n", i,
+		        esc_str(a, ESC_TERM, base ? base + 1 : o->run[i][0]), chain,
+		        st->own_id ? ", its own module id" : "", o->began[i] / 1000.0,
+		        o->ended[i] / 1000.0);
 	}
 }
 
@@ -261,9 +277,10 @@ int internal_nvcc_overlap(struct cli *c, int argc, char **argv)
 	for (size_t i = 0; i < o.s.notes.n; i++)
 		fprintf(stderr, "%s\n", esc_str(a, ESC_LOG, o.s.notes.v[i]));
 	o.explain = mode && !strcmp(mode, "explain");
+	o.start = now_ms();
+	int status = run_steps(a, &o);
 	if (o.explain)
 		explain(a, &o);
-	int status = run_steps(a, &o);
 	if (!status && depfile && !write_depfile(c, &o, depfile, object))
 		status = CLI_FAIL;
 	for (size_t i = 0; i < o.s.temps.n; i++)
