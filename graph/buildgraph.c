@@ -80,6 +80,7 @@ void buildgraph_render(struct arena *a, const struct graph_plan *r, struct build
 	out->steps = g.steps;
 	out->n_steps = g.n_steps;
 	out->file_texts = g.file_texts;
+	out->exec_files = g.exec_files;
 	out->summary =
 	    arena_printf(a, "%zu kernel archive%s (%zu objects), %zu cell%s", n_archives,
 	                 n_archives == 1 ? "" : "s", n_nvcc, n_cells, n_cells == 1 ? "" : "s");
@@ -106,7 +107,8 @@ bool buildgraph_generate(struct arena *a, struct diag *d, const struct plan *pla
 		const char *path = out->files.v[i];
 		const char *text = out->file_texts.v[i];
 		if (!os_mkdir_p(d, arena_strndup(a, path, (size_t)(strrchr(path, '/') - path))) ||
-		    !os_write_if_changed(a, d, path, text, strlen(text), 0644))
+		    !os_write_if_changed(a, d, path, text, strlen(text),
+		                         strv_contains(&out->exec_files, path) ? 0755 : 0644))
 			return false;
 	}
 	return true;

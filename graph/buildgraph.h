@@ -82,6 +82,7 @@ struct build_graph {
 	struct strv files;      /* build-dir files the graph reads (absolute): source stubs, PCH
 	                         * headers, BUILDGRAPH_STAGE_FILES; written when they change */
 	struct strv file_texts; /* parallel: their contents */
+	struct strv exec_files; /* those of files written executable (the nvcc-overlap script) */
 	const char *plan_json;  /* the resolved plan it was rendered from (BUILDGRAPH_PLAN_JSON) */
 	bool tentative;         /* a torch decision waits for its compile in this graph (see
 	                         * build_opts.defer_proofs) */

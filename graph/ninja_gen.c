@@ -107,6 +107,25 @@ const char *gen_source_input(struct gen *g, const char *src, bool nvcc, const ch
 	return stub;
 }
 
+/* Under ccache: the script ccache runs the compile through on a miss (its prefix command,
+ * which ccache looks up as one program: no arguments), written beside build.ninja, and
+ * nvcc_env naming it unless CCACHE_PREFIX is set already (distcc's, say). Nothing when a
+ * path holds a character that CCACHE_PREFIX or sh would split or read. */
+static void gen_emit_ccache_prefix(struct gen *g)
+{
+	const char *shim = os_join(g->a, g->bdir, "cuwheel-nvcc-overlap");
+	if (!ninja_shell_plain(shim) || !ninja_shell_plain(g->o->cuwheel))
+		return;
+	sb_printf(&g->sb, " CCACHE_PREFIX=$${CCACHE_PREFIX-%s}", shim);
+	gen_need_file(g, shim,
+	              arena_printf(g->a,
+	                           "#!/bin/sh\n"
+	                           "# Written by cuwheel: ccache runs nvcc's compile through it.\n"
+	                           "exec %s internal nvcc-overlap -- \"$@\"\n",
+	                           g->o->cuwheel));
+	strv_push(g->a, &g->exec_files, shim);
+}
+
 void gen_emit_header(struct gen *g)
 {
 	struct strbuf *sb = &g->sb;
@@ -127,8 +146,12 @@ void gen_emit_header(struct gen *g)
 		sb_putc(sb, ' ');
 		ninja_arg(sb, launcher);
 	}
-	/* nvcc's compiles run through ccache when it is on; else as nvcc's own steps, the host's
-	 * front end beside the device's (cuwheel internal nvcc-overlap: the same object). */
+	/* nvcc's compiles run as nvcc's own steps, the host's front end beside the device's
+	 * (cuwheel internal nvcc-overlap: the same object); under ccache, on a miss, through
+	 * ccache's prefix command (CCACHE_PREFIX, not part of ccache's key). */
+	sb_puts(sb, "\nnvcc_env =");
+	if (*launcher)
+		gen_emit_ccache_prefix(g);
 	sb_puts(sb, "\nnvcc_launcher = ");
 	if (*launcher) {
 		sb_puts(sb, "$launcher");
@@ -154,34 +177,35 @@ void gen_emit_header(struct gen *g)
 		gen_emit_opt(g, " --project ", g->cfg->project_dir);
 		gen_emit_opt(g, " --build-dir ", g->bdir);
 	}
-	sb_puts(sb, "\n\n"
-	            "rule nvcc\n"
-	            "  command = $nvcc_launcher $nvcc $flags -MD -MF $out.d -c $in -o $out\n"
-	            "  depfile = $out.d\n"
-	            "  deps = gcc\n"
-	            "  description = kernels CUDA $cuda: nvcc $in\n\n"
-	            "rule cc\n"
-	            "  command = $launcher $cc $flags -MD -MF $out.d -c $in -o $out\n"
-	            "  depfile = $out.d\n"
-	            "  deps = gcc\n"
-	            "  description = $what: cc $in\n\n"
-	            "rule ar\n"
-	            "  command = rm -f $out && ar qcD $out $in && ranlib -D $out\n"
-	            "  description = ar $out\n\n"
-	            "rule link\n"
-	            "  command = $ld -shared -o $out $in $ldflags\n"
-	            "  description = link $out\n\n"
-	            "rule cuwheel\n"
-	            "  command = $cuwheel -C $project $args\n"
-	            "  description = $desc\n\n");
+	sb_puts(sb,
+	        "\n\n"
+	        "rule nvcc\n"
+	        "  command = $nvcc_env $nvcc_launcher $nvcc $flags -MD -MF $out.d -c $in -o $out\n"
+	        "  depfile = $out.d\n"
+	        "  deps = gcc\n"
+	        "  description = kernels CUDA $cuda: nvcc $in\n\n"
+	        "rule cc\n"
+	        "  command = $launcher $cc $flags -MD -MF $out.d -c $in -o $out\n"
+	        "  depfile = $out.d\n"
+	        "  deps = gcc\n"
+	        "  description = $what: cc $in\n\n"
+	        "rule ar\n"
+	        "  command = rm -f $out && ar qcD $out $in && ranlib -D $out\n"
+	        "  description = ar $out\n\n"
+	        "rule link\n"
+	        "  command = $ld -shared -o $out $in $ldflags\n"
+	        "  description = link $out\n\n"
+	        "rule cuwheel\n"
+	        "  command = $cuwheel -C $project $args\n"
+	        "  description = $desc\n\n");
 	if (g->o->bwrap)
-		sb_puts(sb,
-		        "rule nvcc_canon\n"
-		        "  command = $canon --depfile $out.d --nvcc $nvcc -- $nvcc_launcher $nvcc "
-		        "$flags -MD -MF $out.d -c $src -o $out\n"
-		        "  depfile = $out.d\n"
-		        "  deps = gcc\n"
-		        "  description = kernels CUDA $cuda: nvcc $in\n\n");
+		sb_puts(sb, "rule nvcc_canon\n"
+		            "  command = $nvcc_env $canon --depfile $out.d --nvcc $nvcc -- "
+		            "$nvcc_launcher $nvcc "
+		            "$flags -MD -MF $out.d -c $src -o $out\n"
+		            "  depfile = $out.d\n"
+		            "  deps = gcc\n"
+		            "  description = kernels CUDA $cuda: nvcc $in\n\n");
 }
 
 char *gen_xcompiler(struct arena *a, const char *flag)

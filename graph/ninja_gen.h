@@ -37,6 +37,7 @@ struct gen {
 	size_t n_steps, cap_steps;
 	long toolkit, cell;     /* the row the edges written now belong to (-1: none) */
 	struct strv file_texts; /* parallel: their contents */
+	struct strv exec_files; /* those written executable */
 	bool stage_list;        /* BUILDGRAPH_STAGE_FILES is among them */
 };
 

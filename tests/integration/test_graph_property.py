@@ -236,7 +236,8 @@ def refusals(label, proj, env, fields, files, toolkit):
 
 
 RULES = {"nvcc", "cc", "ar", "link", "cuwheel"}
-TOP = ("ninja_required_version = ", "launcher =", "nvcc_launcher = ", "cuwheel = ", "project = ")
+TOP = ("ninja_required_version = ", "launcher =", "nvcc_env =", "nvcc_launcher = ", "cuwheel = ",
+       "project = ")
 INNER = {"command", "depfile", "deps", "description", "cuda", "nvcc", "flags", "what", "cc",
          "ld", "ldflags", "args", "desc"}
 

@@ -16,7 +16,9 @@ be identical and the depfiles name the same set of files:
 CUWHEEL_NVCC_OVERLAP=explain names each step's chain, which shows the steps ran side by
 side. Then what runs nvcc whole: CUWHEEL_NVCC_OVERLAP=off, an argument the dry run cannot
 quote; a compile error exits non-zero, prints the compiler's file:line and names the failed
-step, and leaves no object and no intermediate behind. CUDA 13.0 (/usr/local/cuda-13.0) is
+step, and leaves no object and no intermediate behind. Under ccache, tinyraster's kernels
+compile through the step on a miss (ccache's prefix command), hit from another build dir, and
+its wheels equal those of a build with neither. CUDA 13.0 (/usr/local/cuda-13.0) is
 needed (exit 77 without it); CUDA 11.8 and 12.4 provisioned by `cuwheel toolkit install` are
 compiled with too where they are installed (each says when it is not)."""
 import glob
@@ -166,6 +168,42 @@ def case_whole(tmp):
           " ".join(os.listdir(odir)))
 
 
+def case_ccache(tmp):
+    """Under ccache a miss compiles through the step too (ccache's prefix command), a hit in
+    another build dir shows the prefix is not in ccache's key, and the wheels are those of a
+    build with neither ccache nor the step."""
+    ccache = shutil.which("ccache")
+    if not check(ccache is not None, "ccache is installed (tools/install-deps installs it)"):
+        return
+    src = os.path.join(os.environ.get("CUWHEEL_SOURCE_DIR") or os.getcwd(), "examples",
+                       "tinyraster")
+    base = dict(os.environ, CUWHEEL_MATRIX_CUDA="13.0", CUWHEEL_ARCHS="7.5",
+                CUWHEEL_MATRIX_PYTHON="3.12", CCACHE_DIR=os.path.join(tmp, "ccache"))
+    base.pop("CCACHE_PREFIX", None)
+    wheels = {}
+    for name, extra in (("miss", {"CUWHEEL_CCACHE": "on"}), ("hit", {"CUWHEEL_CCACHE": "on"}),
+                        ("plain", {"CUWHEEL_CCACHE": "off", "CUWHEEL_NVCC_OVERLAP": "off"})):
+        proj = os.path.join(tmp, "tr-" + name)
+        shutil.copytree(src, proj, ignore=shutil.ignore_patterns("build", "dist", "__pycache__"))
+        env = dict(base, CCACHE_LOGFILE=os.path.join(tmp, name + ".cclog"), **extra)
+        rc, out = run([CUWHEEL, "build", "--no-test", "--progress", "plain"], cwd=proj, env=env)
+        expect(rc == 0, "tinyraster (13.0, 7.5, cp312) builds: %s" % name, out)
+        dist = os.path.join(proj, "dist")
+        wheels[name] = {w: open(os.path.join(dist, w), "rb").read()
+                        for w in sorted(os.listdir(dist))} if os.path.isdir(dist) else {}
+    log = open(os.path.join(tmp, "miss.cclog")).read() if os.path.exists(
+        os.path.join(tmp, "miss.cclog")) else ""
+    check("cuwheel-nvcc-overlap " in log and "Result: cache_miss" in log,
+          "a ccache miss compiles the .cu through the step (ccache's prefix command)")
+    log = open(os.path.join(tmp, "hit.cclog")).read() if os.path.exists(
+        os.path.join(tmp, "hit.cclog")) else ""
+    check("cache_hit" in log and "cache_miss" not in log,
+          "the same compiles in another build dir are ccache hits: the prefix is not in the key")
+    check(wheels["miss"] and wheels["miss"] == wheels["hit"] == wheels["plain"],
+          "the wheels (%s) are those of a build without ccache and without the step" %
+          " ".join(wheels["plain"]))
+
+
 def body(tmp):
     write(os.path.join(tmp, "both.h"), "#define SCALE 2.0f\n")
     write(os.path.join(tmp, "device_only.h"), "#define DEVICE_ONLY 1\n")
@@ -174,6 +212,7 @@ def body(tmp):
     for version, nvcc, cxx in toolkits():
         case_toolkit(tmp, version, nvcc, cxx)
     case_whole(tmp)
+    case_ccache(tmp)
 
 
 def main():
