@@ -1350,9 +1350,78 @@ static const char *directive_name(struct scan_ctx *s, const char *file, long lin
 	return e && (!nl || e < nl) ? arena_strndup(s->a, p, (size_t)(e - p + 1)) : NULL;
 }
 
+/* Where python_h_includes keeps its answer for argv: beside its probe, named by argv. */
+static const char *python_h_cache(struct scan_ctx *s, const struct strv *argv)
+{
+	struct strbuf key = {0};
+	for (size_t i = 0; i < argv->n; i++) {
+		sb_puts(&key, argv->v[i]);
+		sb_putc(&key, '\x1f');
+	}
+	char *dig = hex_digest(s->a, key.buf ? key.buf : "", key.len);
+	sb_release(&key);
+	return os_join(s->a, s->build_dir, arena_printf(s->a, "pyfree/python-h-%s.answer", dig));
+}
+
+static const char python_h_magic[] = "cuwheel python-h 1\n";
+
+/* The answer kept in cache ("F <mtime> <file>" for each file the -E entered, then
+ * "A <directive>" for each answer), appended to out when every file has its mtime still. */
+static bool python_h_cached(struct scan_ctx *s, const char *cache, struct strv *out)
+{
+	struct source src;
+	struct diag quiet = {0};
+	size_t m = sizeof(python_h_magic) - 1;
+	if (!os_read_file(s->a, &quiet, cache, &src) || strncmp(src.text, python_h_magic, m))
+		return false;
+	struct strv names = {0};
+	for (const char *p = src.text + m; *p;) {
+		const char *nl = strchr(p, '\n');
+		if (!nl)
+			return false;
+		char *line = arena_strndup(s->a, p, (size_t)(nl - p));
+		p = nl + 1;
+		char *end = line;
+		if (!strncmp(line, "F ", 2)) {
+			long long mt = strtoll(line + 2, &end, 10);
+			if (*end != ' ' || answer_mtime(s, end + 1) != mt)
+				return false;
+		} else if (!strncmp(line, "A ", 2)) {
+			strv_push(s->a, &names, line + 2);
+		} else {
+			return false;
+		}
+	}
+	for (size_t i = 0; i < names.n; i++)
+		strv_push(s->a, out, names.v[i]);
+	return true;
+}
+
+/* Keeps python_h_includes' answer (out) and the files its -E entered (files) in cache. */
+static void python_h_keep(struct scan_ctx *s, const char *cache, const struct strv *files,
+                          const struct strv *out)
+{
+	struct strbuf sb = {0};
+	struct diag quiet = {0};
+	sb_puts(&sb, python_h_magic);
+	for (size_t i = 0; i < files->n; i++) {
+		long long mt = (long long)answer_mtime(s, files->v[i]);
+		if (strchr(files->v[i], '\n') || mt < 0) { /* not kept: no answer to check */
+			sb_release(&sb);
+			return;
+		}
+		sb_printf(&sb, "F %lld %s\n", mt, files->v[i]);
+	}
+	for (size_t i = 0; i < out->n; i++)
+		sb_printf(&sb, "A %s\n", out->v[i]);
+	(void)os_write_atomic(&quiet, cache, sb.buf, sb.len, 0644);
+	sb_release(&sb);
+}
+
 /* The headers outside Python's include dir that Python.h's own files include, in the order
  * they do (each directive as written there): one -E of `#include <Python.h>` with argv (the
- * compile with Python's include dir), read from its line markers. Empty when it fails. */
+ * compile with Python's include dir), read from its line markers; kept for the next plan while
+ * every file it entered keeps its mtime. Empty when it fails. */
 static void python_h_includes(struct scan_ctx *s, const struct strv *argv, struct strv *out)
 {
 	struct arena *a = s->a;
@@ -1361,6 +1430,9 @@ static void python_h_includes(struct scan_ctx *s, const struct strv *argv, struc
 	struct diag quiet = {0};
 	if (!argv->n || !os_write_if_changed(a, &quiet, os_join(a, s->build_dir, probe), text,
 	                                     strlen(text), 0644))
+		return;
+	const char *cache = python_h_cache(s, argv);
+	if (python_h_cached(s, cache, out))
 		return;
 	struct strv av = {0};
 	for (size_t i = 0; i < argv->n; i++)
@@ -1384,12 +1456,15 @@ static void python_h_includes(struct scan_ctx *s, const struct strv *argv, struc
 	bool *from_py = arena_calloc(a, MAX_DEPTH, sizeof(*from_py));
 	size_t depth = 0, pn = 0;
 	const char *pydir = NULL;
+	struct strv files = {0};
 	for (const char *p = src.text, *end = src.text + src.len; p < end;) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *le = nl ? nl : end;
 		size_t flen = 0;
 		int flag = 0;
 		const char *f = line_marker(a, p, le, &flen, &flag);
+		if (f && flag == 1 && f[0] != '<' && !strv_contains(&files, f))
+			strv_push(a, &files, f);
 		if (f && flag == 1 && depth < MAX_DEPTH) {
 			if (!pydir && ends_with(f, "/Python.h"))
 				pydir = arena_strndup(a, f, pn = flen - strlen("Python.h"));
@@ -1411,6 +1486,7 @@ static void python_h_includes(struct scan_ctx *s, const struct strv *argv, struc
 		}
 		p = nl ? nl + 1 : end;
 	}
+	python_h_keep(s, cache, &files, out);
 }
 
 const char *torchscan_standins(struct scan_ctx *s, const struct strv *argv)

@@ -12,7 +12,9 @@ decision tentative), b/mod.cpp holds PYBIND11_MODULE (per Python).
     no object kept);
   - `cuwheel plan` after it says op.cpp is proven and compiles nothing (no object kept in
     build/scan, a few CPU seconds: the compile of op.cpp costs ~20 CPU-s);
-  - a build after it runs no step (ninja: no work to do), its wheel the same bytes.
+  - a build after it runs no step (ninja: no work to do), its wheel the same bytes;
+  - neither runs the -E of Python.h that the stand-in headers are read from: the cold build
+    kept its answer in build/pyfree/python-h-*.answer, and plan and build leave it as it is.
 CPU seconds are those of cuwheel and its children (getrusage), printed. Needs
 build/torch-pythons/py3.12 (examples/torchext/setup-pythons); exits 77 (skipped) without it.
 Run by CTest with $CUWHEEL set, from the source root.
@@ -32,8 +34,8 @@ from checks import check, failures, write  # noqa: E402
 ROOT = os.getcwd()
 CUWHEEL = os.path.abspath(os.environ.get("CUWHEEL", "build/ci/cuwheel"))
 PY = os.path.join(ROOT, "build", "torch-pythons", "py3.12", "bin", "python")
-# A plan or no-op build reads the scan cache (thousands of torch headers' mtimes) and runs one
-# -E of Python.h: about 1 CPU-s here; the proof's compile of op.cpp alone is ~20.
+# A plan or no-op build reads the scan cache (thousands of torch headers' mtimes): under 1 CPU-s
+# here; the proof's compile of op.cpp alone is ~20.
 MAX_CPU = 5.0
 
 
@@ -106,6 +108,14 @@ def scan_state(d):
     return recorded, [n for n in names if n.endswith(".obj")]
 
 
+def python_h_answers(d):
+    """{name: mtime_ns} of the kept answers of the -E of Python.h (build/pyfree)."""
+    pyfree = os.path.join(d, "build", "pyfree")
+    names = os.listdir(pyfree) if os.path.isdir(pyfree) else []
+    return {n: os.stat(os.path.join(pyfree, n)).st_mtime_ns for n in names
+            if n.startswith("python-h-") and n.endswith(".answer")}
+
+
 def main():
     if not os.access(PY, os.X_OK):
         print("skip: needs build/torch-pythons/py3.12 (examples/torchext/setup-pythons)")
@@ -130,6 +140,8 @@ def main():
         check(recorded == 1 and not objs,
               "the build recorded its compile as the proof's answer in build/scan (%d "
               "answer(s), no object kept: %s)" % (recorded, objs))
+        kept = python_h_answers(d)
+        check(len(kept) == 1, "the build kept the answer of its -E of Python.h (%s)" % kept)
         rc, out, err, cpu = cuwheel(d, "plan", "--json")
         js = json.loads(out) if rc == 0 and out.lstrip().startswith("{") else {}
         srcs = {s["source"]: s for e in (js.get("torch_plan") or {}).get("exts", [])
@@ -144,6 +156,8 @@ def main():
         check(rc == 0 and "no work to do" in out and wheels(d) == first and cpu < MAX_CPU,
               "the build again: no step run, the same wheel, %.2f CPU-s (%s)"
               % (cpu, out.strip()[-800:]))
+        check(kept and python_h_answers(d) == kept,
+              "plan and the build again ran no -E of Python.h: its kept answer is untouched")
     finally:
         if not failures:
             shutil.rmtree(tmp, ignore_errors=True)
