@@ -76,8 +76,8 @@ def deps_of(path):
 
 def compile_both(tmp, nvcc, cxx, src, flags, tag):
     """Compiles src with nvcc and through the step to the same object path (-objtemp names
-    the intermediates after it); returns (nvcc's object, depfile set, the step's object,
-    depfile set, the step's output)."""
+    the intermediates after it), and checks the step's object and depfile against nvcc's;
+    returns (the step's depfile set, the step's output)."""
     odir = os.path.join(tmp, "obj", "".join(c if c.isalnum() else "_" for c in tag))
     os.makedirs(odir, exist_ok=True)
     obj = os.path.join(odir, "k.o")
@@ -97,7 +97,11 @@ def compile_both(tmp, nvcc, cxx, src, flags, tag):
     left = sorted(set(os.listdir(odir)) - {"k.o", "k.o.d"})
     check(not left, "%s: no intermediate is left in the object's dir%s" %
           (tag, "" if not left else ": " + " ".join(left)))
-    return ref, ref_deps, got, got_deps, out
+    check(ref and got == ref, "%s: the step's object is nvcc's, byte for byte (%d bytes)" %
+          (tag, len(ref)))
+    check(ref_deps and got_deps == ref_deps, "%s: the depfile names nvcc's %d files (%s)" %
+          (tag, len(ref_deps), " ".join(sorted(got_deps ^ ref_deps))[:400]))
+    return got_deps, out
 
 
 def case_toolkit(tmp, version, nvcc, cxx):
@@ -108,12 +112,8 @@ def case_toolkit(tmp, version, nvcc, cxx):
     if version.startswith("13."):
         seeded.insert(2, "-frandom-seed=k/seeded.cu")
     tag = "CUDA %s, one architecture" % version
-    ref, ref_deps, got, got_deps, out = compile_both(
-        tmp, nvcc, cxx, os.path.join(tmp, "k", "seeded.cu"), seeded, tag)
-    check(ref and got == ref, "%s: the step's object is nvcc's, byte for byte (%d bytes)" %
-          (tag, len(ref)))
-    check(ref_deps and got_deps == ref_deps, "%s: the depfile names nvcc's %d files (%s)" %
-          (tag, len(ref_deps), " ".join(sorted(got_deps ^ ref_deps))[:400]))
+    got_deps, out = compile_both(tmp, nvcc, cxx, os.path.join(tmp, "k", "seeded.cu"), seeded,
+                                 tag)
     check(any(d.endswith("device_only.h") for d in got_deps),
           "%s: the header only the device pass includes is a dependency" % tag)
     expect("cudafe++: chain" in out and "cicc: chain" in out and
@@ -123,12 +123,7 @@ def case_toolkit(tmp, version, nvcc, cxx):
     two = ["-O2", "-objtemp", "--threads", "2", "-Xcompiler=-fPIC",
            "-gencode=arch=compute_75,code=sm_75", "-gencode=arch=compute_80,code=[sm_80,compute_80]"]
     tag = "CUDA %s, two architectures, two module ids" % version
-    ref, ref_deps, got, got_deps, out = compile_both(
-        tmp, nvcc, cxx, os.path.join(tmp, "k", "two_ids.cu"), two, tag)
-    check(ref and got == ref, "%s: the step's object is nvcc's, byte for byte (%d bytes)" %
-          (tag, len(ref)))
-    check(ref_deps and got_deps == ref_deps, "%s: the depfile names nvcc's %d files" %
-          (tag, len(ref_deps)))
+    _, out = compile_both(tmp, nvcc, cxx, os.path.join(tmp, "k", "two_ids.cu"), two, tag)
     chains = {line.split("chain ")[1].split(",")[0] for line in out.splitlines()
               if ": chain " in line}
     expect(len(chains) == 3, "%s: three chains (the host's and each architecture's)" % tag, out)
