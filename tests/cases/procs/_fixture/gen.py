@@ -14,6 +14,15 @@ def write(path, text, mode=0o644):
     os.chmod(path, mode)
 
 
+def replace_in_pyproject(old, new):
+    """The project's pyproject.toml with its text old replaced by new (which must be there)."""
+    with open("pyproject.toml") as f:
+        text = f.read()
+    assert old in text, old
+    with open("pyproject.toml", "w") as f:
+        f.write(text.replace(old, new))
+
+
 def toolkit(root, version_cmd, profile=True, extra=""):
     """A toolkit tree at root whose `nvcc --version` runs version_cmd (shell)."""
     write(f"{root}/bin/nvcc", "#!/bin/sh\n" + extra + 'case "$1" in\n'
