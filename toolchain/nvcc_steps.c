@@ -338,6 +338,31 @@ static void own_module_id(struct arena *a, struct nvcc_steps *s, size_t i, const
 	strv_push(a, &s->temps, own);
 }
 
+/* The intermediates the dry run does not `rm` (without -objtemp nvcc removes its /tmp files
+ * itself): what a step but the last writes with -o, and every file nvcc names tmpxft_<pid>_...
+ * (a word, or its end after '=' or ','), so that the steps reading them wait for their writers
+ * and the runner removes them. */
+static void more_temps(struct arena *a, struct nvcc_steps *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		const char **argv = s->steps[i].argv;
+		const char *out = option_value(argv, "-o");
+		if (out && i + 1 < s->n && !strv_contains(&s->temps, out))
+			strv_push(a, &s->temps, out);
+		for (size_t j = 0; argv[j]; j++) {
+			const char *w = argv[j], *cut = strrchr(w, '=');
+			const char *comma = strrchr(w, ',');
+			if (comma > cut)
+				cut = comma;
+			w = cut ? cut + 1 : w;
+			const char *base = strrchr(w, '/');
+			if (!strncmp(base ? base + 1 : w, "tmpxft_", 7) && base &&
+			    !strv_contains(&s->temps, w))
+				strv_push(a, &s->temps, w);
+		}
+	}
+}
+
 /* The step that first names each intermediate writes it; a step depends on the writers of
  * those it names. Steps that depend on one chain join it; a step depending on two chains or
  * on a joining step, and the last step, join after every chain. */
@@ -392,6 +417,7 @@ bool nvcc_steps_schedule(struct arena *a, struct nvcc_steps *s, const char *obje
 			return false;
 		}
 	}
+	more_temps(a, s);
 	assign_chains(a, s);
 	const char *last = option_value(s->steps[s->n - 1].argv, "-o");
 	if (!last || strcmp(last, object) != 0) {

@@ -176,6 +176,48 @@ static void module_id_written_by_the_first_device_pass(void **state)
 	arena_free(&a);
 }
 
+/* Without -objtemp nvcc keeps its intermediates in /tmp and lists no `rm` for most: what a step
+ * writes with -o and every tmpxft_ file are intermediates still, so that cicc waits for the
+ * device -E, ptxas for cicc, and the runner removes them all. */
+static void intermediates_nvcc_removes_itself(void **state)
+{
+	static const char dry[] =
+	    "#$ PATH=/cuda/bin:/usr/bin\n"
+	    "#$ gcc -D__CUDA_ARCH__=750 -E -x c++ \"k.cu\" -o \"/tmp/tmpxft_51_0-7_k.cpp1.ii\"\n"
+	    "#$ gcc -E -x c++ \"k.cu\" -o \"/tmp/tmpxft_51_0-5_k.cpp4.ii\"\n"
+	    "#$ cudafe++ --gen_c_file_name \"/tmp/tmpxft_51_0-6_k.cudafe1.cpp\" --stub_file_name "
+	    "\"tmpxft_51_0-6_k.cudafe1.stub.c\" --gen_module_id_file --module_id_file_name "
+	    "\"/tmp/tmpxft_51_0-4_k.module_id\" \"/tmp/tmpxft_51_0-5_k.cpp4.ii\"\n"
+	    "#$ cicc -arch compute_75 --module_id_file_name \"/tmp/tmpxft_51_0-4_k.module_id\" "
+	    "--stub_file_name \"/tmp/tmpxft_51_0-6_k.cudafe1.stub.c\" "
+	    "\"/tmp/tmpxft_51_0-7_k.cpp1.ii\" -o \"/tmp/tmpxft_51_0-6_k.ptx\"\n"
+	    "#$ ptxas -arch=sm_75 \"/tmp/tmpxft_51_0-6_k.ptx\" -o \"/tmp/tmpxft_51_0-8_k.cubin\"\n"
+	    "#$ fatbinary \"--image3=kind=elf,sm=75,file=/tmp/tmpxft_51_0-8_k.cubin\" "
+	    "\"--image3=kind=ptx,sm=75,file=/tmp/tmpxft_51_0-6_k.ptx\" "
+	    "--embedded-fatbin=\"/tmp/tmpxft_51_0-3_k.fatbin.c\"\n"
+	    "#$ rm /tmp/tmpxft_51_0-3_k.fatbin\n"
+	    "#$ gcc -c -x c++ \"/tmp/tmpxft_51_0-6_k.cudafe1.cpp\" -o \"k.o\"\n";
+	struct arena a = {0};
+	struct nvcc_steps s;
+	const char *why = NULL;
+	assert_true(nvcc_steps_parse(&a, dry, &s, &why));
+	assert_true(nvcc_steps_schedule(&a, &s, "k.o", &why));
+	assert_int_equal(s.nchains, 2);
+	size_t want[] = {0, 1, 1, 0, 0, 0, NVCC_JOIN};
+	for (size_t i = 0; i < s.n; i++)
+		assert_int_equal(s.steps[i].chain, want[i]);
+	static const char *const removed[] = {
+	    "/tmp/tmpxft_51_0-7_k.cpp1.ii",     "/tmp/tmpxft_51_0-5_k.cpp4.ii",
+	    "/tmp/tmpxft_51_0-6_k.cudafe1.cpp", "/tmp/tmpxft_51_0-6_k.cudafe1.stub.c",
+	    "/tmp/tmpxft_51_0-6_k.ptx",         "/tmp/tmpxft_51_0-8_k.cubin",
+	    "/tmp/tmpxft_51_0-3_k.fatbin.c",    "/tmp/tmpxft_51_0-3_k.fatbin"};
+	for (size_t i = 0; i < sizeof(removed) / sizeof(*removed); i++)
+		assert_true(strv_contains(&s.temps, removed[i]));
+	assert_false(strv_contains(&s.temps, "k.o"));
+	assert_false(strv_contains(&s.temps, "tmpxft_51_0-6_k.cudafe1.stub.c"));
+	arena_free(&a);
+}
+
 /* Lines and commands not read here: the runner then runs nvcc whole. */
 static void refusals(void **state)
 {
@@ -303,6 +345,7 @@ int main(void)
 	    cmocka_unit_test(reads_nvcc_13),
 	    cmocka_unit_test(chains_and_module_ids),
 	    cmocka_unit_test(module_id_written_by_the_first_device_pass),
+	    cmocka_unit_test(intermediates_nvcc_removes_itself),
 	    cmocka_unit_test(refusals),
 	    cmocka_unit_test(compile_arguments),
 	    cmocka_unit_test(preprocessing_gets_a_depfile),
