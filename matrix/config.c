@@ -573,6 +573,8 @@ static const char *const env_other[] = {
     "CUWHEEL_AUDIT_TRACE",    "CUWHEEL_CI_NO_SKIP",
     "CUWHEEL_TORCH_PYTHONS",  "CUWHEEL_PROBE_TIMEOUT",
     "CUWHEEL_BWRAP",          "CUWHEEL_UNSANDBOXED",
+    "CUWHEEL_NVCC_OVERLAP",   "CUWHEEL_EARLY_KERNELS",
+    "CUWHEEL_EARLY",
 };
 
 static void env_split(struct arena *a, const char *val, struct strv *out)
