@@ -547,6 +547,11 @@ bool os_can_write(const char *path)
 	return access(path, W_OK) == 0;
 }
 
+bool os_touch(const char *path)
+{
+	return utimensat(AT_FDCWD, path, NULL, 0) == 0;
+}
+
 bool os_chmod(const char *path, unsigned mode)
 {
 	return chmod(path, (mode_t)mode) == 0;

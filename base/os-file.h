@@ -97,6 +97,8 @@ bool os_link(const char *from, const char *to);
  * path. */
 bool os_can_read(const char *path);
 bool os_can_write(const char *path);
+/* Sets path's access and modification times to now, quietly: false (errno set). */
+bool os_touch(const char *path);
 /* chmod(2), quietly: false (errno set). */
 bool os_chmod(const char *path, unsigned mode);
 /* Appends text to path (created 0644), quietly: false when it cannot. For traces tests read. */

@@ -125,6 +125,16 @@ void os_proc_close(struct os_proc *p)
 	p->fd = p->slave_fd = -1;
 }
 
+bool os_output_to(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return false;
+	bool ok = dup2(fd, 1) == 1 && dup2(fd, 2) == 2;
+	close(fd);
+	return ok;
+}
+
 char *os_self_exe(struct arena *a)
 {
 	return os_realpath(a, "/proc/self/exe");

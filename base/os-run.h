@@ -75,6 +75,18 @@ long os_proc_read(struct os_proc *p, char *buf, size_t n, int timeout_ms);
 bool os_proc_wait(struct os_proc *p, bool block, int *status);
 /* Closes the output descriptors (after os_proc_wait). */
 void os_proc_close(struct os_proc *p);
+/* Starts r->argv (searched in PATH) in the background, in a process group of its own and
+ * registered for signal forwarding, with r->cwd and r->env (r->env_only) as os_run takes them
+ * (the environment is built in a), stdin /dev/null and stdout+stderr written to log (created
+ * or truncated). False + diagnostic when it cannot be started. */
+bool os_bg_start(struct diag *d, struct arena *a, const struct os_run *r, const char *log,
+                 pid_t *pid);
+/* Ends a child os_bg_start started: when stop, SIGTERM to its process group first (a child that
+ * exited is only reaped); waits for it, *status its exit code (128+signal when killed). */
+void os_bg_end(pid_t pid, bool stop, int *status);
+/* Sends this process's stdout and stderr (and so its children's) to path, created or
+ * truncated, from now on; false (errno set) when it cannot be opened. */
+bool os_output_to(const char *path);
 /* Renders argv as a shell-quoted line (for --dry-run and messages). */
 char *os_argv_str(struct arena *a, const char *const *argv);
 

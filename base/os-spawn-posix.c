@@ -303,6 +303,44 @@ bool os_run(struct diag *d, const struct os_run *r, struct strbuf *out, int *sta
 	return true;
 }
 
+bool os_bg_start(struct diag *d, struct arena *a, const struct os_run *r, const char *log,
+                 pid_t *pid)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	posix_spawn_file_actions_adddup2(&fa, 1, 2);
+	if (r->cwd)
+		posix_spawn_file_actions_addchdir_np(&fa, r->cwd);
+	char **env = r->env_only ? (char **)r->env : r->env ? os_make_env(a, r->env) : environ;
+	int rc = os_spawn_registered(pid, r->argv[0], &fa, (char *const *)r->argv, env);
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc != 0) {
+		errno = rc;
+		diag_errno(d, r->argv[0], "cannot run");
+		return false;
+	}
+	return true;
+}
+
+void os_bg_end(pid_t pid, bool stop, int *status)
+{
+	int ws = 0;
+	if (stop && os_reap(pid, &ws, false) != pid)
+		kill(-pid, SIGTERM);
+	else if (stop) {
+		*status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+		return;
+	}
+	while (os_reap(pid, &ws, true) != pid)
+		if (errno != EINTR) {
+			*status = 127;
+			return;
+		}
+	*status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+}
+
 /* Waits for pid; false + diagnostic naming argv0 when waiting fails. */
 static bool os_wait(struct diag *d, pid_t pid, const char *argv0, int *status)
 {
