@@ -987,6 +987,10 @@ bool torchplan_make(struct arena *a, struct diag *d, const struct plan *plan, co
 	}
 	struct prefill_ctx p = {
 	    .plan = plan, .cxx = cxx, .cc = cc, .bwrap = out->bwrap, .cuwheel = out->cuwheel};
+	/* A guess: the kernels' decisions only, from their text and the cache (nothing queued:
+	 * the plan's own scans run after it). */
+	if (proofs == PROOF_GUESS)
+		return kernels_decide(out, plan, cxx, cc);
 	/* Recording runs nothing: no scan to queue. */
 	if (proofs != PROOF_RECORD)
 		torchscan_prefill(&out->scan, workers > 0 ? (size_t)workers : 1, prefill_pass, &p);

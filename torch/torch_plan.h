@@ -49,7 +49,9 @@ struct torch_plan {
  * compile of that source is the same (PROOF_DEFER: such a decision is tentative, and a build
  * whose compile failed takes the decisions again with PROOF_RUN); or, after a build whose
  * every step passed, writes the answer "passed" into the cache (PROOF_RECORD: the same
- * decisions again, from the cache, running nothing). build_dir is absolute; the scan cache
+ * decisions again, from the cache, running nothing); or takes the kernels' decisions alone,
+ * from the cache and, where it has no answer, from the kernels' text (PROOF_GUESS: no scan
+ * runs, the stand-ins' probe does; torch/kernel_guess.h). build_dir is absolute; the scan cache
  * and the torch links go there. cxx/cc: the host compilers the graph uses. The scans the
  * decisions need run first on up to workers threads, each one once (torchscan_prefill); the
  * decisions are the same for any workers. bwrap, cuwheel: as build_opts names them (a torch

@@ -16,6 +16,7 @@
 #include "base/sandbox.h"
 #include "base/strbuf.h"
 #include "standards/digest.h"
+#include "torch/kernel_guess.h"
 
 #define SCAN_FORMAT "cuwheel-scan 4"
 /* A source is read whole (its bytes key the answer; the preprocessor's -E output of it is
@@ -711,6 +712,10 @@ static bool scan_run(struct scan_ctx *s, const struct strv *argv, const char *sr
 	if (cache_read(s, cache, expand, mode == SCAN_OBJECT ? object_path(s->a, cache, src) : NULL,
 	               out))
 		return true;
+	if (s->proofs == PROOF_GUESS) {
+		out->ok = out->pending = true;
+		return true;
+	}
 	bool compile = mode == SCAN_COMPILE || mode == SCAN_OBJECT;
 	/* A -M runs as ever when its answer is not cached. */
 	if (s->proofs == PROOF_RECORD && mode != SCAN_DEPS)
@@ -986,6 +991,24 @@ void torchscan_kernel_python(struct scan_ctx *s, const char *src, const char *he
 	         "out of it (torch/all.h, ATen/ATen.h)");
 }
 
+/* PROOF_GUESS's answer for kernel src (build-dir relative) under argv: its text and the
+ * headers it includes from argv's include dirs, read, not preprocessed. */
+static void guess_kernel(struct scan_ctx *s, const struct strv *argv, const char *src, bool *uses,
+                         const char **which, const char **python)
+{
+	struct strv dirs = {0};
+	for (size_t i = 0; i < argv->n; i++) {
+		const char *d = include_dir_arg(argv, &i);
+		if (d)
+			strv_push(s->a, &dirs, d[0] == '/' ? d : os_join(s->a, s->build_dir, d));
+	}
+	struct kernel_guess g;
+	kernel_guess(s->a, os_join(s->a, s->build_dir, src), ends_with(src, ".cu"), &dirs, &g);
+	*uses = g.torch != NULL;
+	*which = g.torch;
+	*python = g.python;
+}
+
 bool torchscan_kernel(struct scan_ctx *s, const struct strv *argv, const char *src,
                       const struct strv *torch_dirs, bool *uses, const char **which,
                       const char **python)
@@ -996,6 +1019,10 @@ bool torchscan_kernel(struct scan_ctx *s, const struct strv *argv, const char *s
 	struct scan_closure c;
 	if (!scan_run(s, argv, src, SCAN_DEPS, NULL, &c))
 		return false;
+	if (c.pending && s->proofs == PROOF_GUESS) {
+		guess_kernel(s, argv, src, uses, which, python);
+		return true;
+	}
 	if (!c.ok) {
 		/* No torch at hand to find its headers: a torch header is what was missing. */
 		const char *m = missing_header(s->a, c.error);

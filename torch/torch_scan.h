@@ -22,6 +22,10 @@ enum proof_mode {
 	PROOF_RECORD, /* the build's compile of it succeeded (ninja ran every step): answered
 	               * so, in the cache, with no object kept; no -E runs (one the cache cannot
 	               * answer is pending, and the proof behind it not recorded), a -M does */
+	PROOF_GUESS,  /* nothing runs but the stand-ins' probe: what the cache cannot answer is
+	               * pending (a proof taken as passed), and a kernel's -M is guessed from its
+	               * text (torch/kernel_guess.h): the kernels' commands before the scans end
+	               * (`cuwheel build`'s early compiles) */
 };
 
 struct filetab;
