@@ -52,7 +52,7 @@ void buildgraph_render(struct arena *a, const struct graph_plan *r, struct build
 		n_archives++;
 		n_nvcc += out->archives[t].n_objects;
 	}
-	for (size_t i = 0; i < plan->n_cells; i++) {
+	for (size_t i = 0; i < plan->n_cells && !r->o.guess_kernels; i++) {
 		const struct cell *c = &plan->cells[i];
 		if (!c->selected || !c->buildable)
 			continue;
@@ -86,6 +86,34 @@ void buildgraph_render(struct arena *a, const struct graph_plan *r, struct build
 	                 n_archives == 1 ? "" : "s", n_nvcc, n_cells, n_cells == 1 ? "" : "s");
 }
 
+/* Writes the files graph out reads (each only when its text changed, so that what depends on
+ * it is not rebuilt). */
+static bool write_files(struct arena *a, struct diag *d, const struct build_graph *out)
+{
+	for (size_t i = 0; i < out->files.n; i++) {
+		const char *path = out->files.v[i];
+		const char *text = out->file_texts.v[i];
+		if (!os_mkdir_p(d, arena_strndup(a, path, (size_t)(strrchr(path, '/') - path))) ||
+		    !os_write_if_changed(a, d, path, text, strlen(text),
+		                         strv_contains(&out->exec_files, path) ? 0755 : 0644))
+			return false;
+	}
+	return true;
+}
+
+bool buildgraph_early(struct arena *a, struct diag *d, const struct plan *plan,
+                      const struct build_opts *o, struct build_graph *out)
+{
+	memset(out, 0, sizeof(*out));
+	struct build_opts guess = *o;
+	guess.guess_kernels = true;
+	struct graph_plan r;
+	if (!buildgraph_resolve(a, d, plan, &guess, &r))
+		return false;
+	buildgraph_render(a, &r, out);
+	return write_files(a, d, out);
+}
+
 bool buildgraph_generate(struct arena *a, struct diag *d, const struct plan *plan,
                          const struct build_opts *o, struct build_graph *out)
 {
@@ -102,14 +130,5 @@ bool buildgraph_generate(struct arena *a, struct diag *d, const struct plan *pla
 	for (size_t e = 0; e < r.tp.n_exts; e++)
 		for (size_t i = 0; i < plan->cfg->extensions[r.tp.exts[e].ext].files.n; i++)
 			out->per_python += r.tp.exts[e].srcs[i].python;
-	/* Each written only when its text changed, so that what depends on it is not rebuilt. */
-	for (size_t i = 0; i < out->files.n; i++) {
-		const char *path = out->files.v[i];
-		const char *text = out->file_texts.v[i];
-		if (!os_mkdir_p(d, arena_strndup(a, path, (size_t)(strrchr(path, '/') - path))) ||
-		    !os_write_if_changed(a, d, path, text, strlen(text),
-		                         strv_contains(&out->exec_files, path) ? 0755 : 0644))
-			return false;
-	}
-	return true;
+	return write_files(a, d, out);
 }

@@ -39,6 +39,9 @@ struct build_opts {
 	                         * into the scan cache (PROOF_RECORD; resolve only) */
 	bool no_write;          /* resolve for `cuwheel plan`: the build dir is not made (the
 	                         * torch scan still keeps its cache and links there) */
+	bool guess_kernels;     /* the kernels' decisions guessed (PROOF_GUESS) and only the
+	                         * kernel archives rendered: the commands `cuwheel build` starts
+	                         * early, before the scans end */
 };
 
 /* What the graph promises per cell and per toolkit (paths relative to the build dir). */
@@ -68,6 +71,7 @@ struct archive_paths {
 struct graph_step {
 	const char *output;
 	const char *name;
+	const char *rule; /* its ninja rule ("nvcc", "nvcc_canon", "cc", ...) */
 	long toolkit, cell;
 };
 
@@ -149,6 +153,12 @@ void buildgraph_render(struct arena *a, const struct graph_plan *r, struct build
  * path cannot be expressed or a needed tool is missing. */
 bool buildgraph_generate(struct arena *a, struct diag *d, const struct plan *plan,
                          const struct build_opts *o, struct build_graph *out);
+/* The kernel archives of plan alone, their decisions guessed before any scan ran
+ * (build_opts.guess_kernels): the graph `cuwheel build` starts the kernels' compiles from
+ * early (cli/early.h). Writes the files those edges read; false + diagnostic as
+ * buildgraph_generate. */
+bool buildgraph_early(struct arena *a, struct diag *d, const struct plan *plan,
+                      const struct build_opts *o, struct build_graph *out);
 /* Returns the Py_LIMITED_API value for an abi3 baseline "3.10" -> "0x030A0000". */
 char *buildgraph_limited_api(struct arena *a, const char *python);
 

@@ -246,8 +246,11 @@ void gen_emit_build(struct gen *g, const char *out, const char *rule, const char
 			    arena_realloc(g->a, g->steps, g->cap_steps, cap, sizeof(*g->steps));
 			g->cap_steps = cap;
 		}
-		g->steps[g->n_steps++] = (struct graph_step){
-		    .output = out, .name = step, .toolkit = g->toolkit, .cell = g->cell};
+		g->steps[g->n_steps++] = (struct graph_step){.output = out,
+		                                             .name = step,
+		                                             .rule = rule,
+		                                             .toolkit = g->toolkit,
+		                                             .cell = g->cell};
 	}
 	sb_puts(&g->sb, "build ");
 	ninja_path(&g->sb, out);

@@ -353,9 +353,10 @@ bool buildgraph_resolve(struct arena *a, struct diag *d, const struct plan *plan
 		r->nvcc_threads = atoi(forced);
 	if (!paths_ok(a, d, plan, r->build_dir))
 		return false;
-	enum proof_mode proofs = r->o.record_proofs  ? PROOF_RECORD
-	                         : r->o.defer_proofs ? PROOF_DEFER
-	                                             : PROOF_RUN;
+	enum proof_mode proofs = r->o.guess_kernels   ? PROOF_GUESS
+	                         : r->o.record_proofs ? PROOF_RECORD
+	                         : r->o.defer_proofs  ? PROOF_DEFER
+	                                              : PROOF_RUN;
 	if (!torchplan_make(a, d, plan, r->build_dir, r->cxx, r->cc,
 	                    r->o.jobs > 0 ? r->o.jobs : r->ncpu, proofs, r->o.bwrap, r->o.cuwheel,
 	                    &r->tp))
@@ -368,6 +369,7 @@ bool buildgraph_resolve(struct arena *a, struct diag *d, const struct plan *plan
 				r->tp.exts[e].srcs[i].obj = r->tp.exts[e].srcs[i].obj_for = NULL;
 	struct res g = {.a = a, .d = d, .plan = plan, .cfg = cfg, .r = r};
 	resolve_kernels(&g);
-	resolve_cells(&g);
+	if (!r->o.guess_kernels)
+		resolve_cells(&g);
 	return !g.failed;
 }
