@@ -17,6 +17,7 @@
 #include "base/os-sys.h"
 #include "cli/build_run.h"
 #include "cli/build_win.h"
+#include "cli/early.h"
 #include "report/ninja_log.h"
 #include "cli/plan_common.h"
 #include "report/report.h"
@@ -360,17 +361,24 @@ static int build_prepare(struct cli *c, struct build_args *a, struct plan_ctx **
  * context, the project's metadata). defer: the Python-free proof's compiles are the build's
  * (build_opts.defer_proofs); objects: the proof's kept objects are copied. False +
  * diagnostic. */
+static struct build_opts graph_opts(struct cli *c, const struct build_args *a,
+                                    const struct plan_ctx *pc, const char *ccache, bool defer,
+                                    bool objects)
+{
+	return (struct build_opts){.jobs = a->jobs,
+	                           .ccache = ccache,
+	                           .cuwheel = os_self_exe(&c->arena),
+	                           .bwrap = pc->li_bwrap,
+	                           .run_tests = a->tests,
+	                           .imported_archives = a->import_dir != NULL,
+	                           .no_proof_objects = !objects,
+	                           .defer_proofs = defer};
+}
+
 static bool build_write_graph(struct cli *c, const struct build_args *a, const struct plan_ctx *pc,
                               const char *ccache, bool defer, bool objects, struct build_graph *g)
 {
-	struct build_opts bo = {.jobs = a->jobs,
-	                        .ccache = ccache,
-	                        .cuwheel = os_self_exe(&c->arena),
-	                        .bwrap = pc->li_bwrap,
-	                        .run_tests = a->tests,
-	                        .imported_archives = a->import_dir != NULL,
-	                        .no_proof_objects = !objects,
-	                        .defer_proofs = defer};
+	struct build_opts bo = graph_opts(c, a, pc, ccache, defer, objects);
 	const struct plan *p = &pc->plan;
 	return buildgraph_generate(&c->arena, &c->diag, p, &bo, g) &&
 	       (!a->import_dir || kernels_import(&c->arena, &c->diag, p, g, a->import_dir)) &&
@@ -509,11 +517,10 @@ static void record_proofs(struct cli *c, const struct build_args *a, const struc
 	(void)buildgraph_resolve(&c->arena, &quiet, &pc->plan, &bo, &r);
 }
 
-/* The build with the build dir locked: the graph, ninja, the results, the summary and the
- * report. Returns the command's exit code. */
-static int build_locked(struct cli *c, const struct build_args *a, struct plan_ctx *pc,
-                        const char *ninja, const char *ccache, const struct timespec *t0,
-                        const struct timespec *started)
+/* build_locked's work, with the kernels' early compiles (e) running. */
+static int build_graph_run(struct cli *c, const struct build_args *a, struct plan_ctx *pc,
+                           const char *ninja, const char *ccache, const struct timespec *t0,
+                           const struct timespec *started, struct early *e)
 {
 	const struct plan *p = &pc->plan;
 	struct build_graph g;
@@ -538,6 +545,7 @@ static int build_locked(struct cli *c, const struct build_args *a, struct plan_c
 		return status == 0 ? CLI_OK : CLI_FAIL;
 	}
 	struct build_result m;
+	env = early_settle(c, e, &g, env);
 	if (!run_graph(c, a, p, &g, args, env, &m, &status))
 		return CLI_FAIL;
 	/* A torch source proven by its expansion alone whose compile failed: the decisions
@@ -549,6 +557,7 @@ static int build_locked(struct cli *c, const struct build_args *a, struct plan_c
 		return CLI_FAIL;
 	if (again > 0 && !run_graph(c, a, p, &g, ninja_argv(c, a, ninja, &g), env, &m, &status))
 		return CLI_FAIL;
+	early_finish(c, e, status == 0);
 	if (status == 0 && g.tentative && !a->export_dir)
 		record_proofs(c, a, pc);
 	if (a->export_dir) {
@@ -569,6 +578,22 @@ static int build_locked(struct cli *c, const struct build_args *a, struct plan_c
 	if (n_failed)
 		return CLI_FAIL;
 	return status == 0 ? rc : CLI_FAIL;
+}
+
+/* The build with the build dir locked: the kernels' early compiles started, then the graph,
+ * ninja, the results, the summary and the report. Returns the command's exit code. */
+static int build_locked(struct cli *c, const struct build_args *a, struct plan_ctx *pc,
+                        const char *ninja, const char *ccache, const struct timespec *t0,
+                        const struct timespec *started)
+{
+	struct early e = {0};
+	if (!a->dry_run) {
+		struct build_opts bo = graph_opts(c, a, pc, ccache, true, true);
+		early_start(c, &e, &pc->plan, &bo, ninja, ninja_env(c, &pc->cfg), a->jobs, t0);
+	}
+	int rc = build_graph_run(c, a, pc, ninja, ccache, t0, started, &e);
+	early_finish(c, &e, false);
+	return rc;
 }
 
 int cmd_build(struct cli *c, int argc, char **argv)

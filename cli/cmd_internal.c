@@ -35,7 +35,9 @@ const struct cli_help cmd_internal_help = {
         "nvcc-overlap run an nvcc compile (-- NVCC ARGS...) as the steps `nvcc --dryrun` lists,\n"
         "             the host's front end beside each device pass; the same object and depfile\n"
         "             as nvcc's. CUWHEEL_NVCC_OVERLAP=off runs nvcc whole; =explain says why a\n"
-        "             command runs whole.\n",
+        "             command runs whole. Under `cuwheel build`, CUWHEEL_EARLY (run:DIR,\n"
+        "             adopt:DIR) hands a compile started while the sources are scanned to\n"
+        "             the graph's own edge.\n",
     .groups = {{"stage", internal_stage_options},
                {"finish", internal_finish_options},
                {"compat", internal_compat_options},

@@ -15,6 +15,7 @@
 #include "base/os-run.h"
 #include "base/pool.h"
 #include "base/strbuf.h"
+#include "cli/early.h"
 #include "cli/internal.h"
 #include "standards/ninja.h"
 #include "toolchain/nvcc_steps.h"
@@ -258,13 +259,10 @@ static bool dry_run(struct cli *c, const struct strv *dry, struct nvcc_steps *s,
 	return nvcc_steps_parse(a, text, s, why) && nvcc_steps_schedule(a, s, object, why);
 }
 
-int internal_nvcc_overlap(struct cli *c, int argc, char **argv)
+/* The compile cmd, through nvcc's steps or whole. */
+static int overlap_run(struct cli *c, const char *const *cmd)
 {
 	struct arena *a = &c->arena;
-	int first = argc > 1 && !strcmp(argv[1], "--") ? 2 : 1;
-	if (first >= argc)
-		return cli_usage(c, "internal", "nvcc-overlap needs a command: -- NVCC ARGS...");
-	const char *const *cmd = (const char *const *)argv + first;
 	const char *mode = getenv("CUWHEEL_NVCC_OVERLAP");
 	if (mode && !strcmp(mode, "off"))
 		return run_whole(c, cmd, NULL);
@@ -288,4 +286,26 @@ int internal_nvcc_overlap(struct cli *c, int argc, char **argv)
 	for (size_t k = 0; k < o.s.nchains; k++)
 		sb_release(&o.out[k]);
 	return status;
+}
+
+int internal_nvcc_overlap(struct cli *c, int argc, char **argv)
+{
+	int first = argc > 1 && !strcmp(argv[1], "--") ? 2 : 1;
+	if (first >= argc)
+		return cli_usage(c, "internal", "nvcc-overlap needs a command: -- NVCC ARGS...");
+	const char *const *cmd = (const char *const *)argv + first;
+	/* Under `cuwheel build`, a compile its early ninja runs, or the build's edge of one. */
+	struct early_run er;
+	switch (early_step_begin(c, cmd, &er)) {
+	case EARLY_ADOPTED:
+		return CLI_OK;
+	case EARLY_RUN: {
+		int status = overlap_run(c, cmd);
+		early_step_end(c, &er, status);
+		return status;
+	}
+	case EARLY_NONE:
+		break;
+	}
+	return overlap_run(c, cmd);
 }
