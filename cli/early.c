@@ -200,12 +200,15 @@ enum early_step early_step_begin(struct cli *c, const char *const *cmd, struct e
 }
 
 void early_start(struct cli *c, struct early *e, const struct plan *plan,
-                 const struct build_opts *bo, const char *ninja, const char *const *env,
-                 int jobs, const struct timespec *t0)
+                 const struct build_opts *bo, const char *ninja, const char *const *env, int jobs,
+                 const struct timespec *t0)
 {
 	memset(e, 0, sizeof(*e));
 	struct arena *a = &c->arena;
 	const struct config *cfg = plan->cfg;
+	struct diag quiet = {0};
+	/* What an interrupted build left there is of no use now. */
+	(void)os_rm_rf(&quiet, os_join(a, cfg->build_dir, "early"));
 	const char *off = env_value(cfg->env, "CUWHEEL_EARLY_KERNELS");
 	bool torch = false;
 	for (size_t i = 0; i < cfg->n_extensions; i++)
@@ -217,7 +220,6 @@ void early_start(struct cli *c, struct early *e, const struct plan *plan,
 	    !cfg->kernels.files.n || (bo->ccache && getenv("CCACHE_PREFIX")))
 		return;
 	struct build_graph g;
-	struct diag quiet = {0};
 	if (!buildgraph_early(a, &quiet, plan, bo, &g) || (bo->ccache && !g.exec_files.n))
 		return;
 	struct strv targets = {0};
@@ -230,11 +232,16 @@ void early_start(struct cli *c, struct early *e, const struct plan *plan,
 		return;
 	const char *dir = os_join(a, g.build_dir, "early");
 	const char *text = arena_printf(a, "builddir = early\n%s", g.text);
-	if (!os_rm_rf(&quiet, dir) || !os_mkdir_p(&quiet, dir) ||
+	if (!os_mkdir_p(&quiet, dir) ||
 	    !os_write_atomic(&quiet, os_join(a, dir, "build.ninja"), text, strlen(text), 0644))
 		return;
 	struct strv argv = {0}, envs = {0};
-	const char *head[] = {ninja, "-C", g.build_dir, "-f", "early/build.ninja", "-j",
+	const char *head[] = {ninja,
+	                      "-C",
+	                      g.build_dir,
+	                      "-f",
+	                      "early/build.ninja",
+	                      "-j",
 	                      arena_printf(a, "%d", jobs > 0 ? jobs : 1)};
 	for (size_t i = 0; i < sizeof(head) / sizeof(*head); i++)
 		strv_push(a, &argv, head[i]);
@@ -243,8 +250,7 @@ void early_start(struct cli *c, struct early *e, const struct plan *plan,
 	for (size_t i = 0; env && env[i]; i++)
 		strv_push(a, &envs, env[i]);
 	strv_push(a, &envs, arena_printf(a, "%s=run:%s", EARLY_ENV, dir));
-	struct os_run r = {.argv = (const char *const *)argv.v,
-	                   .env = (const char *const *)envs.v};
+	struct os_run r = {.argv = (const char *const *)argv.v, .env = (const char *const *)envs.v};
 	if (!os_bg_start(&quiet, a, &r, os_join(a, dir, "ninja.out"), &e->pid)) {
 		e->pid = 0;
 		return;
@@ -254,10 +260,11 @@ void early_start(struct cli *c, struct early *e, const struct plan *plan,
 	e->ccache = bo->ccache != NULL;
 	struct timespec now;
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	printf("cuwheel: kernels: %zu compile%s started while the sources are scanned (%.1f s after "
-	       "the start)\n",
-	       targets.n, targets.n == 1 ? "" : "s",
-	       (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) / 1e9);
+	printf(
+	    "cuwheel: kernels: %zu compile%s started while the sources are scanned (%.1f s after "
+	    "the start)\n",
+	    targets.n, targets.n == 1 ? "" : "s",
+	    (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) / 1e9);
 	fflush(stdout);
 }
 
@@ -333,7 +340,8 @@ void early_finish(struct cli *c, struct early *e, bool built)
 		if (!strncmp(p, "used\t", 5)) {
 			used++;
 		} else if (!strncmp(p, "compiled\t", 9)) {
-			const char *line = arena_strndup(a, p + 9, nl ? (size_t)(nl - p - 9) : strlen(p + 9));
+			const char *line =
+			    arena_strndup(a, p + 9, nl ? (size_t)(nl - p - 9) : strlen(p + 9));
 			char *tab = strchr(line, '\t');
 			if (tab) {
 				*tab = '\0';

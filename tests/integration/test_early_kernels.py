@@ -12,7 +12,8 @@ ccache off; a binding that includes only Python.h, so the scans are cheap):
     Python.h (proven Python-free: the stand-ins come first). The build says it started 2
     compiles early and that the build used 2 of 2; its wheel is the same bytes as that of a
     build with CUWHEEL_EARLY_KERNELS=off in another build dir (which starts none); a build
-    after it runs no step and starts none (the objects exist); <build-dir>/early is gone; the
+    after it runs no step and starts none (the objects exist); <build-dir>/early is gone, and
+    what an interrupted build left there is removed by the next; the
     same under ccache with an empty cache (a miss runs through the prefix script: the early
     compile is taken over, or fills the cache the edge then hits), the same wheel bytes;
   - guessed wrong: k0.cu's c10 include sits behind #ifdef a macro no flag defines, so the
@@ -136,9 +137,12 @@ def right_guess(tmp):
           (wheel_sums(dist), off))
     check(not os.path.exists(os.path.join(bdir, "early")),
           "guessed right: <build-dir>/early is removed")
+    write(os.path.join(bdir, "early", "0123.lock"), "")  # as an interrupted build leaves it
     rc, out = build(d, bdir, dist)
     expect(rc == 0 and "no work to do" in out and "started while" not in out,
           "guessed right: a build after it runs no step and starts nothing early", out)
+    check(not os.path.exists(os.path.join(bdir, "early")),
+          "guessed right: what an interrupted build left in <build-dir>/early is removed")
     if not shutil.which("ccache"):
         check(False, "guessed right under ccache: ccache is not installed")
         return
