@@ -7,9 +7,9 @@
  * nvcc-overlap` as the graph's own does (under ccache, a miss through its prefix script); the
  * graph's edge adopts the early result only when its command is the same, byte for byte, the
  * early run passed, and no file its depfile names changed after it started; any other edge
- * compiles as ever. Under ccache an early compile that ended first is a hit of the edge's. Where the scans decided other
- * flags, the early ninja is stopped before the build's starts and its objects removed.
- * CUWHEEL_EARLY_KERNELS=off turns it off. */
+ * compiles as ever. Under ccache an early compile that ended first is a hit of the edge's. Where
+ * the scans decided other flags, the early ninja is stopped before the build's starts and its
+ * objects removed. CUWHEEL_EARLY_KERNELS=off turns it off. */
 #ifndef CUWHEEL_CLI_EARLY_H
 #define CUWHEEL_CLI_EARLY_H
 
@@ -34,13 +34,13 @@ struct early {
 };
 
 /* Starts the early ninja for plan (bo: the build's graph options; ninja; env: ninja's
- * environment additions; jobs: its -j; t0: the command's start, CLOCK_MONOTONIC) when the plan has kernels and a torch extension, the
- * kernels' objects do not exist yet, and no CCACHE_PREFIX of the user's would compile them
- * outside nvcc-overlap; says so on stdout. Quiet when it cannot: the build compiles them as
- * ever. */
+ * environment additions; jobs: its -j; t0: the command's start, CLOCK_MONOTONIC) when the plan has
+ * kernels and a torch extension, the kernels' objects do not exist yet, and no CCACHE_PREFIX of the
+ * user's would compile them outside nvcc-overlap; says so on stdout. Quiet when it cannot: the
+ * build compiles them as ever. */
 void early_start(struct cli *c, struct early *e, const struct plan *plan,
-                 const struct build_opts *bo, const char *ninja, const char *const *env,
-                 int jobs, const struct timespec *t0);
+                 const struct build_opts *bo, const char *ninja, const char *const *env, int jobs,
+                 const struct timespec *t0);
 /* Before the build's ninja runs graph g: when g holds every early object (the same flags),
  * returns env with EARLY_ENV added for the build's ninja; else stops the early ninja, removes
  * what it wrote, says so, and returns env. */
@@ -57,8 +57,8 @@ enum early_step {
 	EARLY_ADOPTED, /* the build's: the early result is in place (object, depfile, output) */
 };
 struct early_run {
-	int lock;           /* held while the early compile runs */
-	const char *base;   /* DIR/<digest of the object's path> */
+	int lock;         /* held while the early compile runs */
+	const char *base; /* DIR/<digest of the object's path> */
 	const char *depfile;
 };
 enum early_step early_step_begin(struct cli *c, const char *const *cmd, struct early_run *r);

@@ -203,8 +203,9 @@ static void read_file(struct arena *a, const char *path, size_t depth, bool cu,
 				continue;
 			classify(name, out);
 			/* torch's and Python's own headers are what is asked, not read. */
-			if (starts(name, "torch/") || starts(name, "ATen/") || starts(name, "c10/") ||
-			    !strcmp(name, "Python.h") || starts(name, "pybind11/"))
+			if (starts(name, "torch/") || starts(name, "ATen/") ||
+			    starts(name, "c10/") || !strcmp(name, "Python.h") ||
+			    starts(name, "pybind11/"))
 				continue;
 			const char *f = resolve(a, path, name, quoted, dirs);
 			if (f && depth + 1 < GUESS_DEPTH && queue->n < GUESS_FILES &&

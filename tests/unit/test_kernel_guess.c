@@ -147,8 +147,8 @@ static void test_missing_and_cycles(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_cudacc_branches),  cmocka_unit_test(test_unknown_condition),
-	    cmocka_unit_test(test_project_headers),  cmocka_unit_test(test_comments),
+	    cmocka_unit_test(test_cudacc_branches),    cmocka_unit_test(test_unknown_condition),
+	    cmocka_unit_test(test_project_headers),    cmocka_unit_test(test_comments),
 	    cmocka_unit_test(test_missing_and_cycles),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
