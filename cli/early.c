@@ -77,8 +77,14 @@ static enum early_step begin_run(struct cli *c, const char *const *cmd, struct e
 		return EARLY_NONE;
 	}
 	os_unlink(with(a, r->base, ".done"));
+	/* The clock file times are taken from (Linux's coarse one: a file written after this
+	 * has an mtime at or after it). */
 	struct timespec now;
+#ifdef CLOCK_REALTIME_COARSE
+	clock_gettime(CLOCK_REALTIME_COARSE, &now);
+#else
 	clock_gettime(CLOCK_REALTIME, &now);
+#endif
 	const char *key = arena_printf(a, "%s\n%lld %ld\n", compile_key(a, cmd),
 	                               (long long)now.tv_sec, (long)now.tv_nsec);
 	fflush(stdout);
@@ -105,14 +111,15 @@ void early_step_end(struct cli *c, struct early_run *r, int status)
 	close(r->lock);
 }
 
-/* Whether every file depfile text names is there and unchanged since start. */
+/* Whether every file depfile text names is there and unchanged since start: an mtime in the
+ * start's clock tick counts as a change, as it may be after the start. */
 static bool deps_unchanged(struct arena *a, const char *text, int64_t start_ns)
 {
 	struct strv deps = {0};
 	ninja_depfile_prereqs(a, text, strlen(text), &deps);
 	for (size_t i = 0; i < deps.n; i++) {
 		struct os_stat st;
-		if (!os_stat(deps.v[i], &st) || st.mtime_ns > start_ns)
+		if (!os_stat(deps.v[i], &st) || st.mtime_ns >= start_ns)
 			return false;
 	}
 	return deps.n > 0;
