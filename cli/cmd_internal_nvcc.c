@@ -66,11 +66,12 @@ static void chain_job(void *ctx, size_t k)
 		}
 }
 
-/* pool_fn (done): chain k's output, as nvcc prints a thread's. */
+/* pool_fn (done): chain k's output, as nvcc prints a thread's; a failed chain's waits for
+ * run_steps (nvcc stops at its first failed step, so only that one's is shown). */
 static void chain_done(void *ctx, size_t k)
 {
 	struct overlap *o = ctx;
-	if (o->out[k].len)
+	if (o->out[k].len && !o->status[k])
 		fwrite(o->out[k].buf, 1, o->out[k].len, stderr);
 }
 
@@ -188,11 +189,17 @@ static int run_steps(struct arena *a, struct overlap *o)
 	int status = 0;
 	if (nc)
 		pool_run_each(nc, nc, chain_job, chain_done, o);
-	for (size_t k = 0; k < nc && !status; k++)
-		if (o->status[k]) {
-			status = o->status[k];
-			failed = o->failed[k];
-		}
+	/* The failed chain whose step comes first in nvcc's order: the host's and a device's
+	 * front end read the same source, and both would print its error. */
+	size_t first = nc;
+	for (size_t k = 0; k < nc; k++)
+		if (o->status[k] && (first == nc || o->failed[k] < o->failed[first]))
+			first = k;
+	if (first < nc) {
+		status = o->status[first];
+		failed = o->failed[first];
+		fwrite(o->out[first].buf ? o->out[first].buf : "", 1, o->out[first].len, stderr);
+	}
 	if (!status)
 		status = agree_module_ids(a, o, &failed);
 	for (size_t i = 0; !status && i < o->s.n; i++)

@@ -15,7 +15,7 @@ be identical and the depfiles name the same set of files:
 - a header only the device pass includes reaches the depfile.
 CUWHEEL_NVCC_OVERLAP=explain names each step's chain, which shows the steps ran side by
 side. Then what runs nvcc whole: CUWHEEL_NVCC_OVERLAP=off, an argument the dry run cannot
-quote; a compile error exits non-zero, prints the compiler's file:line and names the failed
+quote; a compile error exits non-zero, prints the compiler's file:line once and names the failed
 step, and leaves no object and no intermediate behind. Under ccache, tinyraster's kernels
 compile through the step on a miss (ccache's prefix command), hit from another build dir, and
 its wheels equal those of a build with neither. CUDA 13.0 (/usr/local/cuda-13.0) is
@@ -157,6 +157,9 @@ def case_whole(tmp):
     expect(rc != 0, "a compile error exits non-zero", out)
     expect("broken.cu(2)" in out or "broken.cu:2" in out,
            "the compiler's error names the file and line", out)
+    expect(out.count("detected in the compilation of") == 1,
+           "the error is printed once, by the first step that failed (the host's and the "
+           "device's front ends both read it)", out)
     expect("cuwheel: nvcc's step" in out and "failed (exit status" in out,
            "the failed step is named", out)
     check(os.listdir(odir) == [], "no object and no intermediate is left (%s)" %
