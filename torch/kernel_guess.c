@@ -72,16 +72,23 @@ static bool starts(const char *s, const char *prefix)
 	return !strncmp(s, prefix, strlen(prefix));
 }
 
-/* Notes what header name says: a torch header, a Python one. */
-static void classify(const char *name, struct kernel_guess *out)
+bool torch_header_name(const char *name)
 {
-	bool torch = starts(name, "torch/") || starts(name, "ATen/") || starts(name, "c10/");
+	return starts(name, "torch/") || starts(name, "ATen/") || starts(name, "c10/");
+}
+
+/* Notes what header name says (a torch header, a Python one); true for torch's and Python's
+ * own headers, which are what is asked, not read. */
+static bool classify(const char *name, struct kernel_guess *out)
+{
+	bool torch = torch_header_name(name);
 	if (torch && !out->torch)
 		out->torch = name;
-	if (!strcmp(name, "Python.h") || starts(name, "pybind11/") ||
-	    !strcmp(name, "torch/extension.h") || !strcmp(name, "torch/python.h") ||
+	bool python = !strcmp(name, "Python.h") || starts(name, "pybind11/");
+	if (python || !strcmp(name, "torch/extension.h") || !strcmp(name, "torch/python.h") ||
 	    !strcmp(name, "torch/torch.h"))
 		out->python = "Python.h";
+	return torch || python;
 }
 
 /* The file name resolves to: in from's dir (quoted) and then each of dirs, or NULL. */
@@ -201,11 +208,7 @@ static void read_file(struct arena *a, const char *path, size_t depth, bool cu,
 			const char *name = include_name(a, q, line + n, &quoted);
 			if (!name)
 				continue;
-			classify(name, out);
-			/* torch's and Python's own headers are what is asked, not read. */
-			if (starts(name, "torch/") || starts(name, "ATen/") ||
-			    starts(name, "c10/") || !strcmp(name, "Python.h") ||
-			    starts(name, "pybind11/"))
+			if (classify(name, out))
 				continue;
 			const char *f = resolve(a, path, name, quoted, dirs);
 			if (f && depth + 1 < GUESS_DEPTH && queue->n < GUESS_FILES &&

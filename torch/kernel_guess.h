@@ -17,6 +17,9 @@ struct kernel_guess {
 	                     * which include them under torch's flags), else NULL */
 };
 
+/* Whether an #include name is torch's (torch/, ATen/, c10/). */
+bool torch_header_name(const char *name);
+
 /* Reads the source at path (nvcc's .cu when cu: __CUDACC__ is defined) and the headers it
  * includes with "..." or <...> that are found in its own dir or in dirs (absolute) and are
  * not under a dir holding torch's headers, each once, at most 64 deep. An #include counts

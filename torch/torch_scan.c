@@ -938,11 +938,6 @@ void torchscan_link_includes(struct scan_ctx *s, const struct torch_info *ti, co
 	}
 }
 
-static bool is_torch_name(const char *inc)
-{
-	return !strncmp(inc, "torch/", 6) || !strncmp(inc, "ATen/", 5) || !strncmp(inc, "c10/", 4);
-}
-
 /* Returns the header a failed preprocessor run could not find ("torch/extension.h"), or NULL. */
 static const char *missing_header(struct arena *a, const char *err)
 {
@@ -1033,7 +1028,7 @@ bool torchscan_kernel(struct scan_ctx *s, const struct strv *argv, const char *s
 			torch_file(&c.files, torch_dirs, uses, which);
 			return true;
 		}
-		if (m && is_torch_name(m)) {
+		if (m && torch_header_name(m)) {
 			*uses = true;
 			*which = m;
 			return true;
