@@ -25,6 +25,51 @@ static void diag_emitv(struct diag *d, enum diag_level lvl, const char *path,
 	d->emit(d->user, &m);
 }
 
+struct diag_kept_msg {
+	struct diag_msg m;
+	struct diag_kept_msg *next;
+};
+
+/* diag_emit_fn of a keeping sink: the message and its source, copied (a source may live on
+ * its reporter's stack). */
+static void keep_msg(void *user, const struct diag_msg *m)
+{
+	struct diag_kept *k = user;
+	struct diag_kept_msg *e = arena_alloc(k->a, sizeof(*e));
+	e->m = *m;
+	e->m.text = arena_strdup(k->a, m->text);
+	e->m.path = m->path ? arena_strdup(k->a, m->path) : NULL;
+	if (m->src) {
+		struct source *s = arena_alloc(k->a, sizeof(*s));
+		s->path = m->src->path ? arena_strdup(k->a, m->src->path) : NULL;
+		s->text = m->src->text ? arena_strndup(k->a, m->src->text, m->src->len) : NULL;
+		s->len = m->src->len;
+		e->m.src = s;
+	}
+	e->next = NULL;
+	*k->last = e;
+	k->last = &e->next;
+}
+
+void diag_keep(struct diag *d, struct diag_kept *k, struct arena *a)
+{
+	*k = (struct diag_kept){.a = a, .first = NULL};
+	k->last = &k->first;
+	*d = (struct diag){.emit = keep_msg, .user = k};
+}
+
+void diag_pass(const struct diag_kept *k, struct diag *to)
+{
+	for (const struct diag_kept_msg *e = k->first; e; e = e->next) {
+		if (e->m.level == DIAG_ERROR)
+			to->errors++;
+		else if (e->m.level == DIAG_WARNING)
+			to->warnings++;
+		if (to->emit)
+			to->emit(to->user, &e->m);
+	}
+}
+
 void diag_at(struct diag *d, enum diag_level lvl, const struct source *src, int line, int col,
              const char *fmt, ...)
 {

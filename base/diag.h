@@ -36,6 +36,16 @@ struct diag {
 	int errors, warnings;
 };
 
+/* A sink that keeps the messages reported to it, copied into an arena, to hand on later (or
+ * never): diag_keep makes d one, diag_pass reports its messages, in order, to another. */
+struct diag_kept_msg;
+struct diag_kept {
+	struct arena *a;
+	struct diag_kept_msg *first, **last;
+};
+void diag_keep(struct diag *d, struct diag_kept *k, struct arena *a);
+void diag_pass(const struct diag_kept *k, struct diag *to);
+
 /* Reports a message at line:col of src (line 0: the whole file). */
 void diag_at(struct diag *d, enum diag_level lvl, const struct source *src, int line, int col,
              const char *fmt, ...) CW_PRINTF(6, 7);

@@ -310,6 +310,17 @@ static int build_check_stage(struct cli *c, struct build_args *a)
 	return CLI_OK;
 }
 
+/* CUWHEEL_NINJA, else ninja or ninja-build on PATH; NULL when there is none. */
+static const char *find_ninja(struct cli *c)
+{
+	const char *ninja = env_nonempty(c->env, "CUWHEEL_NINJA");
+	if (!ninja)
+		ninja = os_which(&c->arena, c->env, "ninja");
+	if (!ninja)
+		ninja = os_which(&c->arena, c->env, "ninja-build");
+	return ninja;
+}
+
 /* The plan, its toolkits provisioned, and the tools the build runs: ninja and (by the config)
  * ccache. Returns CLI_OK or the exit code, after diagnostics. */
 static int build_prepare(struct cli *c, struct build_args *a, struct plan_ctx **pcp,
@@ -338,12 +349,7 @@ static int build_prepare(struct cli *c, struct build_args *a, struct plan_ctx **
 				          p->cells[i].why_not);
 		return CLI_NOTHING;
 	}
-	*ninja = env_nonempty(c->env, "CUWHEEL_NINJA");
-	if (!*ninja)
-		*ninja = os_which(&c->arena, c->env, "ninja");
-	if (!*ninja)
-		*ninja = os_which(&c->arena, c->env, "ninja-build");
-	if (!*ninja) {
+	if (!(*ninja = find_ninja(c))) {
 		diag_msg(&c->diag, DIAG_ERROR,
 		         "ninja not found on PATH: cuwheel generates "
 		         "build.ninja and ninja executes it");
@@ -580,20 +586,44 @@ static int build_graph_run(struct cli *c, const struct build_args *a, struct pla
 	return status == 0 ? rc : CLI_FAIL;
 }
 
-/* The build with the build dir locked: the kernels' early compiles started, then the graph,
- * ninja, the results, the summary and the report. Returns the command's exit code. */
+/* The build with the build dir locked: the kernels' early compiles started (where
+ * early_from_files did not start them), then the graph, ninja, the results, the summary and the
+ * report. Returns the command's exit code. */
 static int build_locked(struct cli *c, const struct build_args *a, struct plan_ctx *pc,
                         const char *ninja, const char *ccache, const struct timespec *t0,
-                        const struct timespec *started)
+                        const struct timespec *started, struct early *e)
 {
-	struct early e = {0};
-	if (!a->dry_run) {
+	if (!a->dry_run && !e->pid) {
 		struct build_opts bo = graph_opts(c, a, pc, ccache, true, true);
-		early_start(c, &e, &pc->plan, &bo, ninja, ninja_env(c, &pc->cfg), a->jobs, t0);
+		early_start(c, e, &pc->plan, &bo, ninja, ninja_env(c, &pc->cfg), a->jobs, t0);
 	}
-	int rc = build_graph_run(c, a, pc, ninja, ccache, t0, started, &e);
-	early_finish(c, &e, false);
-	return rc;
+	return build_graph_run(c, a, pc, ninja, ccache, t0, started, e);
+}
+
+/* Where discovery imports torch (no cached probe answers for it; seconds, tens on a cold
+ * disk): the kernels' early compiles start, with the build dir locked, from a plan whose
+ * torch answers were read from torch's files, while build_prepare imports it. Whatever the
+ * import's plan decides otherwise, early_settle and nvcc-overlap's checks refuse. Returns the
+ * lock's fd, or -1 where nothing was started (the build locks as ever). */
+static int early_from_files(struct cli *c, const struct build_args *a, struct early *e,
+                            const struct timespec *t0)
+{
+	bool read;
+	struct plan_ctx *pc =
+	    a->dry_run || early_off(c->env) ? NULL : cli_setup_torch_files(c, &a->mo, &read);
+	const char *ninja = pc && read ? find_ninja(c) : NULL, *ccache;
+	struct diag quiet = {0};
+	if (!ninja || pc->plan.n_buildable == 0 ||
+	    plan_ccache(c, &pc->cfg, &quiet, &ccache) != CLI_OK ||
+	    !os_mkdir_p(&quiet, pc->cfg.build_dir))
+		return -1;
+	plan_line_info(c, pc);
+	int lock = build_lock(c, pc->cfg.build_dir);
+	if (lock < 0)
+		return -1;
+	struct build_opts bo = graph_opts(c, a, pc, ccache, true, true);
+	early_start(c, e, &pc->plan, &bo, ninja, ninja_env(c, &pc->cfg), a->jobs, t0);
+	return lock;
 }
 
 int cmd_build(struct cli *c, int argc, char **argv)
@@ -613,15 +643,18 @@ int cmd_build(struct cli *c, int argc, char **argv)
 	clock_gettime(CLOCK_REALTIME, &started);
 	struct plan_ctx *pc;
 	const char *ninja, *ccache;
-	if ((rc = build_prepare(c, &a, &pc, &ninja, &ccache)) != CLI_OK)
-		return rc;
-	if (!os_mkdir_p(&c->diag, pc->cfg.build_dir))
-		return CLI_FAIL;
-	int lock = build_lock(c, pc->cfg.build_dir);
-	if (lock < 0)
-		return CLI_FAIL;
+	struct early e = {0};
+	int lock = early_from_files(c, &a, &e, &t0);
+	if ((rc = build_prepare(c, &a, &pc, &ninja, &ccache)) == CLI_OK && lock < 0) {
+		rc = os_mkdir_p(&c->diag, pc->cfg.build_dir) ? CLI_OK : CLI_FAIL;
+		if (rc == CLI_OK && (lock = build_lock(c, pc->cfg.build_dir)) < 0)
+			rc = CLI_FAIL;
+	}
+	if (rc == CLI_OK)
+		rc = build_locked(c, &a, pc, ninja, ccache, &t0, &started, &e);
+	early_finish(c, &e, false);
 	/* The one place the lock is let go: every path of the build returns through here. */
-	rc = build_locked(c, &a, pc, ninja, ccache, &t0, &started);
-	close(lock);
+	if (lock >= 0)
+		close(lock);
 	return rc;
 }

@@ -206,6 +206,12 @@ enum early_step early_step_begin(struct cli *c, const char *const *cmd, struct e
 	return run ? begin_run(c, cmd, r) : adopt(c, cmd, r, dir, object);
 }
 
+bool early_off(const char *const *env)
+{
+	const char *off = env_value(env, "CUWHEEL_EARLY_KERNELS");
+	return off && !strcmp(off, "off");
+}
+
 void early_start(struct cli *c, struct early *e, const struct plan *plan,
                  const struct build_opts *bo, const char *ninja, const char *const *env, int jobs,
                  const struct timespec *t0)
@@ -216,15 +222,14 @@ void early_start(struct cli *c, struct early *e, const struct plan *plan,
 	struct diag quiet = {0};
 	/* What an interrupted build left there is of no use now. */
 	(void)os_rm_rf(&quiet, os_join(a, cfg->build_dir, "early"));
-	const char *off = env_value(cfg->env, "CUWHEEL_EARLY_KERNELS");
 	bool torch = false;
 	for (size_t i = 0; i < cfg->n_extensions; i++)
 		torch |= cfg->extensions[i].kind == EXT_TORCH;
 	/* Under ccache a miss runs through the graph's prefix script, nvcc-overlap: the early
 	 * compile fills the cache (a later hit is the build's) or is taken over as without it. A
 	 * prefix of the user's (distcc) would compile twice: no early compile then. */
-	if ((off && !strcmp(off, "off")) || !torch || bo->imported_archives ||
-	    !cfg->kernels.files.n || (bo->ccache && getenv("CCACHE_PREFIX")))
+	if (early_off(cfg->env) || !torch || bo->imported_archives || !cfg->kernels.files.n ||
+	    (bo->ccache && getenv("CCACHE_PREFIX")))
 		return;
 	struct build_graph g;
 	if (!buildgraph_early(a, &quiet, plan, bo, &g) || (bo->ccache && !g.exec_files.n))

@@ -9,7 +9,9 @@
  * early run passed, and no file its depfile names changed after it started; any other edge
  * compiles as ever. Under ccache an early compile that ended first is a hit of the edge's. Where
  * the scans decided other flags, the early ninja is stopped before the build's starts and its
- * objects removed. CUWHEEL_EARLY_KERNELS=off turns it off. */
+ * objects removed. Where torch is not yet imported (no cached probe), the plan it starts from
+ * has torch's answers read from its files (cli_setup_torch_files) and the import runs beside
+ * it. CUWHEEL_EARLY_KERNELS=off turns it off. */
 #ifndef CUWHEEL_CLI_EARLY_H
 #define CUWHEEL_CLI_EARLY_H
 
@@ -33,6 +35,8 @@ struct early {
 	bool ccache;         /* they run through ccache */
 };
 
+/* CUWHEEL_EARLY_KERNELS=off in env: no early compile. */
+bool early_off(const char *const *env);
 /* Starts the early ninja for plan (bo: the build's graph options; ninja; env: ninja's
  * environment additions; jobs: its -j; t0: the command's start, CLOCK_MONOTONIC) when the plan has
  * kernels and a torch extension, the kernels' objects do not exist yet, and no CCACHE_PREFIX of the

@@ -11,6 +11,7 @@
 #include "base/os-sys.h"
 #include "base/sandbox.h"
 #include "base/strbuf.h"
+#include "cli/init.h"
 #include "ci/torch_builds.h"
 #include "matrix/discover_project.h"
 #include "toolchain/provision.h"
@@ -147,7 +148,8 @@ static bool outputs_outside_inputs(struct cli *c, const struct config *cfg)
 }
 
 /* Loads, discovers and expands; returns CLI_OK or the exit code to return. */
-static int plan_load(struct cli *c, const struct matrix_opts *o, struct plan_ctx *pc)
+static int plan_load(struct cli *c, const struct matrix_opts *o, struct plan_ctx *pc,
+                     bool torch_files)
 {
 	memset(pc, 0, sizeof(*pc));
 	pc->opts = o ? *o : (struct matrix_opts){0};
@@ -159,7 +161,8 @@ static int plan_load(struct cli *c, const struct matrix_opts *o, struct plan_ctx
 	provisionable_pythons(c, &pc->opts);
 	cross_platforms(c, &pc->opts);
 	const char *probes = discover_cache_dir(&c->arena, &pc->cfg);
-	if (!discover(&c->arena, &c->diag, &pc->cfg, probes, &pc->ds))
+	struct discover_opts dopt = {.torch_files = torch_files};
+	if (!discover_with(&c->arena, &c->diag, &pc->cfg, probes, &dopt, &pc->ds))
 		return CLI_FAIL;
 	if (!matrix_expand(&c->arena, &c->diag, &pc->cfg, &pc->ds, &pc->opts, &pc->plan))
 		return pc->plan.only_unmatched && !pc->plan.wheel_clash ? CLI_USAGE : CLI_FAIL;
@@ -178,7 +181,7 @@ int cli_setup(struct cli *c, const struct matrix_opts *o, struct plan_ctx **out)
 	struct plan_ctx *pc = arena_calloc(&c->arena, 1, sizeof(*pc));
 	int rc = CLI_FAIL;
 	if (c->needs == CLI_NEEDS_PLAN)
-		rc = plan_load(c, o, pc);
+		rc = plan_load(c, o, pc, false);
 	else if (c->needs == CLI_NEEDS_CONFIG)
 		rc = cli_config_load(c, &pc->cfg) ? CLI_OK : CLI_FAIL;
 	else /* a command whose row needs nothing: the table and the command disagree */
@@ -187,6 +190,32 @@ int cli_setup(struct cli *c, const struct matrix_opts *o, struct plan_ctx **out)
 		return rc;
 	c->setup = *out = pc;
 	return CLI_OK;
+}
+
+struct plan_ctx *cli_setup_torch_files(struct cli *c, const struct matrix_opts *o, bool *read)
+{
+	*read = false;
+	if (c->setup || c->needs != CLI_NEEDS_PLAN || c->sdist || cli_needs_capture(c))
+		return NULL;
+	struct diag own = c->diag;
+	struct diag_kept kept;
+	diag_keep(&c->diag, &kept, &c->arena);
+	struct plan_ctx *pc = arena_calloc(&c->arena, 1, sizeof(*pc));
+	int rc = plan_load(c, o, pc, true);
+	c->diag = own;
+	if (rc != CLI_OK)
+		return NULL; /* cli_setup says why */
+	for (size_t i = 0; i < pc->ds.n_pythons; i++) {
+		const struct torch_info *ti = &pc->ds.pythons[i].torch;
+		if (ti->from_files && ti->unread)
+			return NULL;
+		*read = *read || ti->from_files;
+	}
+	if (!*read) {
+		diag_pass(&kept, &c->diag);
+		c->setup = pc;
+	}
+	return pc;
 }
 
 /* Installs the CUDA toolkits of the selected cells that the toolkit lock pins and this

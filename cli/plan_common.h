@@ -38,6 +38,14 @@ bool cli_provision_lock_quiet(struct cli *c, struct provision_lock *lock);
  * first loaded. *out: the plan_ctx holding it (only cfg is set for CLI_NEEDS_CONFIG). Returns
  * CLI_OK or the exit code to return. */
 int cli_setup(struct cli *c, const struct matrix_opts *o, struct plan_ctx **out);
+/* cli_setup for a command that can start work before torch is imported (build's early
+ * compiles): the plan with torch's answers read from its files where no cached probe holds an
+ * import's (discover_opts.torch_files), its messages held back. Returns it (*read: some answer
+ * was read from files, and cli_setup then imports torch and plans again), or NULL where it
+ * cannot serve (no plan needed, an sdist, a project read from setup.py, a load that failed, a
+ * torch whose files cannot answer). A plan with no answer read from files is cli_setup's:
+ * its messages are reported and cli_setup returns it. */
+struct plan_ctx *cli_setup_torch_files(struct cli *c, const struct matrix_opts *o, bool *read);
 /* Installs the toolkits that selected cells need and cuwheel can provision, then discovers
  * and expands again. Returns CLI_OK or CLI_FAIL. */
 int plan_provision(struct cli *c, struct plan_ctx *pc);

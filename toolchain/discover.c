@@ -29,7 +29,7 @@ bool discover_run(struct arena *a, struct diag *d, const struct discover_request
 		    "CUWHEEL_PROBE_TIMEOUT='%s' is not a number of seconds (1 to 86400): using %d",
 		    bad, x.timeout_s);
 	disc_find_toolkits(&x);
-	disc_find_pythons(&x, o->probe_torch, o->jobs);
+	disc_find_pythons(&x, o->probe_torch, o->probe_torch && o->torch_files, o->jobs);
 	/* The parts for other platforms' wheels: an unreadable cache is as good as none. */
 	struct diag quiet = {0};
 	const char *cache = cuwheel_cache_dir(a, r->env);

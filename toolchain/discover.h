@@ -47,6 +47,10 @@ struct torch_info {
 	struct strv abi_flags;
 	bool abi_flags_known; /* false: cpp_extension could not be imported (no setuptools) */
 	const char *error;    /* why import torch failed, when it did and torch was asked for */
+	/* Read from torch's files, torch not imported (discover_opts.torch_files): where they could
+	 * not answer as the import would, why (unread), and present is false. */
+	bool from_files;
+	const char *unread;
 	/* A cross torch (discover_cross_torch): the platform its wheel is for; NULL: this
 	 * machine's torch, probed. */
 	const char *platform;
@@ -108,6 +112,8 @@ struct discover_request {
 struct discover_opts {
 	const char *sysroot; /* prefix for /usr/local/cuda*, /opt/cuda*, /opt/python (tests) */
 	bool probe_torch;    /* import torch in the interpreters' probes */
+	bool torch_files;    /* with probe_torch: read torch's files instead, where no cached
+	                      * probe answers (torch_info.from_files) */
 	int jobs;            /* interpreters probed at once; 0: one per CPU */
 };
 

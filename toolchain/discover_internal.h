@@ -41,7 +41,8 @@ const char *disc_explicit_path(struct disc *x, const char *path);
  * recording each in looked; explicit toolkits that are not usable are warned about. */
 void disc_find_toolkits(struct disc *x);
 /* Fills x->out->pythons (sorted, newest first) from every place interpreters are looked for,
- * probing them (torch too when torch) with at most jobs_max at once (0: one per CPU). */
-void disc_find_pythons(struct disc *x, bool torch, int jobs_max);
+ * probing them (torch too when torch, read from its files when torch_files) with at most
+ * jobs_max at once (0: one per CPU). */
+void disc_find_pythons(struct disc *x, bool torch, bool torch_files, int jobs_max);
 
 #endif

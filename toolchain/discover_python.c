@@ -399,12 +399,13 @@ static void accept_pythons(struct disc *x, struct probe_job *jobs)
 		qsort(ds->pythons, ds->n_pythons, sizeof(*ds->pythons), cmp_interp);
 }
 
-void disc_find_pythons(struct disc *x, bool torch, int jobs_max)
+void disc_find_pythons(struct disc *x, bool torch, bool torch_files, int jobs_max)
 {
 	find_candidates(x);
 	struct probe_job *jobs = arena_calloc(x->a, x->n_cands ? x->n_cands : 1, sizeof(*jobs));
 	for (size_t i = 0; i < x->n_cands; i++)
-		jobs[i] = (struct probe_job){.path = x->cands[i].path, .torch = torch};
+		jobs[i] = (struct probe_job){
+		    .path = x->cands[i].path, .torch = torch, .torch_files = torch_files};
 	probe_run(x->a, x->d, x->cache_dir, jobs, x->n_cands, jobs_max, x->timeout_s);
 	accept_pythons(x, jobs);
 }

@@ -59,6 +59,8 @@ static void parse_torch(struct arena *a, json_t *t, struct torch_info *ti)
 		return;
 	ti->present = json_is_true(json_object_get(t, "present"));
 	ti->error = json_str_read(a, t, "error");
+	ti->from_files = json_is_true(json_object_get(t, "from_files"));
+	ti->unread = json_str_read(a, t, "unread");
 	if (!ti->present)
 		return;
 	ti->version = json_str_read(a, t, "version");
@@ -164,7 +166,7 @@ static bool parse_obj(struct arena *a, json_t *r, struct interp *ip, const char 
 /* One interpreter run, done by a worker thread: no arena, no diag, only heap buffers. */
 struct probe_task {
 	const char *path;
-	bool torch;
+	const char *mode; /* probe.py's argument: "torch", "torch-files" or NULL */
 	int timeout_s;
 	struct strbuf out;
 	int status;
@@ -181,8 +183,8 @@ static void task_run_flags(struct probe_task *t, const char *const *flags)
 		argv[k++] = *flags++;
 	argv[k++] = "-c";
 	argv[k++] = (const char *)probe_py;
-	if (t->torch)
-		argv[k++] = "torch";
+	if (t->mode)
+		argv[k++] = t->mode;
 	argv[k] = NULL;
 	struct diag quiet = {0};
 	struct os_run r = {.argv = argv, .capture = true, .timeout_s = t->timeout_s, .probe = true};
@@ -320,8 +322,11 @@ void probe_run(struct arena *a, struct diag *d, const char *cache_dir, struct pr
 				continue;
 			}
 		}
-		tasks[nt] = (struct probe_task){
-		    .path = jobs[i].path, .torch = jobs[i].torch, .timeout_s = timeout_s};
+		const char *mode = !jobs[i].torch        ? NULL
+		                   : jobs[i].torch_files ? "torch-files"
+		                                         : "torch";
+		tasks[nt] =
+		    (struct probe_task){.path = jobs[i].path, .mode = mode, .timeout_s = timeout_s};
 		idx[nt++] = i;
 	}
 	tasks_run(tasks, nt, jobs_max);
@@ -347,7 +352,7 @@ void probe_run(struct arena *a, struct diag *d, const char *cache_dir, struct pr
 			const char *line = first_line(a, out);
 			j->error = *line ? arena_printf(a, "exit %d: %s", t->status, line)
 			                 : arena_printf(a, "exit %d and no output", t->status);
-		} else if (cache_dir) {
+		} else if (cache_dir && !j->torch_files) {
 			cache_store(a, d, probe_cache_path(a, cache_dir, j->path), j->path,
 			            j->torch, answers[idx[k]]);
 		}

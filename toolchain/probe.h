@@ -11,11 +11,14 @@
 #include "toolchain/discover.h"
 
 /* Bump when the probe script or the cache layout changes: older cache files are rebuilt. */
-#define PROBE_CACHE_FORMAT 5
+#define PROBE_CACHE_FORMAT 6
 
 struct probe_job {
 	const char *path; /* the interpreter to run */
 	bool torch;       /* also try `import torch` */
+	/* With torch: read torch's answers from its files instead (probe.py's torch-files; the
+	 * cache answers with an import's answer where it holds one, and keeps no read one). */
+	bool torch_files;
 	/* Filled by probe_run: */
 	bool ok;                /* info is valid */
 	bool cached;            /* the answer came from the cache */

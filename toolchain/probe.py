@@ -66,4 +66,47 @@ if sys.argv[-1] == 'torch':
     except Exception as e:
         t = {'present': False, 'error': '%s: %s' % (type(e).__name__, e)}
     r['torch'] = t
+elif sys.argv[-1] == 'torch-files':
+    # torch's answers read from its files, torch not imported (that takes seconds, tens on a
+    # cold disk): what a build starts its kernels' compiles from until the import answers.
+    # 'unread' says why not, where torch's cpp_extension asks torch._C for ABI defines.
+    import os, re
+    t = {'present': False, 'from_files': True}
+    try:
+        import importlib.util
+        s = importlib.util.find_spec('torch')
+        d = os.path.dirname(s.origin) if s is not None and s.origin else None
+        if d:
+            def read(rel):
+                with open(os.path.join(d, rel)) as f:
+                    return f.read()
+
+            def assigned(src, name):
+                m = re.search(r"^%s(?:[ \t]*:[^=\n]*)?[ \t]*=[ \t]*(?:'([^'\n]*)'|None)[ \t]*$" %
+                              name, src, re.M)
+                return m.group(1) if m else None
+
+            vpy, ce = read('version.py'), read(os.path.join('utils', 'cpp_extension.py'))
+            no_abi = re.search(r'def _get_pybind11_abi_build_flags\(\)[^:\n]*:\n\s+return \[\]\n',
+                               ce) or 'def _get_pybind11_abi_build_flags' not in ce
+            if not assigned(vpy, '__version__'):
+                t['unread'] = 'torch/version.py names no __version__'
+            elif not no_abi or '_get_glibcxx_abi_build_flags' in ce or \
+                    '_add_gnu_cpp_abi_flag' in ce:
+                t['unread'] = 'its cpp_extension asks torch._C for ABI defines'
+            else:
+                lib = os.path.join(d, 'lib')
+                with open(os.path.join(lib, 'libc10.so'), 'rb') as f:
+                    c10 = f.read()
+                inc = [os.path.join(d, 'include'),
+                       os.path.join(d, 'include', 'torch', 'csrc', 'api', 'include')]
+                t.update({'present': True, 'version': assigned(vpy, '__version__'),
+                          'cuda': assigned(vpy, 'cuda'),
+                          'cxx11_abi': int(b'St7__cxx11' in c10),
+                          'include_dirs': [i for i in inc if os.path.isdir(i)],
+                          'lib_dir': lib, 'abi_flags': [],
+                          'openmp': os.path.exists(os.path.join(lib, 'libgomp.so.1'))})
+    except Exception as e:
+        t['unread'] = '%s: %s' % (type(e).__name__, e)
+    r['torch'] = t
 sys.stdout.write('\n@@cuwheel-probe@@' + json.dumps(r) + '\n')

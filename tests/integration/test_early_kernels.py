@@ -20,6 +20,11 @@ ccache off; a binding that includes only Python.h, so the scans are cheap):
     guess (any other condition counts as taken) says torch and the scans say torch-free: the
     early ninja is stopped, what it wrote is removed, the build compiles the kernels itself
     and its wheel equals the off build's;
+  - torch imported slowly (a venv whose torch is build/torch-pythons/py3.12's, its import
+    delayed SLOW_S seconds by a finder of the test's, as a cold disk delays it): a fresh build
+    dir's first build reads torch's answers from its files and starts the 2 compiles well
+    before the import ends; the import's plan agrees, so the build uses 2 of 2, and its wheel
+    is the off build's bytes; probe.py's answer read from files equals the import's;
   - the hand-over itself, `cuwheel internal nvcc-overlap` under CUWHEEL_EARLY: an early run
     (run:DIR) then the build's edge (adopt:DIR) with the same command takes the object, the
     depfile and what nvcc printed, and runs no nvcc; with a header touched after the early
@@ -28,7 +33,9 @@ Needs build/torch-pythons/py3.12 (examples/torchext/setup-pythons) and CUDA 13.0
 (skipped) without them. Run by CTest with $CUWHEEL set, from the source root.
 """
 import hashlib
+import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -63,7 +70,7 @@ K1_PLAIN = """__global__ void k1(float *x) { x[threadIdx.x] *= 2.0f; }
 """
 
 
-def project(d, k0, k1):
+def project(d, k0, k1, py=PY):
     write(os.path.join(d, "pkg", "earlyproj", "__init__.py"), "")
     write(os.path.join(d, "b", "mod.cpp"), BINDING)
     write(os.path.join(d, "csrc", "k0.cu"), k0)
@@ -96,7 +103,7 @@ torch = ["2.11"]
 ccache = "off"
 
 [tool.cuwheel.pythons]
-"3.12" = "{PY}"
+"3.12" = "{py}"
 """)
 
 
@@ -179,6 +186,96 @@ def wrong_guess(tmp):
     check(len(objs) == 2, "guessed wrong: only the graph's 2 objects are left (%s)" % objs)
 
 
+SLOW_S = 15
+SLOW_TORCH = """import importlib.machinery, sys, time
+
+
+class _Loader:
+    def __init__(self, inner):
+        self.inner = inner
+
+    def create_module(self, spec):
+        return self.inner.create_module(spec)
+
+    def exec_module(self, module):
+        time.sleep(%d)
+        self.inner.exec_module(module)
+
+
+class _Finder:
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if name != "torch":
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        if spec is not None:
+            spec.loader = _Loader(spec.loader)
+        return spec
+
+
+sys.meta_path.insert(0, _Finder)
+""" % SLOW_S
+
+
+def slow_venv(tmp):
+    """A venv of the torch venv's own Python, its torch the torch venv's (a .pth names that
+    site-packages) and `import torch` SLOW_S seconds slower (a .pth installs a finder whose
+    loader sleeps before torch runs: finding torch stays instant). Returns its python."""
+    home = [l.split("=", 1)[1].strip() for l in open(os.path.join(os.path.dirname(
+        os.path.dirname(PY)), "pyvenv.cfg")) if l.startswith("home")][0]
+    venv = os.path.join(tmp, "slow-venv")
+    subprocess.run([os.path.join(home, "python3"), "-m", "venv", "--without-pip", venv],
+                   check=True)
+    site = subprocess.run([os.path.join(venv, "bin", "python"), "-c",
+                           "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    torch_site = subprocess.run([PY, "-c", "import sysconfig; print(sysconfig.get_paths()"
+                                 "['purelib'])"], capture_output=True, text=True,
+                                check=True).stdout.strip()
+    write(os.path.join(site, "torch-venv.pth"), torch_site + "\n")
+    write(os.path.join(site, "slowtorch.py"), SLOW_TORCH)
+    write(os.path.join(site, "zz-slowtorch.pth"), "import slowtorch\n")
+    return os.path.join(venv, "bin", "python")
+
+
+def probe_torch(py, mode):
+    """probe.py's torch answer from py in mode ("torch", "torch-files")."""
+    script = open(os.path.join(ROOT, "toolchain", "probe.py")).read()
+    p = subprocess.run([py, "-I", "-c", script, mode], capture_output=True, text=True)
+    line = p.stdout.rsplit("@@cuwheel-probe@@", 1)[-1]
+    return json.loads(line)["torch"] if line.strip() else {}
+
+
+def slow_import(tmp):
+    py = slow_venv(tmp)
+    d = os.path.join(tmp, "slow")
+    project(d, K0_TORCH, K1_PYTHON, py)
+    bdir, dist = os.path.join(tmp, "s-early"), os.path.join(tmp, "sdist-early")
+    t = time.time()
+    rc, out = build(d, bdir, dist)
+    wall = time.time() - t
+    expect(rc == 0 and wall >= SLOW_S, "slow import: the build passes, in %.1f s (the import "
+           "alone takes %d s more)" % (wall, SLOW_S), out)
+    m = re.search(r"kernels: 2 compiles started while the sources are scanned \(([0-9.]+) s "
+                  r"after the start\)", out)
+    expect(m and float(m.group(1)) < SLOW_S / 2,
+           "slow import: the 2 compiles start before the import ends (%s s after the start)" %
+           (m.group(1) if m else None), out)
+    expect("kernels: 2 of 2 compiles started early used by the build" in out,
+           "slow import: the import's plan agrees and the build uses both", out)
+    rc, out = build(d, os.path.join(tmp, "s-off"), os.path.join(tmp, "sdist-off"),
+                    CUWHEEL_EARLY_KERNELS="off")
+    check(rc == 0 and wheel_sums(dist) == wheel_sums(os.path.join(tmp, "sdist-off")) and
+          len(wheel_sums(dist)) == 1,
+          "slow import: the wheel is the same bytes as the off build's")
+    imported = {k: v for k, v in probe_torch(PY, "torch").items() if
+                not k.startswith("pybind11_") or v is not None}
+    read = {k: v for k, v in probe_torch(PY, "torch-files").items() if k != "from_files"}
+    check(imported == read and imported.get("present") is True,
+          "probe.py: torch's answer read from its files equals the import's (%s; %s)" %
+          (read, imported))
+
+
 def handover(tmp):
     d = os.path.join(tmp, "hand")
     write(os.path.join(d, "inc", "h.h"), "#define SCALE 3.0f\n")
@@ -244,6 +341,7 @@ def main():
         handover(tmp)
         right_guess(tmp)
         wrong_guess(tmp)
+        slow_import(tmp)
     finally:
         if not failures:
             shutil.rmtree(tmp, ignore_errors=True)
