@@ -2,7 +2,8 @@
 
 1. examples/torchext/setup-pythons makes the torch 2.11 venvs for Python 3.12 and 3.13 (torch
    from PyPI without its CUDA runtime packages; pip cache under build/);
-2. `cuwheel build` makes a wheel for both cells (cp312-pt211-cu130, cp313-pt211-cu130), the
+2. `cuwheel build` of a copy of the example with `pch = "on"` (the example leaves it at auto,
+   which builds no .gch for two Pythons) makes a wheel for both cells (cp312-pt211-cu130, cp313-pt211-cu130), the
    ninja log shows ops.cu compiled once for both (and square.cu, whose torch include is behind
    #ifndef __CUDACC__, without torch flags), binding/square.cpp and binding/scale.cu (they
    include torch/extension.h but use no Python: proven Python-free) compiled once for both
@@ -45,6 +46,7 @@ EXAMPLE = os.path.join(ROOT, "examples", "torchext")
 CUWHEEL = os.path.abspath(os.environ.get("CUWHEEL", "build/debug/cuwheel"))
 PYTHONS = {v: os.path.join(ROOT, "build", "torch-pythons", "py" + v, "bin", "python")
            for v in ("3.12", "3.13")}
+PROJ = None  # the example's copy the builds run in (step_copy)
 CELLS = {"3.12": "cp312-pt211-cu130-linux_x86_64", "3.13": "cp313-pt211-cu130-linux_x86_64"}
 
 
@@ -94,13 +96,27 @@ def step_setup():
                  "setup-pythons made the torch venvs for 3.12 and 3.13")
 
 
+def step_copy(tmp):
+    """The example copied to tmp/torchext with the precompiled header forced (pch = "on") and
+    its pythons table naming the torch 2.11 venvs by absolute path. Sets PROJ."""
+    global PROJ
+    PROJ = os.path.join(tmp, "torchext")
+    shutil.copytree(EXAMPLE, PROJ, ignore=shutil.ignore_patterns("build", "dist"))
+    path = os.path.join(PROJ, "pyproject.toml")
+    text = open(path).read()
+    text = re.sub(r'(?m)^"(3\.1[0-4])" = .*$',
+                  lambda m: '"%s" = "%s"' % (m[1], PYTHONS[m[1]]) if m[1] in PYTHONS else "", text)
+    forced = text.replace('kind = "torch"\n', 'kind = "torch"\npch = "on"\n', 1)
+    open(path, "w").write(forced)
+    return check(forced != text, "the copy of the example forces the PCH (pch = \"on\")")
+
+
 def step_build(tmp):
     env = dict(os.environ, CUWHEEL_BUILD_DIR=os.path.join(tmp, "build"),
                CUWHEEL_DIST_DIR=os.path.join(tmp, "dist"))
-    # From the example's directory: its pythons table is relative to it.
     # The torch 2.11 x CUDA 13.0 cells; the whole matrix (with torch 2.6 x CUDA 12.4) is
     # test_torch_ext_matrix's.
-    rc, out = run([CUWHEEL, "build", "--no-test", "--only", "*-pt211-cu130-*"], cwd=EXAMPLE,
+    rc, out = run([CUWHEEL, "build", "--no-test", "--only", "*-pt211-cu130-*"], cwd=PROJ,
                   env=env)
     print(out[-3000:])
     check(rc == 0, "cuwheel build of examples/torchext exits 0")
@@ -174,10 +190,10 @@ def step_recorded(tmp, env):
     check(len(rec) == 2 and not objs,
           "the build recorded its compiles of square.cpp and scale.cu as the proof's answers "
           "(%d, objects kept: %s)" % (len(rec), objs))
-    rc, out = run([CUWHEEL, "plan", "--only", "*-pt211-cu130-*"], cwd=EXAMPLE, env=env)
+    rc, out = run([CUWHEEL, "plan", "--only", "*-pt211-cu130-*"], cwd=PROJ, env=env)
     check(rc == 0 and not recorded_answers(build)[1],
           "cuwheel plan after the build compiles nothing (no object kept)")
-    rc, out = run([CUWHEEL, "build", "--no-test", "--only", "*-pt211-cu130-*"], cwd=EXAMPLE,
+    rc, out = run([CUWHEEL, "build", "--no-test", "--only", "*-pt211-cu130-*"], cwd=PROJ,
                   env=env)
     check(rc == 0 and "no work to do" in out, "the build again runs no step: %s" % out[-800:])
     return rec
@@ -193,11 +209,11 @@ def step_proof_objects(tmp):
     env = dict(os.environ, CUWHEEL_BUILD_DIR=os.path.join(tmp, "build"), CUWHEEL_DIST_DIR=dist)
     for f in step_recorded(tmp, env):
         os.unlink(f)
-    rc, out = run([CUWHEEL, "plan", "--only", "*-pt211-cu130-*"], cwd=EXAMPLE, env=env)
+    rc, out = run([CUWHEEL, "plan", "--only", "*-pt211-cu130-*"], cwd=PROJ, env=env)
     if not check(rc == 0, "cuwheel plan (the proof's compiles run) exits 0"):
         print(out[-3000:])
         return
-    rc, out = run([CUWHEEL, "build", "--no-test", "--only", "*-pt211-cu130-*"], cwd=EXAMPLE,
+    rc, out = run([CUWHEEL, "build", "--no-test", "--only", "*-pt211-cu130-*"], cwd=PROJ,
                   env=env)
     if not check(rc == 0, "the build again, after plan, exits 0"):
         print(out[-3000:])
@@ -330,10 +346,10 @@ def step_compare_buildextension(tmp, edges):
     py = PYTHONS["3.12"]
     work = os.path.join(tmp, "buildext")
     os.makedirs(work)
-    sources = [os.path.join(EXAMPLE, "binding", "ops.cpp"), os.path.join(EXAMPLE, "csrc", "ops.cu")]
+    sources = [os.path.join(PROJ, "binding", "ops.cpp"), os.path.join(PROJ, "csrc", "ops.cu")]
     # (setup.py's extra_compile_args stay empty: what BuildExtension passes by default.)
     with open(os.path.join(work, "setup.py"), "w") as f:
-        f.write("SOURCES = %r\nINCLUDES = %r\n" % (sources, [os.path.join(EXAMPLE, "csrc")]))
+        f.write("SOURCES = %r\nINCLUDES = %r\n" % (sources, [os.path.join(PROJ, "csrc")]))
         f.write(SETUP_PY)
     # The toolkit nvcc on PATH belongs to, as cuwheel finds it: an nvcc on PATH may be a wrapper
     # script (/usr/local/bin/nvcc execs /usr/local/cuda-13.0/bin/nvcc), whose parent torch
@@ -417,6 +433,8 @@ def main():
         return 1
     tmp = tempfile.mkdtemp(prefix="cuwheel-torchext-")
     try:
+        if not step_copy(tmp):
+            return 1
         wheels, edges = step_build(tmp)
         if wheels:
             step_proof_objects(tmp)
