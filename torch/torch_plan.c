@@ -754,20 +754,40 @@ static struct flag_sets torch_flag_sets(struct arena *a, const struct plan *plan
 	return fs;
 }
 
+/* Whether source f may use the PCH: a C++ source whose closure holds torch/extension.h and
+ * Python's headers, not excluded, with pch not off. */
+static bool pch_candidate(const struct extension_cfg *x, const struct binding_decision *bd,
+                          size_t f)
+{
+	const char *src = x->files.v[f];
+	return !is_c(src) && !is_cu(src) && bd->torch_ext && bd->python && x->pch != TRI_OFF &&
+	       bd->pch != PCH_EXCLUDED;
+}
+
 /* The PCH question, asked of each source that may use one with header forced first (the
- * proof's answer stays). Returns false when a preprocessor run failed, or a source refuses
- * the PCH that pch = "on" demands (reported). */
+ * proof's answer stays). With pch = "auto" where the .gch could not pay even if every
+ * candidate took it (pch_decide's rule), none is asked (a -E of torch's headers each): they
+ * are marked as taking it, and pch_decide turns them down, saying why. Returns false when a
+ * preprocessor run failed, or a source refuses the PCH that pch = "on" demands (reported). */
 static bool scan_pch(struct torch_plan *tp, const struct config *cfg, const struct extension_cfg *x,
-                     struct torch_plan_ext *te, const struct strv *flags, const char *header)
+                     struct torch_plan_ext *te, const struct flag_sets *fs,
+                     const struct strv *flags, const char *header)
 {
 	struct arena *a = tp->scan.a;
+	size_t n_cand = 0, gchs = te->pch_shared ? fs->n_sets : fs->n_cells;
+	for (size_t f = 0; f < x->files.n; f++)
+		n_cand += pch_candidate(x, &te->srcs[f], f);
+	bool cannot_pay = x->pch == TRI_AUTO && n_cand * fs->n_cells < 3 * (gchs ? gchs : 1);
 	bool ok = true;
 	for (size_t f = 0; f < x->files.n; f++) {
 		const char *src = x->files.v[f];
 		struct binding_decision *bd = &te->srcs[f];
-		if (is_c(src) || is_cu(src) || !bd->torch_ext || !bd->python || x->pch == TRI_OFF ||
-		    bd->pch == PCH_EXCLUDED)
+		if (!pch_candidate(x, bd, f))
 			continue;
+		if (cannot_pay) {
+			bd->pch = PCH_USE;
+			continue;
+		}
 		enum pyfree_state pf = bd->pyfree;
 		const char *pf_why = bd->pyfree_why;
 		if (!torchscan_binding(&tp->scan, flags, path_under(a, tp->scan.proj, src), header,
@@ -855,7 +875,7 @@ static bool plan_extension(struct torch_plan *tp, const struct plan *plan, const
 	 * builds one cell is). */
 	te->pch_shared = fs.min_k >= 2 && (fs.min_k - 1) * 70 > fs.min_k * n_cand * 3;
 	const char *header = te->pch_shared ? "torch/all.h" : "torch/extension.h";
-	if (!scan_pch(tp, cfg, x, te, &flags, header))
+	if (!scan_pch(tp, cfg, x, te, &fs, &flags, header))
 		*ok = false;
 	pch_decide(a, x, te, &fs);
 	return true;
