@@ -754,6 +754,20 @@ static struct flag_sets torch_flag_sets(struct arena *a, const struct plan *plan
 	return fs;
 }
 
+/* The .gch files te's sources would share: one per flag set (torch/all.h), else per cell. */
+static size_t pch_gchs(const struct torch_plan_ext *te, const struct flag_sets *fs)
+{
+	size_t gchs = te->pch_shared ? fs->n_sets : fs->n_cells;
+	return gchs ? gchs : 1;
+}
+
+/* A .gch costs about what three compiles of a source that includes torch/extension.h save
+ * with it: it pays where n_use sources, in every cell, make three compiles per .gch. */
+static bool pch_pays(size_t n_use, const struct torch_plan_ext *te, const struct flag_sets *fs)
+{
+	return n_use * fs->n_cells >= 3 * pch_gchs(te, fs);
+}
+
 /* Whether source f may use the PCH: a C++ source whose closure holds torch/extension.h and
  * Python's headers, not excluded, with pch not off. */
 static bool pch_candidate(const struct extension_cfg *x, const struct binding_decision *bd,
@@ -774,10 +788,10 @@ static bool scan_pch(struct torch_plan *tp, const struct config *cfg, const stru
                      const struct strv *flags, const char *header)
 {
 	struct arena *a = tp->scan.a;
-	size_t n_cand = 0, gchs = te->pch_shared ? fs->n_sets : fs->n_cells;
+	size_t n_cand = 0;
 	for (size_t f = 0; f < x->files.n; f++)
 		n_cand += pch_candidate(x, &te->srcs[f], f);
-	bool cannot_pay = x->pch == TRI_AUTO && n_cand * fs->n_cells < 3 * (gchs ? gchs : 1);
+	bool cannot_pay = x->pch == TRI_AUTO && !pch_pays(n_cand, te, fs);
 	bool ok = true;
 	for (size_t f = 0; f < x->files.n; f++) {
 		const char *src = x->files.v[f];
@@ -819,15 +833,14 @@ static void pch_decide(struct arena *a, const struct extension_cfg *x, struct to
 	size_t n_use = 0;
 	for (size_t f = 0; f < x->files.n; f++)
 		n_use += te->srcs[f].pch == PCH_USE;
-	size_t gchs = te->pch_shared ? fs->n_sets : fs->n_cells;
-	bool pays = n_use * fs->n_cells >= 3 * (gchs ? gchs : 1);
+	bool pays = pch_pays(n_use, te, fs);
 	const char *why = pch_use_why(a, te->pch_shared, fs->min_k, fs->n_cells, fs->n_sets);
 	if (x->pch == TRI_AUTO && !pays)
 		why = arena_printf(a,
 		                   "%zu source%s x %zu Python%s would use %zu .gch; a PCH "
 		                   "pays from three compiles per .gch (pch = \"on\" forces it)",
 		                   n_use, n_use == 1 ? "" : "s", fs->n_cells,
-		                   fs->n_cells == 1 ? "" : "s", gchs ? gchs : 1);
+		                   fs->n_cells == 1 ? "" : "s", pch_gchs(te, fs));
 	for (size_t f = 0; f < x->files.n; f++)
 		if (te->srcs[f].pch == PCH_USE) {
 			te->srcs[f].pch = x->pch == TRI_AUTO && !pays ? PCH_NONE : PCH_USE;
