@@ -267,7 +267,9 @@ ccache = "off"
     out = p.stdout + p.stderr
     nin = open(os.path.join(d, "build", "build.ninja")).read() if os.path.exists(
         os.path.join(d, "build", "build.ninja")) else ""
-    cell = [l for l in nin.splitlines() if l.startswith("build cells/") and "b/reg.cpp" in l]
+    # Its compile edge in the cell (by its output: the cell's link names its object too).
+    cell = [l for l in nin.splitlines()
+            if l.startswith("build cells/") and "b/reg.cpp" in l.split(":")[0]]
     wheels = os.listdir(os.path.join(d, "dist")) if os.path.isdir(os.path.join(d, "dist")) else []
     check(p.returncode == 0 and "compiled per Python now" in out and len(cell) == 1
           and len(wheels) == 1,
