@@ -365,7 +365,7 @@ static void rd_torchplan(struct rd *r, json_t *doc, const struct config *cfg, st
 			te->srcs[i].pch =
 			    (enum pch_state)rd_state(r, so, sp, "pch", pch_name, PCH_REFUSED);
 			te->srcs[i].pyfree = (enum pyfree_state)rd_state(
-			    r, so, sp, "pyfree", pyfree_name, PYFREE_COMPILE);
+			    r, so, sp, "pyfree", pyfree_name, PYFREE_MODULE);
 			if (json_object_get(so, "obj") || json_object_get(so, "obj_for")) {
 				te->srcs[i].obj = rd_str(r, so, sp, "obj");
 				te->srcs[i].obj_for = rd_str(r, so, sp, "obj_for");

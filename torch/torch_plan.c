@@ -15,6 +15,7 @@
 #include "standards/cuda_arch.h"
 #include "standards/ninja.h"
 #include "toolchain/toolchain.h"
+#include "torch/module_guess.h"
 #include "torch/plainflags.h"
 #include "torch/torchflags.h"
 
@@ -353,8 +354,9 @@ static void with_standins(struct arena *a, const char *standins, const struct st
 /* The Python-free proof of one extension source that includes Python's headers (item 1 of
  * torch.md's "Python-free by proof"): with its cell flags against the shared flags with the
  * stand-ins first, and the shared compile itself (torchplan_compile_argv, as the graph runs
- * it), whose object the graph then copies instead of compiling the source again. proj: the
- * project as the compile names it. */
+ * it), whose object the graph then copies instead of compiling the source again; a source
+ * whose text defines the module is refused from that text alone (module_guess_file). proj:
+ * the project as the compile names it. */
 static bool ext_pyfree(struct torch_plan *tp, const struct plan *plan,
                        const struct extension_cfg *x, const struct cell *c,
                        const struct torch_flags *tf, const char *link, const char *proj,
@@ -379,6 +381,21 @@ static bool ext_pyfree(struct torch_plan *tp, const struct plan *plan,
 		strv_push(a, &without, bare.v[i]);
 	if (!torchscan_standins(&tp->scan, &without))
 		return false;
+	/* A source that defines the module fails the expansion check by construction (its
+	 * PYBIND11_MODULE expands otherwise without pybind11's headers): refused here, so
+	 * neither the -E without Python's headers (a preprocessing of all of torch's) nor the
+	 * compile runs, in the prefill's passes too. The stand-ins above are made all the
+	 * same: the plan is the one the proof would give. */
+	struct module_use mu;
+	if (module_guess_file(a, path_under(a, cfg->project_dir, src), &mu)) {
+		bd->pyfree = PYFREE_MODULE;
+		bd->pyfree_why = arena_printf(a,
+		                              "%s:%zu:%zu: PYBIND11_MODULE defines the Python "
+		                              "module here; its own text expands otherwise "
+		                              "without Python's headers",
+		                              src, mu.line, mu.col);
+		return true;
+	}
 	torchplan_shared_flags(a, cfg, x, c, tkp->tk, tf, proj, link, tp->standins, cu, &flags);
 	without.n = 0;
 	strv_push(a, &without, with->v[0]);

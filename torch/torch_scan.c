@@ -1669,6 +1669,8 @@ const char *pyfree_state_name(enum pyfree_state p)
 		return "refused: expansion differs";
 	case PYFREE_COMPILE:
 		return "refused: does not compile";
+	case PYFREE_MODULE:
+		return "refused: defines the module";
 	case PYFREE_NONE:
 		break;
 	}

@@ -82,6 +82,7 @@ enum pyfree_state {
 	PYFREE_OFF,     /* python-free = "off" */
 	PYFREE_EXPAND,  /* a file outside Python's headers expands to other text without them */
 	PYFREE_COMPILE, /* without Python's headers it does not compile (or preprocess) */
+	PYFREE_MODULE,  /* its text defines the module (module_guess): decided without the proof */
 };
 
 /* The decision for one source of a torch-kind extension. */
@@ -92,7 +93,8 @@ struct binding_decision {
 	enum pch_state pch;
 	const char *pch_why; /* PCH_REFUSED: which file expands differently */
 	enum pyfree_state pyfree;
-	const char *pyfree_why; /* PYFREE_EXPAND, PYFREE_COMPILE: the check and its first line */
+	const char *pyfree_why; /* PYFREE_EXPAND, PYFREE_COMPILE: the check and its first line;
+	                         * PYFREE_MODULE: where the module is defined */
 	const char *obj;        /* PYFREE_PROVEN by the build's own compile: the object it kept
 	                         * (build-dir relative, in the scan cache), else NULL */
 	const char *obj_for;    /* the shared object obj is (torchplan_shared_obj) */

@@ -7,6 +7,9 @@ from `cuwheel plan --json` and the table, and from the build.ninja of `cuwheel b
     old #include text scan called it torch code); an unguarded ATen include makes them torch
     code, and the nvcc command then names torch's headers through build/torch/<version>-<abi>,
     never through the venv that provided torch;
+  - python-free = "auto": a source whose text defines the module (PYBIND11_MODULE outside
+    every conditional) is refused from its text, at its line and column; one whose
+    PYBIND11_MODULE is inside an #ifndef is left to the proof, which refuses its expansion;
   - binding sources: one that includes only ATen is shared (compiled once per toolkit, torch
     and flags: a shared/ object without the Python include dir, linked by the cell); those that
     include torch/extension.h (via a project header) are per Python, with a precompiled
@@ -75,6 +78,10 @@ def project(d, pch="auto", exclude=None, unguarded=False, cu=False, kernel_pytho
                                 '{ m.def("one", &one); }\nat::Tensor one(const at::Tensor &);\n'),
                     ("reg.cpp", '#include "common.h"\n'
                                 "void reg(pybind11::module &m) { m.attr(\"x\") = 1; }\n"),
+                    # PYBIND11_MODULE inside a conditional (one the compiler takes): not
+                    # decided from the text, so the proof's -E pair refuses it.
+                    ("guardmod.cpp", '#include "common.h"\n#ifndef SCANPROJ_NEVER_DEFINED\n'
+                                     "PYBIND11_MODULE(scanproj_alt, m) {}\n#endif\n"),
                     # PyG's op sources: Python.h first (for a Windows PyInit_ stub), then
                     # only torch; its feature macros (_GNU_SOURCE, _POSIX_C_SOURCE, ...)
                     # and its libc headers come first.
@@ -173,10 +180,15 @@ def pyfree_checks(d, env):
     check(pf.get("python") is False and pf.get("pyfree") == "proven",
           "b/pyfirst.cpp (Python.h first, then only torch) is shared, proven (%s)" % pf)
     m = s.get("b/mod.cpp", {})
-    check(m.get("python") is True and m.get("pyfree") == "refused: expansion differs"
-          and "b/mod.cpp" in (m.get("pyfree_why") or ""),
-          "b/mod.cpp (PYBIND11_MODULE) stays per Python: its own text expands otherwise (%s)"
-          % m)
+    check(m.get("python") is True and m.get("pyfree") == "refused: defines the module"
+          and (m.get("pyfree_why") or "").startswith("b/mod.cpp:2:1: PYBIND11_MODULE "),
+          "b/mod.cpp (PYBIND11_MODULE at line 2) stays per Python, decided from its text "
+          "at its line and column (%s)" % m)
+    g = s.get("b/guardmod.cpp", {})
+    check(g.get("python") is True and g.get("pyfree") == "refused: expansion differs"
+          and "b/guardmod.cpp" in (g.get("pyfree_why") or ""),
+          "b/guardmod.cpp (PYBIND11_MODULE inside #ifndef) is left to the proof, whose "
+          "expansion check refuses it (%s)" % g)
     r = s.get("b/reg.cpp", {})
     why = r.get("pyfree_why") or ""
     check(r.get("python") is True and r.get("pyfree") == "refused: does not compile"
@@ -230,7 +242,7 @@ def deferred_checks(d):
     write(os.path.join(d, "b", "reg.cpp"),
           "#include <torch/extension.h>\n"
           "void reg(pybind11::module &m) { m.attr(\"x\") = 1; }\n")
-    # The module itself (PYBIND11_MODULE: per Python by its expansion, never tentative).
+    # The module itself (PYBIND11_MODULE: per Python by its text, never tentative).
     write(os.path.join(d, "b", "mod.cpp"),
           "#include <torch/extension.h>\nvoid reg(pybind11::module &m);\n"
           "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { reg(m); }\n")
